@@ -1,0 +1,139 @@
+# staffer - a KEDA external scaler for GPU inference fleets.
+#
+#   make            build build/staffer
+#   make test       install what is missing, build, run every test
+#   make demo       install what is missing, build, run the live demo
+#   make bench      the decision-quality benchmark (bench/)
+#   make V=1        show full commands
+
+CC      ?= cc
+CSTD     = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+WARN     = -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
+           -Wmissing-prototypes -Wno-unused-parameter
+OPT     ?= -O2 -g
+PKGS     = grpc libprotobuf-c libcurl libcjson
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LIBS     = -lgrpc -lgpr -lprotobuf-c -lcurl -lcjson -lpthread -lm
+SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer \
+           -fno-sanitize-recover=undefined
+
+B        = build
+GEN      = $(B)/gen
+PROTOS   = externalscaler health
+GEN_SRC  = $(PROTOS:%=$(GEN)/%.pb-c.c)
+GEN_HDR  = $(PROTOS:%=$(GEN)/%.pb-c.h)
+
+# The library: everything but main.c, so unit tests link the same code.
+LIB_SRC  = src/model.c src/erlang.c src/smooth.c src/meta.c src/config.c \
+           src/prom.c src/log.c src/fetch.c src/scaler.c src/pb.c \
+           src/rpc.c src/calc.c src/serve.c src/forecast.c src/decide.c
+MAIN_SRC = src/main.c
+
+CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(PKG_CFLAGS) -Isrc -I$(GEN) $(CFLAGS)
+
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
+
+.PHONY: all deps test unit integration demo bench clean lint valgrind py
+all: $(B)/staffer
+
+# Python message classes for the test and demo clients (python3-grpcio peers).
+PY_GEN   = $(PROTOS:%=$(B)/py/%_pb2.py)
+py: $(PY_GEN)
+$(B)/py/%_pb2.py: proto/%.proto
+	@mkdir -p $(B)/py
+	@echo "  PROTOC   $<"
+	$(Q)protoc --proto_path=proto --python_out=$(B)/py $<
+
+# ---- generated protobuf-c code -------------------------------------------
+$(GEN)/%.pb-c.c $(GEN)/%.pb-c.h: proto/%.proto
+	@mkdir -p $(GEN)
+	@echo "  PROTOC-C $<"
+	$(Q)protoc-c --proto_path=proto --c_out=$(GEN) $<
+
+# ---- normal build ----------------------------------------------------------
+OBJ      = $(LIB_SRC:src/%.c=$(B)/obj/%.o) $(GEN_SRC:$(GEN)/%.c=$(B)/obj/%.o)
+
+$(B)/obj/%.o: src/%.c $(GEN_HDR) | $(B)/obj
+	@echo "  CC       $<"
+	$(Q)$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+
+$(B)/obj/%.pb-c.o: $(GEN)/%.pb-c.c $(GEN_HDR) | $(B)/obj
+	@echo "  CC       $<"
+	$(Q)$(CC) $(CSTD) $(OPT) $(PKG_CFLAGS) -I$(GEN) -c -o $@ $<
+
+$(B)/libstaffer.a: $(OBJ)
+	@echo "  AR       $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/staffer: $(B)/obj/main.o $(B)/libstaffer.a
+	@echo "  LINK     $@"
+	$(Q)$(CC) $(OPT) -o $@ $^ $(LIBS)
+
+$(B)/obj:
+	@mkdir -p $@
+
+# ---- sanitizer build (unit tests and a sanitized server) -------------------
+SOBJ     = $(LIB_SRC:src/%.c=$(B)/asan/%.o) $(GEN_SRC:$(GEN)/%.c=$(B)/asan/%.o)
+
+$(B)/asan/%.o: src/%.c $(GEN_HDR) | $(B)/asan
+	@echo "  CC-SAN   $<"
+	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -MMD -MP -c -o $@ $<
+
+$(B)/asan/%.pb-c.o: $(GEN)/%.pb-c.c $(GEN_HDR) | $(B)/asan
+	$(Q)$(CC) $(CSTD) $(OPT) $(SAN) $(PKG_CFLAGS) -I$(GEN) -c -o $@ $<
+
+$(B)/asan/libstaffer.a: $(SOBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/staffer-asan: $(B)/asan/main.o $(B)/asan/libstaffer.a
+	@echo "  LINK     $@"
+	$(Q)$(CC) $(OPT) $(SAN) -o $@ $^ $(LIBS)
+
+$(B)/asan:
+	@mkdir -p $@
+
+# ---- unit tests (cmocka), built with ASan/UBSan ---------------------------
+UNIT_SRC = $(wildcard tests/unit/test_*.c)
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+
+$(B)/tests/%: tests/unit/%.c $(B)/asan/libstaffer.a
+	@mkdir -p $(B)/tests
+	@echo "  CC-TEST  $<"
+	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $< $(B)/asan/libstaffer.a $(LIBS) -lcmocka
+
+# ---- commands --------------------------------------------------------------
+deps:
+	@scripts/deps.sh
+
+unit: $(UNIT_BIN)
+	@tests/run-unit.sh $(UNIT_BIN)
+
+integration: $(B)/staffer $(B)/staffer-asan py
+	@tests/integration/run.sh
+
+test: deps
+	@$(MAKE) --no-print-directory all py $(B)/staffer-asan $(UNIT_BIN)
+	@tests/run-all.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all py
+	@demo/run.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@bench/run.sh
+
+valgrind: $(B)/staffer
+	@tests/integration/valgrind.sh
+
+lint:
+	@scripts/lint.sh
+
+clean:
+	rm -rf $(B)
+
+-include $(wildcard $(B)/obj/*.d $(B)/asan/*.d)

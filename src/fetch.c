@@ -1,0 +1,812 @@
+/*
+ * fetch.c - backend reads on one thread with curl_multi; see fetch.h.
+ *
+ * Data structures, all owned by the fetch thread except `incoming`:
+ *  - entry: one (backend, query, range) with its cached answer, its
+ *    transfer while one is in flight, and the waiters for that transfer;
+ *  - job: what one caller submitted; it completes when its last answer
+ *    arrives;
+ *  - incoming: jobs handed over by fetch_submit() under the mutex.
+ */
+#include "fetch.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+
+#define BUCKETS 4096
+#define SWEEP_EVERY_S 10.0
+#define SECRET_FILE_MAX 16384
+#define HOST_CONNECTIONS_MAX 16
+
+enum entry_state { ENTRY_IDLE, ENTRY_INFLIGHT, ENTRY_READY };
+
+struct job;
+
+struct waiter {
+	struct waiter *next;
+	struct job *job;
+	size_t idx;
+};
+
+struct entry {
+	struct entry *next;          /* hash chain */
+	const struct backend *be;
+	char *query;
+	double range_s, step_s;
+	uint32_t hash;
+	enum entry_state state;
+	double fetched_at, last_used;
+	/* the cached answer (READY) */
+	enum prom_err err;
+	double value;
+	double *ts, *vals;
+	size_t n;
+	char msg[PROM_ERR_MAX];
+	/* the transfer (INFLIGHT) */
+	struct waiter *waiters;
+	CURL *easy;
+	struct curl_slist *headers;
+	char *body;
+	size_t body_len, body_cap;
+	size_t body_max;             /* the config's cap on one body */
+	int body_too_big;
+	char curl_err[CURL_ERROR_SIZE];
+};
+
+struct job {
+	struct job *next;
+	fetch_done_fn *cb;
+	void *arg;
+	size_t n, remaining;
+	struct fetch_query q[FETCH_QUERIES_MAX];
+	struct fetch_answer ans[FETCH_QUERIES_MAX];
+	double *owned[FETCH_QUERIES_MAX * 2]; /* copies of range arrays */
+};
+
+struct fetch {
+	const struct config *cfg;
+	CURLM *multi;
+	pthread_t thread;
+	int started;
+
+	pthread_mutex_t mu;          /* guards the fields up to `stats` */
+	struct job *incoming, **incoming_tail;
+	size_t jobs;                 /* submitted and not yet completed */
+	int stopping;
+	struct fetch_stats stats;
+
+	struct entry *buckets[BUCKETS];
+	size_t n_entries;
+	double last_sweep;
+};
+
+double fetch_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint32_t hash_query(const struct fetch_query *q)
+{
+	uint32_t h = 2166136261u;
+	const unsigned char *p;
+	uintptr_t b = (uintptr_t)q->backend;
+	size_t i;
+
+	for (p = (const unsigned char *)q->query; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	for (i = 0; i < sizeof(b); i++, b >>= 8)
+		h = (h ^ (b & 0xff)) * 16777619u;
+	h = (h ^ (uint32_t)q->range_s) * 16777619u;
+	return h;
+}
+
+static int entry_matches(const struct entry *e, const struct fetch_query *q,
+			 uint32_t h)
+{
+	return e->hash == h && e->be == q->backend &&
+	       e->range_s == q->range_s && e->step_s == q->step_s &&
+	       !strcmp(e->query, q->query);
+}
+
+static void entry_free_answer(struct entry *e)
+{
+	free(e->ts);
+	free(e->vals);
+	e->ts = e->vals = NULL;
+	e->n = 0;
+}
+
+static void entry_free(struct entry *e)
+{
+	entry_free_answer(e);
+	free(e->query);
+	free(e);
+}
+
+/* Find the entry for q, creating it if needed.  NULL when the cache is
+ * full or memory runs out. */
+static struct entry *entry_get(struct fetch *f, const struct fetch_query *q)
+{
+	uint32_t h = hash_query(q);
+	struct entry **slot = &f->buckets[h % BUCKETS];
+	struct entry *e;
+
+	for (e = *slot; e; e = e->next)
+		if (entry_matches(e, q, h))
+			return e;
+	if (f->n_entries >= FETCH_ENTRIES_MAX)
+		return NULL;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->query = strdup(q->query);
+	if (!e->query) {
+		free(e);
+		return NULL;
+	}
+	e->be = q->backend;
+	e->range_s = q->range_s;
+	e->step_s = q->step_s;
+	e->hash = h;
+	e->next = *slot;
+	*slot = e;
+	f->n_entries++;
+	return e;
+}
+
+/* Copy the entry's answer into slot idx of job j. */
+static void job_fill(struct job *j, size_t idx, const struct entry *e,
+		     double now)
+{
+	struct fetch_answer *a = &j->ans[idx];
+
+	a->err = e->err;
+	a->value = e->value;
+	a->age_s = now - e->fetched_at;
+	memcpy(a->msg, e->msg, sizeof(a->msg));
+	a->n = 0;
+	a->ts = a->vals = NULL;
+	if (e->err == PROM_OK && e->n > 0) {
+		double *ts = malloc(e->n * sizeof(double));
+		double *vals = malloc(e->n * sizeof(double));
+
+		if (!ts || !vals) {
+			free(ts);
+			free(vals);
+			a->err = PROM_ENOMEM;
+			snprintf(a->msg, sizeof(a->msg), "out of memory");
+			return;
+		}
+		memcpy(ts, e->ts, e->n * sizeof(double));
+		memcpy(vals, e->vals, e->n * sizeof(double));
+		j->owned[idx * 2] = ts;
+		j->owned[idx * 2 + 1] = vals;
+		a->ts = ts;
+		a->vals = vals;
+		a->n = e->n;
+	}
+}
+
+static void job_finish(struct fetch *f, struct job *j)
+{
+	size_t i;
+
+	j->cb(j->arg, j->ans, j->n);
+	for (i = 0; i < j->n; i++) {
+		free(j->owned[i * 2]);
+		free(j->owned[i * 2 + 1]);
+		free((char *)j->q[i].query);
+	}
+	free(j);
+	pthread_mutex_lock(&f->mu);
+	f->jobs--;
+	pthread_mutex_unlock(&f->mu);
+}
+
+/* One answer for job j arrived. */
+static void job_answered(struct fetch *f, struct job *j)
+{
+	if (--j->remaining == 0)
+		job_finish(f, j);
+}
+
+/* The transfer of e ended (or could not start): store the answer and hand
+ * it to every waiter. */
+static void entry_complete(struct fetch *f, struct entry *e,
+			   enum prom_err err, const char *msg)
+{
+	struct waiter *w, *next;
+	double now = fetch_now();
+
+	entry_free_answer(e);
+	e->err = err;
+	e->value = 0.0;
+	snprintf(e->msg, sizeof(e->msg), "%s", msg ? msg : "");
+	if (err == PROM_OK && e->range_s > 0) {
+		double *ts = NULL, *vals = NULL;
+		size_t n = 0;
+
+		e->err = prom_parse_range(e->body, e->body_len, &ts, &vals, &n,
+					  e->msg, sizeof(e->msg));
+		e->ts = ts;
+		e->vals = vals;
+		e->n = n;
+	} else if (err == PROM_OK) {
+		double v = 0.0;
+
+		e->err = prom_parse_instant(e->body, e->body_len, &v, e->msg,
+					    sizeof(e->msg));
+		if (e->err == PROM_OK)
+			e->value = v;
+	}
+	free(e->body);
+	e->body = NULL;
+	e->body_len = e->body_cap = 0;
+	e->fetched_at = now;
+	e->state = ENTRY_READY;
+	if (e->err != PROM_OK)
+		log_debug("backend '%s' query '%s': %s", e->be->name,
+			  e->query, e->msg);
+
+	w = e->waiters;
+	e->waiters = NULL;
+	for (; w; w = next) {
+		next = w->next;
+		job_fill(w->job, w->idx, e, now);
+		job_answered(f, w->job);
+		free(w);
+	}
+}
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
+{
+	struct entry *e = userp;
+	size_t len = size * nmemb;
+
+	/* Servers need not announce the length: cap while receiving. */
+	if (len > e->body_max || e->body_len > e->body_max - len)
+		goto too_big;
+	if (e->body_len + len + 1 > e->body_cap) {
+		size_t ncap = e->body_cap ? e->body_cap : 4096;
+		char *nb;
+
+		while (ncap < e->body_len + len + 1)
+			ncap *= 2;
+		nb = realloc(e->body, ncap);
+		if (!nb)
+			return 0;
+		e->body = nb;
+		e->body_cap = ncap;
+	}
+	memcpy(e->body + e->body_len, data, len);
+	e->body_len += len;
+	e->body[e->body_len] = '\0';
+	return len;
+too_big:
+	e->body_too_big = 1;
+	return 0;
+}
+
+/* Read a small secret file, trimming trailing whitespace.  Returns a
+ * malloc()ed string or NULL (and a reason in why). */
+static char *read_secret(const char *path, char *why, size_t whylen)
+{
+	FILE *fp = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n;
+
+	if (!fp) {
+		snprintf(why, whylen, "cannot open '%s': %s", path,
+			 strerror(errno));
+		return NULL;
+	}
+	buf = malloc(SECRET_FILE_MAX + 1);
+	if (!buf) {
+		snprintf(why, whylen, "out of memory");
+		goto out;
+	}
+	n = fread(buf, 1, SECRET_FILE_MAX + 1, fp);
+	if (n > SECRET_FILE_MAX) {
+		snprintf(why, whylen, "'%s' is larger than %d bytes", path,
+			 SECRET_FILE_MAX);
+		free(buf);
+		buf = NULL;
+		goto out;
+	}
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' ||
+			 buf[n - 1] == ' ' || buf[n - 1] == '\t'))
+		n--;
+	buf[n] = '\0';
+out:
+	fclose(fp);
+	return buf;
+}
+
+/* Set up authentication on the handle.  0, or -1 with a reason. */
+static int setup_auth(struct entry *e, char *why, size_t whylen)
+{
+	const struct backend *be = e->be;
+	char *tok = NULL, *user = NULL, *pass = NULL;
+	int rc = -1;
+
+	switch (be->auth) {
+	case CONFIG_AUTH_NONE:
+		rc = 0;
+		break;
+	case CONFIG_AUTH_BEARER: {
+		char *hdr;
+		size_t len;
+		struct curl_slist *l;
+
+		tok = read_secret(be->bearer_token_file, why, whylen);
+		if (!tok)
+			goto out;
+		len = strlen(tok) + sizeof("Authorization: Bearer ");
+		hdr = malloc(len);
+		if (!hdr)
+			goto out;
+		snprintf(hdr, len, "Authorization: Bearer %s", tok);
+		l = curl_slist_append(e->headers, hdr);
+		free(hdr);
+		if (!l)
+			goto out;
+		e->headers = l;
+		rc = 0;
+		break;
+	}
+	case CONFIG_AUTH_BASIC:
+		user = read_secret(be->basic_user_file, why, whylen);
+		pass = user ? read_secret(be->basic_password_file, why,
+					  whylen) : NULL;
+		if (!user || !pass)
+			goto out;
+		curl_easy_setopt(e->easy, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+		curl_easy_setopt(e->easy, CURLOPT_USERNAME, user);
+		curl_easy_setopt(e->easy, CURLOPT_PASSWORD, pass);
+		rc = 0;
+		break;
+	case CONFIG_AUTH_SIGV4: {
+		/* Static credentials from the environment.  The other links of
+		 * the AWS chain (web identity, pod identity) are not yet read. */
+		const char *id = getenv("AWS_ACCESS_KEY_ID");
+		const char *secret = getenv("AWS_SECRET_ACCESS_KEY");
+		const char *session = getenv("AWS_SESSION_TOKEN");
+		char sig[128];
+
+		if (!id || !*id || !secret || !*secret) {
+			snprintf(why, whylen,
+				 "sigv4: AWS_ACCESS_KEY_ID and "
+				 "AWS_SECRET_ACCESS_KEY are not set; refusing "
+				 "to send an unsigned request");
+			goto out;
+		}
+		snprintf(sig, sizeof(sig), "aws:amz:%s:aps", be->sigv4_region);
+		curl_easy_setopt(e->easy, CURLOPT_AWS_SIGV4, sig);
+		curl_easy_setopt(e->easy, CURLOPT_USERNAME, id);
+		curl_easy_setopt(e->easy, CURLOPT_PASSWORD, secret);
+		if (session && *session) {
+			char hdr[4096];
+			struct curl_slist *l;
+
+			if (strlen(session) > sizeof(hdr) - 32) {
+				snprintf(why, whylen, "sigv4: session token "
+					 "too long");
+				goto out;
+			}
+			snprintf(hdr, sizeof(hdr), "x-amz-security-token: %s",
+				 session);
+			l = curl_slist_append(e->headers, hdr);
+			if (!l)
+				goto out;
+			e->headers = l;
+		}
+		rc = 0;
+		break;
+	}
+	}
+out:
+	free(tok);
+	free(user);
+	free(pass);
+	return rc;
+}
+
+/* Start the transfer for e.  0, or -1 with why filled (e untouched). */
+static int entry_start(struct fetch *f, struct entry *e, char *why,
+		       size_t whylen)
+{
+	const struct backend *be = e->be;
+	char *url = NULL;
+	size_t i;
+	int rc = -1;
+
+	if (e->range_s > 0) {
+		double end = wall_now();
+
+		url = prom_range_url(be->url, e->query, end - e->range_s, end,
+				     e->step_s);
+	} else {
+		url = prom_query_url(be->url, e->query, 0);
+	}
+	if (!url) {
+		snprintf(why, whylen, "out of memory");
+		goto out;
+	}
+	e->easy = curl_easy_init();
+	if (!e->easy) {
+		snprintf(why, whylen, "curl_easy_init failed");
+		goto out;
+	}
+	e->body_len = 0;
+	e->body_max = f->cfg->max_body_bytes;
+	e->body_too_big = 0;
+	e->curl_err[0] = '\0';
+	for (i = 0; i < be->n_headers; i++) {
+		struct curl_slist *l = curl_slist_append(e->headers,
+							 be->headers[i]);
+		if (!l) {
+			snprintf(why, whylen, "out of memory");
+			goto out;
+		}
+		e->headers = l;
+	}
+	if (setup_auth(e, why, whylen))
+		goto out;
+	curl_easy_setopt(e->easy, CURLOPT_URL, url);
+	curl_easy_setopt(e->easy, CURLOPT_PRIVATE, e);
+	curl_easy_setopt(e->easy, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(e->easy, CURLOPT_WRITEDATA, e);
+	curl_easy_setopt(e->easy, CURLOPT_ERRORBUFFER, e->curl_err);
+	curl_easy_setopt(e->easy, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e->easy, CURLOPT_TIMEOUT_MS,
+			 (long)(be->timeout_s * 1000));
+	curl_easy_setopt(e->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(e->easy, CURLOPT_USERAGENT, "staffer");
+	curl_easy_setopt(e->easy, CURLOPT_ACCEPT_ENCODING, "");
+	if (e->headers)
+		curl_easy_setopt(e->easy, CURLOPT_HTTPHEADER, e->headers);
+	if (be->ca_file)
+		curl_easy_setopt(e->easy, CURLOPT_CAINFO, be->ca_file);
+	if (be->cert_file)
+		curl_easy_setopt(e->easy, CURLOPT_SSLCERT, be->cert_file);
+	if (be->key_file)
+		curl_easy_setopt(e->easy, CURLOPT_SSLKEY, be->key_file);
+	/* Reject a body over the cap as soon as it is announced. */
+	curl_easy_setopt(e->easy, CURLOPT_MAXFILESIZE_LARGE,
+			 (curl_off_t)f->cfg->max_body_bytes);
+	if (curl_multi_add_handle(f->multi, e->easy) != CURLM_OK) {
+		snprintf(why, whylen, "curl_multi_add_handle failed");
+		goto out;
+	}
+	e->state = ENTRY_INFLIGHT;
+	rc = 0;
+out:
+	free(url);
+	if (rc) {
+		if (e->easy)
+			curl_easy_cleanup(e->easy);
+		e->easy = NULL;
+		curl_slist_free_all(e->headers);
+		e->headers = NULL;
+	}
+	return rc;
+}
+
+/* A transfer ended: turn curl's and HTTP's verdict into an answer. */
+static void entry_done(struct fetch *f, struct entry *e, CURLcode res)
+{
+	long status = 0;
+	char msg[PROM_ERR_MAX];
+	enum prom_err err = PROM_OK;
+
+	curl_easy_getinfo(e->easy, CURLINFO_RESPONSE_CODE, &status);
+	curl_multi_remove_handle(f->multi, e->easy);
+	curl_easy_cleanup(e->easy);
+	e->easy = NULL;
+	curl_slist_free_all(e->headers);
+	e->headers = NULL;
+	msg[0] = '\0';
+
+	if (e->body_too_big || res == CURLE_FILESIZE_EXCEEDED) {
+		err = PROM_ETOOBIG;
+		snprintf(msg, sizeof(msg), "response body larger than %zu "
+			 "bytes", f->cfg->max_body_bytes);
+	} else if (res != CURLE_OK) {
+		err = PROM_EHTTP;
+		snprintf(msg, sizeof(msg), "%.80s: %.160s", curl_easy_strerror(res),
+			 e->curl_err[0] ? e->curl_err : "no detail");
+	} else if (status != 200) {
+		double v;
+
+		/* Prometheus explains bad queries in a JSON body (400/422). */
+		err = prom_parse_instant(e->body, e->body_len, &v, msg,
+					 sizeof(msg));
+		if (err != PROM_EAPI) {
+			err = PROM_ESTATUS;
+			snprintf(msg, sizeof(msg), "HTTP status %ld", status);
+		}
+	}
+	entry_complete(f, e, err, msg);
+}
+
+/* Hand job j's queries to their entries. */
+static void job_start(struct fetch *f, struct job *j)
+{
+	double now = fetch_now();
+	size_t i;
+
+	j->remaining = j->n + 1; /* +1 so it cannot finish inside the loop */
+	for (i = 0; i < j->n; i++) {
+		struct entry *e = entry_get(f, &j->q[i]);
+		struct waiter *w;
+		char why[PROM_ERR_MAX];
+
+		if (!e) {
+			j->ans[i].err = PROM_ENOMEM;
+			snprintf(j->ans[i].msg, sizeof(j->ans[i].msg),
+				 "query cache full (%d entries)",
+				 FETCH_ENTRIES_MAX);
+			j->remaining--;
+			continue;
+		}
+		e->last_used = now;
+		if (e->state == ENTRY_READY &&
+		    now - e->fetched_at < f->cfg->cache_ttl_s) {
+			job_fill(j, i, e, now);
+			j->remaining--;
+			pthread_mutex_lock(&f->mu);
+			f->stats.cache_hits++;
+			pthread_mutex_unlock(&f->mu);
+			continue;
+		}
+		w = malloc(sizeof(*w));
+		if (!w) {
+			j->ans[i].err = PROM_ENOMEM;
+			snprintf(j->ans[i].msg, sizeof(j->ans[i].msg),
+				 "out of memory");
+			j->remaining--;
+			continue;
+		}
+		w->job = j;
+		w->idx = i;
+		w->next = e->waiters;
+		e->waiters = w;
+		if (e->state == ENTRY_INFLIGHT) {
+			pthread_mutex_lock(&f->mu);
+			f->stats.coalesced++;
+			pthread_mutex_unlock(&f->mu);
+			continue;
+		}
+		pthread_mutex_lock(&f->mu);
+		f->stats.requests++;
+		pthread_mutex_unlock(&f->mu);
+		if (entry_start(f, e, why, sizeof(why)))
+			entry_complete(f, e, PROM_EHTTP, why);
+	}
+	job_answered(f, j);
+}
+
+/* Drop cache entries nobody asked for in a while. */
+static void sweep(struct fetch *f, double now)
+{
+	double idle = 10 * f->cfg->cache_ttl_s;
+	size_t b;
+
+	if (now - f->last_sweep < SWEEP_EVERY_S)
+		return;
+	f->last_sweep = now;
+	if (idle < 60)
+		idle = 60;
+	for (b = 0; b < BUCKETS; b++) {
+		struct entry **pp = &f->buckets[b];
+
+		while (*pp) {
+			struct entry *e = *pp;
+
+			if (e->state != ENTRY_INFLIGHT &&
+			    now - e->last_used > idle) {
+				*pp = e->next;
+				entry_free(e);
+				f->n_entries--;
+			} else {
+				pp = &e->next;
+			}
+		}
+	}
+}
+
+/* Complete everything with "shutting down" (fetch thread, at exit). */
+static void abort_all(struct fetch *f, struct job *incoming)
+{
+	size_t b, i;
+
+	for (b = 0; b < BUCKETS; b++) {
+		struct entry *e;
+
+		for (e = f->buckets[b]; e; e = e->next) {
+			if (e->state != ENTRY_INFLIGHT)
+				continue;
+			curl_multi_remove_handle(f->multi, e->easy);
+			curl_easy_cleanup(e->easy);
+			e->easy = NULL;
+			curl_slist_free_all(e->headers);
+			e->headers = NULL;
+			entry_complete(f, e, PROM_EHTTP, "shutting down");
+		}
+	}
+	while (incoming) {
+		struct job *j = incoming;
+
+		incoming = j->next;
+		for (i = 0; i < j->n; i++) {
+			j->ans[i].err = PROM_EHTTP;
+			snprintf(j->ans[i].msg, sizeof(j->ans[i].msg),
+				 "shutting down");
+		}
+		job_finish(f, j);
+	}
+}
+
+static void *fetch_main(void *arg)
+{
+	struct fetch *f = arg;
+
+	for (;;) {
+		struct job *list, *j;
+		CURLMsg *m;
+		int running, left, stopping;
+
+		pthread_mutex_lock(&f->mu);
+		list = f->incoming;
+		f->incoming = NULL;
+		f->incoming_tail = &f->incoming;
+		stopping = f->stopping;
+		pthread_mutex_unlock(&f->mu);
+		if (stopping) {
+			abort_all(f, list);
+			break;
+		}
+		while (list) {
+			j = list;
+			list = j->next;
+			job_start(f, j);
+		}
+		curl_multi_perform(f->multi, &running);
+		while ((m = curl_multi_info_read(f->multi, &left))) {
+			struct entry *e = NULL;
+
+			if (m->msg != CURLMSG_DONE)
+				continue;
+			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE,
+					  (char **)&e);
+			entry_done(f, e, m->data.result);
+		}
+		sweep(f, fetch_now());
+		curl_multi_poll(f->multi, NULL, 0, 1000, NULL);
+	}
+	return NULL;
+}
+
+struct fetch *fetch_new(const struct config *cfg)
+{
+	struct fetch *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->cfg = cfg;
+	f->incoming_tail = &f->incoming;
+	f->last_sweep = fetch_now();
+	pthread_mutex_init(&f->mu, NULL);
+	f->multi = curl_multi_init();
+	if (!f->multi)
+		goto fail;
+	curl_multi_setopt(f->multi, CURLMOPT_MAX_HOST_CONNECTIONS,
+			  (long)HOST_CONNECTIONS_MAX);
+	if (pthread_create(&f->thread, NULL, fetch_main, f))
+		goto fail;
+	f->started = 1;
+	return f;
+fail:
+	if (f->multi)
+		curl_multi_cleanup(f->multi);
+	pthread_mutex_destroy(&f->mu);
+	free(f);
+	return NULL;
+}
+
+int fetch_submit(struct fetch *f, const struct fetch_query *qs, size_t n,
+		 fetch_done_fn *cb, void *arg)
+{
+	struct job *j;
+	size_t i;
+
+	if (n == 0 || n > FETCH_QUERIES_MAX || !cb)
+		return -1;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -1;
+	j->cb = cb;
+	j->arg = arg;
+	j->n = n;
+	for (i = 0; i < n; i++) {
+		j->q[i] = qs[i];
+		j->q[i].query = strdup(qs[i].query);
+		if (!j->q[i].query)
+			goto fail;
+	}
+	pthread_mutex_lock(&f->mu);
+	if (f->stopping || f->jobs >= FETCH_JOBS_MAX) {
+		pthread_mutex_unlock(&f->mu);
+		goto fail;
+	}
+	f->jobs++;
+	*f->incoming_tail = j;
+	f->incoming_tail = &j->next;
+	pthread_mutex_unlock(&f->mu);
+	curl_multi_wakeup(f->multi);
+	return 0;
+fail:
+	for (i = 0; i < n; i++)
+		free((char *)j->q[i].query);
+	free(j);
+	return -1;
+}
+
+void fetch_stop(struct fetch *f)
+{
+	if (!f || !f->started)
+		return;
+	pthread_mutex_lock(&f->mu);
+	f->stopping = 1;
+	pthread_mutex_unlock(&f->mu);
+	curl_multi_wakeup(f->multi);
+	pthread_join(f->thread, NULL);
+	f->started = 0;
+}
+
+void fetch_free(struct fetch *f)
+{
+	size_t b;
+
+	if (!f)
+		return;
+	fetch_stop(f);
+	for (b = 0; b < BUCKETS; b++) {
+		while (f->buckets[b]) {
+			struct entry *e = f->buckets[b];
+
+			f->buckets[b] = e->next;
+			entry_free(e);
+		}
+	}
+	curl_multi_cleanup(f->multi);
+	pthread_mutex_destroy(&f->mu);
+	free(f);
+}
+
+void fetch_get_stats(struct fetch *f, struct fetch_stats *out)
+{
+	pthread_mutex_lock(&f->mu);
+	*out = f->stats;
+	pthread_mutex_unlock(&f->mu);
+}

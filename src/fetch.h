@@ -1,0 +1,85 @@
+/*
+ * fetch.h - backend reads off the gRPC thread: cached, coalesced, bounded.
+ *
+ * One background thread drives every HTTP transfer to the metrics backends
+ * with libcurl's multi interface, so a slow backend delays only the callers
+ * that asked it.  Answers are cached per (backend, query) for the config's
+ * cache TTL, and identical queries in flight are coalesced: however many
+ * ScaledObjects and RPCs ask the same PromQL within the TTL, the backend
+ * sees one request.
+ *
+ * Threading: fetch_submit() may be called from any thread.  Callbacks run on
+ * the fetch thread, one at a time, so state that only callbacks touch needs
+ * no lock (the scaler keeps its smoothing state this way).  Callbacks must
+ * not block.
+ */
+#ifndef STAFFER_FETCH_H
+#define STAFFER_FETCH_H
+
+#include <stddef.h>
+
+#include "config.h"
+#include "prom.h"
+
+#define FETCH_QUERIES_MAX 8       /* queries in one job */
+#define FETCH_ENTRIES_MAX 100000  /* cached (backend, query) answers */
+#define FETCH_JOBS_MAX 100000     /* jobs waiting at once */
+
+struct fetch;
+
+struct fetch_query {
+	const struct backend *backend; /* from the config given to fetch_new */
+	const char *query;             /* PromQL; copied by fetch_submit */
+	double range_s;                /* 0: instant query; > 0: range query */
+	double step_s;                 /* range step (range queries) */
+};
+
+/* One answer.  For a range query, ts/vals hold n points, owned by the
+ * fetch module and valid only during the callback. */
+struct fetch_answer {
+	enum prom_err err;
+	double value;                  /* instant queries */
+	const double *ts, *vals;       /* range queries */
+	size_t n;
+	double age_s;                  /* how old the cached answer is */
+	char msg[PROM_ERR_MAX];        /* why, when err != PROM_OK */
+};
+
+/* Called once per job on the fetch thread with one answer per query, in
+ * the order submitted. */
+typedef void fetch_done_fn(void *arg, const struct fetch_answer *answers,
+			   size_t n);
+
+/* Create the module for cfg (which must outlive it) and start its thread.
+ * Returns NULL on failure (curl or thread creation). */
+struct fetch *fetch_new(const struct config *cfg);
+
+/*
+ * Queue a job of n (1..FETCH_QUERIES_MAX) queries.  Returns 0 and then cb
+ * is called exactly once, later, on the fetch thread.  Returns -1 (cb never
+ * called) when stopping, out of memory or over FETCH_JOBS_MAX.
+ */
+int fetch_submit(struct fetch *f, const struct fetch_query *qs, size_t n,
+		 fetch_done_fn *cb, void *arg);
+
+/*
+ * Stop: refuse new jobs, abort transfers in flight, complete every pending
+ * job with PROM_EHTTP "shutting down", join the thread.  Idempotent.
+ */
+void fetch_stop(struct fetch *f);
+
+/* fetch_stop() and free everything.  NULL is fine. */
+void fetch_free(struct fetch *f);
+
+/* Monotonic clock in seconds, shared by the I/O layers. */
+double fetch_now(void);
+
+/* Counters for tests and logs. */
+struct fetch_stats {
+	unsigned long requests;   /* HTTP requests sent */
+	unsigned long cache_hits; /* answers served from cache */
+	unsigned long coalesced;  /* answers that joined a request in flight */
+};
+void fetch_get_stats(struct fetch *f, struct fetch_stats *out);
+
+#endif

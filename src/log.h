@@ -1,0 +1,34 @@
+/*
+ * log.h - leveled logging to stderr, one line per event.
+ *
+ * Lines look like "2026-11-22T07:40:00.123Z info  <message>" and are
+ * written with a single write(2), so lines from different threads never
+ * interleave.  The level is checked before any formatting happens.
+ * Only the I/O layers log (rpc, fetch, scaler, serve); the pure modules
+ * (model, erlang, smooth, meta, prom, config) return codes instead.
+ */
+#ifndef STAFFER_LOG_H
+#define STAFFER_LOG_H
+
+enum log_level { LOG_DEBUG = 0, LOG_INFO, LOG_WARN, LOG_ERROR };
+
+/* Current threshold; read without locking (set once at start-up). */
+extern enum log_level log__level;
+
+#define log_at(lvl, ...) do { \
+		if ((lvl) >= log__level) \
+			log_write((lvl), __VA_ARGS__); \
+	} while (0)
+#define log_debug(...) log_at(LOG_DEBUG, __VA_ARGS__)
+#define log_info(...)  log_at(LOG_INFO, __VA_ARGS__)
+#define log_warn(...)  log_at(LOG_WARN, __VA_ARGS__)
+#define log_error(...) log_at(LOG_ERROR, __VA_ARGS__)
+
+void log_write(enum log_level lvl, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Set the threshold by name (debug, info, warn, error): 0, or -1 if the
+ * name is unknown (level unchanged). */
+int log_set_level(const char *name);
+
+#endif

@@ -1,0 +1,123 @@
+/*
+ * meta.h - ScaledObject trigger metadata: parse, range-check, explain.
+ *
+ * KEDA passes the trigger's `metadata` map verbatim with every call.  This
+ * module turns it into a struct meta or into one clear error that names the
+ * key, the bad value and what is allowed (for an unknown key, the nearest
+ * known one).  One table in meta.c drives parsing, bounds, defaults and the
+ * text of errors; docs/metadata.md documents the same table.
+ *
+ * Pure: no I/O, no logging, no globals besides the constant key table.
+ * Thread-safe.
+ */
+#ifndef STAFFER_META_H
+#define STAFFER_META_H
+
+#include <stddef.h>
+
+#include "model.h"
+
+#define META_QUERY_MAX 4096   /* bytes in one PromQL expression */
+#define META_NAME_MAX 64      /* bytes in backend / metric names, with NUL */
+#define META_TEXT_MAX 1024    /* bytes in schedule and timezone values */
+#define META_ERR_MAX 512      /* bytes in an error message, with NUL */
+
+enum meta_err {
+	META_OK = 0,
+	META_EUNKNOWN,   /* unknown key */
+	META_EVALUE,     /* value does not parse or is out of range */
+	META_EMISSING,   /* a required key is missing */
+	META_ECONFLICT,  /* keys that do not go together */
+	META_ENOMEM,
+};
+
+/* An error: the code, the key it is about and a full sentence for users,
+ * e.g. "metadata 'beta': 'abc' is not a number; allowed: a number from 0
+ * to 10 (default 1.5)". */
+struct meta_error {
+	enum meta_err code;
+	char key[META_NAME_MAX];
+	char msg[META_ERR_MAX];
+};
+
+/* The parsed metadata of one trigger.  Strings are owned by the struct. */
+struct meta {
+	char *backend;                /* NULL: the config's default backend */
+	char *arrival_rate_query;     /* required */
+	char *service_time_query;     /* NULL unless given */
+	char *queue_depth_query;      /* NULL: Q = 0 */
+	char *shed_rate_query;        /* NULL: S = 0 */
+	char *current_replicas_query; /* NULL unless given */
+	double service_time_s;        /* W fallback; 0 when not given */
+
+	int workload_batch;           /* workload: 0 interactive, 1 batch */
+	struct model_params model;    /* staffing, beta, tau, eps, D, ... */
+
+	double cold_start_s;          /* forecast horizon; 0 = off */
+	double forecast_window_s;     /* history for the forecast */
+	double forecast_alpha;        /* Holt level smoothing */
+	double forecast_beta;         /* Holt trend smoothing */
+
+	long scale_down_step;         /* replicas per period */
+	double scale_down_period_s;
+
+	double stale_hold_s;          /* hold the last target on unknown data */
+	double push_interval_s;       /* StreamIsActive re-check period */
+	char metric_name[META_NAME_MAX];
+
+	char *schedule;               /* NULL unless given */
+	char *timezone;               /* NULL: UTC */
+
+	/* Private to meta.c: bit i is set once key i of its table was given,
+	 * so meta_check can tell "staffing: sqrt" from the default and knows
+	 * which required keys are present.  Cleared by meta_init. */
+	unsigned long long given;
+};
+
+/* Set every field to its default (no allocation). */
+void meta_init(struct meta *m);
+/* Free the strings; m may then be passed to meta_init again. */
+void meta_release(struct meta *m);
+
+/*
+ * Parse a whole metadata map (keys[i] = values[i], n pairs) into m, which
+ * must have been meta_init()ed.  Checks every key and value, then the
+ * cross-key rules (required keys, erlangc needs targetWaitSeconds and
+ * waitProbability, ...).  Returns META_OK, or an error code with *err
+ * filled; on error m holds partial data and must still be released.
+ * `scalerAddress` is accepted and ignored.
+ */
+enum meta_err meta_parse(struct meta *m, const char *const *keys,
+			 const char *const *values, size_t n,
+			 struct meta_error *err);
+
+/*
+ * Parse one key.  Used by meta_parse and by `staffer calc`, which takes the
+ * same keys on its command line.  Does not run the cross-key checks.
+ */
+enum meta_err meta_set(struct meta *m, const char *key, const char *value,
+		       struct meta_error *err);
+
+/* The cross-key checks meta_parse runs after the last meta_set.  With
+ * need_queries 0 (staffer calc) the query keys are not required. */
+enum meta_err meta_check(struct meta *m, int need_queries,
+			 struct meta_error *err);
+
+/*
+ * Strict number parsing shared with calc and config: the whole string must
+ * be a finite decimal number (no hex, no "nan", no "inf", no trailing
+ * junk).  Return 0 on success and store the value; -1 otherwise, *out
+ * untouched.
+ */
+int meta_parse_double(const char *s, double *out);
+int meta_parse_long(const char *s, long *out);
+
+/* The known key whose name is nearest to `key` (edit distance, case
+ * folded), or NULL if none is reasonably close. */
+const char *meta_nearest_key(const char *key);
+
+/* Known keys, for docs and lint: number of keys and the i-th name. */
+size_t meta_key_count(void);
+const char *meta_key_name(size_t i);
+
+#endif

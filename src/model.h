@@ -1,0 +1,103 @@
+/*
+ * model.h - the decision model: signals in, replica count out.
+ *
+ * This is design section 2 as a pure library.  It does no I/O, keeps no
+ * global state, never logs and never allocates; every function is safe to
+ * call from any thread.  calc, serve and simulate all call it, so the three
+ * can never disagree.
+ *
+ * Units: rates in requests per second, times in seconds, everything else in
+ * "slots" (concurrently served requests) until the final division by
+ * slots_per_replica turns slots into replicas.
+ */
+#ifndef STAFFER_MODEL_H
+#define STAFFER_MODEL_H
+
+#include <stdint.h>
+
+/* Errors of this layer.  0 is success; the rest say which input is wrong. */
+enum model_err {
+	MODEL_OK = 0,
+	MODEL_EINVAL,   /* a parameter or signal is outside its domain */
+	MODEL_ERANGE,   /* demand too large to staff (more than MODEL_SLOTS_MAX) */
+};
+
+/* How headroom for Poisson bursts is sized (design section 2). */
+enum model_staffing {
+	MODEL_STAFF_SQRT = 0, /* beta * sqrt(L) */
+	MODEL_STAFF_ERLANGC,  /* smallest c with P(wait > tau) <= eps, M/M/c */
+	MODEL_STAFF_COST,     /* c minimising cost/h + penalty/h * P(wait > tau) */
+	MODEL_STAFF_NONE,     /* no headroom: batch work */
+};
+
+/* The largest slot count the model will staff.  Beyond it the answer would
+ * not fit the HPA (int32 replicas) anyway, and Erlang searches stay bounded. */
+#define MODEL_SLOTS_MAX 1e9
+/* The HPA computes replicas in int32; we never answer more. */
+#define MODEL_REPLICAS_MAX 2147483647LL
+
+/* Tuning parameters; meta.c fills them from ScaledObject metadata. */
+struct model_params {
+	long slots_per_replica;      /* n, >= 1 */
+	enum model_staffing staffing;
+	double beta;                 /* sqrt staffing factor, >= 0 */
+	double target_wait_s;        /* tau, > 0 (erlangc, cost) */
+	double wait_probability;     /* eps, in (0, 1) (erlangc) */
+	double drain_s;              /* D, > 0 */
+	double shed_threshold;       /* req/s; boost only when S > this */
+	double boost_factor;         /* >= 0 */
+	double cost_per_replica_hour;/* > 0 (cost) */
+	double sla_penalty_per_hour; /* >= 0 (cost) */
+	long max_replicas;           /* cap; 0 = no cap */
+	double activation_arrival_rate; /* req/s; IsActive threshold */
+};
+
+/* Fill p with the design's defaults (sqrt, beta 1.5, D 300 s, n 1 ...). */
+void model_params_init(struct model_params *p);
+
+/* One evaluation's inputs.  All must be finite and >= 0; service_time_s
+ * must be > 0 when arrival_rate or queue_depth is > 0, or when the shed
+ * boost applies (shed_rate > shed_threshold and boost_factor > 0). */
+struct model_signals {
+	double arrival_rate;   /* lambda, req/s */
+	double service_time_s; /* W, s */
+	double queue_depth;    /* Q, requests */
+	double shed_rate;      /* S, req/s */
+};
+
+/* Every term of one evaluation, for logs, calc and the simulator. */
+struct model_breakdown {
+	double busy_slots;     /* L = lambda * W */
+	double headroom_slots; /* staffing term */
+	double drain_slots;    /* max(0, Q - L) * W / D */
+	double boost_slots;    /* boost_factor * S * W when S > shed_threshold */
+	double total_slots;    /* sum of the four */
+	double exact_replicas; /* total_slots / n, before rounding */
+	int64_t replicas;      /* ceil, floored at 1 with demand, capped */
+	int capped;            /* 1 when max_replicas (or the int32 limit) cut it */
+	int active;            /* IsActive answer for these signals */
+};
+
+/*
+ * Evaluate the model (no smoothing).  On success fills *out and returns
+ * MODEL_OK; on error returns the code and leaves *out untouched.
+ */
+enum model_err model_evaluate(const struct model_params *p,
+			      const struct model_signals *s,
+			      struct model_breakdown *out);
+
+/* Activity alone (lambda > activation threshold, Q > 0 or S > 0). */
+int model_is_active(const struct model_params *p, const struct model_signals *s);
+
+/*
+ * ceil() that forgives floating-point noise: 27.000000001 gives 27.
+ * x must be finite and >= 0.
+ */
+double model_ceil(double x);
+
+/* Short English text for an error code ("parameter out of domain"). */
+const char *model_strerror(enum model_err e);
+
+const char *model_staffing_name(enum model_staffing s);
+
+#endif

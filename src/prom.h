@@ -1,0 +1,63 @@
+/*
+ * prom.h - the Prometheus HTTP API, without the transport.
+ *
+ * Builds query URLs and turns response bodies into numbers.  The HTTP
+ * transfer itself is fetch.c's job (libcurl, non-blocking); keeping the
+ * parsing here makes every hostile reply testable without a network.
+ * Pure apart from allocation; never logs; thread-safe.
+ */
+#ifndef STAFFER_PROM_H
+#define STAFFER_PROM_H
+
+#include <stddef.h>
+
+#define PROM_ERR_MAX 256
+#define PROM_RANGE_MAX 11000  /* Prometheus' own limit on points per series */
+
+enum prom_err {
+	PROM_OK = 0,
+	PROM_EHTTP,    /* transport failure: refused, timeout, TLS, DNS */
+	PROM_ESTATUS,  /* HTTP status other than 200 */
+	PROM_EPARSE,   /* not JSON, or not the shape of a query answer */
+	PROM_EAPI,     /* "status":"error" from Prometheus */
+	PROM_EEMPTY,   /* no series: the signal is unknown, not zero */
+	PROM_EMULTI,   /* several series: wrap the query in sum() */
+	PROM_ENAN,     /* NaN or +-Inf sample */
+	PROM_ETOOBIG,  /* body larger than the configured cap */
+	PROM_ENOMEM,
+};
+
+const char *prom_strerror(enum prom_err e);
+
+/*
+ * The URL of an instant query: base + "/api/v1/query?query=<escaped>".
+ * With time_s > 0 "&time=<time_s>" is appended.  Returns a malloc()ed
+ * string or NULL on allocation failure.
+ */
+char *prom_query_url(const char *base, const char *query, double time_s);
+
+/* The URL of a range query from start_s to end_s at step_s (> 0). */
+char *prom_range_url(const char *base, const char *query, double start_s,
+		     double end_s, double step_s);
+
+/*
+ * Parse an instant-query body (resultType vector or scalar) into one
+ * number.  Exactly one sample must be present.  Returns PROM_OK and sets
+ * *out, or an error with a one-line explanation in err (which may be NULL).
+ * A negative value is returned as it is: clamping is policy, not parsing.
+ */
+enum prom_err prom_parse_instant(const char *body, size_t len, double *out,
+				 char *err, size_t errlen);
+
+/*
+ * Parse a range-query body (resultType matrix, exactly one series) into
+ * parallel arrays of timestamps and values, sorted by time as Prometheus
+ * sends them.  *ts and *vals are malloc()ed and owned by the caller, who
+ * frees them; on error nothing is allocated.  NaN/Inf points are dropped
+ * (a range may have gaps).  More than PROM_RANGE_MAX points: PROM_ETOOBIG.
+ */
+enum prom_err prom_parse_range(const char *body, size_t len, double **ts,
+			       double **vals, size_t *n, char *err,
+			       size_t errlen);
+
+#endif

@@ -1,0 +1,954 @@
+/*
+ * rpc.c - see rpc.h.
+ *
+ * Every call is a struct call.  Each outstanding batch has its own tag,
+ * embedded in the call, whose step function runs on the completion-queue
+ * thread when the batch completes.  Unary calls have one batch in flight
+ * at a time (request, then reply).  A StreamIsActive call keeps a
+ * RECV_CLOSE_ON_SERVER batch outstanding from the start (to learn at once
+ * when KEDA goes away), at most one SEND_MESSAGE batch, an evaluation in
+ * the scaler, and finally a status batch; a reference count under the
+ * call's mutex frees it when the last of those ends, on whichever thread.
+ */
+#include "rpc.h"
+
+#include <grpc/grpc.h>
+#include <grpc/grpc_security.h>
+#include <grpc/support/time.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "externalscaler.pb-c.h"
+#include "health.pb-c.h"
+#include "log.h"
+#include "meta.h"
+#include "pb.h"
+
+#define TICK_S 0.2            /* longest sleep of the loop: signal latency */
+#define META_KEYS_MAX 128     /* entries in one scalerMetadata map */
+
+struct call;
+
+struct tag {
+	void (*step)(struct call *c, int ok);
+	struct call *c;
+};
+
+enum method_id {
+	M_IS_ACTIVE,
+	M_STREAM_IS_ACTIVE,
+	M_GET_METRIC_SPEC,
+	M_GET_METRICS,
+	M_HEALTH_CHECK,
+	M_COUNT,
+	M_GENERIC = M_COUNT,  /* anything not registered */
+};
+
+struct method {
+	const char *path;
+	void (*start)(struct call *c);
+};
+
+struct rpc_server {
+	grpc_server *server;
+	grpc_completion_queue *cq;
+	struct scaler *sc;
+	struct fetch *fetch;
+	double grace_s;
+	void *handles[M_COUNT];
+	atomic_int live;          /* call objects alive */
+	int shutting_down;        /* CQ thread only */
+	int shutdown_done;
+	struct tag t_shutdown;
+	struct call *streams;     /* open StreamIsActive calls, CQ thread */
+};
+
+struct call {
+	struct rpc_server *srv;
+	enum method_id method;
+	grpc_call *call;
+	gpr_timespec deadline;
+	grpc_metadata_array md;
+	grpc_byte_buffer *payload;
+	grpc_call_details details;        /* generic calls only */
+	struct tag t_main, t_close, t_send, t_status;
+	grpc_byte_buffer *reply;          /* the unary reply in flight */
+	grpc_byte_buffer *sending;        /* the stream message in flight */
+	int cancelled;
+
+	/* StreamIsActive only; guarded by mu (see the file comment). */
+	pthread_mutex_t mu;
+	int refs;
+	Externalscaler__ScaledObjectRef *ref;
+	double push_interval_s;
+	double next_due;
+	int eval_inflight, send_inflight, sent_any, last_active;
+	int pending_true, want_status, status_sent, closed;
+	struct call *next, *prev;         /* srv->streams, CQ thread */
+};
+
+static void start_is_active(struct call *c);
+static void start_stream_is_active(struct call *c);
+static void start_get_metric_spec(struct call *c);
+static void start_get_metrics(struct call *c);
+static void start_health_check(struct call *c);
+
+static const struct method methods[M_COUNT] = {
+	[M_IS_ACTIVE] = { "/externalscaler.ExternalScaler/IsActive",
+			  start_is_active },
+	[M_STREAM_IS_ACTIVE] = {
+		"/externalscaler.ExternalScaler/StreamIsActive",
+		start_stream_is_active },
+	[M_GET_METRIC_SPEC] = {
+		"/externalscaler.ExternalScaler/GetMetricSpec",
+		start_get_metric_spec },
+	[M_GET_METRICS] = { "/externalscaler.ExternalScaler/GetMetrics",
+			    start_get_metrics },
+	[M_HEALTH_CHECK] = { "/grpc.health.v1.Health/Check",
+			     start_health_check },
+};
+
+/* ---- call objects ------------------------------------------------------ */
+
+static struct call *call_new(struct rpc_server *srv, enum method_id m)
+{
+	struct call *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->srv = srv;
+	c->method = m;
+	grpc_metadata_array_init(&c->md);
+	grpc_call_details_init(&c->details);
+	c->t_main.c = c->t_close.c = c->t_send.c = c->t_status.c = c;
+	pthread_mutex_init(&c->mu, NULL);
+	atomic_fetch_add(&srv->live, 1);
+	return c;
+}
+
+static void call_free(struct call *c)
+{
+	struct rpc_server *srv = c->srv;
+
+	if (c->payload)
+		grpc_byte_buffer_destroy(c->payload);
+	if (c->reply)
+		grpc_byte_buffer_destroy(c->reply);
+	if (c->sending)
+		grpc_byte_buffer_destroy(c->sending);
+	if (c->ref)
+		externalscaler__scaled_object_ref__free_unpacked(c->ref, NULL);
+	grpc_metadata_array_destroy(&c->md);
+	grpc_call_details_destroy(&c->details);
+	if (c->call)
+		grpc_call_unref(c->call);
+	pthread_mutex_destroy(&c->mu);
+	free(c);
+	atomic_fetch_sub(&srv->live, 1);
+}
+
+static void on_requested(struct call *c, int ok);
+
+/* Ask gRPC for the next call of method m. */
+static void request_call(struct rpc_server *srv, enum method_id m)
+{
+	struct call *c = call_new(srv, m);
+	grpc_call_error err;
+
+	if (!c) {
+		log_error("out of memory: cannot accept more calls");
+		return;
+	}
+	c->t_main.step = on_requested;
+	if (m == M_GENERIC)
+		err = grpc_server_request_call(srv->server, &c->call,
+					       &c->details, &c->md, srv->cq,
+					       srv->cq, &c->t_main);
+	else
+		err = grpc_server_request_registered_call(
+			srv->server, srv->handles[m], &c->call, &c->deadline,
+			&c->md, &c->payload, srv->cq, srv->cq, &c->t_main);
+	if (err != GRPC_CALL_OK) {
+		log_error("cannot request calls: %s",
+			  grpc_call_error_to_string(err));
+		call_free(c);
+	}
+}
+
+/* ---- unary replies ------------------------------------------------------ */
+
+static void on_unary_done(struct call *c, int ok)
+{
+	(void)ok;
+	call_free(c);
+}
+
+/*
+ * Finish a unary call with a status and, when OK, a reply (ownership of
+ * reply moves to the call).  Safe from any thread.
+ */
+static void call_reply(struct call *c, grpc_status_code code,
+		       const char *msg, grpc_byte_buffer *reply)
+{
+	grpc_op ops[4];
+	grpc_op *op = ops;
+	grpc_slice details = grpc_slice_from_copied_string(msg ? msg : "");
+	grpc_call_error err;
+
+	memset(ops, 0, sizeof(ops));
+	op->op = GRPC_OP_SEND_INITIAL_METADATA;
+	op++;
+	if (reply && code == GRPC_STATUS_OK) {
+		c->reply = reply;
+		op->op = GRPC_OP_SEND_MESSAGE;
+		op->data.send_message.send_message = reply;
+		op++;
+	} else if (reply) {
+		grpc_byte_buffer_destroy(reply);
+	}
+	op->op = GRPC_OP_SEND_STATUS_FROM_SERVER;
+	op->data.send_status_from_server.status = code;
+	op->data.send_status_from_server.status_details = &details;
+	op++;
+	op->op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+	op->data.recv_close_on_server.cancelled = &c->cancelled;
+	op++;
+	c->t_main.step = on_unary_done;
+	err = grpc_call_start_batch(c->call, ops, (size_t)(op - ops),
+				    &c->t_main, NULL);
+	grpc_slice_unref(details);
+	if (err != GRPC_CALL_OK) {
+		log_error("%s: cannot reply: %s", methods[c->method].path,
+			  grpc_call_error_to_string(err));
+		call_free(c);
+	}
+}
+
+static void reply_msg(struct call *c, const ProtobufCMessage *m)
+{
+	grpc_byte_buffer *bb = pb_pack(m);
+
+	if (!bb)
+		call_reply(c, GRPC_STATUS_INTERNAL, "cannot pack reply", NULL);
+	else
+		call_reply(c, GRPC_STATUS_OK, NULL, bb);
+}
+
+/* ---- requests ----------------------------------------------------------- */
+
+/* Parse a ScaledObjectRef's metadata into m.  On failure the call has been
+ * answered (INVALID_ARGUMENT) and -1 is returned. */
+static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
+		     struct meta *m)
+{
+	const char *keys[META_KEYS_MAX], *values[META_KEYS_MAX];
+	char msg[SCALER_MSG_MAX];
+	size_t i;
+
+	if (!ref) {
+		call_reply(c, GRPC_STATUS_INVALID_ARGUMENT,
+			   "request has no scaledObjectRef", NULL);
+		return -1;
+	}
+	if (ref->n_scalermetadata > META_KEYS_MAX) {
+		snprintf(msg, sizeof(msg), "scalerMetadata has %zu keys; "
+			 "at most %d are allowed", ref->n_scalermetadata,
+			 META_KEYS_MAX);
+		call_reply(c, GRPC_STATUS_INVALID_ARGUMENT, msg, NULL);
+		return -1;
+	}
+	for (i = 0; i < ref->n_scalermetadata; i++) {
+		keys[i] = ref->scalermetadata[i]->key;
+		values[i] = ref->scalermetadata[i]->value;
+	}
+	if (scaler_parse(c->srv->sc, m, keys, values, ref->n_scalermetadata,
+			 msg) != SCALER_OK) {
+		log_info("%s %s/%s: %s", methods[c->method].path,
+			 ref->namespace_, ref->name, msg);
+		call_reply(c, GRPC_STATUS_INVALID_ARGUMENT, msg, NULL);
+		return -1;
+	}
+	return 0;
+}
+
+static ProtobufCMessage *unpack_or_reply(struct call *c,
+					 const ProtobufCMessageDescriptor *d)
+{
+	ProtobufCMessage *msg = pb_unpack(d, c->payload, RPC_RECV_MAX);
+
+	if (!msg)
+		call_reply(c, GRPC_STATUS_INVALID_ARGUMENT,
+			   "malformed request message", NULL);
+	return msg;
+}
+
+static grpc_status_code scaler_status(enum scaler_err e)
+{
+	switch (e) {
+	case SCALER_OK:
+		return GRPC_STATUS_OK;
+	case SCALER_EINVAL:
+		return GRPC_STATUS_INVALID_ARGUMENT;
+	case SCALER_EUNAVAIL:
+		break;
+	}
+	return GRPC_STATUS_UNAVAILABLE;
+}
+
+/* GetMetricSpec: from metadata alone, never from a backend (so KEDA's
+ * fallback still works when the backend is down). */
+static void start_get_metric_spec(struct call *c)
+{
+	Externalscaler__ScaledObjectRef *ref;
+	Externalscaler__GetMetricSpecResponse resp =
+		EXTERNALSCALER__GET_METRIC_SPEC_RESPONSE__INIT;
+	Externalscaler__MetricSpec spec = EXTERNALSCALER__METRIC_SPEC__INIT;
+	Externalscaler__MetricSpec *specs[1] = { &spec };
+	struct meta m;
+
+	meta_init(&m);
+	ref = (Externalscaler__ScaledObjectRef *)unpack_or_reply(
+		c, &externalscaler__scaled_object_ref__descriptor);
+	if (!ref)
+		goto out;
+	if (parse_ref(c, ref, &m))
+		goto out;
+	spec.metricname = m.metric_name;
+	spec.targetsize = 1;
+	spec.targetsizefloat = 1.0;
+	resp.n_metricspecs = 1;
+	resp.metricspecs = specs;
+	reply_msg(c, &resp.base);
+out:
+	meta_release(&m);
+	if (ref)
+		externalscaler__scaled_object_ref__free_unpacked(ref, NULL);
+}
+
+static void on_metrics(void *arg, const struct scaler_result *r)
+{
+	struct call *c = arg;
+	Externalscaler__GetMetricsResponse resp =
+		EXTERNALSCALER__GET_METRICS_RESPONSE__INIT;
+	Externalscaler__MetricValue v = EXTERNALSCALER__METRIC_VALUE__INIT;
+	Externalscaler__MetricValue *vals[1] = { &v };
+
+	if (r->err != SCALER_OK) {
+		call_reply(c, scaler_status(r->err), r->msg, NULL);
+		return;
+	}
+	/* KEDA names the value after the metric it asked for anyway. */
+	v.metricname = (char *)r->metric_name;
+	v.metricvalue = r->target;
+	v.metricvaluefloat = (double)r->target;
+	resp.n_metricvalues = 1;
+	resp.metricvalues = vals;
+	reply_msg(c, &resp.base);
+}
+
+static void on_is_active(void *arg, const struct scaler_result *r)
+{
+	struct call *c = arg;
+	Externalscaler__IsActiveResponse resp =
+		EXTERNALSCALER__IS_ACTIVE_RESPONSE__INIT;
+
+	if (r->err != SCALER_OK) {
+		call_reply(c, scaler_status(r->err), r->msg, NULL);
+		return;
+	}
+	resp.result = r->active;
+	reply_msg(c, &resp.base);
+}
+
+/* Hand a parsed trigger to the scaler; the callback answers the call. */
+static void evaluate(struct call *c, const Externalscaler__ScaledObjectRef *ref,
+		     struct meta *m, enum scaler_kind kind, scaler_done_fn *cb)
+{
+	if (scaler_evaluate(c->srv->sc, ref->namespace_, ref->name, m, kind,
+			    cb, c))
+		call_reply(c, GRPC_STATUS_UNAVAILABLE,
+			   "staffer is shutting down or overloaded", NULL);
+}
+
+static void start_get_metrics(struct call *c)
+{
+	Externalscaler__GetMetricsRequest *req;
+	struct meta m;
+
+	meta_init(&m);
+	req = (Externalscaler__GetMetricsRequest *)unpack_or_reply(
+		c, &externalscaler__get_metrics_request__descriptor);
+	if (!req)
+		goto out;
+	if (parse_ref(c, req->scaledobjectref, &m))
+		goto out;
+	evaluate(c, req->scaledobjectref, &m, SCALER_METRICS, on_metrics);
+out:
+	meta_release(&m);
+	if (req)
+		externalscaler__get_metrics_request__free_unpacked(req, NULL);
+}
+
+static void start_is_active(struct call *c)
+{
+	Externalscaler__ScaledObjectRef *ref;
+	struct meta m;
+
+	meta_init(&m);
+	ref = (Externalscaler__ScaledObjectRef *)unpack_or_reply(
+		c, &externalscaler__scaled_object_ref__descriptor);
+	if (!ref)
+		goto out;
+	if (parse_ref(c, ref, &m))
+		goto out;
+	evaluate(c, ref, &m, SCALER_ACTIVE, on_is_active);
+out:
+	meta_release(&m);
+	if (ref)
+		externalscaler__scaled_object_ref__free_unpacked(ref, NULL);
+}
+
+static void start_health_check(struct call *c)
+{
+	Grpc__Health__V1__HealthCheckRequest *req;
+	Grpc__Health__V1__HealthCheckResponse resp =
+		GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__INIT;
+
+	req = (Grpc__Health__V1__HealthCheckRequest *)unpack_or_reply(
+		c, &grpc__health__v1__health_check_request__descriptor);
+	if (!req)
+		return;
+	if (req->service[0] &&
+	    strcmp(req->service, "externalscaler.ExternalScaler")) {
+		call_reply(c, GRPC_STATUS_NOT_FOUND, "unknown service", NULL);
+	} else {
+		resp.status = c->srv->shutting_down ?
+			GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__NOT_SERVING :
+			GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING;
+		reply_msg(c, &resp.base);
+	}
+	grpc__health__v1__health_check_request__free_unpacked(req, NULL);
+}
+
+static void start_generic(struct call *c)
+{
+	char msg[300];
+
+	snprintf(msg, sizeof(msg), "method '%.*s' is not implemented",
+		 (int)(GRPC_SLICE_LENGTH(c->details.method) > 200 ?
+		       200 : GRPC_SLICE_LENGTH(c->details.method)),
+		 (const char *)GRPC_SLICE_START_PTR(c->details.method));
+	call_reply(c, GRPC_STATUS_UNIMPLEMENTED, msg, NULL);
+}
+
+static void on_requested(struct call *c, int ok)
+{
+	struct rpc_server *srv = c->srv;
+
+	if (!ok) {            /* the server is shutting down */
+		call_free(c);
+		return;
+	}
+	if (!srv->shutting_down)
+		request_call(srv, c->method);
+	if (c->method == M_GENERIC)
+		start_generic(c);
+	else
+		methods[c->method].start(c);
+}
+
+/* ---- StreamIsActive ------------------------------------------------------ */
+
+/* Drop one reference; the caller holds c->mu, which this releases. */
+static void stream_unref_unlock(struct call *c)
+{
+	int last = --c->refs == 0;
+
+	pthread_mutex_unlock(&c->mu);
+	if (last)
+		call_free(c);
+}
+
+static void on_stream_status(struct call *c, int ok)
+{
+	(void)ok;
+	pthread_mutex_lock(&c->mu);
+	stream_unref_unlock(c);
+}
+
+/* End the stream with OK status (c->mu held). */
+static void stream_send_status(struct call *c)
+{
+	grpc_op ops[2];
+	grpc_op *op = ops;
+	grpc_slice details = grpc_slice_from_static_string("server stopping");
+	grpc_call_error err;
+
+	memset(ops, 0, sizeof(ops));
+	if (!c->sent_any) {
+		op->op = GRPC_OP_SEND_INITIAL_METADATA;
+		op++;
+	}
+	op->op = GRPC_OP_SEND_STATUS_FROM_SERVER;
+	op->data.send_status_from_server.status = GRPC_STATUS_OK;
+	op->data.send_status_from_server.status_details = &details;
+	op++;
+	c->t_status.step = on_stream_status;
+	c->status_sent = 1;
+	c->sent_any = 1;
+	err = grpc_call_start_batch(c->call, ops, (size_t)(op - ops),
+				    &c->t_status, NULL);
+	if (err != GRPC_CALL_OK)
+		log_error("StreamIsActive: cannot end stream: %s",
+			  grpc_call_error_to_string(err));
+	else
+		c->refs++;
+}
+
+static void on_stream_sent(struct call *c, int ok);
+
+/* Send one IsActiveResponse (c->mu held); queue it if one is in flight. */
+static void stream_send(struct call *c, int active)
+{
+	Externalscaler__IsActiveResponse resp =
+		EXTERNALSCALER__IS_ACTIVE_RESPONSE__INIT;
+	grpc_op ops[2];
+	grpc_op *op = ops;
+	grpc_call_error err;
+
+	if (c->closed || c->status_sent)
+		return;
+	if (c->send_inflight) {
+		c->pending_true |= active;
+		return;
+	}
+	resp.result = active;
+	c->sending = pb_pack(&resp.base);
+	if (!c->sending)
+		return;
+	memset(ops, 0, sizeof(ops));
+	if (!c->sent_any) {
+		op->op = GRPC_OP_SEND_INITIAL_METADATA;
+		op++;
+	}
+	op->op = GRPC_OP_SEND_MESSAGE;
+	op->data.send_message.send_message = c->sending;
+	op++;
+	c->t_send.step = on_stream_sent;
+	err = grpc_call_start_batch(c->call, ops, (size_t)(op - ops),
+				    &c->t_send, NULL);
+	if (err != GRPC_CALL_OK) {
+		log_error("StreamIsActive: cannot send: %s",
+			  grpc_call_error_to_string(err));
+		grpc_byte_buffer_destroy(c->sending);
+		c->sending = NULL;
+		return;
+	}
+	c->sent_any = 1;
+	c->send_inflight = 1;
+	c->refs++;
+}
+
+static void on_stream_sent(struct call *c, int ok)
+{
+	pthread_mutex_lock(&c->mu);
+	c->send_inflight = 0;
+	grpc_byte_buffer_destroy(c->sending);
+	c->sending = NULL;
+	if (!ok)
+		c->closed = 1;
+	if (c->pending_true && !c->closed) {
+		c->pending_true = 0;
+		stream_send(c, 1);
+	}
+	if (c->want_status && !c->send_inflight && !c->status_sent &&
+	    !c->closed)
+		stream_send_status(c);
+	stream_unref_unlock(c);
+}
+
+static void on_stream_result(void *arg, const struct scaler_result *r)
+{
+	struct call *c = arg;
+
+	pthread_mutex_lock(&c->mu);
+	c->eval_inflight = 0;
+	c->next_due = fetch_now() + c->push_interval_s;
+	if (r->err != SCALER_OK) {
+		log_debug("StreamIsActive %s/%s: %s", c->ref->namespace_,
+			  c->ref->name, r->msg);
+	} else {
+		/* The current value first; then only inactive -> active:
+		 * KEDA ignores false, and repeated true delays scale-in. */
+		if (!c->sent_any)
+			stream_send(c, r->active);
+		else if (r->active && !c->last_active)
+			stream_send(c, 1);
+		c->last_active = r->active;
+	}
+	stream_unref_unlock(c);
+}
+
+/* Start one evaluation of a stream (CQ thread). */
+static void stream_eval(struct call *c)
+{
+	const Externalscaler__ScaledObjectRef *ref = c->ref;
+	const char *keys[META_KEYS_MAX], *values[META_KEYS_MAX];
+	char msg[SCALER_MSG_MAX];
+	struct meta m;
+	size_t i;
+
+	meta_init(&m);
+	for (i = 0; i < ref->n_scalermetadata; i++) {
+		keys[i] = ref->scalermetadata[i]->key;
+		values[i] = ref->scalermetadata[i]->value;
+	}
+	/* Parsed once successfully when the stream opened; cannot fail now
+	 * unless memory runs out. */
+	if (scaler_parse(c->srv->sc, &m, keys, values, ref->n_scalermetadata,
+			 msg) != SCALER_OK) {
+		meta_release(&m);
+		c->next_due = fetch_now() + c->push_interval_s;
+		return;
+	}
+	c->eval_inflight = 1;
+	c->refs++;
+	if (scaler_evaluate(c->srv->sc, ref->namespace_, ref->name, &m,
+			    SCALER_ACTIVE, on_stream_result, c)) {
+		c->eval_inflight = 0;
+		c->refs--;
+		c->next_due = fetch_now() + c->push_interval_s;
+	}
+	meta_release(&m);
+}
+
+static void stream_list_remove(struct call *c)
+{
+	struct rpc_server *srv = c->srv;
+
+	if (c->prev)
+		c->prev->next = c->next;
+	else if (srv->streams == c)
+		srv->streams = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	c->next = c->prev = NULL;
+}
+
+/* RECV_CLOSE_ON_SERVER completed: KEDA went away, or our status went out. */
+static void on_stream_closed(struct call *c, int ok)
+{
+	(void)ok;
+	stream_list_remove(c);
+	pthread_mutex_lock(&c->mu);
+	c->closed = 1;
+	c->refs--;               /* the list's reference */
+	stream_unref_unlock(c);  /* the close batch's reference */
+}
+
+static void start_stream_is_active(struct call *c)
+{
+	struct rpc_server *srv = c->srv;
+	Externalscaler__ScaledObjectRef *ref;
+	struct meta m;
+	grpc_op op;
+	grpc_call_error err;
+
+	meta_init(&m);
+	ref = (Externalscaler__ScaledObjectRef *)unpack_or_reply(
+		c, &externalscaler__scaled_object_ref__descriptor);
+	if (!ref)
+		goto out;
+	if (parse_ref(c, ref, &m)) {
+		externalscaler__scaled_object_ref__free_unpacked(ref, NULL);
+		goto out;
+	}
+	c->ref = ref;
+	c->push_interval_s = m.push_interval_s;
+
+	memset(&op, 0, sizeof(op));
+	op.op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+	op.data.recv_close_on_server.cancelled = &c->cancelled;
+	c->t_close.step = on_stream_closed;
+	err = grpc_call_start_batch(c->call, &op, 1, &c->t_close, NULL);
+	if (err != GRPC_CALL_OK) {
+		log_error("StreamIsActive: %s",
+			  grpc_call_error_to_string(err));
+		call_free(c);
+		goto out;
+	}
+	c->refs = 2;             /* the close batch and the stream list */
+	c->next = srv->streams;
+	if (srv->streams)
+		srv->streams->prev = c;
+	srv->streams = c;
+	log_debug("StreamIsActive %s/%s: open, checking every %gs",
+		  ref->namespace_, ref->name, c->push_interval_s);
+	pthread_mutex_lock(&c->mu);
+	stream_eval(c);          /* the current value, at once */
+	pthread_mutex_unlock(&c->mu);
+out:
+	meta_release(&m);
+}
+
+/* Re-check the streams that are due; return the earliest next due time. */
+static double streams_tick(struct rpc_server *srv, double now)
+{
+	double next = now + TICK_S;
+	struct call *c;
+
+	for (c = srv->streams; c; c = c->next) {
+		pthread_mutex_lock(&c->mu);
+		if (!c->eval_inflight && !c->closed && now >= c->next_due)
+			stream_eval(c);
+		if (!c->eval_inflight && c->next_due < next)
+			next = c->next_due;
+		pthread_mutex_unlock(&c->mu);
+	}
+	return next;
+}
+
+/* SIGTERM: end every open stream with OK so KEDA reconnects at once. */
+static void streams_end(struct rpc_server *srv)
+{
+	struct call *c;
+
+	for (c = srv->streams; c; c = c->next) {
+		pthread_mutex_lock(&c->mu);
+		c->want_status = 1;
+		if (!c->send_inflight && !c->status_sent && !c->closed)
+			stream_send_status(c);
+		pthread_mutex_unlock(&c->mu);
+	}
+}
+
+/* ---- server ---------------------------------------------------------------- */
+
+static void on_shutdown(struct call *c, int ok)
+{
+	(void)c;
+	(void)ok;
+}
+
+static grpc_server_credentials *make_creds(const struct rpc_options *o,
+					   char err[RPC_ERR_MAX]);
+
+/* Normalise ":9090" to all addresses. */
+static void listen_addr(const char *in, char *out, size_t len)
+{
+	if (in[0] == ':')
+		snprintf(out, len, "[::]%s", in);
+	else
+		snprintf(out, len, "%s", in);
+}
+
+struct rpc_server *rpc_server_new(const struct rpc_options *o,
+				  struct scaler *sc, struct fetch *f,
+				  char err[RPC_ERR_MAX])
+{
+	struct rpc_server *srv = NULL;
+	grpc_server_credentials *creds = NULL;
+	grpc_arg arg;
+	grpc_channel_args args;
+	char addr[300];
+	int i, port;
+
+	srv = calloc(1, sizeof(*srv));
+	if (!srv) {
+		snprintf(err, RPC_ERR_MAX, "out of memory");
+		return NULL;
+	}
+	srv->sc = sc;
+	srv->fetch = f;
+	srv->grace_s = o->grace_s;
+	srv->t_shutdown.step = on_shutdown;
+	atomic_init(&srv->live, 0);
+
+	arg.type = GRPC_ARG_INTEGER;
+	arg.key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
+	arg.value.integer = (int)RPC_RECV_MAX;
+	args.num_args = 1;
+	args.args = &arg;
+	srv->cq = grpc_completion_queue_create_for_next(NULL);
+	srv->server = grpc_server_create(&args, NULL);
+	grpc_server_register_completion_queue(srv->server, srv->cq, NULL);
+	for (i = 0; i < M_COUNT; i++) {
+		srv->handles[i] = grpc_server_register_method(
+			srv->server, methods[i].path, NULL,
+			GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER, 0);
+		if (!srv->handles[i]) {
+			snprintf(err, RPC_ERR_MAX, "cannot register %s",
+				 methods[i].path);
+			goto fail;
+		}
+	}
+	creds = make_creds(o, err);
+	if (!creds)
+		goto fail;
+	listen_addr(o->listen, addr, sizeof(addr));
+	port = grpc_server_add_http2_port(srv->server, addr, creds);
+	if (!port && o->listen[0] == ':') {
+		snprintf(addr, sizeof(addr), "0.0.0.0%s", o->listen);
+		port = grpc_server_add_http2_port(srv->server, addr, creds);
+	}
+	grpc_server_credentials_release(creds);
+	if (!port) {
+		snprintf(err, RPC_ERR_MAX, "cannot listen on '%s' (address "
+			 "in use or invalid; use host:port or :port)",
+			 o->listen);
+		goto fail;
+	}
+	grpc_server_start(srv->server);
+	for (i = 0; i <= M_GENERIC; i++)
+		request_call(srv, (enum method_id)i);
+	log_info("listening on %s (%s)", addr,
+		 o->tls_cert ? (o->tls_client_ca ? "mTLS" : "TLS") :
+		 "plaintext");
+	return srv;
+fail:
+	/* Nothing listens yet, so the server may be destroyed unstarted. */
+	grpc_server_destroy(srv->server);
+	grpc_completion_queue_shutdown(srv->cq);
+	while (grpc_completion_queue_next(srv->cq,
+					  gpr_inf_future(GPR_CLOCK_REALTIME),
+					  NULL).type != GRPC_QUEUE_SHUTDOWN)
+		;
+	grpc_completion_queue_destroy(srv->cq);
+	free(srv);
+	return NULL;
+}
+
+static gpr_timespec deadline_in(double s)
+{
+	return gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
+			    gpr_time_from_micros((int64_t)(s * 1e6),
+						 GPR_TIMESPAN));
+}
+
+int rpc_server_run(struct rpc_server *srv, volatile sig_atomic_t *stop)
+{
+	double grace_end = 0, now;
+	int cancelled = 0;
+
+	for (;;) {
+		double next;
+		grpc_event ev;
+
+		now = fetch_now();
+		next = srv->shutting_down ? now + TICK_S :
+		       streams_tick(srv, now);
+		if (next > now + TICK_S)
+			next = now + TICK_S;
+		ev = grpc_completion_queue_next(
+			srv->cq, deadline_in(next > now ? next - now : 0),
+			NULL);
+		if (ev.type == GRPC_OP_COMPLETE) {
+			struct tag *t = ev.tag;
+
+			if (t == &srv->t_shutdown)
+				srv->shutdown_done = 1;
+			else
+				t->step(t->c, ev.success);
+		} else if (ev.type == GRPC_QUEUE_SHUTDOWN) {
+			break;
+		}
+		now = fetch_now();
+		if (*stop && !srv->shutting_down) {
+			log_info("shutting down: %d calls open, grace %gs",
+				 atomic_load(&srv->live), srv->grace_s);
+			srv->shutting_down = 1;
+			grace_end = now + srv->grace_s;
+			grpc_server_shutdown_and_notify(srv->server, srv->cq,
+							&srv->t_shutdown);
+			streams_end(srv);
+		}
+		if (srv->shutting_down && !cancelled && now >= grace_end) {
+			log_warn("grace period over: cancelling %d calls",
+				 atomic_load(&srv->live));
+			grpc_server_cancel_all_calls(srv->server);
+			fetch_stop(srv->fetch);
+			cancelled = 1;
+		}
+		if (srv->shutdown_done && atomic_load(&srv->live) == 0)
+			break;
+	}
+	log_info("all calls finished");
+	return 0;
+}
+
+void rpc_server_free(struct rpc_server *srv)
+{
+	if (!srv)
+		return;
+	grpc_server_destroy(srv->server);
+	grpc_completion_queue_shutdown(srv->cq);
+	while (grpc_completion_queue_next(srv->cq,
+					  gpr_inf_future(GPR_CLOCK_REALTIME),
+					  NULL).type != GRPC_QUEUE_SHUTDOWN)
+		;
+	grpc_completion_queue_destroy(srv->cq);
+	free(srv);
+}
+
+/* ---- TLS ------------------------------------------------------------------- */
+
+static char *slurp(const char *path, char err[RPC_ERR_MAX])
+{
+	FILE *fp = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n;
+
+	if (!fp) {
+		snprintf(err, RPC_ERR_MAX, "cannot read '%s'", path);
+		return NULL;
+	}
+	buf = malloc(1 << 20);
+	if (buf) {
+		n = fread(buf, 1, (1 << 20) - 1, fp);
+		buf[n] = '\0';
+	}
+	fclose(fp);
+	return buf;
+}
+
+static grpc_server_credentials *make_creds(const struct rpc_options *o,
+					   char err[RPC_ERR_MAX])
+{
+	grpc_ssl_pem_key_cert_pair pair;
+	grpc_server_credentials *creds = NULL;
+	char *cert = NULL, *key = NULL, *ca = NULL;
+
+	if (!o->tls_cert && !o->tls_key && !o->tls_client_ca)
+		return grpc_insecure_server_credentials_create();
+	if (!o->tls_cert || !o->tls_key) {
+		snprintf(err, RPC_ERR_MAX, "TLS needs both --tls-cert and "
+			 "--tls-key");
+		return NULL;
+	}
+	cert = slurp(o->tls_cert, err);
+	key = cert ? slurp(o->tls_key, err) : NULL;
+	if (!key)
+		goto out;
+	if (o->tls_client_ca) {
+		ca = slurp(o->tls_client_ca, err);
+		if (!ca)
+			goto out;
+	}
+	pair.cert_chain = cert;
+	pair.private_key = key;
+	creds = grpc_ssl_server_credentials_create_ex(
+		ca, &pair, 1,
+		ca ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY :
+		     GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE, NULL);
+	if (!creds)
+		snprintf(err, RPC_ERR_MAX, "cannot use the TLS certificate "
+			 "'%s' and key '%s'", o->tls_cert, o->tls_key);
+out:
+	free(cert);
+	free(key);
+	free(ca);
+	return creds;
+}

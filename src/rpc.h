@@ -1,0 +1,51 @@
+/*
+ * rpc.h - KEDA's external-scaler protocol on a gRPC core completion queue.
+ *
+ * One thread (the caller of rpc_server_run) owns the completion queue and
+ * every call's life cycle.  Handlers that need backend data hand the work
+ * to the scaler and answer later from the fetch thread
+ * (grpc_call_start_batch is thread-safe), so this thread never blocks on
+ * HTTP.  Served methods:
+ *   /externalscaler.ExternalScaler/{IsActive,StreamIsActive,GetMetricSpec,
+ *   GetMetrics}, /grpc.health.v1.Health/Check; every other method,
+ *   StreamMetricSpec included, gets UNIMPLEMENTED.
+ */
+#ifndef STAFFER_RPC_H
+#define STAFFER_RPC_H
+
+#include <signal.h>
+
+#include "fetch.h"
+#include "scaler.h"
+
+#define RPC_ERR_MAX 256
+#define RPC_RECV_MAX (1u << 20)   /* bytes in one request message */
+
+struct rpc_options {
+	const char *listen;       /* "host:port"; ":port" means all addresses */
+	double grace_s;           /* SIGTERM: time to finish calls */
+	const char *tls_cert;     /* PEM files; NULL: plaintext */
+	const char *tls_key;
+	const char *tls_client_ca;/* require client certificates (mTLS) */
+};
+
+struct rpc_server;
+
+/* Create, bind and start.  NULL with a message in err on failure (e.g. the
+ * port is taken).  sc and f must outlive the server. */
+struct rpc_server *rpc_server_new(const struct rpc_options *o,
+				  struct scaler *sc, struct fetch *f,
+				  char err[RPC_ERR_MAX]);
+
+/*
+ * Serve until *stop becomes non-zero (set it from a signal handler), then
+ * shut down: stop accepting, end streams with OK status, let calls in
+ * flight finish for up to grace_s, cancel the rest (and stop f), and
+ * return 0 once every call is gone.
+ */
+int rpc_server_run(struct rpc_server *s, volatile sig_atomic_t *stop);
+
+/* Free a server after rpc_server_run returned.  NULL is fine. */
+void rpc_server_free(struct rpc_server *s);
+
+#endif

@@ -1,0 +1,184 @@
+/*
+ * serve.c - `staffer serve`: flags, start-up and orderly shutdown.
+ *
+ * Start-up order: config, fetch thread, scaler, gRPC server.  Shutdown runs
+ * it backwards once rpc_server_run returns (SIGTERM or SIGINT).
+ */
+#include <curl/curl.h>
+#include <grpc/grpc.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "config.h"
+#include "fetch.h"
+#include "log.h"
+#include "meta.h"
+#include "rpc.h"
+#include "scaler.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: staffer serve [options]\n"
+"  --listen ADDR         gRPC address, host:port or :port (default :9090;\n"
+"                        env STAFFER_LISTEN)\n"
+"  --config FILE         backends, JSON (env STAFFER_CONFIG); see\n"
+"                        docs/config.md\n"
+"  --prometheus URL      one backend named 'default' when there is no\n"
+"                        config file (env STAFFER_PROMETHEUS)\n"
+"  --log-level LEVEL     debug, info, warn or error (default info;\n"
+"                        env STAFFER_LOG_LEVEL)\n"
+"  --grace-seconds N     on SIGTERM, time to finish calls (default 10)\n"
+"  --tls-cert FILE --tls-key FILE [--tls-client-ca FILE]\n"
+"                        serve TLS; with a client CA, require mTLS\n");
+}
+
+/* Flag value from argv or, when absent, from the environment. */
+static const char *env_or(const char *v, const char *env)
+{
+	const char *e;
+
+	if (v)
+		return v;
+	e = getenv(env);
+	return e && *e ? e : NULL;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	const char *listen = NULL, *cfg_path = NULL, *prom = NULL;
+	const char *level = NULL;
+	struct rpc_options o;
+	struct config cfg;
+	struct fetch *f = NULL;
+	struct scaler *sc = NULL;
+	struct rpc_server *srv = NULL;
+	char err[CONFIG_ERR_MAX > RPC_ERR_MAX ? CONFIG_ERR_MAX : RPC_ERR_MAX];
+	struct sigaction sa;
+	int i, rc = 1, grpc_up = 0;
+
+	memset(&o, 0, sizeof(o));
+	o.grace_s = 10;
+	config_init(&cfg);
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		}
+		if (!v || strncmp(a, "--", 2)) {
+			fprintf(stderr, "staffer serve: unexpected '%s'\n", a);
+			usage(stderr);
+			return 2;
+		}
+		i++;
+		if (!strcmp(a, "--listen")) {
+			listen = v;
+		} else if (!strcmp(a, "--config")) {
+			cfg_path = v;
+		} else if (!strcmp(a, "--prometheus")) {
+			prom = v;
+		} else if (!strcmp(a, "--log-level")) {
+			level = v;
+		} else if (!strcmp(a, "--grace-seconds")) {
+			if (meta_parse_double(v, &o.grace_s) || o.grace_s < 0 ||
+			    o.grace_s > 3600) {
+				fprintf(stderr, "staffer serve: --grace-seconds "
+					"'%s': allowed: 0 to 3600\n", v);
+				return 2;
+			}
+		} else if (!strcmp(a, "--tls-cert")) {
+			o.tls_cert = v;
+		} else if (!strcmp(a, "--tls-key")) {
+			o.tls_key = v;
+		} else if (!strcmp(a, "--tls-client-ca")) {
+			o.tls_client_ca = v;
+		} else {
+			fprintf(stderr, "staffer serve: unknown option '%s'\n",
+				a);
+			usage(stderr);
+			return 2;
+		}
+	}
+	listen = env_or(listen, "STAFFER_LISTEN");
+	cfg_path = env_or(cfg_path, "STAFFER_CONFIG");
+	prom = env_or(prom, "STAFFER_PROMETHEUS");
+	level = env_or(level, "STAFFER_LOG_LEVEL");
+	o.listen = listen ? listen : ":9090";
+	if (level && log_set_level(level)) {
+		fprintf(stderr, "staffer serve: log level '%s': allowed: "
+			"debug, info, warn, error\n", level);
+		return 2;
+	}
+	if (cfg_path && prom) {
+		fprintf(stderr, "staffer serve: give --config or --prometheus, "
+			"not both (declare several backends in the config)\n");
+		return 2;
+	}
+	if (!cfg_path && !prom) {
+		fprintf(stderr, "staffer serve: no backend: give --config FILE "
+			"or --prometheus URL\n");
+		usage(stderr);
+		return 2;
+	}
+	if (cfg_path ? config_load_file(&cfg, cfg_path, err) :
+		       config_from_url(&cfg, prom, err)) {
+		fprintf(stderr, "staffer serve: %s\n", err);
+		return 2;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
+		log_error("curl_global_init failed");
+		goto out;
+	}
+	grpc_init();
+	grpc_up = 1;
+	f = fetch_new(&cfg);
+	sc = f ? scaler_new(&cfg, f) : NULL;
+	if (!sc) {
+		log_error("cannot start the fetch thread");
+		goto out;
+	}
+	srv = rpc_server_new(&o, sc, f, err);
+	if (!srv) {
+		log_error("%s", err);
+		goto out;
+	}
+	for (i = 0; i < (int)cfg.n_backends; i++)
+		log_info("backend '%s' %s%s", cfg.backends[i].name,
+			 cfg.backends[i].url,
+			 (size_t)i == cfg.default_backend ? " (default)" : "");
+	rc = rpc_server_run(srv, &stop_requested) ? 1 : 0;
+out:
+	rpc_server_free(srv);
+	fetch_stop(f);
+	scaler_free(sc);
+	fetch_free(f);
+	config_release(&cfg);
+	if (grpc_up)
+		grpc_shutdown();
+	curl_global_cleanup();
+	if (rc == 0)
+		log_info("bye");
+	return rc;
+}

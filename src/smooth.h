@@ -1,0 +1,52 @@
+/*
+ * smooth.h - asymmetric smoothing of the replica target over time.
+ *
+ * Scale-up takes effect at once.  Scale-down is rate-limited in time, not in
+ * calls: the target drops by at most `step` replicas, and only when at least
+ * `period_s` seconds have passed since the previous drop, however often KEDA
+ * and the HPA ask.  A drop never skips more than one step in a single
+ * evaluation, so a long quiet spell followed by a dip still costs one step.
+ *
+ * The state is plain data (the caller stores it per ScaledObject); no I/O,
+ * no locking, no allocation.
+ */
+#ifndef STAFFER_SMOOTH_H
+#define STAFFER_SMOOTH_H
+
+#include <stdint.h>
+
+struct smooth {
+	int64_t target;      /* last answer, replicas */
+	double last_down_s;  /* time of the last drop (s, any epoch) */
+	int primed;          /* 0 until the first evaluation */
+};
+
+#define SMOOTH_INIT { 0, 0.0, 0 }
+
+void smooth_init(struct smooth *s);
+
+/*
+ * Feed one raw target at time now_s and return the smoothed target, which
+ * is also stored in s->target.  The first call returns raw unchanged and
+ * primes the state with last_down_s = now_s: a fresh process does not know
+ * when the fleet last shrank, so its first drop waits one period.  Later,
+ * a drop is allowed as soon as period_s has passed since the previous one,
+ * so after a stable stretch of a period or more the first dip drops one
+ * step at once.  step >= 1; period_s >= 0 (0 means no limit in time: one
+ * step per call).  A clock that goes backwards is treated as no time
+ * passing, and restarts the wait from now.
+ */
+int64_t smooth_step(struct smooth *s, int64_t raw, double now_s,
+		    int64_t step, double period_s);
+
+/*
+ * Seed the state from an outside view of the current replica count (the
+ * currentReplicasQuery) before smooth_step: the smoothed value then starts
+ * from `current` instead of the process's own memory.  Used so that every
+ * staffer pod, and a restarted one, answers the same.  Sets target =
+ * current (negative counts as 0); primes an unprimed state as smooth_step
+ * does, and keeps last_down_s of a primed one.
+ */
+void smooth_seed(struct smooth *s, int64_t current, double now_s);
+
+#endif
