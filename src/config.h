@@ -62,11 +62,13 @@ void config_release(struct config *c);
 int config_load_file(struct config *c, const char *path,
 		     char err[CONFIG_ERR_MAX]);
 
-/* Parse config JSON text (as config_load_file, for tests). */
+/* Parse config JSON text (as config_load_file, for tests): NUL-terminated,
+ * at most CONFIG_FILE_MAX bytes; errors name it as origin (may be NULL). */
 int config_load_text(struct config *c, const char *text, const char *origin,
 		     char err[CONFIG_ERR_MAX]);
 
-/* A one-backend config named "default" for `--prometheus URL`. */
+/* A one-backend config named "default" for `--prometheus URL`, with the
+ * same URL checks as the file; errors start with "--prometheus: ". */
 int config_from_url(struct config *c, const char *url,
 		    char err[CONFIG_ERR_MAX]);
 

@@ -16,10 +16,13 @@
 #include "model.h"
 
 /* Erlang C: P(wait > 0) for c servers and offered load a.  Requires a >= 0
- * and c >= 1.  Returns 1.0 when a >= c (unstable queue). */
+ * and c >= 1.  Returns 1.0 when a >= c (unstable queue).  Outside the
+ * domain (also a above MODEL_SLOTS_MAX, or NaN) it returns NaN.  Costs
+ * O(sqrt(a)) steps whatever c is (see erlang.c). */
 double erlang_c(long c, double a);
 
-/* P(wait > tau) = C(c, a) * exp(-(c - a) tau / W); 1.0 when a >= c. */
+/* P(wait > tau) = C(c, a) * exp(-(c - a) tau / W); 1.0 when a >= c.
+ * NaN outside the domain of erlang_c, or for w <= 0 or tau < 0. */
 double erlang_wait_tail(long c, double a, double w, double tau);
 
 /*

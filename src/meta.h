@@ -85,7 +85,8 @@ void meta_release(struct meta *m);
  * cross-key rules (required keys, erlangc needs targetWaitSeconds and
  * waitProbability, ...).  Returns META_OK, or an error code with *err
  * filled; on error m holds partial data and must still be released.
- * `scalerAddress` is accepted and ignored.
+ * KEDA's own trigger keys (`scalerAddress`, `enableTLS`, `unsafeSsl`),
+ * which it passes on verbatim, are accepted and ignored.
  */
 enum meta_err meta_parse(struct meta *m, const char *const *keys,
 			 const char *const *values, size_t n,

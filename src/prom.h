@@ -23,7 +23,8 @@ enum prom_err {
 	PROM_EEMPTY,   /* no series: the signal is unknown, not zero */
 	PROM_EMULTI,   /* several series: wrap the query in sum() */
 	PROM_ENAN,     /* NaN or +-Inf sample */
-	PROM_ETOOBIG,  /* body larger than the configured cap */
+	PROM_ETOOBIG,  /* body over the configured cap, or an answer too
+			  large to be one series (points, JSON values) */
 	PROM_ENOMEM,
 };
 
@@ -31,12 +32,14 @@ const char *prom_strerror(enum prom_err e);
 
 /*
  * The URL of an instant query: base + "/api/v1/query?query=<escaped>".
- * With time_s > 0 "&time=<time_s>" is appended.  Returns a malloc()ed
- * string or NULL on allocation failure.
+ * With time_s > 0 "&time=<time_s>" is appended.  One trailing slash of
+ * base is ignored.  Returns a malloc()ed string, or NULL on allocation
+ * failure or a time that is not finite or absurdly large (>= 1e15 s).
  */
 char *prom_query_url(const char *base, const char *query, double time_s);
 
-/* The URL of a range query from start_s to end_s at step_s (> 0). */
+/* The URL of a range query from start_s to end_s at step_s (>= 1 ms);
+ * NULL as for prom_query_url, or for a smaller step. */
 char *prom_range_url(const char *base, const char *query, double start_s,
 		     double end_s, double step_s);
 

@@ -1,0 +1,1360 @@
+/*
+ * meta.c - ScaledObject trigger metadata: parse, range-check, explain.
+ *
+ * Everything about a key lives in one row of meta_keys[]: its type, range,
+ * default, unit, the words that explain it and where it is stored.
+ * meta_set() finds the row and dispatches on its type, meta_init() stores
+ * the rows' defaults, and every error message is built from the row, so
+ * the range a user is told is the range that is checked.
+ * docs/metadata.md documents the same rows in the same order.
+ *
+ * Numbers go through our own syntax check before strtod()/strtol().  That
+ * check is locale-free; strtod() assumes the C locale for LC_NUMERIC
+ * (staffer never calls setlocale()).  Under another locale a value fails
+ * cleanly instead of being misread, because the whole string must convert.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "meta.h"
+
+/* ---- the key table ------------------------------------------------------- */
+
+/* How a value is parsed and where it goes. */
+enum meta_type {
+	META_T_DOUBLE,  /* finite decimal number, stored as double at off */
+	META_T_LONG,    /* whole decimal number, stored as long at off */
+	META_T_ENUM,    /* one of choices[], stored through store() */
+	META_T_QUERY,   /* PromQL, owned char * at off */
+	META_T_NAME,    /* short name checked by check(): owned char * at
+			 * off, or char[META_NAME_MAX] with META_F_ARRAY */
+	META_T_TEXT,    /* free text (schedule), owned char * at off */
+	META_T_IGNORED, /* KEDA's own keys: accepted, never stored */
+};
+
+#define META_F_MINX  0x1u /* min is exclusive */
+#define META_F_MAXX  0x2u /* max is exclusive */
+#define META_F_ARRAY 0x4u /* META_T_NAME kept in a char[META_NAME_MAX] */
+
+/* Row indexes, so that the cross-key rules can name keys at compile time.
+ * The order is the order of design section 4 and of docs/metadata.md. */
+enum meta_key_id {
+	MK_BACKEND,
+	MK_ARRIVAL_RATE_QUERY,
+	MK_SERVICE_TIME_QUERY,
+	MK_SERVICE_TIME,
+	MK_QUEUE_DEPTH_QUERY,
+	MK_SHED_RATE_QUERY,
+	MK_CURRENT_REPLICAS_QUERY,
+	MK_SLOTS_PER_REPLICA,
+	MK_WORKLOAD,
+	MK_STAFFING,
+	MK_BETA,
+	MK_TARGET_WAIT,
+	MK_WAIT_PROBABILITY,
+	MK_DRAIN,
+	MK_SHED_THRESHOLD,
+	MK_BOOST_FACTOR,
+	MK_SCALE_DOWN_STEP,
+	MK_SCALE_DOWN_PERIOD,
+	MK_COLD_START,
+	MK_FORECAST_WINDOW,
+	MK_FORECAST_ALPHA,
+	MK_FORECAST_BETA,
+	MK_COST_PER_REPLICA_HOUR,
+	MK_SLA_PENALTY,
+	MK_SCHEDULE,
+	MK_TIMEZONE,
+	MK_MAX_REPLICAS,
+	MK_ACTIVATION_RATE,
+	MK_STALE_HOLD,
+	MK_PUSH_INTERVAL,
+	MK_METRIC_NAME,
+	MK_SCALER_ADDRESS,
+	MK_ENABLE_TLS,
+	MK_UNSAFE_SSL,
+	MK_COUNT
+};
+
+/* struct meta.given has one bit per row. */
+_Static_assert(MK_COUNT <= 64, "struct meta.given holds 64 bits");
+
+struct meta_choice {
+	const char *name;
+	int value;
+};
+
+struct meta_key {
+	const char *name;
+	enum meta_type type;
+	unsigned flags;
+	double min, max;     /* numbers: the range; strings: length in bytes */
+	double def;          /* numbers and enums: what meta_init stores */
+	const char *defs;    /* META_F_ARRAY names: what meta_init stores */
+	const char *note;    /* in "(...)" after the allowed values; NULL
+			      * means "default <def>" */
+	const char *unit;    /* after numbers in messages, or NULL */
+	const char *allowed; /* strings: allowed values; numbers and enums
+			      * have theirs generated from the row */
+	const char *what;    /* meaning, for "is required" messages */
+	const char *example; /* a good value, for messages and docs */
+	size_t off;          /* the field in struct meta */
+	const struct meta_choice *choices; /* META_T_ENUM, NULL-terminated */
+	void (*store)(struct meta *m, int value);          /* META_T_ENUM */
+	const char *(*check)(const char *v, size_t len);   /* strings */
+};
+
+/* Lengths as text for the descriptions; the asserts keep them in step
+ * with meta.h. */
+#define META_QUERY_LEN "4095"
+#define META_NAME_LEN "63"
+_Static_assert(META_QUERY_MAX == 4096, "update META_QUERY_LEN");
+_Static_assert(META_NAME_MAX == 64, "update META_NAME_LEN");
+
+static const struct meta_choice meta_workloads[] = {
+	{ "interactive", 0 },
+	{ "batch", 1 },
+	{ NULL, 0 },
+};
+
+static const struct meta_choice meta_staffings[] = {
+	{ "sqrt", MODEL_STAFF_SQRT },
+	{ "erlangc", MODEL_STAFF_ERLANGC },
+	{ "cost", MODEL_STAFF_COST },
+	{ "none", MODEL_STAFF_NONE },
+	{ NULL, 0 },
+};
+
+static void meta_store_workload(struct meta *m, int value);
+static void meta_store_staffing(struct meta *m, int value);
+static const char *meta_check_text(const char *v, size_t len);
+static const char *meta_check_backend(const char *v, size_t len);
+static const char *meta_check_metric(const char *v, size_t len);
+static const char *meta_check_timezone(const char *v, size_t len);
+
+#define MOFF(field) offsetof(struct meta, field)
+
+static const char meta_query_allowed[] =
+	"a PromQL expression returning one series, 1 to " META_QUERY_LEN
+	" bytes, no control characters but tab and newline";
+
+static const struct meta_key meta_keys[MK_COUNT] = {
+	[MK_BACKEND] = {
+		.name = "backend", .type = META_T_NAME,
+		.min = 1, .max = META_NAME_MAX - 1,
+		.note = "default: the config's default backend",
+		.allowed = "the name of a backend in staffer's config, 1 to "
+			META_NAME_LEN " characters of A-Z, a-z, 0-9, '_', "
+			"'.' and '-'",
+		.what = "the metrics backend to query, by its name in "
+			"staffer's config",
+		.example = "thanos",
+		.off = MOFF(backend), .check = meta_check_backend,
+	},
+	[MK_ARRIVAL_RATE_QUERY] = {
+		.name = "arrivalRateQuery", .type = META_T_QUERY,
+		.min = 1, .max = META_QUERY_MAX - 1,
+		.note = "required", .allowed = meta_query_allowed,
+		.what = "PromQL giving the arrival rate in req/s",
+		.example = "sum(rate(gateway_requests_total[1m]))",
+		.off = MOFF(arrival_rate_query), .check = meta_check_text,
+	},
+	[MK_SERVICE_TIME_QUERY] = {
+		.name = "serviceTimeQuery", .type = META_T_QUERY,
+		.min = 1, .max = META_QUERY_MAX - 1,
+		.note = "required unless 'serviceTime' is given",
+		.allowed = meta_query_allowed,
+		.what = "PromQL giving the mean service time in seconds",
+		.example = "sum(rate(gateway_request_seconds_sum[1m])) / "
+			"sum(rate(gateway_request_seconds_count[1m]))",
+		.off = MOFF(service_time_query), .check = meta_check_text,
+	},
+	[MK_SERVICE_TIME] = {
+		.name = "serviceTime", .type = META_T_DOUBLE,
+		.flags = META_F_MINX, .min = 0, .max = 86400,
+		.note = "default: none", .unit = "seconds",
+		.what = "the mean service time in seconds, used without "
+			"'serviceTimeQuery' or while it has no data",
+		.example = "12",
+		.off = MOFF(service_time_s),
+	},
+	[MK_QUEUE_DEPTH_QUERY] = {
+		.name = "queueDepthQuery", .type = META_T_QUERY,
+		.min = 1, .max = META_QUERY_MAX - 1,
+		.note = "default: none, the queue is taken as empty",
+		.allowed = meta_query_allowed,
+		.what = "PromQL giving the requests waiting to start",
+		.example = "sum(gateway_queue_depth)",
+		.off = MOFF(queue_depth_query), .check = meta_check_text,
+	},
+	[MK_SHED_RATE_QUERY] = {
+		.name = "shedRateQuery", .type = META_T_QUERY,
+		.min = 1, .max = META_QUERY_MAX - 1,
+		.note = "default: none, nothing is taken as shed",
+		.allowed = meta_query_allowed,
+		.what = "PromQL giving the rate of requests rejected for "
+			"lack of capacity, in req/s",
+		.example = "sum(rate(gateway_requests_total"
+			"{code=~\"429|503|504\"}[1m]))",
+		.off = MOFF(shed_rate_query), .check = meta_check_text,
+	},
+	[MK_CURRENT_REPLICAS_QUERY] = {
+		.name = "currentReplicasQuery", .type = META_T_QUERY,
+		.min = 1, .max = META_QUERY_MAX - 1,
+		.note = "default: none", .allowed = meta_query_allowed,
+		.what = "PromQL giving the current replica count, for "
+			"restart-safe smoothing",
+		.example = "sum(kube_deployment_status_replicas"
+			"{namespace=\"llm\",deployment=\"chat\"})",
+		.off = MOFF(current_replicas_query), .check = meta_check_text,
+	},
+	[MK_SLOTS_PER_REPLICA] = {
+		.name = "slotsPerReplica", .type = META_T_LONG,
+		.min = 1, .max = 100000, .def = 1,
+		.what = "the requests one replica serves at once at its "
+			"SLA-safe operating point",
+		.example = "64",
+		.off = MOFF(model.slots_per_replica),
+	},
+	[MK_WORKLOAD] = {
+		.name = "workload", .type = META_T_ENUM,
+		.def = 0, .note = "default interactive",
+		.what = "interactive (staffing sqrt) or batch (staffing none)",
+		.example = "batch",
+		.choices = meta_workloads, .store = meta_store_workload,
+	},
+	[MK_STAFFING] = {
+		.name = "staffing", .type = META_T_ENUM,
+		.def = MODEL_STAFF_SQRT, .note = "default: from workload",
+		.what = "how headroom for bursts is sized",
+		.example = "erlangc",
+		.choices = meta_staffings, .store = meta_store_staffing,
+	},
+	[MK_BETA] = {
+		.name = "beta", .type = META_T_DOUBLE,
+		.min = 0, .max = 10, .def = 1.5,
+		.what = "the square-root staffing factor",
+		.example = "2",
+		.off = MOFF(model.beta),
+	},
+	[MK_TARGET_WAIT] = {
+		.name = "targetWaitSeconds", .type = META_T_DOUBLE,
+		.flags = META_F_MINX, .min = 0, .max = 3600,
+		.note = "required for staffing erlangc and cost",
+		.unit = "seconds",
+		.what = "the wait before start, in seconds, that only a few "
+			"requests may exceed",
+		.example = "2",
+		.off = MOFF(model.target_wait_s),
+	},
+	[MK_WAIT_PROBABILITY] = {
+		.name = "waitProbability", .type = META_T_DOUBLE,
+		.flags = META_F_MINX | META_F_MAXX, .min = 0, .max = 1,
+		.note = "required for staffing erlangc",
+		.what = "the share of requests that may wait longer than "
+			"'targetWaitSeconds'",
+		.example = "0.05",
+		.off = MOFF(model.wait_probability),
+	},
+	[MK_DRAIN] = {
+		.name = "drainSeconds", .type = META_T_DOUBLE,
+		.min = 1, .max = 86400, .def = 300, .unit = "seconds",
+		.what = "the time to work off a backlog in",
+		.example = "120",
+		.off = MOFF(model.drain_s),
+	},
+	[MK_SHED_THRESHOLD] = {
+		.name = "shedThreshold", .type = META_T_DOUBLE,
+		.min = 0, .max = 1e6, .def = 0, .unit = "req/s",
+		.what = "the shed rate above which capacity is boosted",
+		.example = "0.5",
+		.off = MOFF(model.shed_threshold),
+	},
+	[MK_BOOST_FACTOR] = {
+		.name = "boostFactor", .type = META_T_DOUBLE,
+		.min = 0, .max = 100, .def = 1,
+		.what = "the scale of the boost on shedding",
+		.example = "1.5",
+		.off = MOFF(model.boost_factor),
+	},
+	[MK_SCALE_DOWN_STEP] = {
+		.name = "scaleDownStep", .type = META_T_LONG,
+		.min = 1, .max = 100000, .def = 1, .unit = "replicas",
+		.what = "the most replicas removed per scale-down period",
+		.example = "2",
+		.off = MOFF(scale_down_step),
+	},
+	[MK_SCALE_DOWN_PERIOD] = {
+		.name = "scaleDownPeriodSeconds", .type = META_T_DOUBLE,
+		.min = 0, .max = 86400, .def = 60, .unit = "seconds",
+		.what = "the period of the scale-down limit",
+		.example = "120",
+		.off = MOFF(scale_down_period_s),
+	},
+	[MK_COLD_START] = {
+		.name = "coldStartSeconds", .type = META_T_DOUBLE,
+		.min = 0, .max = 3600, .def = 0, .unit = "seconds",
+		.note = "default 0, forecast off",
+		.what = "how long a new replica takes to become ready; the "
+			"forecast horizon",
+		.example = "180",
+		.off = MOFF(cold_start_s),
+	},
+	[MK_FORECAST_WINDOW] = {
+		.name = "forecastWindowSeconds", .type = META_T_DOUBLE,
+		.min = 60, .max = 86400, .def = 600, .unit = "seconds",
+		.what = "the history the forecast reads",
+		.example = "900",
+		.off = MOFF(forecast_window_s),
+	},
+	[MK_FORECAST_ALPHA] = {
+		.name = "forecastAlpha", .type = META_T_DOUBLE,
+		.flags = META_F_MINX, .min = 0, .max = 1, .def = 0.3,
+		.what = "the Holt level smoothing factor",
+		.example = "0.5",
+		.off = MOFF(forecast_alpha),
+	},
+	[MK_FORECAST_BETA] = {
+		.name = "forecastBeta", .type = META_T_DOUBLE,
+		.min = 0, .max = 1, .def = 0.15,
+		.what = "the Holt trend smoothing factor",
+		.example = "0.1",
+		.off = MOFF(forecast_beta),
+	},
+	[MK_COST_PER_REPLICA_HOUR] = {
+		.name = "costPerReplicaHour", .type = META_T_DOUBLE,
+		.flags = META_F_MINX, .min = 0, .max = 1e6,
+		.note = "required for staffing cost",
+		.unit = "per replica-hour",
+		.what = "what one replica costs per hour, in any currency",
+		.example = "4.5",
+		.off = MOFF(model.cost_per_replica_hour),
+	},
+	[MK_SLA_PENALTY] = {
+		.name = "slaPenaltyPerHour", .type = META_T_DOUBLE,
+		.min = 0, .max = 1e9,
+		.note = "required for staffing cost", .unit = "per hour",
+		.what = "what an hour costs when every request waits "
+			"longer than 'targetWaitSeconds', in the same "
+			"currency",
+		.example = "500",
+		.off = MOFF(model.sla_penalty_per_hour),
+	},
+	[MK_SCHEDULE] = {
+		.name = "schedule", .type = META_T_TEXT,
+		.min = 1, .max = META_TEXT_MAX - 1,
+		.note = "reserved",
+		.allowed = "nothing yet, time-of-day overrides are not "
+			"implemented in this version",
+		.what = "time-of-day overrides of tuning keys",
+		.example = "Mon-Fri 08:00-19:00 beta=2.0",
+		.off = MOFF(schedule), .check = meta_check_text,
+	},
+	[MK_TIMEZONE] = {
+		.name = "timezone", .type = META_T_NAME,
+		.min = 1, .max = META_NAME_MAX - 1,
+		.note = "default UTC",
+		.allowed = "an IANA time zone name, 1 to " META_NAME_LEN
+			" characters of A-Z, a-z, 0-9, '_', '+', '-' and "
+			"'/', starting with a letter",
+		.what = "the time zone of 'schedule'",
+		.example = "Europe/Paris",
+		.off = MOFF(timezone), .check = meta_check_timezone,
+	},
+	[MK_MAX_REPLICAS] = {
+		.name = "maxReplicas", .type = META_T_LONG,
+		.min = 1, .max = 2147483647.0, .def = 0,
+		.note = "default: no cap", .unit = "replicas",
+		.what = "the cap on the answer",
+		.example = "40",
+		.off = MOFF(model.max_replicas),
+	},
+	[MK_ACTIVATION_RATE] = {
+		.name = "activationArrivalRate", .type = META_T_DOUBLE,
+		.min = 0, .max = 1e9, .def = 0, .unit = "req/s",
+		.what = "the arrival rate above which the target is active",
+		.example = "0.01",
+		.off = MOFF(model.activation_arrival_rate),
+	},
+	[MK_STALE_HOLD] = {
+		.name = "staleHoldSeconds", .type = META_T_DOUBLE,
+		.min = 0, .max = 86400, .def = 300, .unit = "seconds",
+		.what = "how long the last target is held on unknown data",
+		.example = "600",
+		.off = MOFF(stale_hold_s),
+	},
+	[MK_PUSH_INTERVAL] = {
+		.name = "pushIntervalSeconds", .type = META_T_DOUBLE,
+		.min = 1, .max = 3600, .def = 5, .unit = "seconds",
+		.what = "how often StreamIsActive re-checks activity",
+		.example = "10",
+		.off = MOFF(push_interval_s),
+	},
+	[MK_METRIC_NAME] = {
+		.name = "metricName", .type = META_T_NAME,
+		.flags = META_F_ARRAY, .min = 1, .max = META_NAME_MAX - 1,
+		.defs = "staffer",
+		.allowed = "1 to " META_NAME_LEN " characters of a-z, 0-9 "
+			"and '-', starting and ending with a letter or digit",
+		.what = "the metric name reported to KEDA",
+		.example = "chat-replicas",
+		.off = MOFF(metric_name), .check = meta_check_metric,
+	},
+	/* KEDA's own trigger keys, which it passes on verbatim. */
+	[MK_SCALER_ADDRESS] = {
+		.name = "scalerAddress", .type = META_T_IGNORED,
+		.note = "read by KEDA", .allowed = "any value",
+		.what = "the address KEDA calls staffer at",
+		.example = "staffer.keda.svc:9090",
+	},
+	[MK_ENABLE_TLS] = {
+		.name = "enableTLS", .type = META_T_IGNORED,
+		.note = "read by KEDA", .allowed = "any value",
+		.what = "whether KEDA calls staffer over TLS",
+		.example = "true",
+	},
+	[MK_UNSAFE_SSL] = {
+		.name = "unsafeSsl", .type = META_T_IGNORED,
+		.note = "read by KEDA", .allowed = "any value",
+		.what = "whether KEDA skips verifying staffer's certificate",
+		.example = "false",
+	},
+};
+
+static void meta_store_workload(struct meta *m, int value)
+{
+	m->workload_batch = value;
+}
+
+static void meta_store_staffing(struct meta *m, int value)
+{
+	m->model.staffing = (enum model_staffing)value;
+}
+
+static unsigned long long meta_bit(enum meta_key_id id)
+{
+	return 1ULL << id;
+}
+
+static int meta_given(const struct meta *m, enum meta_key_id id)
+{
+	return (m->given & meta_bit(id)) != 0;
+}
+
+static void *meta_field(struct meta *m, const struct meta_key *k)
+{
+	return (char *)m + k->off;
+}
+
+/* The row of an exact (case-sensitive, as in KEDA) key name, or NULL. */
+static const struct meta_key *meta_lookup(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < MK_COUNT; i++)
+		if (strcmp(meta_keys[i].name, key) == 0)
+			return &meta_keys[i];
+	return NULL;
+}
+
+/* ---- character classes (ASCII only, locale-free) ------------------------- */
+
+static int meta_is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int meta_is_lower(int c)
+{
+	return c >= 'a' && c <= 'z';
+}
+
+static int meta_is_alpha(int c)
+{
+	return meta_is_lower(c) || (c >= 'A' && c <= 'Z');
+}
+
+static int meta_is_alnum(int c)
+{
+	return meta_is_alpha(c) || meta_is_digit(c);
+}
+
+static int meta_is_space(int c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+static int meta_fold(int c)
+{
+	return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
+}
+
+/* ---- value checks of the string keys ------------------------------------- */
+/* Each gets a value of 1 to max bytes and returns NULL when it is fine, or
+ * what is wrong, worded to follow the quoted value. */
+
+/* PromQL and free text: YAML block scalars bring tabs and newlines; any
+ * other control character is a paste accident or an attack on log lines. */
+static const char *meta_check_text(const char *v, size_t len)
+{
+	size_t i;
+	int blank = 1;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)v[i];
+
+		if (c == '\t' || c == '\n' || c == ' ')
+			continue;
+		if (c < 0x20 || c == 0x7f)
+			return "contains a control character";
+		blank = 0;
+	}
+	return blank ? "is blank" : NULL;
+}
+
+static const char *meta_check_backend(const char *v, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!meta_is_alnum((unsigned char)v[i]) &&
+		    v[i] != '_' && v[i] != '.' && v[i] != '-')
+			return "contains a character that is not allowed";
+	return NULL;
+}
+
+/* KEDA puts the name into the HPA's metric name "s0-<name>" unsanitised,
+ * so keep it a plain DNS-label-like word. */
+static const char *meta_check_metric(const char *v, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!meta_is_lower((unsigned char)v[i]) &&
+		    !meta_is_digit((unsigned char)v[i]) && v[i] != '-')
+			return "contains a character that is not allowed";
+	if (v[0] == '-' || v[len - 1] == '-')
+		return "does not start and end with a letter or digit";
+	return NULL;
+}
+
+/* IANA names ("Europe/Paris", "Etc/GMT+5").  Starting with a letter keeps
+ * out absolute paths, which TZ would read as files; '.' is not allowed, so
+ * ".." cannot occur either. */
+static const char *meta_check_timezone(const char *v, size_t len)
+{
+	size_t i;
+
+	if (!meta_is_alpha((unsigned char)v[0]))
+		return "does not start with a letter";
+	for (i = 0; i < len; i++)
+		if (!meta_is_alnum((unsigned char)v[i]) && v[i] != '_' &&
+		    v[i] != '+' && v[i] != '-' && v[i] != '/')
+			return "contains a character that is not allowed";
+	return NULL;
+}
+
+/* ---- numbers ------------------------------------------------------------- */
+
+/* Longest number string we read.  Far more digits than a double holds;
+ * it bounds the work spent on a hostile value. */
+#define META_NUM_MAXLEN 64
+
+/* Why a string is not the number we want.  Indexes meta_num_why[]. */
+enum meta_num {
+	META_NUM_OK = 0,
+	META_NUM_EMPTY,
+	META_NUM_SPACE,
+	META_NUM_LONG,
+	META_NUM_HEX,
+	META_NUM_NONFINITE,
+	META_NUM_SYNTAX,
+	META_NUM_RANGE,
+	META_NUM_FRACTION,
+};
+
+/* Worded to follow the quoted value in a message. */
+static const char *const meta_num_why[] = {
+	[META_NUM_OK] = "is fine",
+	[META_NUM_EMPTY] = "is empty",
+	[META_NUM_SPACE] = "has spaces around it",
+	[META_NUM_LONG] = "is too long for a number",
+	[META_NUM_HEX] = "is not a decimal number",
+	[META_NUM_NONFINITE] = "is not a finite number",
+	[META_NUM_SYNTAX] = "is not a number",
+	[META_NUM_RANGE] = "is out of range",
+	[META_NUM_FRACTION] = "is not a whole number",
+};
+
+/*
+ * Length of the decimal number that starts s:
+ *   [+-] digits [. digits] [(e|E) [+-] digits]   or   [+-] . digits [...]
+ * 0 when s does not start with one.  *integral is set to 1 when the
+ * number has neither a '.' nor an exponent.
+ */
+static size_t meta_scan_decimal(const char *s, int *integral)
+{
+	size_t i = 0, digits = 0, exp_digits = 0, mark;
+
+	*integral = 1;
+	if (s[i] == '+' || s[i] == '-')
+		i++;
+	while (meta_is_digit((unsigned char)s[i])) {
+		i++;
+		digits++;
+	}
+	if (s[i] == '.') {
+		*integral = 0;
+		i++;
+		while (meta_is_digit((unsigned char)s[i])) {
+			i++;
+			digits++;
+		}
+	}
+	if (digits == 0)
+		return 0;
+	if (s[i] != 'e' && s[i] != 'E')
+		return i;
+	mark = i++;
+	if (s[i] == '+' || s[i] == '-')
+		i++;
+	while (meta_is_digit((unsigned char)s[i])) {
+		i++;
+		exp_digits++;
+	}
+	if (exp_digits == 0)
+		return mark; /* "1e": the number ends before the 'e' */
+	*integral = 0;
+	return i;
+}
+
+/* Case-folded: is s exactly one of the words strtod() reads as non-finite
+ * (after an optional sign)? */
+static int meta_is_nonfinite(const char *s)
+{
+	static const char *const words[] = { "nan", "inf", "infinity" };
+	size_t i, j;
+
+	if (*s == '+' || *s == '-')
+		s++;
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		for (j = 0; words[i][j] && meta_fold((unsigned char)s[j]) ==
+		     words[i][j]; j++)
+			;
+		if (!words[i][j] && !s[j])
+			return 1;
+	}
+	return 0;
+}
+
+/* Check the syntax of s and say what is wrong with it.  want_whole asks
+ * for a whole number ("3", not "3.0" or "3e0"). */
+static enum meta_num meta_num_syntax(const char *s, int want_whole,
+				     size_t *plen)
+{
+	size_t len = strnlen(s, META_NUM_MAXLEN + 1);
+	const char *p = s;
+	int integral;
+
+	*plen = len;
+	if (len == 0)
+		return META_NUM_EMPTY;
+	if (len > META_NUM_MAXLEN)
+		return META_NUM_LONG;
+	if (meta_is_space((unsigned char)s[0]) ||
+	    meta_is_space((unsigned char)s[len - 1]))
+		return META_NUM_SPACE;
+	if (meta_scan_decimal(s, &integral) == len)
+		return (want_whole && !integral) ? META_NUM_FRACTION
+						 : META_NUM_OK;
+	if (*p == '+' || *p == '-')
+		p++;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		return META_NUM_HEX;
+	if (meta_is_nonfinite(s))
+		return META_NUM_NONFINITE;
+	return META_NUM_SYNTAX;
+}
+
+static enum meta_num meta_num_double(const char *s, double *out)
+{
+	enum meta_num r;
+	size_t len;
+	char *end;
+	double v;
+
+	r = meta_num_syntax(s, 0, &len);
+	if (r != META_NUM_OK)
+		goto out;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end != s + len) {
+		r = META_NUM_SYNTAX; /* only under a non-C LC_NUMERIC */
+		goto out;
+	}
+	/* ERANGE with a finite result is underflow: the value is tiny, and
+	 * the tiny double strtod() gave is its best reading. */
+	if (!isfinite(v)) {
+		r = META_NUM_RANGE;
+		goto out;
+	}
+	*out = v == 0 ? 0.0 : v; /* no "-0" in later messages */
+out:
+	return r;
+}
+
+static enum meta_num meta_num_long(const char *s, long *out)
+{
+	enum meta_num r;
+	size_t len;
+	char *end;
+	long v;
+
+	r = meta_num_syntax(s, 1, &len);
+	if (r != META_NUM_OK)
+		goto out;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end != s + len) {
+		r = META_NUM_SYNTAX;
+		goto out;
+	}
+	if (errno == ERANGE) {
+		r = META_NUM_RANGE;
+		goto out;
+	}
+	*out = v;
+out:
+	return r;
+}
+
+int meta_parse_double(const char *s, double *out)
+{
+	if (!s)
+		return -1;
+	return meta_num_double(s, out) == META_NUM_OK ? 0 : -1;
+}
+
+int meta_parse_long(const char *s, long *out)
+{
+	if (!s)
+		return -1;
+	return meta_num_long(s, out) == META_NUM_OK ? 0 : -1;
+}
+
+static int meta_in_range(const struct meta_key *k, double v)
+{
+	if ((k->flags & META_F_MINX) ? v <= k->min : v < k->min)
+		return 0;
+	if ((k->flags & META_F_MAXX) ? v >= k->max : v > k->max)
+		return 0;
+	return 1;
+}
+
+/* ---- messages ------------------------------------------------------------ */
+
+/* A user's string as shown in a message: control and non-ASCII bytes
+ * escaped (messages go to logs and gRPC status text), cut after
+ * META_SHOW_MAX characters with "...". */
+#define META_SHOW_MAX 60
+#define META_SHOW_BUF (META_SHOW_MAX + 4)
+_Static_assert(META_SHOW_BUF <= META_NAME_MAX, "a shown key fits err->key");
+
+static void meta_show(char buf[META_SHOW_BUF], const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0, n;
+	char piece[4];
+
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		n = 2;
+		piece[0] = '\\';
+		if (c == '\n') {
+			piece[1] = 'n';
+		} else if (c == '\t') {
+			piece[1] = 't';
+		} else if (c == '\r') {
+			piece[1] = 'r';
+		} else if (c < 0x20 || c >= 0x7f) {
+			piece[1] = 'x';
+			piece[2] = hex[c >> 4];
+			piece[3] = hex[c & 0xf];
+			n = 4;
+		} else {
+			piece[0] = (char)c;
+			n = 1;
+		}
+		if (o + n > META_SHOW_MAX) {
+			memcpy(buf + o, "...", 3);
+			o += 3;
+			break;
+		}
+		memcpy(buf + o, piece, n);
+		o += n;
+	}
+	buf[o] = '\0';
+}
+
+/* Room for any row's "allowed (note)" text. */
+#define META_EXPLAIN_MAX 256
+
+/* "a number from 0 to 10 (default 1.5)": what a key allows, generated from
+ * its row so that it always matches the checks. */
+static void meta_explain(const struct meta_key *k, char *buf, size_t size)
+{
+	char allowed[META_EXPLAIN_MAX], note[64], lo[32], hi[32];
+	const char *kind = k->type == META_T_LONG ? "a whole number"
+						  : "a number";
+	const char *unit = k->unit ? k->unit : "";
+	const char *sep = k->unit ? " " : "";
+	const struct meta_choice *c;
+	size_t o;
+
+	switch (k->type) {
+	case META_T_DOUBLE:
+	case META_T_LONG:
+		snprintf(lo, sizeof(lo), "%.15g", k->min);
+		snprintf(hi, sizeof(hi), "%.15g", k->max);
+		if ((k->flags & META_F_MINX) && (k->flags & META_F_MAXX))
+			snprintf(allowed, sizeof(allowed),
+				 "%s strictly between %s and %s%s%s",
+				 kind, lo, hi, sep, unit);
+		else if (k->flags & META_F_MINX)
+			snprintf(allowed, sizeof(allowed),
+				 "%s greater than %s and at most %s%s%s",
+				 kind, lo, hi, sep, unit);
+		else if (k->flags & META_F_MAXX)
+			snprintf(allowed, sizeof(allowed),
+				 "%s from %s to less than %s%s%s",
+				 kind, lo, hi, sep, unit);
+		else
+			snprintf(allowed, sizeof(allowed),
+				 "%s from %s to %s%s%s",
+				 kind, lo, hi, sep, unit);
+		break;
+	case META_T_ENUM:
+		o = 0;
+		allowed[0] = '\0';
+		for (c = k->choices; c->name && o < sizeof(allowed); c++)
+			o += (size_t)snprintf(allowed + o, sizeof(allowed) - o,
+					      "%s%s", o ? ", " : "", c->name);
+		break;
+	default:
+		snprintf(allowed, sizeof(allowed), "%s", k->allowed);
+		break;
+	}
+	if (k->note)
+		snprintf(note, sizeof(note), "%s", k->note);
+	else if (k->defs)
+		snprintf(note, sizeof(note), "default %s", k->defs);
+	else
+		snprintf(note, sizeof(note), "default %.15g", k->def);
+	snprintf(buf, size, "%s (%s)", allowed, note);
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static enum meta_err meta_fail(struct meta_error *err, enum meta_err code,
+			       const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	err->code = code;
+	meta_show(err->key, key);
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* "metadata 'beta': '-1' is out of range; allowed: ..." */
+static enum meta_err meta_bad_value(struct meta_error *err,
+				    const struct meta_key *k, const char *v,
+				    const char *why)
+{
+	char shown[META_SHOW_BUF], explain[META_EXPLAIN_MAX];
+
+	meta_show(shown, v);
+	meta_explain(k, explain, sizeof(explain));
+	return meta_fail(err, META_EVALUE, k->name,
+			 "metadata '%s': '%s' %s; allowed: %s",
+			 k->name, shown, why, explain);
+}
+
+static enum meta_err meta_unknown(struct meta_error *err, const char *key)
+{
+	char shown[META_SHOW_BUF], near[META_SHOW_BUF];
+	const char *n = meta_nearest_key(key);
+
+	meta_show(shown, key);
+	if (!n)
+		return meta_fail(err, META_EUNKNOWN, key,
+				 "metadata '%s' is not a known key; the keys "
+				 "are listed in docs/metadata.md", shown);
+	meta_show(near, n);
+	return meta_fail(err, META_EUNKNOWN, key,
+			 "metadata '%s' is not a known key; did you mean "
+			 "'%s'?", shown, near);
+}
+
+/* "metadata 'x' is required<when>: <what>, e.g. <example>" */
+static enum meta_err meta_missing(struct meta_error *err,
+				  enum meta_key_id id, const char *when)
+{
+	const struct meta_key *k = &meta_keys[id];
+
+	return meta_fail(err, META_EMISSING, k->name,
+			 "metadata '%s' is required%s: %s, e.g. %s",
+			 k->name, when, k->what, k->example);
+}
+
+static void meta_error_clear(struct meta_error *err)
+{
+	err->code = META_OK;
+	err->key[0] = '\0';
+	err->msg[0] = '\0';
+}
+
+/* ---- setting one key ----------------------------------------------------- */
+
+static enum meta_err meta_set_number(struct meta *m, const struct meta_key *k,
+				     const char *v, struct meta_error *err)
+{
+	enum meta_num r;
+	double d = 0;
+	long l = 0;
+
+	if (k->type == META_T_LONG) {
+		r = meta_num_long(v, &l);
+		d = (double)l;
+	} else {
+		r = meta_num_double(v, &d);
+	}
+	if (r == META_NUM_OK && !meta_in_range(k, d))
+		r = META_NUM_RANGE;
+	if (r != META_NUM_OK)
+		return meta_bad_value(err, k, v, meta_num_why[r]);
+	if (k->type == META_T_LONG)
+		*(long *)meta_field(m, k) = l;
+	else
+		*(double *)meta_field(m, k) = d;
+	return META_OK;
+}
+
+static enum meta_err meta_set_enum(struct meta *m, const struct meta_key *k,
+				   const char *v, struct meta_error *err)
+{
+	const struct meta_choice *c;
+
+	for (c = k->choices; c->name; c++) {
+		if (strcmp(c->name, v) == 0) {
+			k->store(m, c->value);
+			return META_OK;
+		}
+	}
+	return meta_bad_value(err, k, v, "is not allowed");
+}
+
+/* Strings are checked whole before the old value is replaced, so a bad
+ * or unstorable value leaves the previous one in place. */
+static enum meta_err meta_set_string(struct meta *m, const struct meta_key *k,
+				     const char *v, struct meta_error *err)
+{
+	size_t max = (size_t)k->max, len = strnlen(v, max + 1);
+	char why[64], *copy, **slot;
+	const char *bad;
+
+	if (len > max) {
+		snprintf(why, sizeof(why), "is too long (more than %zu bytes)",
+			 max);
+		return meta_bad_value(err, k, v, why);
+	}
+	bad = k->check(v, len);
+	if (bad)
+		return meta_bad_value(err, k, v, bad);
+	if (k->flags & META_F_ARRAY) {
+		/* max < META_NAME_MAX for every array row (see the table) */
+		memcpy(meta_field(m, k), v, len + 1);
+		return META_OK;
+	}
+	copy = malloc(len + 1);
+	if (!copy)
+		return meta_fail(err, META_ENOMEM, k->name,
+				 "out of memory storing metadata '%s'",
+				 k->name);
+	memcpy(copy, v, len + 1);
+	slot = (char **)meta_field(m, k);
+	free(*slot);
+	*slot = copy;
+	return META_OK;
+}
+
+enum meta_err meta_set(struct meta *m, const char *key, const char *value,
+		       struct meta_error *err)
+{
+	struct meta_error scratch;
+	const struct meta_key *k;
+	enum meta_err rc;
+	char explain[META_EXPLAIN_MAX];
+
+	if (!err)
+		err = &scratch;
+	meta_error_clear(err);
+	k = key ? meta_lookup(key) : NULL;
+	if (!k) {
+		rc = meta_unknown(err, key ? key : "");
+		goto out;
+	}
+	if (!value)
+		value = "";
+	if (k->type == META_T_IGNORED) {
+		rc = META_OK;
+		goto out;
+	}
+	/* An empty value is not "use the default": a template that rendered
+	 * nothing is a mistake worth seeing. */
+	if (!*value) {
+		meta_explain(k, explain, sizeof(explain));
+		rc = meta_fail(err, META_EVALUE, k->name,
+			       "metadata '%s' is empty; allowed: %s",
+			       k->name, explain);
+		goto out;
+	}
+	switch (k->type) {
+	case META_T_DOUBLE:
+	case META_T_LONG:
+		rc = meta_set_number(m, k, value, err);
+		break;
+	case META_T_ENUM:
+		rc = meta_set_enum(m, k, value, err);
+		break;
+	default:
+		rc = meta_set_string(m, k, value, err);
+		break;
+	}
+out:
+	if (rc == META_OK && k)
+		m->given |= meta_bit((enum meta_key_id)(k - meta_keys));
+	return rc;
+}
+
+/* ---- cross-key checks ---------------------------------------------------- */
+
+/* Keys a staffing method cannot work without. */
+static const struct meta_need {
+	enum model_staffing staffing;
+	enum meta_key_id key;
+	const char *when;
+} meta_needs[] = {
+	{ MODEL_STAFF_ERLANGC, MK_TARGET_WAIT, " with staffing 'erlangc'" },
+	{ MODEL_STAFF_ERLANGC, MK_WAIT_PROBABILITY,
+	  " with staffing 'erlangc'" },
+	{ MODEL_STAFF_COST, MK_COST_PER_REPLICA_HOUR,
+	  " with staffing 'cost'" },
+	{ MODEL_STAFF_COST, MK_SLA_PENALTY, " with staffing 'cost'" },
+	{ MODEL_STAFF_COST, MK_TARGET_WAIT, " with staffing 'cost'" },
+};
+
+/*
+ * Tuning keys that cannot have any effect with the rest of the metadata.
+ * A user who sets one believes it acts, so like an unknown key it is an
+ * error rather than silently ignored.  Keys that describe the service
+ * (targetWaitSeconds, waitProbability, the costs, workload) are not here:
+ * they are true whatever the staffing, and calc, explain and simulate
+ * report against them.
+ *
+ * idle() returns NULL when the key acts, else why not, worded to follow
+ * "has no effect".
+ */
+struct meta_rule {
+	enum meta_key_id key;
+	const char *(*idle)(const struct meta *m, int need_queries);
+	const char *only;
+};
+
+static const char *meta_idle_beta(const struct meta *m, int need_queries)
+{
+	static const char *const why[] = {
+		[MODEL_STAFF_SQRT] = NULL,
+		[MODEL_STAFF_ERLANGC] = "with staffing 'erlangc'",
+		[MODEL_STAFF_COST] = "with staffing 'cost'",
+		[MODEL_STAFF_NONE] = "with staffing 'none'",
+	};
+
+	(void)need_queries;
+	if (m->model.staffing == MODEL_STAFF_NONE &&
+	    !meta_given(m, MK_STAFFING))
+		return "with staffing 'none' (from workload 'batch')";
+	if ((size_t)m->model.staffing >= sizeof(why) / sizeof(why[0]))
+		return NULL;
+	return why[m->model.staffing];
+}
+
+static const char *meta_idle_forecast(const struct meta *m,
+				      int need_queries)
+{
+	(void)need_queries;
+	return m->cold_start_s > 0 ? NULL : "while 'coldStartSeconds' is 0";
+}
+
+/* calc and simulate take S and Q as numbers, not queries. */
+static const char *meta_idle_shed(const struct meta *m, int need_queries)
+{
+	return !need_queries || m->shed_rate_query ? NULL
+						   : "without 'shedRateQuery'";
+}
+
+static const char *meta_idle_drain(const struct meta *m, int need_queries)
+{
+	return !need_queries || m->queue_depth_query
+		? NULL : "without 'queueDepthQuery'";
+}
+
+static const struct meta_rule meta_rules[] = {
+	{ MK_BETA, meta_idle_beta, "with staffing 'sqrt'" },
+	{ MK_FORECAST_WINDOW, meta_idle_forecast,
+	  "when the forecast is on ('coldStartSeconds' above 0)" },
+	{ MK_FORECAST_ALPHA, meta_idle_forecast,
+	  "when the forecast is on ('coldStartSeconds' above 0)" },
+	{ MK_FORECAST_BETA, meta_idle_forecast,
+	  "when the forecast is on ('coldStartSeconds' above 0)" },
+	{ MK_SHED_THRESHOLD, meta_idle_shed,
+	  "to the shed rate that 'shedRateQuery' reads" },
+	{ MK_BOOST_FACTOR, meta_idle_shed,
+	  "to the shed rate that 'shedRateQuery' reads" },
+	{ MK_DRAIN, meta_idle_drain,
+	  "to the queue that 'queueDepthQuery' reads" },
+};
+
+#define META_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+enum meta_err meta_check(struct meta *m, int need_queries,
+			 struct meta_error *err)
+{
+	struct meta_error scratch;
+	char shown[META_SHOW_BUF];
+	const char *idle;
+	enum meta_err rc = META_OK;
+	size_t i;
+
+	if (!err)
+		err = &scratch;
+	meta_error_clear(err);
+
+	/* Accepting a schedule and not applying it would be silent. */
+	if (meta_given(m, MK_SCHEDULE)) {
+		meta_show(shown, m->schedule);
+		rc = meta_fail(err, META_EVALUE, "schedule",
+			       "metadata 'schedule': '%s' cannot be used yet; "
+			       "time-of-day overrides are not implemented in "
+			       "this version, remove the key", shown);
+		goto out;
+	}
+
+	if (need_queries && !meta_given(m, MK_ARRIVAL_RATE_QUERY)) {
+		rc = meta_missing(err, MK_ARRIVAL_RATE_QUERY, "");
+		goto out;
+	}
+	if (need_queries && !meta_given(m, MK_SERVICE_TIME_QUERY) &&
+	    !meta_given(m, MK_SERVICE_TIME)) {
+		rc = meta_missing(err, MK_SERVICE_TIME_QUERY,
+				  " unless 'serviceTime' is given");
+		goto out;
+	}
+
+	/* An explicit staffing wins over workload, in whatever order the
+	 * keys came. */
+	if (!meta_given(m, MK_STAFFING))
+		m->model.staffing = m->workload_batch ? MODEL_STAFF_NONE
+						      : MODEL_STAFF_SQRT;
+
+	for (i = 0; i < META_COUNT(meta_needs); i++) {
+		if (m->model.staffing == meta_needs[i].staffing &&
+		    !meta_given(m, meta_needs[i].key)) {
+			rc = meta_missing(err, meta_needs[i].key,
+					  meta_needs[i].when);
+			goto out;
+		}
+	}
+
+	for (i = 0; i < META_COUNT(meta_rules); i++) {
+		if (!meta_given(m, meta_rules[i].key))
+			continue;
+		idle = meta_rules[i].idle(m, need_queries);
+		if (idle) {
+			rc = meta_fail(err, META_ECONFLICT,
+				       meta_keys[meta_rules[i].key].name,
+				       "metadata '%s' has no effect %s; it "
+				       "only applies %s",
+				       meta_keys[meta_rules[i].key].name, idle,
+				       meta_rules[i].only);
+			goto out;
+		}
+	}
+out:
+	return rc;
+}
+
+enum meta_err meta_parse(struct meta *m, const char *const *keys,
+			 const char *const *values, size_t n,
+			 struct meta_error *err)
+{
+	enum meta_err rc = META_OK;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		rc = meta_set(m, keys[i], values[i], err);
+		if (rc != META_OK)
+			goto out;
+	}
+	rc = meta_check(m, 1, err);
+out:
+	return rc;
+}
+
+/* ---- lifecycle ----------------------------------------------------------- */
+
+void meta_init(struct meta *m)
+{
+	const struct meta_key *k;
+	size_t i;
+
+	memset(m, 0, sizeof(*m));
+	/* Model fields without a key keep the model's own defaults. */
+	model_params_init(&m->model);
+	for (i = 0; i < MK_COUNT; i++) {
+		k = &meta_keys[i];
+		switch (k->type) {
+		case META_T_DOUBLE:
+			*(double *)meta_field(m, k) = k->def;
+			break;
+		case META_T_LONG:
+			*(long *)meta_field(m, k) = (long)k->def;
+			break;
+		case META_T_ENUM:
+			k->store(m, (int)k->def);
+			break;
+		case META_T_QUERY:
+		case META_T_NAME:
+		case META_T_TEXT:
+			if (k->flags & META_F_ARRAY)
+				snprintf((char *)meta_field(m, k),
+					 META_NAME_MAX, "%s",
+					 k->defs ? k->defs : "");
+			else
+				*(char **)meta_field(m, k) = NULL;
+			break;
+		case META_T_IGNORED:
+			break;
+		}
+	}
+	m->given = 0;
+}
+
+void meta_release(struct meta *m)
+{
+	const struct meta_key *k;
+	char **slot;
+	size_t i;
+
+	for (i = 0; i < MK_COUNT; i++) {
+		k = &meta_keys[i];
+		if ((k->type != META_T_QUERY && k->type != META_T_NAME &&
+		     k->type != META_T_TEXT) || (k->flags & META_F_ARRAY))
+			continue;
+		slot = (char **)meta_field(m, k);
+		free(*slot);
+		*slot = NULL;
+	}
+	m->given = 0;
+}
+
+/* ---- key names ----------------------------------------------------------- */
+
+size_t meta_key_count(void)
+{
+	return MK_COUNT;
+}
+
+const char *meta_key_name(size_t i)
+{
+	return i < MK_COUNT ? meta_keys[i].name : NULL;
+}
+
+/* Longest key we compare; longer input is not a typo of a known key. */
+#define META_NEAR_MAX 64
+
+/*
+ * Optimal string alignment distance (Levenshtein plus transposition of
+ * neighbours), case folded.  a has at most META_NEAR_MAX bytes; so has b,
+ * which is a key of the table.
+ */
+static size_t meta_distance(const char *a, size_t na, const char *b,
+			    size_t nb)
+{
+	size_t rows[3][META_NEAR_MAX + 1];
+	size_t *prev2 = rows[0], *prev = rows[1], *cur = rows[2], *t;
+	size_t i, j, cost, d;
+
+	for (j = 0; j <= nb; j++)
+		prev[j] = j;
+	for (i = 1; i <= na; i++) {
+		cur[0] = i;
+		for (j = 1; j <= nb; j++) {
+			cost = meta_fold((unsigned char)a[i - 1]) !=
+			       meta_fold((unsigned char)b[j - 1]);
+			d = prev[j] + 1;
+			if (cur[j - 1] + 1 < d)
+				d = cur[j - 1] + 1;
+			if (prev[j - 1] + cost < d)
+				d = prev[j - 1] + cost;
+			if (i > 1 && j > 1 &&
+			    meta_fold((unsigned char)a[i - 1]) ==
+			    meta_fold((unsigned char)b[j - 2]) &&
+			    meta_fold((unsigned char)a[i - 2]) ==
+			    meta_fold((unsigned char)b[j - 1]) &&
+			    prev2[j - 2] + 1 < d)
+				d = prev2[j - 2] + 1;
+			cur[j] = d;
+		}
+		t = prev2;
+		prev2 = prev;
+		prev = cur;
+		cur = t;
+	}
+	return prev[nb];
+}
+
+/* A suggestion is worth making when at most a third of the known name
+ * (and at least 2 edits) differs; ties go to the earlier row. */
+const char *meta_nearest_key(const char *key)
+{
+	const char *best = NULL;
+	size_t n, nb, i, d, limit, best_d = (size_t)-1;
+
+	if (!key)
+		return NULL;
+	n = strnlen(key, META_NEAR_MAX + 1);
+	if (n > META_NEAR_MAX)
+		return NULL;
+	for (i = 0; i < MK_COUNT; i++) {
+		nb = strlen(meta_keys[i].name);
+		if (nb > META_NEAR_MAX)
+			continue; /* never: no key is that long */
+		limit = nb / 3 < 2 ? 2 : nb / 3;
+		d = meta_distance(key, n, meta_keys[i].name, nb);
+		if (d <= limit && d < best_d) {
+			best = meta_keys[i].name;
+			best_d = d;
+		}
+	}
+	return best;
+}

@@ -1,0 +1,1077 @@
+/*
+ * test_meta.c - metadata parsing: every kind of error, its text, the
+ * defaults and the cross-key rules.
+ *
+ * Messages are users' only guide to a broken ScaledObject, so several
+ * tests compare whole sentences, not just codes.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "meta.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Set one key on a fresh struct meta and return the code; err is filled. */
+static enum meta_err set_one(const char *key, const char *value,
+			     struct meta_error *err)
+{
+	struct meta m;
+	enum meta_err rc;
+
+	meta_init(&m);
+	rc = meta_set(&m, key, value, err);
+	meta_release(&m);
+	return rc;
+}
+
+static void assert_contains(const char *haystack, const char *needle)
+{
+	if (!strstr(haystack, needle))
+		fail_msg("'%s' does not contain '%s'", haystack, needle);
+}
+
+/* Expect meta_set(key, value) to fail with META_EVALUE and a message that
+ * names the key and the value and says why. */
+static void expect_bad(const char *key, const char *value, const char *why)
+{
+	struct meta_error err;
+	char quoted[128];
+
+	assert_int_equal(set_one(key, value, &err), META_EVALUE);
+	assert_string_equal(err.key, key);
+	snprintf(quoted, sizeof(quoted), "metadata '%s': '%s' %s; allowed: ",
+		 key, value, why);
+	assert_contains(err.msg, quoted);
+}
+
+static void expect_ok(const char *key, const char *value)
+{
+	struct meta_error err;
+
+	if (set_one(key, value, &err) != META_OK)
+		fail_msg("%s=%s: %s", key, value, err.msg);
+}
+
+/* A parsed and checked set of pairs, for the cross-key tests. */
+static enum meta_err parse_pairs(struct meta *m, const char *const *kv,
+				 size_t n, struct meta_error *err)
+{
+	const char *keys[32], *values[32];
+	size_t i;
+
+	assert_true(n % 2 == 0 && n / 2 <= COUNT(keys));
+	for (i = 0; i < n / 2; i++) {
+		keys[i] = kv[2 * i];
+		values[i] = kv[2 * i + 1];
+	}
+	meta_init(m);
+	return meta_parse(m, keys, values, n / 2, err);
+}
+
+#define ARRIVAL "arrivalRateQuery", "sum(rate(req_total[1m]))"
+#define SERVICE "serviceTime", "10"
+
+/* ---- unknown keys ------------------------------------------------------ */
+
+static void test_unknown_key_suggests(void **state)
+{
+	struct meta_error err;
+
+	(void)state;
+	assert_int_equal(set_one("betta", "1", &err), META_EUNKNOWN);
+	assert_string_equal(err.key, "betta");
+	assert_string_equal(err.msg, "metadata 'betta' is not a known key; "
+			    "did you mean 'beta'?");
+
+	/* transposition, case, a dropped letter */
+	assert_string_equal(meta_nearest_key("staffnig"), "staffing");
+	assert_string_equal(meta_nearest_key("BETA"), "beta");
+	assert_string_equal(meta_nearest_key("arrivalratequery"),
+			    "arrivalRateQuery");
+	assert_string_equal(meta_nearest_key("maxReplica"), "maxReplicas");
+	assert_string_equal(meta_nearest_key("metricname"), "metricName");
+
+	assert_int_equal(set_one("BETA", "1", &err), META_EUNKNOWN);
+	assert_contains(err.msg, "did you mean 'beta'?");
+}
+
+static void test_unknown_key_no_suggestion(void **state)
+{
+	struct meta_error err;
+	char big[300];
+
+	(void)state;
+	assert_null(meta_nearest_key("xyzzy"));
+	assert_null(meta_nearest_key(""));
+	assert_null(meta_nearest_key(NULL));
+	assert_null(meta_nearest_key("max"));
+	assert_int_equal(set_one("xyzzy", "1", &err), META_EUNKNOWN);
+	assert_string_equal(err.msg, "metadata 'xyzzy' is not a known key; "
+			    "the keys are listed in docs/metadata.md");
+
+	/* A huge key is cut in the message and the key field. */
+	memset(big, 'k', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_null(meta_nearest_key(big));
+	assert_int_equal(set_one(big, "1", &err), META_EUNKNOWN);
+	assert_contains(err.msg, "kkk...' is not a known key");
+	assert_true(strlen(err.key) < sizeof(err.key));
+	assert_true(strlen(err.msg) < 200);
+
+	/* A NULL key is an unknown key, not a crash. */
+	assert_int_equal(set_one(NULL, "1", &err), META_EUNKNOWN);
+}
+
+/* ---- numbers ----------------------------------------------------------- */
+
+static void test_not_a_number(void **state)
+{
+	struct meta_error err;
+
+	(void)state;
+	assert_int_equal(set_one("beta", "abc", &err), META_EVALUE);
+	assert_string_equal(err.msg, "metadata 'beta': 'abc' is not a number; "
+			    "allowed: a number from 0 to 10 (default 1.5)");
+	expect_bad("beta", "-", "is not a number");
+	expect_bad("beta", ".", "is not a number");
+	expect_bad("beta", "e5", "is not a number");
+	expect_bad("beta", "1,5", "is not a number");
+	expect_bad("beta", "1_0", "is not a number");
+}
+
+static void test_trailing_junk(void **state)
+{
+	(void)state;
+	expect_bad("beta", "1.5x", "is not a number");
+	expect_bad("beta", "1.5.2", "is not a number");
+	expect_bad("beta", "1e", "is not a number");
+	expect_bad("beta", "1e+", "is not a number");
+	expect_bad("drainSeconds", "300s", "is not a number");
+	expect_bad("beta", "1.5 ", "has spaces around it");
+	expect_bad("beta", " 1.5", "has spaces around it");
+	expect_bad("beta", "1.5\\n", "is not a number");
+}
+
+static void test_hex(void **state)
+{
+	(void)state;
+	expect_bad("beta", "0x1", "is not a decimal number");
+	expect_bad("beta", "-0X1p3", "is not a decimal number");
+	expect_bad("slotsPerReplica", "0x10", "is not a decimal number");
+}
+
+static void test_nan_inf(void **state)
+{
+	(void)state;
+	expect_bad("beta", "nan", "is not a finite number");
+	expect_bad("beta", "NaN", "is not a finite number");
+	expect_bad("beta", "inf", "is not a finite number");
+	expect_bad("beta", "-Infinity", "is not a finite number");
+	expect_bad("slotsPerReplica", "inf", "is not a finite number");
+	expect_bad("beta", "nan(1)", "is not a number");
+}
+
+static void test_overflow(void **state)
+{
+	struct meta_error err;
+	char digits[80];
+
+	(void)state;
+	expect_bad("beta", "1e400", "is out of range");
+	expect_bad("beta", "-1e400", "is out of range");
+	expect_bad("slotsPerReplica", "99999999999999999999",
+		   "is out of range");
+	expect_bad("maxReplicas", "2147483648", "is out of range");
+	expect_ok("maxReplicas", "2147483647");
+	/* underflow reads as the tiny number it is */
+	expect_ok("beta", "1e-400");
+
+	memset(digits, '1', sizeof(digits) - 1);
+	digits[sizeof(digits) - 1] = '\0';
+	assert_int_equal(set_one("beta", digits, &err), META_EVALUE);
+	assert_contains(err.msg, "111...' is too long for a number");
+}
+
+static void test_out_of_range(void **state)
+{
+	struct meta_error err;
+
+	(void)state;
+	assert_int_equal(set_one("beta", "-1", &err), META_EVALUE);
+	assert_string_equal(err.msg, "metadata 'beta': '-1' is out of range; "
+			    "allowed: a number from 0 to 10 (default 1.5)");
+	expect_bad("beta", "10.000001", "is out of range");
+	expect_ok("beta", "0");
+	expect_ok("beta", "10");
+	expect_bad("drainSeconds", "0.5", "is out of range");
+	expect_bad("drainSeconds", "86401", "is out of range");
+	expect_bad("slotsPerReplica", "0", "is out of range");
+	expect_bad("slotsPerReplica", "100001", "is out of range");
+	expect_bad("forecastWindowSeconds", "59", "is out of range");
+	expect_bad("pushIntervalSeconds", "0", "is out of range");
+	expect_bad("costPerReplicaHour", "1000001", "is out of range");
+	expect_bad("slaPenaltyPerHour", "-0.01", "is out of range");
+	expect_bad("maxReplicas", "0", "is out of range");
+	expect_bad("maxReplicas", "-5", "is out of range");
+
+	assert_int_equal(set_one("drainSeconds", "0", &err), META_EVALUE);
+	assert_string_equal(err.msg, "metadata 'drainSeconds': '0' is out of "
+			    "range; allowed: a number from 1 to 86400 seconds "
+			    "(default 300)");
+}
+
+static void test_exclusive_bounds(void **state)
+{
+	struct meta_error err;
+
+	(void)state;
+	assert_int_equal(set_one("waitProbability", "0", &err), META_EVALUE);
+	assert_string_equal(err.msg, "metadata 'waitProbability': '0' is out "
+			    "of range; allowed: a number strictly between 0 "
+			    "and 1 (required for staffing erlangc)");
+	expect_bad("waitProbability", "1", "is out of range");
+	expect_bad("waitProbability", "-0", "is out of range");
+	expect_ok("waitProbability", "0.999");
+	expect_ok("waitProbability", "1e-9");
+
+	expect_bad("forecastAlpha", "0", "is out of range");
+	expect_ok("forecastAlpha", "1");
+	expect_bad("targetWaitSeconds", "0", "is out of range");
+	expect_ok("targetWaitSeconds", "3600");
+	expect_bad("serviceTime", "0", "is out of range");
+	assert_int_equal(set_one("costPerReplicaHour", "0", &err),
+			 META_EVALUE);
+	assert_contains(err.msg, "allowed: a number greater than 0 and at "
+			"most 1000000 per replica-hour");
+}
+
+static void test_fraction_for_integer(void **state)
+{
+	struct meta_error err;
+
+	(void)state;
+	assert_int_equal(set_one("slotsPerReplica", "3.0", &err), META_EVALUE);
+	assert_string_equal(err.msg, "metadata 'slotsPerReplica': '3.0' is "
+			    "not a whole number; allowed: a whole number "
+			    "from 1 to 100000 (default 1)");
+	expect_bad("slotsPerReplica", "2.5", "is not a whole number");
+	expect_bad("scaleDownStep", "1e2", "is not a whole number");
+	expect_bad("maxReplicas", "10.", "is not a whole number");
+	expect_ok("slotsPerReplica", "3");
+	expect_ok("slotsPerReplica", "+3");
+	expect_ok("scaleDownStep", "007");
+}
+
+static void test_parse_number_functions(void **state)
+{
+	static const char *const good[] = {
+		"0", "-0", "1", "+1", "1.5", ".5", "5.", "1e3", "1E-3",
+		"-2.5e+2",
+	};
+	static const char *const bad[] = {
+		"", " ", " 1", "1 ", "0x1", "nan", "inf", "1e400", "1e",
+		"abc", "1.2.3", "--1", "+-1", "1e5x",
+	};
+	double d = 42;
+	long l = 42;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < COUNT(good); i++)
+		if (meta_parse_double(good[i], &d) != 0)
+			fail_msg("'%s' should parse", good[i]);
+	assert_int_equal(meta_parse_double("-2.5e+2", &d), 0);
+	assert_true(d == -250.0);
+	for (i = 0; i < COUNT(bad); i++) {
+		d = 42;
+		if (meta_parse_double(bad[i], &d) == 0)
+			fail_msg("'%s' should not parse", bad[i]);
+		assert_true(d == 42); /* untouched */
+	}
+	assert_int_equal(meta_parse_double(NULL, &d), -1);
+
+	assert_int_equal(meta_parse_long("-17", &l), 0);
+	assert_int_equal(l, -17);
+	l = 42;
+	assert_int_equal(meta_parse_long("3.0", &l), -1);
+	assert_int_equal(meta_parse_long("1e3", &l), -1);
+	assert_int_equal(meta_parse_long("99999999999999999999", &l), -1);
+	assert_int_equal(meta_parse_long(" 3", &l), -1);
+	assert_int_equal(meta_parse_long("", &l), -1);
+	assert_int_equal(meta_parse_long(NULL, &l), -1);
+	assert_int_equal(l, 42);
+}
+
+static void test_empty_value(void **state)
+{
+	struct meta_error err;
+
+	(void)state;
+	assert_int_equal(set_one("beta", "", &err), META_EVALUE);
+	assert_string_equal(err.msg, "metadata 'beta' is empty; allowed: a "
+			    "number from 0 to 10 (default 1.5)");
+	assert_int_equal(set_one("beta", NULL, &err), META_EVALUE);
+	assert_int_equal(set_one("workload", "", &err), META_EVALUE);
+	assert_int_equal(set_one("metricName", "", &err), META_EVALUE);
+	assert_int_equal(set_one("arrivalRateQuery", "", &err), META_EVALUE);
+	assert_contains(err.msg, "metadata 'arrivalRateQuery' is empty");
+}
+
+/* ---- enums and strings ------------------------------------------------- */
+
+static void test_bad_enum(void **state)
+{
+	struct meta_error err;
+
+	(void)state;
+	assert_int_equal(set_one("staffing", "erlang", &err), META_EVALUE);
+	assert_string_equal(err.msg, "metadata 'staffing': 'erlang' is not "
+			    "allowed; allowed: sqrt, erlangc, cost, none "
+			    "(default: from workload)");
+	assert_int_equal(set_one("workload", "Interactive", &err),
+			 META_EVALUE);
+	assert_string_equal(err.msg, "metadata 'workload': 'Interactive' is "
+			    "not allowed; allowed: interactive, batch "
+			    "(default interactive)");
+	expect_bad("staffing", "SQRT", "is not allowed");
+	expect_bad("staffing", "sqrt ", "is not allowed");
+}
+
+static void test_bad_metric_name(void **state)
+{
+	struct meta_error err;
+	char name[META_NAME_MAX + 1];
+
+	(void)state;
+	assert_int_equal(set_one("metricName", "Staffer", &err), META_EVALUE);
+	assert_string_equal(err.msg, "metadata 'metricName': 'Staffer' "
+			    "contains a character that is not allowed; "
+			    "allowed: 1 to 63 characters of a-z, 0-9 and '-', "
+			    "starting and ending with a letter or digit "
+			    "(default staffer)");
+	expect_bad("metricName", "chat_replicas",
+		   "contains a character that is not allowed");
+	expect_bad("metricName", "-chat",
+		   "does not start and end with a letter or digit");
+	expect_bad("metricName", "chat-",
+		   "does not start and end with a letter or digit");
+	expect_ok("metricName", "a");
+	expect_ok("metricName", "0");
+	expect_ok("metricName", "chat-7b-replicas");
+
+	memset(name, 'a', META_NAME_MAX - 1);
+	name[META_NAME_MAX - 1] = '\0';
+	expect_ok("metricName", name);
+	name[META_NAME_MAX - 1] = 'a';
+	name[META_NAME_MAX] = '\0';
+	assert_int_equal(set_one("metricName", name, &err), META_EVALUE);
+	assert_contains(err.msg, "is too long (more than 63 bytes)");
+}
+
+static void test_backend_and_timezone(void **state)
+{
+	(void)state;
+	expect_ok("backend", "amp-us-east-1");
+	expect_ok("backend", "Thanos_2.prod");
+	expect_bad("backend", "http://prom:9090",
+		   "contains a character that is not allowed");
+	expect_bad("backend", "a b", "contains a character that is not "
+		   "allowed");
+
+	expect_ok("timezone", "UTC");
+	expect_ok("timezone", "America/Argentina/Buenos_Aires");
+	expect_ok("timezone", "Etc/GMT+5");
+	expect_bad("timezone", "/etc/passwd", "does not start with a letter");
+	expect_bad("timezone", "Europe/../x",
+		   "contains a character that is not allowed");
+	expect_bad("timezone", "Europe/Paris ",
+		   "contains a character that is not allowed");
+}
+
+static void test_empty_query(void **state)
+{
+	struct meta_error err;
+
+	(void)state;
+	assert_int_equal(set_one("arrivalRateQuery", "", &err), META_EVALUE);
+	assert_int_equal(set_one("arrivalRateQuery", " \t", &err),
+			 META_EVALUE);
+	assert_contains(err.msg, "' \\t' is blank; allowed: a PromQL");
+	assert_int_equal(set_one("queueDepthQuery", "sum(q)\r", &err),
+			 META_EVALUE);
+	assert_contains(err.msg, "'sum(q)\\r' contains a control character");
+	assert_int_equal(set_one("queueDepthQuery", "sum(\x1b[31mq)", &err),
+			 META_EVALUE);
+	assert_contains(err.msg, "'sum(\\x1b[31mq)' contains a control");
+	/* YAML block scalars bring tabs and newlines: fine. */
+	expect_ok("arrivalRateQuery", "sum(\n\trate(req_total[1m])\n)\n");
+	/* UTF-8 in label values is fine. */
+	expect_ok("arrivalRateQuery", "sum(rate(req_total{m=\"caf\xc3\xa9\"}"
+		  "[1m]))");
+}
+
+static void test_too_long_query(void **state)
+{
+	struct meta_error err;
+	struct meta m;
+	char *q = malloc(META_QUERY_MAX + 1);
+
+	(void)state;
+	assert_non_null(q);
+	memset(q, 'x', META_QUERY_MAX + 1);
+	q[META_QUERY_MAX - 1] = '\0'; /* exactly the limit: 4095 bytes */
+	meta_init(&m);
+	assert_int_equal(meta_set(&m, "arrivalRateQuery", q, &err), META_OK);
+	assert_int_equal(strlen(m.arrival_rate_query), META_QUERY_MAX - 1);
+
+	q[META_QUERY_MAX - 1] = 'x'; /* one over */
+	q[META_QUERY_MAX] = '\0';
+	assert_int_equal(meta_set(&m, "arrivalRateQuery", q, &err),
+			 META_EVALUE);
+	assert_string_equal(err.key, "arrivalRateQuery");
+	assert_contains(err.msg, "metadata 'arrivalRateQuery': 'xxxx");
+	assert_contains(err.msg, "xxx...' is too long (more than 4095 bytes)"
+			"; allowed: a PromQL expression");
+	assert_true(strlen(err.msg) < 300);
+	/* the failed set left the previous value */
+	assert_int_equal(strlen(m.arrival_rate_query), META_QUERY_MAX - 1);
+	meta_release(&m);
+	free(q);
+}
+
+static void test_schedule_rejected(void **state)
+{
+	struct meta_error err;
+	struct meta m;
+	static const char *const kv[] = {
+		ARRIVAL, SERVICE,
+		"schedule", "Mon-Fri 08:00-19:00 beta=2.0",
+		"timezone", "Europe/Paris",
+	};
+
+	(void)state;
+	assert_int_equal(parse_pairs(&m, kv, COUNT(kv), &err), META_EVALUE);
+	assert_string_equal(err.key, "schedule");
+	assert_string_equal(err.msg, "metadata 'schedule': 'Mon-Fri "
+			    "08:00-19:00 beta=2.0' cannot be used yet; "
+			    "time-of-day overrides are not implemented in "
+			    "this version, remove the key");
+	meta_release(&m);
+
+	/* timezone alone is harmless */
+	{
+		static const char *const tz[] = {
+			ARRIVAL, SERVICE, "timezone", "Europe/Paris",
+		};
+		assert_int_equal(parse_pairs(&m, tz, COUNT(tz), &err),
+				 META_OK);
+		assert_string_equal(m.timezone, "Europe/Paris");
+		meta_release(&m);
+	}
+}
+
+/* ---- required keys ----------------------------------------------------- */
+
+static void test_missing_required(void **state)
+{
+	struct meta_error err;
+	struct meta m;
+	static const char *const none[] = { "beta", "2" };
+	static const char *const no_w[] = { ARRIVAL };
+	static const char *const w_query[] = {
+		ARRIVAL, "serviceTimeQuery", "avg(w)",
+	};
+	static const char *const w_number[] = { ARRIVAL, SERVICE };
+
+	(void)state;
+	assert_int_equal(parse_pairs(&m, none, COUNT(none), &err),
+			 META_EMISSING);
+	assert_string_equal(err.key, "arrivalRateQuery");
+	assert_string_equal(err.msg, "metadata 'arrivalRateQuery' is "
+			    "required: PromQL giving the arrival rate in "
+			    "req/s, e.g. "
+			    "sum(rate(gateway_requests_total[1m]))");
+	meta_release(&m);
+
+	assert_int_equal(parse_pairs(&m, no_w, COUNT(no_w), &err),
+			 META_EMISSING);
+	assert_string_equal(err.key, "serviceTimeQuery");
+	assert_contains(err.msg, "metadata 'serviceTimeQuery' is required "
+			"unless 'serviceTime' is given: PromQL giving the "
+			"mean service time in seconds, e.g. ");
+	meta_release(&m);
+
+	assert_int_equal(parse_pairs(&m, w_query, COUNT(w_query), &err),
+			 META_OK);
+	meta_release(&m);
+	assert_int_equal(parse_pairs(&m, w_number, COUNT(w_number), &err),
+			 META_OK);
+	assert_true(m.service_time_s == 10.0);
+	meta_release(&m);
+
+	/* staffer calc gives the signals as numbers: no query needed. */
+	meta_init(&m);
+	assert_int_equal(meta_check(&m, 0, &err), META_OK);
+	meta_release(&m);
+}
+
+static void test_erlangc_needs_tau_eps(void **state)
+{
+	struct meta_error err;
+	struct meta m;
+	static const char *const bare[] = {
+		ARRIVAL, SERVICE, "staffing", "erlangc",
+	};
+	static const char *const tau[] = {
+		ARRIVAL, SERVICE, "staffing", "erlangc",
+		"targetWaitSeconds", "2",
+	};
+	static const char *const both[] = {
+		ARRIVAL, SERVICE, "staffing", "erlangc",
+		"waitProbability", "0.05", "targetWaitSeconds", "2",
+	};
+
+	(void)state;
+	assert_int_equal(parse_pairs(&m, bare, COUNT(bare), &err),
+			 META_EMISSING);
+	assert_string_equal(err.key, "targetWaitSeconds");
+	assert_string_equal(err.msg, "metadata 'targetWaitSeconds' is "
+			    "required with staffing 'erlangc': the wait "
+			    "before start, in seconds, that only a few "
+			    "requests may exceed, e.g. 2");
+	meta_release(&m);
+
+	assert_int_equal(parse_pairs(&m, tau, COUNT(tau), &err),
+			 META_EMISSING);
+	assert_string_equal(err.key, "waitProbability");
+	assert_contains(err.msg, "with staffing 'erlangc'");
+	meta_release(&m);
+
+	assert_int_equal(parse_pairs(&m, both, COUNT(both), &err), META_OK);
+	assert_int_equal(m.model.staffing, MODEL_STAFF_ERLANGC);
+	assert_true(m.model.target_wait_s == 2.0);
+	assert_true(m.model.wait_probability == 0.05);
+	meta_release(&m);
+}
+
+static void test_cost_needs_costs(void **state)
+{
+	struct meta_error err;
+	struct meta m;
+	static const char *const steps[][2] = {
+		{ "costPerReplicaHour", "4.5" },
+		{ "slaPenaltyPerHour", "0" },
+		{ "targetWaitSeconds", "2" },
+	};
+	static const char *const expect[] = {
+		"costPerReplicaHour", "slaPenaltyPerHour",
+		"targetWaitSeconds",
+	};
+	size_t i, j;
+
+	(void)state;
+	/* Add the required keys one at a time; each check names the next. */
+	for (i = 0; i <= COUNT(steps); i++) {
+		meta_init(&m);
+		assert_int_equal(meta_set(&m, "staffing", "cost", &err), 0);
+		for (j = 0; j < i; j++)
+			assert_int_equal(meta_set(&m, steps[j][0],
+						  steps[j][1], &err), 0);
+		if (i < COUNT(steps)) {
+			assert_int_equal(meta_check(&m, 0, &err),
+					 META_EMISSING);
+			assert_string_equal(err.key, expect[i]);
+			assert_contains(err.msg, "is required with staffing "
+					"'cost'");
+		} else {
+			assert_int_equal(meta_check(&m, 0, &err), META_OK);
+			assert_true(m.model.sla_penalty_per_hour == 0);
+			assert_true(m.model.cost_per_replica_hour == 4.5);
+		}
+		meta_release(&m);
+	}
+}
+
+/* ---- cross-key rules --------------------------------------------------- */
+
+static void test_no_effect_rules(void **state)
+{
+	struct meta_error err;
+	struct meta m;
+
+	(void)state;
+	/* beta only acts with sqrt staffing */
+	meta_init(&m);
+	meta_set(&m, "beta", "2", NULL);
+	meta_set(&m, "staffing", "erlangc", NULL);
+	meta_set(&m, "targetWaitSeconds", "2", NULL);
+	meta_set(&m, "waitProbability", "0.1", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_ECONFLICT);
+	assert_string_equal(err.key, "beta");
+	assert_string_equal(err.msg, "metadata 'beta' has no effect with "
+			    "staffing 'erlangc'; it only applies with "
+			    "staffing 'sqrt'");
+	meta_release(&m);
+
+	meta_init(&m);
+	meta_set(&m, "beta", "2", NULL);
+	meta_set(&m, "workload", "batch", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_ECONFLICT);
+	assert_contains(err.msg, "with staffing 'none' (from workload "
+			"'batch')");
+	/* ... and is fine once staffing says sqrt */
+	meta_set(&m, "staffing", "sqrt", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_OK);
+	meta_release(&m);
+
+	/* the forecast knobs need the forecast */
+	meta_init(&m);
+	meta_set(&m, "forecastAlpha", "0.5", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_ECONFLICT);
+	assert_string_equal(err.msg, "metadata 'forecastAlpha' has no effect "
+			    "while 'coldStartSeconds' is 0; it only applies "
+			    "when the forecast is on ('coldStartSeconds' "
+			    "above 0)");
+	meta_set(&m, "coldStartSeconds", "120", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_OK);
+	meta_release(&m);
+
+	/* boost and drain knobs need their queries, but not in calc */
+	meta_init(&m);
+	meta_set(&m, "arrivalRateQuery", "sum(a)", NULL);
+	meta_set(&m, "serviceTime", "3", NULL);
+	meta_set(&m, "boostFactor", "2", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_OK);
+	assert_int_equal(meta_check(&m, 1, &err), META_ECONFLICT);
+	assert_string_equal(err.key, "boostFactor");
+	assert_contains(err.msg, "has no effect without 'shedRateQuery'");
+	meta_set(&m, "shedRateQuery", "sum(s)", NULL);
+	assert_int_equal(meta_check(&m, 1, &err), META_OK);
+	meta_set(&m, "drainSeconds", "60", NULL);
+	assert_int_equal(meta_check(&m, 1, &err), META_ECONFLICT);
+	assert_string_equal(err.key, "drainSeconds");
+	meta_set(&m, "queueDepthQuery", "sum(q)", NULL);
+	assert_int_equal(meta_check(&m, 1, &err), META_OK);
+	meta_release(&m);
+
+	/* facts about the service are fine with any staffing */
+	meta_init(&m);
+	meta_set(&m, "targetWaitSeconds", "2", NULL);
+	meta_set(&m, "waitProbability", "0.1", NULL);
+	meta_set(&m, "costPerReplicaHour", "3", NULL);
+	meta_set(&m, "workload", "batch", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_OK);
+	assert_int_equal(m.model.staffing, MODEL_STAFF_NONE);
+	meta_release(&m);
+}
+
+static void test_workload_staffing_order(void **state)
+{
+	static const struct {
+		const char *k1, *v1, *k2, *v2;
+		enum model_staffing want;
+		int batch;
+	} cases[] = {
+		{ "workload", "batch", NULL, NULL, MODEL_STAFF_NONE, 1 },
+		{ "workload", "interactive", NULL, NULL, MODEL_STAFF_SQRT, 0 },
+		{ "workload", "batch", "staffing", "sqrt", MODEL_STAFF_SQRT,
+		  1 },
+		{ "staffing", "sqrt", "workload", "batch", MODEL_STAFF_SQRT,
+		  1 },
+		{ "workload", "interactive", "staffing", "none",
+		  MODEL_STAFF_NONE, 0 },
+		{ "staffing", "none", "workload", "interactive",
+		  MODEL_STAFF_NONE, 0 },
+		{ "staffing", "none", NULL, NULL, MODEL_STAFF_NONE, 0 },
+		{ "workload", "batch", "workload", "interactive",
+		  MODEL_STAFF_SQRT, 0 },
+	};
+	struct meta_error err;
+	struct meta m;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < COUNT(cases); i++) {
+		meta_init(&m);
+		assert_int_equal(meta_set(&m, cases[i].k1, cases[i].v1, &err),
+				 META_OK);
+		if (cases[i].k2)
+			assert_int_equal(meta_set(&m, cases[i].k2,
+						  cases[i].v2, &err), META_OK);
+		assert_int_equal(meta_check(&m, 0, &err), META_OK);
+		assert_int_equal(m.model.staffing, cases[i].want);
+		assert_int_equal(m.workload_batch, cases[i].batch);
+		/* checking twice gives the same answer */
+		assert_int_equal(meta_check(&m, 0, &err), META_OK);
+		assert_int_equal(m.model.staffing, cases[i].want);
+		meta_release(&m);
+	}
+}
+
+/* ---- defaults ---------------------------------------------------------- */
+
+static void test_defaults(void **state)
+{
+	struct meta_error err;
+	struct meta m;
+
+	(void)state;
+	meta_init(&m);
+	assert_int_equal(meta_check(&m, 0, &err), META_OK);
+	assert_int_equal(err.code, META_OK);
+	assert_null(m.backend);
+	assert_null(m.arrival_rate_query);
+	assert_null(m.service_time_query);
+	assert_null(m.queue_depth_query);
+	assert_null(m.shed_rate_query);
+	assert_null(m.current_replicas_query);
+	assert_null(m.schedule);
+	assert_null(m.timezone);
+	assert_true(m.service_time_s == 0);
+	assert_int_equal(m.workload_batch, 0);
+	assert_int_equal(m.model.slots_per_replica, 1);
+	assert_int_equal(m.model.staffing, MODEL_STAFF_SQRT);
+	assert_true(m.model.beta == 1.5);
+	assert_true(m.model.target_wait_s == 0);
+	assert_true(m.model.wait_probability == 0);
+	assert_true(m.model.drain_s == 300);
+	assert_true(m.model.shed_threshold == 0);
+	assert_true(m.model.boost_factor == 1.0);
+	assert_true(m.model.cost_per_replica_hour == 0);
+	assert_true(m.model.sla_penalty_per_hour == 0);
+	assert_int_equal(m.model.max_replicas, 0);
+	assert_true(m.model.activation_arrival_rate == 0);
+	assert_true(m.cold_start_s == 0);
+	assert_true(m.forecast_window_s == 600);
+	assert_true(m.forecast_alpha == 0.3);
+	assert_true(m.forecast_beta == 0.15);
+	assert_int_equal(m.scale_down_step, 1);
+	assert_true(m.scale_down_period_s == 60);
+	assert_true(m.stale_hold_s == 300);
+	assert_true(m.push_interval_s == 5);
+	assert_string_equal(m.metric_name, "staffer");
+	meta_release(&m);
+
+	/* release then init again is allowed */
+	meta_init(&m);
+	meta_release(&m);
+	meta_release(&m);
+}
+
+/* Values land in the right fields (the table's offsets). */
+static void test_values_stored(void **state)
+{
+	static const char *const kv[] = {
+		"backend", "thanos",
+		ARRIVAL,
+		"serviceTimeQuery", "avg(w)",
+		"serviceTime", "12.5",
+		"queueDepthQuery", "sum(q)",
+		"shedRateQuery", "sum(s)",
+		"currentReplicasQuery", "sum(r)",
+		"slotsPerReplica", "64",
+		"drainSeconds", "120",
+		"shedThreshold", "0.5",
+		"boostFactor", "2",
+		"scaleDownStep", "3",
+		"scaleDownPeriodSeconds", "90",
+		"coldStartSeconds", "180",
+		"forecastWindowSeconds", "900",
+		"forecastAlpha", "0.4",
+		"forecastBeta", "0.2",
+		"maxReplicas", "40",
+		"activationArrivalRate", "0.01",
+		"staleHoldSeconds", "600",
+		"pushIntervalSeconds", "10",
+		"metricName", "chat",
+		"scalerAddress", "staffer.keda.svc:9090",
+		"enableTLS", "true",
+		"unsafeSsl", "false",
+	};
+	struct meta_error err;
+	struct meta m;
+
+	(void)state;
+	assert_int_equal(parse_pairs(&m, kv, COUNT(kv), &err), META_OK);
+	assert_string_equal(m.backend, "thanos");
+	assert_string_equal(m.arrival_rate_query, "sum(rate(req_total[1m]))");
+	assert_string_equal(m.service_time_query, "avg(w)");
+	assert_true(m.service_time_s == 12.5);
+	assert_string_equal(m.queue_depth_query, "sum(q)");
+	assert_string_equal(m.shed_rate_query, "sum(s)");
+	assert_string_equal(m.current_replicas_query, "sum(r)");
+	assert_int_equal(m.model.slots_per_replica, 64);
+	assert_true(m.model.drain_s == 120);
+	assert_true(m.model.shed_threshold == 0.5);
+	assert_true(m.model.boost_factor == 2);
+	assert_int_equal(m.scale_down_step, 3);
+	assert_true(m.scale_down_period_s == 90);
+	assert_true(m.cold_start_s == 180);
+	assert_true(m.forecast_window_s == 900);
+	assert_true(m.forecast_alpha == 0.4);
+	assert_true(m.forecast_beta == 0.2);
+	assert_int_equal(m.model.max_replicas, 40);
+	assert_true(m.model.activation_arrival_rate == 0.01);
+	assert_true(m.stale_hold_s == 600);
+	assert_true(m.push_interval_s == 10);
+	assert_string_equal(m.metric_name, "chat");
+	meta_release(&m);
+}
+
+/* ---- message form ------------------------------------------------------ */
+
+static void test_message_form(void **state)
+{
+	struct meta_error err;
+	char v[200];
+	size_t n;
+
+	(void)state;
+	/* key, value and the allowed range with its unit and default */
+	assert_int_equal(set_one("staleHoldSeconds", "99999", &err),
+			 META_EVALUE);
+	assert_string_equal(err.msg, "metadata 'staleHoldSeconds': '99999' "
+			    "is out of range; allowed: a number from 0 to "
+			    "86400 seconds (default 300)");
+	assert_int_equal(set_one("activationArrivalRate", "-1", &err),
+			 META_EVALUE);
+	assert_string_equal(err.msg, "metadata 'activationArrivalRate': '-1' "
+			    "is out of range; allowed: a number from 0 to "
+			    "1000000000 req/s (default 0)");
+	assert_int_equal(set_one("maxReplicas", "0", &err), META_EVALUE);
+	assert_string_equal(err.msg, "metadata 'maxReplicas': '0' is out of "
+			    "range; allowed: a whole number from 1 to "
+			    "2147483647 replicas (default: no cap)");
+
+	/* a long value is cut at 60 characters */
+	memset(v, 'a', sizeof(v) - 1);
+	v[sizeof(v) - 1] = '\0';
+	assert_int_equal(set_one("beta", v, &err), META_EVALUE);
+	v[0] = '\'';
+	strcpy(v + 61, "...' is too long for a number");
+	assert_contains(err.msg, v);
+
+	/* control characters and non-ASCII bytes are escaped */
+	assert_int_equal(set_one("staffing", "a\nb\tc\x01\xff", &err),
+			 META_EVALUE);
+	assert_contains(err.msg, "'a\\nb\\tc\\x01\\xff' is not allowed");
+
+	/* git style: lower case start, no final period */
+	n = strlen(err.msg);
+	assert_true(err.msg[0] == 'm');
+	assert_true(err.msg[n - 1] != '.');
+
+	/* a NULL err is allowed */
+	assert_int_equal(set_one("beta", "x", NULL), META_EVALUE);
+
+	/* success clears err */
+	assert_int_equal(set_one("beta", "2", &err), META_OK);
+	assert_int_equal(err.code, META_OK);
+	assert_string_equal(err.msg, "");
+}
+
+/* ---- ownership --------------------------------------------------------- */
+
+/* Run under ASan/LSan: replacing a string must free the old one. */
+static void test_set_twice_no_leak(void **state)
+{
+	struct meta_error err;
+	struct meta m;
+	int i;
+
+	(void)state;
+	meta_init(&m);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(meta_set(&m, "arrivalRateQuery",
+					  i ? "sum(b)" : "sum(a)", &err), 0);
+		assert_int_equal(meta_set(&m, "backend", "b1", &err), 0);
+		assert_int_equal(meta_set(&m, "timezone", "UTC", &err), 0);
+		assert_int_equal(meta_set(&m, "schedule", "x", &err), 0);
+		assert_int_equal(meta_set(&m, "metricName", "m", &err), 0);
+		assert_int_equal(meta_set(&m, "beta", "1", &err), 0);
+	}
+	assert_string_equal(m.arrival_rate_query, "sum(b)");
+	/* a failed set keeps the old value */
+	assert_int_equal(meta_set(&m, "backend", "bad name", &err),
+			 META_EVALUE);
+	assert_string_equal(m.backend, "b1");
+	assert_int_equal(meta_set(&m, "beta", "11", &err), META_EVALUE);
+	assert_true(m.model.beta == 1);
+	meta_release(&m);
+	assert_null(m.arrival_rate_query);
+	assert_null(m.backend);
+}
+
+/* meta_parse stops at the first bad pair, and m can still be released. */
+static void test_parse_first_error(void **state)
+{
+	static const char *const kv[] = {
+		ARRIVAL, "beta", "x", "betta", "1",
+	};
+	struct meta_error err;
+	struct meta m;
+
+	(void)state;
+	assert_int_equal(parse_pairs(&m, kv, COUNT(kv), &err), META_EVALUE);
+	assert_string_equal(err.key, "beta");
+	meta_release(&m);
+}
+
+/* ---- the table --------------------------------------------------------- */
+
+/* One good value per key; a key added to the table without one here
+ * fails this test (and needs a docs/metadata.md entry too). */
+static const struct {
+	const char *key, *value;
+} examples[] = {
+	{ "backend", "thanos" },
+	{ "arrivalRateQuery", "sum(rate(gateway_requests_total[1m]))" },
+	{ "serviceTimeQuery", "sum(rate(d_sum[1m])) / sum(rate(d_count[1m]))" },
+	{ "serviceTime", "12" },
+	{ "queueDepthQuery", "sum(gateway_queue_depth) or vector(0)" },
+	{ "shedRateQuery", "sum(rate(shed_total[1m])) or vector(0)" },
+	{ "currentReplicasQuery", "sum(kube_deployment_status_replicas)" },
+	{ "slotsPerReplica", "64" },
+	{ "workload", "batch" },
+	{ "staffing", "erlangc" },
+	{ "beta", "2" },
+	{ "targetWaitSeconds", "2" },
+	{ "waitProbability", "0.05" },
+	{ "drainSeconds", "120" },
+	{ "shedThreshold", "0.5" },
+	{ "boostFactor", "1.5" },
+	{ "scaleDownStep", "2" },
+	{ "scaleDownPeriodSeconds", "120" },
+	{ "coldStartSeconds", "180" },
+	{ "forecastWindowSeconds", "900" },
+	{ "forecastAlpha", "0.5" },
+	{ "forecastBeta", "0.1" },
+	{ "costPerReplicaHour", "4.5" },
+	{ "slaPenaltyPerHour", "500" },
+	{ "schedule", "Mon-Fri 08:00-19:00 beta=2.0" },
+	{ "timezone", "Europe/Paris" },
+	{ "maxReplicas", "40" },
+	{ "activationArrivalRate", "0.01" },
+	{ "staleHoldSeconds", "600" },
+	{ "pushIntervalSeconds", "10" },
+	{ "metricName", "chat-replicas" },
+	{ "scalerAddress", "staffer.keda.svc:9090" },
+	{ "enableTLS", "true" },
+	{ "unsafeSsl", "false" },
+};
+
+static void test_every_key_has_example(void **state)
+{
+	size_t i, j;
+	const char *name;
+
+	(void)state;
+	assert_int_equal(meta_key_count(), COUNT(examples));
+	assert_null(meta_key_name(meta_key_count()));
+	for (i = 0; i < meta_key_count(); i++) {
+		name = meta_key_name(i);
+		assert_non_null(name);
+		/* the table's order is the order of the docs */
+		assert_string_equal(name, examples[i].key);
+		expect_ok(name, examples[i].value);
+		/* names are unique, and each is its own nearest key */
+		for (j = 0; j < i; j++)
+			assert_string_not_equal(name, meta_key_name(j));
+		assert_string_equal(meta_nearest_key(name), name);
+	}
+}
+
+/* The trigger of the full example in docs/metadata.md, as KEDA passes it
+ * (YAML block scalars end in a newline). */
+static void test_docs_example(void **state)
+{
+	static const char *const kv[] = {
+		"scalerAddress", "staffer.keda.svc:9090",
+		"backend", "default",
+		"arrivalRateQuery",
+		"sum(rate(gateway_requests_admitted_total{model=\"chat\"}"
+		"[1m]))\nor vector(0)\n",
+		"serviceTimeQuery",
+		"sum(rate(vllm:request_inference_time_seconds_sum"
+		"{model_name=\"chat\"}[5m]))\n"
+		"/ sum(rate(vllm:request_inference_time_seconds_count"
+		"{model_name=\"chat\"}[5m]))\n",
+		"serviceTime", "8",
+		"queueDepthQuery",
+		"sum(vllm:num_requests_waiting{model_name=\"chat\"}) "
+		"or vector(0)\n",
+		"shedRateQuery",
+		"sum(rate(gateway_requests_total"
+		"{model=\"chat\",code=~\"429|503|504\"}[1m]))\n"
+		"or vector(0)\n",
+		"currentReplicasQuery",
+		"sum(kube_deployment_status_replicas"
+		"{namespace=\"llm\",deployment=\"chat\"})\n",
+		"slotsPerReplica", "32",
+		"staffing", "erlangc",
+		"targetWaitSeconds", "2",
+		"waitProbability", "0.05",
+		"coldStartSeconds", "180",
+		"scaleDownStep", "1",
+		"scaleDownPeriodSeconds", "60",
+		"maxReplicas", "40",
+		"metricName", "chat-replicas",
+	};
+	struct meta_error err;
+	struct meta m;
+
+	(void)state;
+	if (parse_pairs(&m, kv, COUNT(kv), &err) != META_OK)
+		fail_msg("%s", err.msg);
+	assert_int_equal(m.model.staffing, MODEL_STAFF_ERLANGC);
+	assert_int_equal(m.model.slots_per_replica, 32);
+	assert_int_equal(m.model.max_replicas, 40);
+	assert_string_equal(m.metric_name, "chat-replicas");
+	meta_release(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unknown_key_suggests),
+		cmocka_unit_test(test_unknown_key_no_suggestion),
+		cmocka_unit_test(test_not_a_number),
+		cmocka_unit_test(test_trailing_junk),
+		cmocka_unit_test(test_hex),
+		cmocka_unit_test(test_nan_inf),
+		cmocka_unit_test(test_overflow),
+		cmocka_unit_test(test_out_of_range),
+		cmocka_unit_test(test_exclusive_bounds),
+		cmocka_unit_test(test_fraction_for_integer),
+		cmocka_unit_test(test_parse_number_functions),
+		cmocka_unit_test(test_empty_value),
+		cmocka_unit_test(test_bad_enum),
+		cmocka_unit_test(test_bad_metric_name),
+		cmocka_unit_test(test_backend_and_timezone),
+		cmocka_unit_test(test_empty_query),
+		cmocka_unit_test(test_too_long_query),
+		cmocka_unit_test(test_schedule_rejected),
+		cmocka_unit_test(test_missing_required),
+		cmocka_unit_test(test_erlangc_needs_tau_eps),
+		cmocka_unit_test(test_cost_needs_costs),
+		cmocka_unit_test(test_no_effect_rules),
+		cmocka_unit_test(test_workload_staffing_order),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_values_stored),
+		cmocka_unit_test(test_message_form),
+		cmocka_unit_test(test_set_twice_no_leak),
+		cmocka_unit_test(test_parse_first_error),
+		cmocka_unit_test(test_every_key_has_example),
+		cmocka_unit_test(test_docs_example),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,224 @@
+/*
+ * test_smooth.c - asymmetric smoothing in time (smooth.h).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+
+#include "smooth.h"
+
+#define assert_near(a, b, tol) \
+	near_impl((a), (b), (tol), #a, __FILE__, __LINE__)
+
+static void near_impl(double a, double b, double tol, const char *what,
+		      const char *file, int line)
+{
+	if (!(fabs(a - b) <= tol)) {
+		print_error("%s = %.17g, want %.17g (tolerance %g)\n",
+			    what, a, b, tol);
+		_fail(file, line);
+	}
+}
+
+static void test_init(void **state)
+{
+	struct smooth a = SMOOTH_INIT, b;
+
+	smooth_init(&b);
+	assert_int_equal(a.target, b.target);
+	assert_int_equal(a.primed, 0);
+	assert_int_equal(b.primed, 0);
+	assert_near(b.last_down_s, 0.0, 0.0);
+}
+
+static void test_first_call_and_up(void **state)
+{
+	struct smooth s = SMOOTH_INIT;
+
+	/* The first answer is raw, whatever it is. */
+	assert_int_equal(smooth_step(&s, 12, 1000.0, 1, 60.0), 12);
+	assert_int_equal(s.primed, 1);
+	assert_near(s.last_down_s, 1000.0, 0.0);
+	/* Up takes effect at once, any size, any time. */
+	assert_int_equal(smooth_step(&s, 40, 1000.5, 1, 60.0), 40);
+	assert_int_equal(smooth_step(&s, 41, 1000.6, 1, 60.0), 41);
+	assert_int_equal(s.target, 41);
+	/* Negative raw means 0 replicas. */
+	smooth_init(&s);
+	assert_int_equal(smooth_step(&s, -5, 0.0, 1, 60.0), 0);
+}
+
+static void test_prime_waits_a_period(void **state)
+{
+	struct smooth s = SMOOTH_INIT;
+
+	/* A fresh process does not know when the fleet last shrank. */
+	smooth_step(&s, 10, 0.0, 1, 60.0);
+	assert_int_equal(smooth_step(&s, 5, 30.0, 1, 60.0), 10);
+	assert_int_equal(smooth_step(&s, 5, 59.9, 1, 60.0), 10);
+	assert_int_equal(smooth_step(&s, 5, 60.0, 1, 60.0), 9);
+	assert_near(s.last_down_s, 60.0, 0.0);
+	assert_int_equal(smooth_step(&s, 5, 90.0, 1, 60.0), 9);
+	assert_int_equal(smooth_step(&s, 5, 120.0, 1, 60.0), 8);
+}
+
+static void test_dip_costs_one_step(void **state)
+{
+	struct smooth s = SMOOTH_INIT;
+	double t;
+
+	/* An hour stable at 10, then a 30 s dip to 2. */
+	for (t = 0.0; t < 3600.0; t += 15.0)
+		assert_int_equal(smooth_step(&s, 10, t, 1, 300.0), 10);
+	/* Stable for longer than a period: the first drop is immediate. */
+	assert_int_equal(smooth_step(&s, 2, 3600.0, 1, 300.0), 9);
+	assert_int_equal(smooth_step(&s, 2, 3615.0, 1, 300.0), 9);
+	assert_int_equal(smooth_step(&s, 10, 3630.0, 1, 300.0), 10);
+	/* A second dip soon after waits out the period. */
+	assert_int_equal(smooth_step(&s, 2, 3700.0, 1, 300.0), 10);
+	assert_int_equal(smooth_step(&s, 2, 3900.0, 1, 300.0), 9);
+}
+
+static void test_one_step_per_call(void **state)
+{
+	struct smooth s = SMOOTH_INIT;
+
+	/* A day of quiet does not buy several steps at once. */
+	smooth_step(&s, 20, 0.0, 4, 60.0);
+	assert_int_equal(smooth_step(&s, 5, 86400.0, 4, 60.0), 16);
+	assert_int_equal(smooth_step(&s, 5, 86401.0, 4, 60.0), 16);
+	assert_int_equal(smooth_step(&s, 5, 86460.0, 4, 60.0), 12);
+	assert_int_equal(smooth_step(&s, 5, 86520.0, 4, 60.0), 8);
+	/* The last step stops at raw, not below it. */
+	assert_int_equal(smooth_step(&s, 5, 86580.0, 4, 60.0), 5);
+	assert_int_equal(smooth_step(&s, 5, 86640.0, 4, 60.0), 5);
+}
+
+/* The raw target over time for the staircase test. */
+static int64_t staircase_raw(double t)
+{
+	if (t < 100.0)
+		return 20;
+	if (t < 700.0)
+		return 3;
+	if (t < 760.0)
+		return 15;
+	return 0;
+}
+
+static void test_call_rate_independent(void **state)
+{
+	struct smooth fast = SMOOTH_INIT, slow = SMOOTH_INIT;
+	int64_t fast_at[1201];
+	int t, drops = 0;
+
+	/* One caller every second, one every 15 s, same raw signal. */
+	for (t = 0; t <= 1200; t++) {
+		int64_t prev = fast.target;
+
+		fast_at[t] = smooth_step(&fast, staircase_raw(t), t, 2, 60.0);
+		if (t > 0 && fast_at[t] < prev)
+			drops++;
+	}
+	for (t = 0; t <= 1200; t += 15) {
+		int64_t v = smooth_step(&slow, staircase_raw(t), t, 2, 60.0);
+
+		assert_int_equal(v, fast_at[t]);
+	}
+	/* The staircase itself: 20 until 100, then -2 per minute. */
+	assert_int_equal(fast_at[99], 20);
+	assert_int_equal(fast_at[100], 18);
+	assert_int_equal(fast_at[159], 18);
+	assert_int_equal(fast_at[160], 16);
+	assert_int_equal(fast_at[700], 15);
+	assert_int_equal(fast_at[760], 13); /* stable > 60 s: at once */
+	/* Drops never come closer than the period: <= 1 per minute. */
+	assert_true(drops <= 1200 / 60 + 1);
+	assert_true(drops >= 10);
+}
+
+static void test_backwards_clock(void **state)
+{
+	struct smooth s = SMOOTH_INIT;
+
+	smooth_step(&s, 10, 1000.0, 1, 60.0);
+	assert_int_equal(smooth_step(&s, 5, 1100.0, 1, 60.0), 9);
+	/* The clock jumps back 600 s: no time has passed... */
+	assert_int_equal(smooth_step(&s, 5, 500.0, 1, 60.0), 9);
+	assert_int_equal(smooth_step(&s, 5, 530.0, 1, 60.0), 9);
+	/* ...and the wait restarts from 500, not from 1100. */
+	assert_int_equal(smooth_step(&s, 5, 560.0, 1, 60.0), 8);
+	/* Up still works on a backwards clock. */
+	assert_int_equal(smooth_step(&s, 30, 100.0, 1, 60.0), 30);
+	/* A non-finite clock is no time passing. */
+	assert_int_equal(smooth_step(&s, 5, NAN, 1, 60.0), 30);
+	assert_int_equal(smooth_step(&s, 5, INFINITY, 1, 60.0), 30);
+	assert_near(s.last_down_s, 560.0, 0.0);
+}
+
+static void test_period_zero(void **state)
+{
+	struct smooth s = SMOOTH_INIT;
+
+	/* No limit in time: one step per call, even at the same instant. */
+	smooth_step(&s, 10, 5.0, 3, 0.0);
+	assert_int_equal(smooth_step(&s, 0, 5.0, 3, 0.0), 7);
+	assert_int_equal(smooth_step(&s, 0, 5.0, 3, 0.0), 4);
+	assert_int_equal(smooth_step(&s, 0, 5.0, 3, 0.0), 1);
+	assert_int_equal(smooth_step(&s, 0, 5.0, 3, 0.0), 0);
+	/* Out-of-contract period and step are taken as 0 and 1. */
+	smooth_step(&s, 10, 6.0, 3, 0.0);
+	assert_int_equal(smooth_step(&s, 0, 6.0, 0, NAN), 9);
+	assert_int_equal(smooth_step(&s, 0, 6.0, -2, -1.0), 8);
+	/* A non-finite clock still steps, but does not poison the state. */
+	assert_int_equal(smooth_step(&s, 0, NAN, 1, 0.0), 7);
+	assert_near(s.last_down_s, 6.0, 0.0);
+	assert_int_equal(smooth_step(&s, 0, 7.0, 1, 1.0), 6);
+}
+
+static void test_seed(void **state)
+{
+	struct smooth s = SMOOTH_INIT;
+
+	/* Unprimed: seeding primes at now, so a drop waits a period. */
+	smooth_seed(&s, 10, 1000.0);
+	assert_int_equal(s.primed, 1);
+	assert_int_equal(s.target, 10);
+	assert_near(s.last_down_s, 1000.0, 0.0);
+	assert_int_equal(smooth_step(&s, 5, 1010.0, 1, 60.0), 10);
+	assert_int_equal(smooth_step(&s, 5, 1060.0, 1, 60.0), 9);
+
+	/* Primed: the outside view replaces the target, the clock stays. */
+	smooth_seed(&s, 12, 1090.0);
+	assert_int_equal(s.target, 12);
+	assert_near(s.last_down_s, 1060.0, 0.0);
+	assert_int_equal(smooth_step(&s, 5, 1100.0, 1, 60.0), 12);
+	assert_int_equal(smooth_step(&s, 5, 1120.0, 1, 60.0), 11);
+
+	/* An outside view below raw: up at once. */
+	smooth_seed(&s, 2, 1130.0);
+	assert_int_equal(smooth_step(&s, 5, 1130.0, 1, 60.0), 5);
+	smooth_seed(&s, -4, 1140.0);
+	assert_int_equal(s.target, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_init),
+		cmocka_unit_test(test_first_call_and_up),
+		cmocka_unit_test(test_prime_waits_a_period),
+		cmocka_unit_test(test_dip_costs_one_step),
+		cmocka_unit_test(test_one_step_per_call),
+		cmocka_unit_test(test_call_rate_independent),
+		cmocka_unit_test(test_backwards_clock),
+		cmocka_unit_test(test_period_zero),
+		cmocka_unit_test(test_seed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
