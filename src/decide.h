@@ -30,4 +30,20 @@ struct decision {
 enum model_err decide(const struct meta *m, const struct model_signals *s,
 		      double now_s, struct smooth *st, struct decision *out);
 
+/*
+ * The same decision smoothed from an outside view of the fleet instead of
+ * a process's memory (metadata currentReplicasQuery), so that every staffer
+ * pod, and a restarted one, gives the same answer:
+ *   raw >= current              -> raw (scale up, or hold, at once)
+ *   recent_max > current        -> current (the fleet shrank less than
+ *                                  scaleDownPeriodSeconds ago: wait)
+ *   otherwise                   -> max(raw, current - scaleDownStep)
+ * current is the replica count now, recent_max the highest count seen over
+ * the last scaleDownPeriodSeconds (both >= 0).  Errors as decide().
+ */
+enum model_err decide_observed(const struct meta *m,
+			       const struct model_signals *s,
+			       int64_t current, int64_t recent_max,
+			       struct decision *out);
+
 #endif

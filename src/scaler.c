@@ -1,40 +1,72 @@
-/* scaler.c - see scaler.h. */
+/*
+ * scaler.c - see scaler.h.
+ *
+ * Per ScaledObject trigger ("namespace/name/metricName") the scaler keeps
+ * one struct state on the fetch thread: the smoothing state and the last
+ * good answer.  The last good answer is what makes missing data safe
+ * (design section 2): an unknown signal never lowers the target; the last
+ * good target is held for staleHoldSeconds, then the error goes to KEDA so
+ * that its fallback takes over.  With a state file the states survive a
+ * restart of the process.
+ */
 #include "scaler.h"
 
+#include <cjson/cJSON.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "decide.h"
+#include "forecast.h"
 #include "log.h"
 #include "smooth.h"
 
 /* Which answer slot holds which signal. */
-enum { SIG_ARRIVAL, SIG_SERVICE, SIG_QUEUE, SIG_SHED, SIG_N };
+enum {
+	SIG_ARRIVAL,
+	SIG_SERVICE,
+	SIG_QUEUE,
+	SIG_SHED,
+	SIG_CURRENT,        /* currentReplicasQuery now */
+	SIG_CURRENT_RECENT, /* ... over the last scaleDownPeriodSeconds */
+	SIG_SERIES,         /* arrivalRateQuery over forecastWindowSeconds */
+	SIG_N
+};
 
 static const char *const sig_keys[SIG_N] = {
 	"arrivalRateQuery", "serviceTimeQuery", "queueDepthQuery",
-	"shedRateQuery",
+	"shedRateQuery", "currentReplicasQuery", "currentReplicasQuery",
+	"arrivalRateQuery (forecast range)",
 };
 
-/* Smoothing state of one ScaledObject trigger, keyed by
- * "namespace/name/metricName".  Fetch thread only. */
+#define STATE_BUCKETS 1024
+#define STATE_FILE_MAX (64u << 20)
+#define SAVE_EVERY_S 1.0
+
 struct state {
 	struct state *next;
 	char *key;
 	struct smooth sm;
-	double last_seen;
+	double last_seen;       /* wall clock, s */
+	int have_good;
+	int64_t good_target;    /* last answer made from known signals */
+	int good_active;
+	double good_at;         /* wall clock, s */
+	double good_w;          /* last known service time, s; 0 = none */
 };
-
-#define STATE_BUCKETS 1024
 
 struct scaler {
 	const struct config *cfg;
 	struct fetch *fetch;
+	char *state_path;                     /* NULL: memory only */
 	struct state *buckets[STATE_BUCKETS]; /* fetch thread only */
 	size_t n_states;
-	double last_sweep;
+	double last_sweep, last_save;
+	int dirty;
 };
 
 /* One evaluation in flight. */
@@ -44,11 +76,255 @@ struct eval {
 	enum scaler_kind kind;
 	char *key;
 	int slot[SIG_N];             /* answer index per signal, -1 if none */
+	double series_step_s;
 	scaler_done_fn *cb;
 	void *arg;
 };
 
-struct scaler *scaler_new(const struct config *cfg, struct fetch *f)
+/* Wall clock: smoothing times are stored in the state file, so they must
+ * mean the same after a restart. */
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint32_t hash_str(const char *p)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	return h;
+}
+
+static void state_free(struct state *st)
+{
+	free(st->key);
+	free(st);
+}
+
+/* The state for key; created on first use when create is set.  NULL when
+ * absent, full or out of memory. */
+static struct state *state_find(struct scaler *s, const char *key, int create)
+{
+	struct state **slot = &s->buckets[hash_str(key) % STATE_BUCKETS];
+	struct state *st;
+
+	for (st = *slot; st; st = st->next)
+		if (!strcmp(st->key, key))
+			return st;
+	if (!create || s->n_states >= SCALER_STATES_MAX)
+		return NULL;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return NULL;
+	st->key = strdup(key);
+	if (!st->key) {
+		free(st);
+		return NULL;
+	}
+	smooth_init(&st->sm);
+	st->next = *slot;
+	*slot = st;
+	s->n_states++;
+	return st;
+}
+
+/* Forget ScaledObjects nobody asked about for SCALER_STATE_IDLE_S. */
+static void states_sweep(struct scaler *s, double now)
+{
+	size_t b;
+
+	if (now - s->last_sweep < 60)
+		return;
+	s->last_sweep = now;
+	for (b = 0; b < STATE_BUCKETS; b++) {
+		struct state **pp = &s->buckets[b];
+
+		while (*pp) {
+			struct state *st = *pp;
+
+			if (now - st->last_seen > SCALER_STATE_IDLE_S) {
+				*pp = st->next;
+				state_free(st);
+				s->n_states--;
+				s->dirty = 1;
+			} else {
+				pp = &st->next;
+			}
+		}
+	}
+}
+
+/* ---- the state file ------------------------------------------------------- */
+
+/*
+ * Format: {"version":1,"states":[{"key":"ns/name/metric","target":N,
+ * "lastDown":T,"goodTarget":N,"goodActive":B,"goodAt":T,"goodW":W,
+ * "lastSeen":T}]} with wall-clock times in seconds.  Written to a temporary
+ * file and renamed, so a crash leaves the old or the new file, never half.
+ */
+int scaler_save(struct scaler *s)
+{
+	cJSON *root = NULL, *arr;
+	char *text = NULL, tmp[4096];
+	FILE *fp = NULL;
+	size_t b;
+	int rc = -1;
+
+	if (!s->state_path)
+		return 0;
+	root = cJSON_CreateObject();
+	if (!root)
+		goto out;
+	cJSON_AddNumberToObject(root, "version", 1);
+	arr = cJSON_AddArrayToObject(root, "states");
+	if (!arr)
+		goto out;
+	for (b = 0; b < STATE_BUCKETS; b++) {
+		struct state *st;
+
+		for (st = s->buckets[b]; st; st = st->next) {
+			cJSON *o = cJSON_CreateObject();
+
+			if (!o)
+				goto out;
+			cJSON_AddItemToArray(arr, o);
+			cJSON_AddStringToObject(o, "key", st->key);
+			cJSON_AddNumberToObject(o, "target",
+						(double)st->sm.target);
+			cJSON_AddNumberToObject(o, "lastDown",
+						st->sm.last_down_s);
+			cJSON_AddBoolToObject(o, "primed", st->sm.primed);
+			cJSON_AddBoolToObject(o, "haveGood", st->have_good);
+			cJSON_AddNumberToObject(o, "goodTarget",
+						(double)st->good_target);
+			cJSON_AddBoolToObject(o, "goodActive", st->good_active);
+			cJSON_AddNumberToObject(o, "goodAt", st->good_at);
+			cJSON_AddNumberToObject(o, "goodW", st->good_w);
+			cJSON_AddNumberToObject(o, "lastSeen", st->last_seen);
+		}
+	}
+	text = cJSON_PrintUnformatted(root);
+	if (!text)
+		goto out;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", s->state_path);
+	fp = fopen(tmp, "w");
+	if (!fp) {
+		log_warn("state file '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (fputs(text, fp) < 0 || fflush(fp) || fsync(fileno(fp))) {
+		log_warn("state file '%s': write failed: %s", tmp,
+			 strerror(errno));
+		goto out;
+	}
+	if (fclose(fp)) {
+		fp = NULL;
+		goto out;
+	}
+	fp = NULL;
+	if (rename(tmp, s->state_path)) {
+		log_warn("state file '%s': %s", s->state_path,
+			 strerror(errno));
+		goto out;
+	}
+	s->dirty = 0;
+	rc = 0;
+out:
+	if (fp)
+		fclose(fp);
+	free(text);
+	cJSON_Delete(root);
+	return rc;
+}
+
+static double num(const cJSON *o, const char *name, double lo, double hi)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+	double d;
+
+	if (!cJSON_IsNumber(v))
+		return lo;
+	d = v->valuedouble;
+	return isfinite(d) ? (d < lo ? lo : d > hi ? hi : d) : lo;
+}
+
+/* Load the state file; a missing file is a fresh start, a bad one is
+ * reported and ignored (the answers then start from scratch). */
+static void states_load(struct scaler *s)
+{
+	FILE *fp = fopen(s->state_path, "rb");
+	char *text = NULL;
+	cJSON *root = NULL;
+	const cJSON *arr, *o;
+	long len;
+	size_t n = 0;
+
+	if (!fp) {
+		if (errno != ENOENT)
+			log_warn("state file '%s': %s", s->state_path,
+				 strerror(errno));
+		return;
+	}
+	if (fseek(fp, 0, SEEK_END) || (len = ftell(fp)) < 0 ||
+	    (unsigned long)len > STATE_FILE_MAX || fseek(fp, 0, SEEK_SET)) {
+		log_warn("state file '%s': unreadable or larger than %u "
+			 "bytes; starting fresh", s->state_path,
+			 STATE_FILE_MAX);
+		goto out;
+	}
+	text = malloc((size_t)len + 1);
+	if (!text || fread(text, 1, (size_t)len, fp) != (size_t)len)
+		goto out;
+	text[len] = '\0';
+	root = cJSON_ParseWithLength(text, (size_t)len);
+	arr = cJSON_GetObjectItemCaseSensitive(root, "states");
+	if (!cJSON_IsArray(arr)) {
+		log_warn("state file '%s': not a staffer state file; starting "
+			 "fresh", s->state_path);
+		goto out;
+	}
+	cJSON_ArrayForEach(o, arr) {
+		const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "key");
+		struct state *st;
+
+		if (!cJSON_IsString(k) || strlen(k->valuestring) > 1024)
+			continue;
+		st = state_find(s, k->valuestring, 1);
+		if (!st)
+			break;
+		st->sm.target = (int64_t)num(o, "target", 0,
+					     (double)MODEL_REPLICAS_MAX);
+		st->sm.last_down_s = num(o, "lastDown", 0, 1e12);
+		st->sm.primed = cJSON_IsTrue(
+			cJSON_GetObjectItemCaseSensitive(o, "primed"));
+		st->have_good = cJSON_IsTrue(
+			cJSON_GetObjectItemCaseSensitive(o, "haveGood"));
+		st->good_target = (int64_t)num(o, "goodTarget", 0,
+					       (double)MODEL_REPLICAS_MAX);
+		st->good_active = cJSON_IsTrue(
+			cJSON_GetObjectItemCaseSensitive(o, "goodActive"));
+		st->good_at = num(o, "goodAt", 0, 1e12);
+		st->good_w = num(o, "goodW", 0, 86400);
+		st->last_seen = num(o, "lastSeen", 0, 1e12);
+		n++;
+	}
+	log_info("state file '%s': %zu ScaledObjects restored",
+		 s->state_path, n);
+out:
+	cJSON_Delete(root);
+	free(text);
+	fclose(fp);
+}
+
+/* ---- life cycle ---------------------------------------------------------------- */
+
+struct scaler *scaler_new(const struct config *cfg, struct fetch *f,
+			  const char *state_path)
 {
 	struct scaler *s = calloc(1, sizeof(*s));
 
@@ -56,7 +332,15 @@ struct scaler *scaler_new(const struct config *cfg, struct fetch *f)
 		return NULL;
 	s->cfg = cfg;
 	s->fetch = f;
-	s->last_sweep = fetch_now();
+	s->last_sweep = s->last_save = wall_now();
+	if (state_path) {
+		s->state_path = strdup(state_path);
+		if (!s->state_path) {
+			free(s);
+			return NULL;
+		}
+		states_load(s);
+	}
 	return s;
 }
 
@@ -71,10 +355,10 @@ void scaler_free(struct scaler *s)
 			struct state *st = s->buckets[b];
 
 			s->buckets[b] = st->next;
-			free(st->key);
-			free(st);
+			state_free(st);
 		}
 	}
+	free(s->state_path);
 	free(s);
 }
 
@@ -106,69 +390,7 @@ enum scaler_err scaler_parse(const struct scaler *s, struct meta *m,
 	return SCALER_OK;
 }
 
-static uint32_t hash_str(const char *p)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	return h;
-}
-
-/* Forget ScaledObjects nobody asked about for an hour. */
-static void states_sweep(struct scaler *s, double now)
-{
-	size_t b;
-
-	if (now - s->last_sweep < 60)
-		return;
-	s->last_sweep = now;
-	for (b = 0; b < STATE_BUCKETS; b++) {
-		struct state **pp = &s->buckets[b];
-
-		while (*pp) {
-			struct state *st = *pp;
-
-			if (now - st->last_seen > SCALER_STATE_IDLE_S) {
-				*pp = st->next;
-				free(st->key);
-				free(st);
-				s->n_states--;
-			} else {
-				pp = &st->next;
-			}
-		}
-	}
-}
-
-/* The state for key, created on first use; NULL when full. */
-static struct state *state_get(struct scaler *s, const char *key, double now)
-{
-	struct state **slot = &s->buckets[hash_str(key) % STATE_BUCKETS];
-	struct state *st;
-
-	states_sweep(s, now);
-	for (st = *slot; st; st = st->next)
-		if (!strcmp(st->key, key))
-			goto out;
-	if (s->n_states >= SCALER_STATES_MAX)
-		return NULL;
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return NULL;
-	st->key = strdup(key);
-	if (!st->key) {
-		free(st);
-		return NULL;
-	}
-	smooth_init(&st->sm);
-	st->next = *slot;
-	*slot = st;
-	s->n_states++;
-out:
-	st->last_seen = now;
-	return st;
-}
+/* ---- one evaluation ------------------------------------------------------------- */
 
 static void eval_free(struct eval *e)
 {
@@ -177,23 +399,31 @@ static void eval_free(struct eval *e)
 	free(e);
 }
 
-/* Read one signal from the answers.  Unknown is an error, never zero;
- * negative values are clamped (design section 2) and logged. */
+static const struct fetch_answer *answer(const struct eval *e,
+					 const struct fetch_answer *a, int sig)
+{
+	return e->slot[sig] < 0 ? NULL : &a[e->slot[sig]];
+}
+
+/*
+ * Read one instant signal.  Unknown is an error, never zero; several
+ * series is the user's mistake (INVALID_ARGUMENT); a negative value is
+ * clamped to 0 and logged.  A signal without a query is 0.
+ */
 static int read_signal(const struct eval *e, const struct fetch_answer *a,
 		       int sig, double *out, struct scaler_result *r)
 {
-	const struct fetch_answer *x;
+	const struct fetch_answer *x = answer(e, a, sig);
 
-	if (e->slot[sig] < 0) {
+	if (!x) {
 		*out = 0.0;
 		return 0;
 	}
-	x = &a[e->slot[sig]];
 	if (x->err != PROM_OK) {
-		r->err = SCALER_EUNAVAIL;
-		snprintf(r->msg, sizeof(r->msg),
-			 "%s: %s (backend '%s'); the signal is unknown, "
-			 "not zero", sig_keys[sig], x->msg,
+		r->err = x->err == PROM_EMULTI ? SCALER_EINVAL :
+			 SCALER_EUNAVAIL;
+		snprintf(r->msg, sizeof(r->msg), "%s: %s (backend '%s')",
+			 sig_keys[sig], x->msg,
 			 config_backend(e->s->cfg, e->m.backend)->name);
 		return -1;
 	}
@@ -206,74 +436,178 @@ static int read_signal(const struct eval *e, const struct fetch_answer *a,
 	return 0;
 }
 
+/* W: the query's positive answer, else the last known W, else the
+ * serviceTime metadata.  0 when nothing is known (fine without demand). */
+static double read_service_time(const struct eval *e,
+				const struct fetch_answer *a,
+				const struct state *st, const char **why)
+{
+	const struct fetch_answer *x = answer(e, a, SIG_SERVICE);
+
+	*why = NULL;
+	if (x && x->err == PROM_OK && isfinite(x->value) && x->value > 0)
+		return x->value;
+	if (x)
+		*why = x->err ? x->msg : "no positive value";
+	if (x && st && st->good_w > 0)
+		return st->good_w;
+	return e->m.service_time_s;
+}
+
+/* The forecast of the arrival rate at the cold-start horizon, or 0 when
+ * there is none (too few points, gaps in the series, bad numbers).  The
+ * forecast only ever raises lambda, so no forecast is the safe default. */
+static double read_forecast(const struct eval *e, const struct fetch_answer *a)
+{
+	const struct fetch_answer *x = answer(e, a, SIG_SERIES);
+	struct forecast fc;
+	const char *why = NULL;
+	size_t i;
+
+	if (!x)
+		return 0.0;
+	if (x->err != PROM_OK)
+		why = x->msg;
+	else if (x->n < 2)
+		why = "fewer than 2 points";
+	for (i = 1; !why && i < x->n; i++)
+		if (fabs(x->ts[i] - x->ts[i - 1] - e->series_step_s) >
+		    e->series_step_s / 4)
+			why = "gaps in the series (Holt needs even spacing)";
+	if (!why && forecast_ahead(x->vals, x->n, e->series_step_s,
+				   e->m.cold_start_s, e->m.forecast_alpha,
+				   e->m.forecast_beta, &fc) != MODEL_OK)
+		why = "series outside the forecast's domain";
+	if (why) {
+		log_debug("%s: no forecast: %s", e->key, why);
+		return 0.0;
+	}
+	return fc.value;
+}
+
+/* The highest value of a range answer, or -1 if unknown. */
+static double range_max(const struct fetch_answer *x)
+{
+	double m = -1;
+	size_t i;
+
+	if (!x || x->err != PROM_OK)
+		return -1;
+	for (i = 0; i < x->n; i++)
+		if (x->vals[i] > m)
+			m = x->vals[i];
+	return m;
+}
+
 static void log_decision(const struct eval *e, const struct scaler_result *r,
-			 int64_t raw)
+			 int64_t raw, const char *how)
 {
 	const struct model_signals *g = &r->sig;
 	const struct model_breakdown *b = &r->b;
 
-	log_info("decision ref=%s lambda=%.4g W=%.4g Q=%.4g S=%.4g "
-		 "busy=%.3f headroom=%.3f drain=%.3f boost=%.3f total=%.3f "
-		 "raw=%lld target=%lld active=%d%s", e->key,
-		 g->arrival_rate, g->service_time_s, g->queue_depth,
-		 g->shed_rate, b->busy_slots, b->headroom_slots,
-		 b->drain_slots, b->boost_slots, b->total_slots,
-		 (long long)raw, (long long)r->target, b->active,
+	log_info("decision ref=%s lambda=%.4g forecast=%.4g W=%.4g Q=%.4g "
+		 "S=%.4g busy=%.3f headroom=%.3f drain=%.3f boost=%.3f "
+		 "total=%.3f raw=%lld target=%lld active=%d smoothing=%s%s",
+		 e->key, g->arrival_rate, g->arrival_forecast,
+		 g->service_time_s, g->queue_depth, g->shed_rate,
+		 b->busy_slots, b->headroom_slots, b->drain_slots,
+		 b->boost_slots, b->total_slots, (long long)raw,
+		 (long long)r->target, b->active, how,
 		 b->capped ? " capped=1" : "");
+}
+
+/* Unknown data: hold the last good answer for staleHoldSeconds. */
+static void hold_or_fail(const struct eval *e, struct state *st, double now,
+			 struct scaler_result *r)
+{
+	if (r->err == SCALER_EUNAVAIL && st && st->have_good &&
+	    now - st->good_at <= e->m.stale_hold_s) {
+		log_warn("%s: %s; holding the last target %lld from %.0fs "
+			 "ago (staleHoldSeconds %g)", e->key, r->msg,
+			 (long long)st->good_target, now - st->good_at,
+			 e->m.stale_hold_s);
+		r->err = SCALER_OK;
+		r->msg[0] = '\0';
+		r->target = st->good_target;
+		r->active = st->good_active;
+		r->held = 1;
+		return;
+	}
+	if (r->err == SCALER_EUNAVAIL && st && st->have_good) {
+		size_t len = strlen(r->msg);
+
+		snprintf(r->msg + len, sizeof(r->msg) - len,
+			 "; last good data %.0fs ago, beyond staleHoldSeconds "
+			 "%g", now - st->good_at, e->m.stale_hold_s);
+	}
 }
 
 static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
 {
 	struct eval *e = arg;
+	struct scaler *s = e->s;
 	struct scaler_result r;
 	struct model_signals *g = &r.sig;
-	double w = 0.0, now;
-	enum model_err merr;
 	struct decision d;
 	struct state *st;
-	int demand;
+	enum model_err merr;
+	const char *why, *how = "memory";
+	double now = wall_now(), cur, recent;
 
 	(void)n;
 	memset(&r, 0, sizeof(r));
 	memcpy(r.metric_name, e->m.metric_name, sizeof(r.metric_name));
+	states_sweep(s, now);
+	st = state_find(s, e->key, 1);
+	if (!st)
+		log_warn("%s: too many ScaledObjects (%d); answering without "
+			 "smoothing or hold", e->key, SCALER_STATES_MAX);
+	else
+		st->last_seen = now;
+
 	if (read_signal(e, a, SIG_ARRIVAL, &g->arrival_rate, &r) ||
 	    read_signal(e, a, SIG_QUEUE, &g->queue_depth, &r) ||
 	    read_signal(e, a, SIG_SHED, &g->shed_rate, &r))
 		goto done;
-	demand = g->arrival_rate > 0 || g->queue_depth > 0 ||
-		 g->shed_rate > 0;
-
-	/* W: the query when it has a positive answer, else serviceTime.
-	 * With no demand W does not matter. */
-	if (e->slot[SIG_SERVICE] >= 0) {
-		const struct fetch_answer *x = &a[e->slot[SIG_SERVICE]];
-
-		if (x->err == PROM_OK && x->value > 0) {
-			w = x->value;
-		} else if (e->m.service_time_s > 0) {
-			w = e->m.service_time_s;
-			log_debug("%s: serviceTimeQuery gave %s; using "
-				  "serviceTime %g", e->key,
-				  x->err ? x->msg : "no positive value", w);
-		} else if (demand) {
-			r.err = SCALER_EUNAVAIL;
-			snprintf(r.msg, sizeof(r.msg),
-				 "serviceTimeQuery: %s while there is demand, "
-				 "and no serviceTime fallback is set",
-				 x->err ? x->msg : "no positive value");
-			goto done;
-		}
-	} else {
-		w = e->m.service_time_s;
+	g->service_time_s = read_service_time(e, a, st, &why);
+	if (why)
+		log_debug("%s: serviceTimeQuery: %s; using W=%g", e->key, why,
+			  g->service_time_s);
+	if (g->service_time_s <= 0 &&
+	    (g->arrival_rate > 0 || g->queue_depth > 0 || g->shed_rate > 0)) {
+		r.err = SCALER_EUNAVAIL;
+		snprintf(r.msg, sizeof(r.msg), "serviceTimeQuery: %s while "
+			 "there is demand, no earlier value and no serviceTime "
+			 "fallback; the service time is unknown",
+			 why ? why : "not given");
+		goto done;
 	}
-	g->service_time_s = w;
+	g->arrival_forecast = read_forecast(e, a);
 
-	now = fetch_now();
-	st = e->kind == SCALER_METRICS ? state_get(e->s, e->key, now) : NULL;
-	if (e->kind == SCALER_METRICS && !st)
-		log_warn("%s: too many ScaledObjects (%d); answering without "
-			 "smoothing", e->key, SCALER_STATES_MAX);
-	merr = decide(&e->m, g, now, st ? &st->sm : NULL, &d);
+	cur = -1;
+	if (answer(e, a, SIG_CURRENT)) {
+		const struct fetch_answer *x = answer(e, a, SIG_CURRENT);
+
+		if (x->err == PROM_OK && x->value >= 0)
+			cur = x->value;
+		else
+			log_debug("%s: currentReplicasQuery: %s; smoothing "
+				  "from memory", e->key,
+				  x->err ? x->msg : "negative");
+	}
+	if (cur >= 0 && e->kind == SCALER_METRICS) {
+		recent = range_max(answer(e, a, SIG_CURRENT_RECENT));
+		merr = decide_observed(&e->m, g, (int64_t)llround(cur),
+				       (int64_t)llround(recent < cur ? cur :
+							recent), &d);
+		how = "observed";
+		if (merr == MODEL_OK && st)
+			smooth_seed(&st->sm, d.target, now);
+	} else {
+		merr = decide(&e->m, g, now,
+			      st && e->kind == SCALER_METRICS ? &st->sm : NULL,
+			      &d);
+	}
 	if (merr != MODEL_OK) {
 		r.err = SCALER_EUNAVAIL;
 		snprintf(r.msg, sizeof(r.msg), "cannot staff these signals "
@@ -285,11 +619,27 @@ static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
 	r.b = d.b;
 	r.active = d.b.active;
 	r.target = d.target;
+	if (st) {
+		if (g->service_time_s > 0 && !why)
+			st->good_w = g->service_time_s;
+		if (e->kind == SCALER_METRICS) {
+			st->good_target = d.target;
+			st->good_at = now;
+			st->have_good = 1;
+		}
+		st->good_active = r.active;
+		s->dirty = 1;
+	}
 	if (e->kind == SCALER_METRICS)
-		log_decision(e, &r, d.raw);
+		log_decision(e, &r, d.raw, how);
 done:
+	hold_or_fail(e, st, now, &r);
 	if (r.err != SCALER_OK)
 		log_warn("%s: %s", e->key, r.msg);
+	if (s->dirty && now - s->last_save >= SAVE_EVERY_S) {
+		s->last_save = now;
+		scaler_save(s);
+	}
 	e->cb(e->arg, &r);
 	eval_free(e);
 }
@@ -299,7 +649,6 @@ int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
 		    scaler_done_fn *cb, void *arg)
 {
 	const struct backend *be = config_backend(s->cfg, m->backend);
-	const char *queries[SIG_N];
 	struct fetch_query q[SIG_N];
 	struct eval *e;
 	size_t n = 0, len;
@@ -323,17 +672,54 @@ int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
 		goto fail;
 	snprintf(e->key, len, "%s/%s/%s", ns, name, e->m.metric_name);
 
-	queries[SIG_ARRIVAL] = e->m.arrival_rate_query;
-	queries[SIG_SERVICE] = e->m.service_time_query;
-	queries[SIG_QUEUE] = e->m.queue_depth_query;
-	queries[SIG_SHED] = e->m.shed_rate_query;
 	for (i = 0; i < SIG_N; i++) {
+		const char *query = NULL;
+		double range = 0, step = 0;
+
+		switch (i) {
+		case SIG_ARRIVAL:
+			query = e->m.arrival_rate_query;
+			break;
+		case SIG_SERVICE:
+			query = e->m.service_time_query;
+			break;
+		case SIG_QUEUE:
+			query = e->m.queue_depth_query;
+			break;
+		case SIG_SHED:
+			query = e->m.shed_rate_query;
+			break;
+		case SIG_CURRENT:
+			query = kind == SCALER_METRICS ?
+				e->m.current_replicas_query : NULL;
+			break;
+		case SIG_CURRENT_RECENT:
+			if (kind != SCALER_METRICS ||
+			    !e->m.current_replicas_query ||
+			    e->m.scale_down_period_s < 1)
+				break;
+			query = e->m.current_replicas_query;
+			range = e->m.scale_down_period_s;
+			step = range / 30 < 1 ? 1 : range / 30 > 15 ? 15 :
+			       range / 30;
+			break;
+		case SIG_SERIES:
+			if (kind != SCALER_METRICS || e->m.cold_start_s <= 0)
+				break;
+			query = e->m.arrival_rate_query;
+			range = e->m.forecast_window_s;
+			step = forecast_step_seconds(range);
+			e->series_step_s = step;
+			break;
+		}
 		e->slot[i] = -1;
-		if (!queries[i])
+		if (!query)
 			continue;
 		memset(&q[n], 0, sizeof(q[n]));
 		q[n].backend = be;
-		q[n].query = queries[i];
+		q[n].query = query;
+		q[n].range_s = range;
+		q[n].step_s = step;
 		e->slot[i] = (int)n++;
 	}
 	if (fetch_submit(s->fetch, q, n, on_answers, e))

@@ -43,6 +43,7 @@ struct scaler_result {
 	struct model_signals sig;     /* the signals used */
 	struct model_breakdown b;     /* every term */
 	int64_t target;               /* smoothed replicas (METRICS) */
+	int held;                     /* 1: signals unknown, last good held */
 	char metric_name[META_NAME_MAX];
 	int active;
 };
@@ -51,8 +52,20 @@ typedef void scaler_done_fn(void *arg, const struct scaler_result *r);
 
 struct scaler;
 
-/* cfg and f must outlive the scaler. */
-struct scaler *scaler_new(const struct config *cfg, struct fetch *f);
+/*
+ * cfg and f must outlive the scaler.  With state_path the smoothing state
+ * and last good answers are loaded from that file now (a missing or bad
+ * file is logged and means a fresh start) and saved to it at most once a
+ * second while answers change, so a restarted process continues where the
+ * old one was.  NULL state_path: memory only.
+ */
+struct scaler *scaler_new(const struct config *cfg, struct fetch *f,
+			  const char *state_path);
+
+/* Write the state file now (fetch thread, or after fetch_stop).  0, or -1
+ * (logged).  A no-op without a state file. */
+int scaler_save(struct scaler *s);
+
 void scaler_free(struct scaler *s);
 
 /*

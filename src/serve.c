@@ -40,6 +40,8 @@ static void usage(FILE *fp)
 "  --log-level LEVEL     debug, info, warn or error (default info;\n"
 "                        env STAFFER_LOG_LEVEL)\n"
 "  --grace-seconds N     on SIGTERM, time to finish calls (default 10)\n"
+"  --state-file FILE     keep smoothing state across restarts (env\n"
+"                        STAFFER_STATE_FILE); see docs/deploy.md\n"
 "  --tls-cert FILE --tls-key FILE [--tls-client-ca FILE]\n"
 "                        serve TLS; with a client CA, require mTLS\n");
 }
@@ -58,7 +60,7 @@ static const char *env_or(const char *v, const char *env)
 int cmd_serve(int argc, char **argv)
 {
 	const char *listen = NULL, *cfg_path = NULL, *prom = NULL;
-	const char *level = NULL;
+	const char *level = NULL, *state_path = NULL;
 	struct rpc_options o;
 	struct config cfg;
 	struct fetch *f = NULL;
@@ -100,6 +102,8 @@ int cmd_serve(int argc, char **argv)
 					"'%s': allowed: 0 to 3600\n", v);
 				return 2;
 			}
+		} else if (!strcmp(a, "--state-file")) {
+			state_path = v;
 		} else if (!strcmp(a, "--tls-cert")) {
 			o.tls_cert = v;
 		} else if (!strcmp(a, "--tls-key")) {
@@ -117,6 +121,7 @@ int cmd_serve(int argc, char **argv)
 	cfg_path = env_or(cfg_path, "STAFFER_CONFIG");
 	prom = env_or(prom, "STAFFER_PROMETHEUS");
 	level = env_or(level, "STAFFER_LOG_LEVEL");
+	state_path = env_or(state_path, "STAFFER_STATE_FILE");
 	o.listen = listen ? listen : ":9090";
 	if (level && log_set_level(level)) {
 		fprintf(stderr, "staffer serve: log level '%s': allowed: "
@@ -154,7 +159,7 @@ int cmd_serve(int argc, char **argv)
 	grpc_init();
 	grpc_up = 1;
 	f = fetch_new(&cfg);
-	sc = f ? scaler_new(&cfg, f) : NULL;
+	sc = f ? scaler_new(&cfg, f, state_path) : NULL;
 	if (!sc) {
 		log_error("cannot start the fetch thread");
 		goto out;
@@ -172,6 +177,8 @@ int cmd_serve(int argc, char **argv)
 out:
 	rpc_server_free(srv);
 	fetch_stop(f);
+	if (sc)
+		scaler_save(sc);   /* the fetch thread is gone: no race */
 	scaler_free(sc);
 	fetch_free(f);
 	config_release(&cfg);
