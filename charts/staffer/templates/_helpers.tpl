@@ -1,0 +1,223 @@
+{{/*
+Helpers.  Only these template functions are used anywhere in the chart, so
+that tests/packaging/render.go (Go's text/template, Helm's own engine) can
+render it without helm: include, define, template, toYaml, toJson, indent,
+nindent, quote, default, printf, trunc, trimSuffix, replace, sha256sum,
+required, fail, and the text/template built-ins (if, range, with, eq, ne,
+lt, le, gt, ge, and, or, not, len, index).
+*/}}
+
+{{/* The chart name, at most 63 characters (a DNS label). */}}
+{{- define "staffer.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/*
+The full name of every object.  A release called "staffer" gives "staffer",
+so that ScaledObjects use scalerAddress staffer.<namespace>.svc:9090.
+*/}}
+{{- define "staffer.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if eq .Release.Name $name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "staffer.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "staffer.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "staffer.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "staffer.labels" -}}
+helm.sh/chart: {{ include "staffer.chart" . }}
+{{ include "staffer.selectorLabels" . }}
+app.kubernetes.io/version: {{ default .Chart.AppVersion .Values.image.tag | quote }}
+app.kubernetes.io/component: external-scaler
+app.kubernetes.io/part-of: keda
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
+{{- define "staffer.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "staffer.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "staffer.image" -}}
+{{- if .Values.image.digest -}}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Where the config file and the server's TLS files are mounted.  Not
+nested in one another: a mount point inside a read-only ConfigMap volume
+cannot be created. */}}
+{{- define "staffer.configDir" -}}/etc/staffer{{- end -}}
+{{- define "staffer.tlsDir" -}}/etc/staffer-tls{{- end -}}
+
+{{/*
+The sources of a backend's projected credentials volume, "" when it has
+none.  The argument is one entry of .Values.backends.  File names: token,
+username, password (auth); ca.crt, tls.crt, tls.key (tls).  The config
+template below uses the same names.
+*/}}
+{{- define "staffer.backendSources" -}}
+{{- $b := . -}}
+{{- with $b.auth -}}
+{{- with .tokenSecret -}}
+- secret:
+    name: {{ required (printf "backends[%s].auth.tokenSecret.name is required" $b.name) .name | quote }}
+    items:
+      - key: {{ required (printf "backends[%s].auth.tokenSecret.key is required" $b.name) .key | quote }}
+        path: token
+{{ end -}}
+{{- with .usernameSecret -}}
+- secret:
+    name: {{ required (printf "backends[%s].auth.usernameSecret.name is required" $b.name) .name | quote }}
+    items:
+      - key: {{ required (printf "backends[%s].auth.usernameSecret.key is required" $b.name) .key | quote }}
+        path: username
+{{ end -}}
+{{- with .passwordSecret -}}
+- secret:
+    name: {{ required (printf "backends[%s].auth.passwordSecret.name is required" $b.name) .name | quote }}
+    items:
+      - key: {{ required (printf "backends[%s].auth.passwordSecret.key is required" $b.name) .key | quote }}
+        path: password
+{{ end -}}
+{{- end -}}
+{{- with $b.tls -}}
+{{- with .caSecret -}}
+- secret:
+    name: {{ required (printf "backends[%s].tls.caSecret.name is required" $b.name) .name | quote }}
+    items:
+      - key: {{ required (printf "backends[%s].tls.caSecret.key is required" $b.name) .key | quote }}
+        path: ca.crt
+{{ end -}}
+{{- with .caConfigMap -}}
+- configMap:
+    name: {{ required (printf "backends[%s].tls.caConfigMap.name is required" $b.name) .name | quote }}
+    items:
+      - key: {{ required (printf "backends[%s].tls.caConfigMap.key is required" $b.name) .key | quote }}
+        path: ca.crt
+{{ end -}}
+{{- with .certSecret -}}
+- secret:
+    name: {{ required (printf "backends[%s].tls.certSecret.name is required" $b.name) .name | quote }}
+    items:
+      - key: {{ required (printf "backends[%s].tls.certSecret.key is required" $b.name) .key | quote }}
+        path: tls.crt
+{{ end -}}
+{{- with .keySecret -}}
+- secret:
+    name: {{ required (printf "backends[%s].tls.keySecret.name is required" $b.name) .name | quote }}
+    items:
+      - key: {{ required (printf "backends[%s].tls.keySecret.key is required" $b.name) .key | quote }}
+        path: tls.key
+{{ end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+config.json, staffer's config file (docs/config.md).  Only the fields the
+loader knows are written: the chart's own keys (tokenSecret, caConfigMap,
+...) become file paths.  Numbers go through toJson: Helm holds values as
+float64, and plain printing would turn 4194304 into 4.194304e+06.
+*/}}
+{{- define "staffer.config" -}}
+{{- $root := . -}}
+{{- $credDir := trimSuffix "/" .Values.credentialsMountPath -}}
+{{- if not .Values.backends -}}
+{{- fail "backends: declare at least one metrics backend" -}}
+{{- end -}}
+{{- if and (gt (len .Values.backends) 1) (not .Values.defaultBackend) -}}
+{{- fail "defaultBackend is required when there are several backends" -}}
+{{- end -}}
+{{- if .Values.defaultBackend -}}
+{{- $found := false -}}
+{{- range .Values.backends -}}
+{{- if eq (toJson .name) (toJson $root.Values.defaultBackend) -}}{{- $found = true -}}{{- end -}}
+{{- end -}}
+{{- if not $found -}}
+{{- fail (printf "defaultBackend %s is not the name of a backend" (toJson .Values.defaultBackend)) -}}
+{{- end -}}
+{{- end -}}
+{
+{{- if .Values.defaultBackend }}
+  "defaultBackend": {{ toJson .Values.defaultBackend }},
+{{- end }}
+{{- if ne (toJson .Values.cacheTTLSeconds) "null" }}
+  "cacheTTLSeconds": {{ toJson .Values.cacheTTLSeconds }},
+{{- end }}
+{{- if ne (toJson .Values.maxBodyBytes) "null" }}
+  "maxBodyBytes": {{ toJson .Values.maxBodyBytes }},
+{{- end }}
+  "backends": [
+{{- range $i, $b := .Values.backends }}
+{{- $name := required "backends[].name is required" $b.name }}
+{{- if or (eq $name ".") (eq $name "..") }}
+{{- fail (printf "backends[%d].name %s cannot be used as a directory name" $i (toJson $name)) }}
+{{- end }}
+{{- $dir := printf "%s/%s" $credDir $name }}
+{{- if $i }},{{ end }}
+    {
+      "name": {{ toJson $name }},
+      "url": {{ required (printf "backends[%s].url is required" $name) $b.url | toJson }}
+{{- if ne (toJson $b.timeoutSeconds) "null" }},
+      "timeoutSeconds": {{ toJson $b.timeoutSeconds }}
+{{- end }}
+{{- with $b.headers }},
+      "headers": {{ toJson . }}
+{{- end }}
+{{- with $b.auth }}
+{{- $type := default "none" .type }}
+{{- if eq $type "none" }},
+      "auth": {"type": "none"}
+{{- else if eq $type "bearer" }},
+      "auth": {"type": "bearer", "tokenFile": {{ if .tokenSecret }}{{ printf "%s/token" $dir | toJson }}{{ else }}{{ required (printf "backends[%s].auth: bearer needs tokenSecret or tokenFile" $name) .tokenFile | toJson }}{{ end }}}
+{{- else if eq $type "basic" }},
+      "auth": {"type": "basic", "usernameFile": {{ if .usernameSecret }}{{ printf "%s/username" $dir | toJson }}{{ else }}{{ required (printf "backends[%s].auth: basic needs usernameSecret or usernameFile" $name) .usernameFile | toJson }}{{ end }}, "passwordFile": {{ if .passwordSecret }}{{ printf "%s/password" $dir | toJson }}{{ else }}{{ required (printf "backends[%s].auth: basic needs passwordSecret or passwordFile" $name) .passwordFile | toJson }}{{ end }}}
+{{- else if eq $type "sigv4" }},
+      "auth": {"type": "sigv4", "region": {{ required (printf "backends[%s].auth: sigv4 needs region" $name) .region | toJson }}}
+{{- else }}
+{{- fail (printf "backends[%s].auth.type %s: allowed: none, bearer, basic, sigv4" $name (toJson $type)) }}
+{{- end }}
+{{- end }}
+{{- with $b.tls }}
+{{- if not (eq (printf "%.8s" $b.url) "https://") }}
+{{- fail (printf "backends[%s].tls needs an https:// url" $name) }}
+{{- end }}
+{{- $ca := "" }}{{ $cert := "" }}{{ $key := "" }}
+{{- if or .caSecret .caConfigMap }}{{ $ca = printf "%s/ca.crt" $dir }}{{ else if .caFile }}{{ $ca = .caFile }}{{ end }}
+{{- if .certSecret }}{{ $cert = printf "%s/tls.crt" $dir }}{{ else if .certFile }}{{ $cert = .certFile }}{{ end }}
+{{- if .keySecret }}{{ $key = printf "%s/tls.key" $dir }}{{ else if .keyFile }}{{ $key = .keyFile }}{{ end }}
+{{- if and $key (not $cert) }}
+{{- fail (printf "backends[%s].tls: a client key needs a client certificate (certSecret or certFile)" $name) }}
+{{- end }}
+{{- if or $ca $cert $key }},
+      "tls": {
+{{- if $ca }}"caFile": {{ toJson $ca }}{{ end }}
+{{- if $cert }}{{ if $ca }}, {{ end }}"certFile": {{ toJson $cert }}{{ end }}
+{{- if $key }}, "keyFile": {{ toJson $key }}{{ end -}}
+}
+{{- end }}
+{{- end }}
+    }
+{{- end }}
+  ]
+}
+{{- end -}}

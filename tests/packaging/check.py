@@ -1,0 +1,1104 @@
+#!/usr/bin/python3
+"""Packaging checks: Dockerfile, Helm chart, example ScaledObjects, docs.
+
+Run through tests/packaging/run.sh, which installs what is missing.  No
+docker, helm or cluster is needed:
+
+Dockerfile
+  - hadolint-style rules: stages on debian:bookworm-slim, apt hygiene
+    (update + install + clean in one RUN, --no-install-recommends, -y),
+    pipefail shell, numeric non-root USER last, exact ENTRYPOINT, EXPOSE
+    9090, STOPSIGNAL SIGTERM, no ADD, no :latest;
+  - the runtime stage installs no -dev/toolchain package, and (when
+    build/staffer exists) a package for every NEEDED library of the binary;
+  - .dockerignore lets in what `make` reads and keeps build/ and .git out.
+Helm chart (charts/staffer), rendered by render.go (Go text/template)
+  - Chart.yaml, the templates present, only the allowed template functions;
+  - values.yaml, tests/packaging/values-full.yaml and every
+    charts/staffer/examples/*.yaml pass values.schema.json (as helm would);
+  - each renders; the output is YAML of the expected kinds, in the release
+    namespace; container args, gRPC probes on the port (TCP with TLS),
+    security context, service (ClusterIP, grpc, appProtocol grpc), service
+    account, PDB, TLS flags and mounts, the config checksum annotation;
+  - config.json in the ConfigMap: JSON with known fields and ranges only
+    (docs/config.md), every credential a file path that a volume mount
+    provides, and accepted by staffer's own loader (linked from
+    build/libstaffer.a, when it exists);
+  - bad values fail to render with a clear message.
+ScaledObjects (scaledobjects/*.yaml)
+  - valid against the ScaledObject CRD's openAPIV3Schema from
+    ../shared/keda/ (unknown fields rejected, as kubectl's strict field
+    validation does; the CRD's min <= max rule), skipped with a message
+    when that file is absent;
+  - the staffer conventions: one external/external-push trigger at
+    staffer.keda.svc:9090, AverageValue, fallback, scale-down
+    stabilization 0, tolerance "0", `or vector(0)` / clamp_min / sum() in
+    queries, no credentials in metadata, keys documented in
+    docs/metadata.md;
+  - `build/staffer calc` accepts each trigger's metadata, and the
+    `staffer calc ... -> N` lines in the comments give N.
+
+Prints one line per check ("ok", "FAIL" or "skip"), the number skipped, and
+last "N passed, N failed".
+"""
+
+import argparse
+import copy
+import fnmatch
+import glob
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+try:
+    import jsonschema
+except ImportError:  # run.sh installs it; say so instead of a traceback
+    jsonschema = None
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CHART = os.path.join(ROOT, "charts", "staffer")
+SO_DIR = os.path.join(ROOT, "scaledobjects")
+CRD = os.path.join(ROOT, "..", "shared", "keda", "keda.sh_scaledobjects.yaml")
+STAFFER = os.path.join(ROOT, "build", "staffer")
+LIBSTAFFER = os.path.join(ROOT, "build", "libstaffer.a")
+
+PASSED, FAILED, SKIPPED = [], [], []
+
+
+class Skip(Exception):
+    pass
+
+
+def check(name):
+    """Decorator-free runner: check(name)(fn) runs fn and records it."""
+    def run(fn, *args):
+        try:
+            fn(*args)
+        except Skip as e:
+            SKIPPED.append(name)
+            print(f"skip - {name}: {e}")
+        except AssertionError as e:
+            FAILED.append(name)
+            print(f"FAIL - {name}: {e}")
+        except Exception as e:  # a crash in a check is a failure too
+            FAILED.append(name)
+            print(f"FAIL - {name}: {type(e).__name__}: {e}")
+        else:
+            PASSED.append(name)
+            print(f"ok   - {name}")
+    return run
+
+
+def rel(p):
+    return os.path.relpath(p, ROOT)
+
+
+def load_yaml(path):
+    with open(path) as f:
+        return yaml.safe_load(f)
+
+
+# ---------------------------------------------------------------------------
+# Dockerfile
+# ---------------------------------------------------------------------------
+
+def dockerfile_instructions(path):
+    """[(INSTRUCTION, args)] with continuations joined, comments dropped,
+    and '# hadolint ignore=' comments kept as ('#IGNORE', rules)."""
+    out, cur = [], ""
+    with open(path) as f:
+        for line in f:
+            s = line.rstrip("\n")
+            if not cur and s.strip().startswith("#"):
+                m = re.match(r"\s*#\s*hadolint ignore=(\S+)", s)
+                if m:
+                    out.append(("#IGNORE", m.group(1)))
+                continue
+            if not cur and not s.strip():
+                continue
+            if s.endswith("\\"):
+                cur += s[:-1] + " "
+                continue
+            cur += s
+            parts = cur.strip().split(None, 1)
+            out.append((parts[0].upper(), parts[1] if len(parts) > 1 else ""))
+            cur = ""
+    return out
+
+
+def stages(ins):
+    """Split instructions into stages: [(from_args, [instructions])]."""
+    st = []
+    for k, a in ins:
+        if k == "FROM":
+            st.append((a, []))
+        elif st:
+            st[-1][1].append((k, a))
+    return st
+
+
+def apt_packages(run_args):
+    """Packages named by `apt-get install` in one RUN line."""
+    pk = []
+    for seg in re.split(r"&&|;", run_args):
+        seg = seg.strip()
+        m = re.search(r"apt-get\s+install\s+(.*)", seg)
+        if not m:
+            continue
+        for tok in m.group(1).split():
+            if tok.startswith("-") or "=" in tok and not re.match(r"^[a-z0-9.+-]+=", tok):
+                continue
+            pk.append(tok.split("=")[0])
+    return pk
+
+
+def t_dockerfile_structure():
+    path = os.path.join(ROOT, "Dockerfile")
+    assert os.path.exists(path), "Dockerfile is missing"
+    ins = dockerfile_instructions(path)
+    args = {a.split("=", 1)[0]: a.split("=", 1)[1] for k, a in ins
+            if k == "ARG" and "=" in a}
+    st = stages(ins)
+    assert len(st) == 2, f"expected 2 stages (build, runtime), found {len(st)}"
+    names = []
+    for frm, _ in st:
+        m = re.match(r"(\S+)(?:\s+AS\s+(\S+))?$", frm, re.I)
+        assert m, f"cannot read FROM {frm!r}"
+        image = re.sub(r"\$\{?(\w+)\}?", lambda x: args.get(x.group(1), "?"), m.group(1))
+        assert image.startswith("debian:bookworm-slim"), \
+            f"FROM {frm}: expected debian:bookworm-slim, got {image}"
+        assert not image.endswith(":latest"), "DL3007: no :latest"
+        names.append((m.group(2) or "").lower())
+    assert names == ["build", "runtime"], f"stage names {names}, expected build, runtime"
+    keys = [k for k, _ in ins]
+    assert "ADD" not in keys, "DL3020: use COPY, not ADD"
+    for k, a in ins:
+        if k == "COPY" and "--from=" in a:
+            src = re.search(r"--from=(\S+)", a).group(1)
+            assert src in names[:1], f"COPY --from={src}: no such earlier stage"
+        if k == "WORKDIR":
+            assert a.startswith("/"), f"DL3000: WORKDIR {a} is not absolute"
+        if k in ("CMD", "ENTRYPOINT"):
+            json.loads(a)  # DL3025: JSON form (raises if not)
+
+
+def t_dockerfile_apt():
+    ins = dockerfile_instructions(os.path.join(ROOT, "Dockerfile"))
+    seen = 0
+    for k, a in ins:
+        if k != "RUN" or "apt-get" not in a:
+            continue
+        seen += 1
+        if "install" in a:
+            assert "apt-get update" in a, "DL3009/DL3019: apt-get update in the same RUN as install"
+            assert "--no-install-recommends" in a, "DL3015: --no-install-recommends"
+            assert re.search(r"install\s+(-\S+\s+)*-y|-y\b", a), "DL3014: apt-get install -y"
+            assert "rm -rf /var/lib/apt/lists/*" in a, "DL3009: remove /var/lib/apt/lists/*"
+            assert a.index("apt-get update") < a.index("apt-get install")
+    assert seen >= 2, "expected an apt-get RUN in each stage"
+    # DL4006: pipes need pipefail
+    for i, (k, a) in enumerate(ins):
+        if k == "RUN" and re.search(r"[^|]\|[^|]", a):
+            shells = [x for kk, x in ins[:i] if kk == "SHELL"]
+            assert shells and "pipefail" in shells[-1], "DL4006: set SHELL with -o pipefail before a RUN with a pipe"
+
+
+def t_dockerfile_runtime():
+    ins = dockerfile_instructions(os.path.join(ROOT, "Dockerfile"))
+    st = stages(ins)
+    build = st[0][1]
+    runtime = st[1][1]
+    bpk = [p for k, a in build if k == "RUN" for p in apt_packages(a)]
+    for p in ["build-essential", "pkg-config", "libgrpc-dev", "protobuf-c-compiler",
+              "libprotobuf-c-dev", "libcurl4-openssl-dev", "libcjson-dev"]:
+        assert p in bpk, f"build stage does not install {p}"
+    assert any(k == "RUN" and re.search(r"\bmake\b", a) for k, a in build), "build stage never runs make"
+    rpk = [p for k, a in runtime if k == "RUN" for p in apt_packages(a)]
+    bad = [p for p in rpk if p.endswith("-dev") or p in
+           ("build-essential", "pkg-config", "protobuf-c-compiler", "gcc", "make")]
+    assert not bad, f"runtime stage installs build packages: {bad}"
+    for p in ["libgrpc29", "libprotobuf-c1", "libcurl4", "libcjson1", "ca-certificates"]:
+        assert p in rpk, f"runtime stage does not install {p}"
+    users = [a for k, a in runtime if k == "USER"]
+    assert users, "no USER in the runtime stage"
+    assert re.match(r"^65532(:65532)?$", users[-1]), f"USER {users[-1]}: expected 65532 (numeric, non-root)"
+    last_user = max(i for i, (k, _) in enumerate(runtime) if k == "USER")
+    assert not any(k == "RUN" for k, _ in runtime[last_user:]), "a RUN after USER runs as the app user"
+    ep = [a for k, a in runtime if k == "ENTRYPOINT"]
+    assert ep and json.loads(ep[-1]) == ["/usr/local/bin/staffer", "serve"], \
+        f"ENTRYPOINT {ep}: expected [\"/usr/local/bin/staffer\",\"serve\"]"
+    assert any(k == "EXPOSE" and a.split()[0].split("/")[0] == "9090" for k, a in runtime), "EXPOSE 9090"
+    assert any(k == "STOPSIGNAL" and a.strip() == "SIGTERM" for k, a in runtime), "STOPSIGNAL SIGTERM"
+    assert any(k == "COPY" and "--from=build" in a and "/usr/local/bin/staffer" in a
+               for k, a in runtime), "runtime stage does not copy the binary to /usr/local/bin/staffer"
+
+
+def t_dockerfile_needed_libs():
+    if not os.path.exists(STAFFER):
+        raise Skip("build/staffer not built (make)")
+    if not shutil.which("readelf") or not shutil.which("dpkg"):
+        raise Skip("readelf or dpkg missing")
+    ins = dockerfile_instructions(os.path.join(ROOT, "Dockerfile"))
+    rpk = set(p for k, a in stages(ins)[1][1] if k == "RUN" for p in apt_packages(a))
+    out = subprocess.run(["readelf", "-d", STAFFER], capture_output=True, text=True, check=True).stdout
+    libs = re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", out)
+    assert libs, "readelf found no NEEDED libraries"
+    missing = []
+    for lib in libs:
+        owners = set()
+        for d in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib",
+                  "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu"):
+            p = os.path.join(d, lib)
+            if os.path.exists(p):
+                r = subprocess.run(["dpkg", "-S", p], capture_output=True, text=True)
+                if r.returncode == 0:
+                    # "pkg:arch[, pkg2:arch]: /path"
+                    head = r.stdout.strip().splitlines()[0].rsplit(": ", 1)[0]
+                    owners = {o.strip().split(":")[0] for o in head.split(",")}
+                    break
+        if not owners:
+            missing.append(f"{lib} (owner not found)")
+        elif not owners & (rpk | {"libc6"}):
+            missing.append(f"{lib} (from {', '.join(sorted(owners))})")
+    assert not missing, "runtime stage lacks packages for: " + "; ".join(missing)
+
+
+def dockerignore_included(patterns, path):
+    """Docker's rule: the last matching pattern wins; a pattern matching a
+    parent directory matches the path."""
+    inc = True
+    parts = path.split("/")
+    prefixes = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+    for pat in patterns:
+        neg = pat.startswith("!")
+        p = pat[1:] if neg else pat
+        p = p.strip("/")
+        if any(fnmatch.fnmatchcase(x, p) for x in prefixes):
+            inc = neg
+    return inc
+
+
+def t_dockerignore():
+    path = os.path.join(ROOT, ".dockerignore")
+    assert os.path.exists(path), ".dockerignore is missing"
+    pats = [l.strip() for l in open(path) if l.strip() and not l.strip().startswith("#")]
+    needed = ["Makefile"]
+    for d in ("src", "proto"):
+        for f in sorted(os.listdir(os.path.join(ROOT, d))):
+            if not f.endswith((".o", ".d")):
+                needed.append(f"{d}/{f}")
+    for f in needed:
+        assert dockerignore_included(pats, f), f"{f} is kept out of the build context but make needs it"
+    for f in ["build/staffer", "build/obj/main.o", ".git/HEAD", "charts/staffer/values.yaml",
+              "bench/run.sh", "src/main.o"]:
+        assert not dockerignore_included(pats, f), f"{f} would be sent to the build context"
+
+
+def t_hadolint():
+    if not shutil.which("hadolint"):
+        raise Skip("hadolint not installed (not in Debian 12); the rules above stand in for it")
+    r = subprocess.run(["hadolint", os.path.join(ROOT, "Dockerfile")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+# ---------------------------------------------------------------------------
+# The chart: structure, values schema, template functions
+# ---------------------------------------------------------------------------
+
+ALLOWED_FUNCS = {
+    # the chart's library (render.go implements exactly these)
+    "include", "toYaml", "toJson", "indent", "nindent", "quote", "default",
+    "printf", "trunc", "trimSuffix", "replace", "sha256sum", "required", "fail",
+    # text/template actions and built-ins
+    "define", "template", "block", "if", "else", "end", "range", "with", "break",
+    "continue", "eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not", "len",
+    "index", "print", "println", "nil", "true", "false",
+}
+
+TEMPLATES = ["_helpers.tpl", "deployment.yaml", "service.yaml", "configmap.yaml",
+             "serviceaccount.yaml", "pdb.yaml", "NOTES.txt"]
+
+
+def t_chart_yaml():
+    c = load_yaml(os.path.join(CHART, "Chart.yaml"))
+    assert c.get("apiVersion") == "v2", "Chart.yaml apiVersion must be v2"
+    assert c.get("name") == "staffer", "Chart.yaml name must be staffer"
+    assert re.match(r"^\d+\.\d+\.\d+([-+].*)?$", str(c.get("version", ""))), "version is not SemVer"
+    assert c.get("appVersion"), "appVersion is missing"
+    assert c.get("type", "application") == "application"
+    for t in TEMPLATES:
+        assert os.path.exists(os.path.join(CHART, "templates", t)), f"templates/{t} is missing"
+
+
+def t_template_functions():
+    bad = []
+    for path in sorted(glob.glob(os.path.join(CHART, "templates", "*"))):
+        text = open(path).read()
+        for action in re.findall(r"\{\{(.*?)\}\}", text, re.S):
+            a = action.strip().lstrip("-").rstrip("-").strip()
+            if a.startswith("/*"):
+                continue
+            a = re.sub(r'"(\\.|[^"\\])*"', '""', a)
+            a = re.sub(r"`[^`]*`", '""', a)
+            a = re.sub(r"'(\\.|[^'\\])'", "0", a)
+            for m in re.finditer(r"(?<![\w.$])([A-Za-z_]\w*)", a):
+                if m.group(1) not in ALLOWED_FUNCS:
+                    bad.append(f"{os.path.basename(path)}: {m.group(1)}")
+    assert not bad, "template functions outside the allowed set: " + ", ".join(sorted(set(bad)))
+
+
+def values_files():
+    files = [os.path.join(CHART, "values.yaml"),
+             os.path.join(ROOT, "tests", "packaging", "values-full.yaml")]
+    files += sorted(glob.glob(os.path.join(CHART, "examples", "*.yaml")))
+    return files
+
+
+def merged_values(*paths):
+    v = load_yaml(os.path.join(CHART, "values.yaml")) or {}
+
+    def merge(d, s):
+        for k, x in s.items():
+            if x is None:
+                d.pop(k, None)
+            elif isinstance(x, dict) and isinstance(d.get(k), dict):
+                merge(d[k], x)
+            else:
+                d[k] = x
+        return d
+    for p in paths:
+        if isinstance(p, dict):
+            merge(v, copy.deepcopy(p))
+        elif not p.endswith("values.yaml") or os.path.dirname(p) != CHART:
+            merge(v, load_yaml(p) or {})
+    return v
+
+
+def need_jsonschema():
+    if jsonschema is None:
+        raise AssertionError("python3-jsonschema is not installed (run tests/packaging/run.sh)")
+
+
+def t_values_schema(path):
+    need_jsonschema()
+    schema = json.load(open(os.path.join(CHART, "values.schema.json")))
+    jsonschema.Draft7Validator.check_schema(schema)
+    errs = sorted(jsonschema.Draft7Validator(schema).iter_errors(merged_values(path)),
+                  key=lambda e: list(e.path))
+    assert not errs, "; ".join(f"{'.'.join(map(str, e.path)) or '(top)'}: {e.message}" for e in errs[:5])
+
+
+def t_values_schema_rejects():
+    need_jsonschema()
+    schema = json.load(open(os.path.join(CHART, "values.schema.json")))
+    v = jsonschema.Draft7Validator(schema)
+    bad = {
+        "unknown top-level key": {"replicas": 2},
+        "unknown backend key": {"backends": [{"name": "p", "url": "http://p", "timeout": 2}]},
+        "bearer without token": {"backends": [{"name": "p", "url": "http://p", "auth": {"type": "bearer"}}]},
+        "sigv4 without region": {"backends": [{"name": "p", "url": "http://p", "auth": {"type": "sigv4"}}]},
+        "token in a none auth": {"backends": [{"name": "p", "url": "http://p",
+                                               "auth": {"type": "none", "tokenFile": "/t"}}]},
+        "secret ref without key": {"backends": [{"name": "p", "url": "http://p",
+                                                 "auth": {"type": "bearer", "tokenSecret": {"name": "s"}}}]},
+        "bad backend name": {"backends": [{"name": "a/b", "url": "http://p"}]},
+        "url with query": {"backends": [{"name": "p", "url": "http://p/?x=1"}]},
+        "header with newline": {"backends": [{"name": "p", "url": "http://p",
+                                              "headers": {"X-A": "a\r\nX-B: b"}}]},
+        "timeout out of range": {"backends": [{"name": "p", "url": "http://p", "timeoutSeconds": 0}]},
+        "log level": {"logLevel": "verbose"},
+        "cache TTL": {"cacheTTLSeconds": 301},
+        "tls with http://": {"backends": [{"name": "p", "url": "http://p", "tls": {"caFile": "/ca"}}]},
+    }
+    accepted = [k for k, over in bad.items() if not list(v.iter_errors(merged_values(over)))]
+    assert not accepted, "values.schema.json accepts: " + ", ".join(accepted)
+
+
+def t_values_comments():
+    text = open(os.path.join(CHART, "values.yaml")).read()
+    m = re.search(r"((?:#.*\n)+)replicaCount:\s*1\s*\n", text)
+    assert m, "replicaCount: 1 with a comment above it"
+    assert "currentReplicasQuery" in m.group(1), "the replicaCount comment should say why (currentReplicasQuery)"
+    v = load_yaml(os.path.join(CHART, "values.yaml"))
+    assert v["port"] == 9090 and v["service"]["port"] == 9090
+    assert v["terminationGracePeriodSeconds"] > v["graceSeconds"]
+
+
+# ---------------------------------------------------------------------------
+# Rendering
+# ---------------------------------------------------------------------------
+
+class Renderer:
+    def __init__(self, out):
+        self.out = out
+        self.bin = os.path.join(out, "render")
+        self.tmp = tempfile.mkdtemp(prefix="render-", dir=out)
+        self.chart_json = os.path.join(self.tmp, "Chart.json")
+        self.n = 0
+
+    def build(self):
+        if not shutil.which("go"):
+            raise AssertionError("go is not installed (run tests/packaging/run.sh)")
+        src = os.path.join(ROOT, "tests", "packaging", "render.go")
+        r = subprocess.run(["go", "build", "-o", self.bin, src], capture_output=True, text=True,
+                           cwd=self.out)
+        assert r.returncode == 0, "go build render.go: " + r.stderr
+        json.dump(load_yaml(os.path.join(CHART, "Chart.yaml")), open(self.chart_json, "w"))
+
+    def render(self, values, release="staffer", namespace="keda"):
+        """values: list of YAML paths or dicts, layered on values.yaml.
+        Returns (rc, manifests text, stderr, notes text)."""
+        self.n += 1
+        files = [os.path.join(self.tmp, f"v{self.n}-0.json")]
+        json.dump(load_yaml(os.path.join(CHART, "values.yaml")), open(files[0], "w"))
+        for i, v in enumerate(values, 1):
+            f = os.path.join(self.tmp, f"v{self.n}-{i}.json")
+            json.dump(v if isinstance(v, dict) else (load_yaml(v) or {}), open(f, "w"))
+            files.append(f)
+        notes = os.path.join(self.tmp, f"notes{self.n}.txt")
+        cmd = [self.bin, "-chart", CHART, "-chart-json", self.chart_json,
+               "-release", release, "-namespace", namespace, "-notes", notes]
+        for f in files:
+            cmd += ["-values", f]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+        nt = open(notes).read() if os.path.exists(notes) else ""
+        return r.returncode, r.stdout, r.stderr, nt
+
+
+def docs_of(text):
+    return [d for d in yaml.safe_load_all(text) if d is not None]
+
+
+def by_kind(docs):
+    out = {}
+    for d in docs:
+        out.setdefault(d["kind"], []).append(d)
+    return out
+
+
+CONFIG_TOP = {"defaultBackend", "cacheTTLSeconds", "maxBodyBytes", "backends"}
+CONFIG_BACKEND = {"name", "url", "timeoutSeconds", "auth", "headers", "tls"}
+CONFIG_AUTH = {"none": set(), "bearer": {"tokenFile"}, "basic": {"usernameFile", "passwordFile"},
+               "sigv4": {"region"}}
+CONFIG_TLS = {"caFile", "certFile", "keyFile"}
+
+
+def is_num(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def validate_config(cfg):
+    """docs/config.md, field by field.  Returns the file paths it names."""
+    assert isinstance(cfg, dict), "config.json is not an object"
+    assert set(cfg) <= CONFIG_TOP, f"unknown top-level fields {set(cfg) - CONFIG_TOP}"
+    b = cfg.get("backends")
+    assert isinstance(b, list) and 1 <= len(b) <= 64, "backends: 1 to 64 entries"
+    if "cacheTTLSeconds" in cfg:
+        assert is_num(cfg["cacheTTLSeconds"]) and 0 <= cfg["cacheTTLSeconds"] <= 300
+    if "maxBodyBytes" in cfg:
+        m = cfg["maxBodyBytes"]
+        assert is_num(m) and m == int(m) and 1024 <= m <= 67108864, f"maxBodyBytes {m}"
+    names, files = [], []
+    for i, be in enumerate(b):
+        where = f"backends[{i}]"
+        assert isinstance(be, dict) and set(be) <= CONFIG_BACKEND, f"{where}: unknown fields {set(be) - CONFIG_BACKEND}"
+        assert re.match(r"^[A-Za-z0-9_.-]{1,63}$", be.get("name", "")), f"{where}.name {be.get('name')!r}"
+        names.append(be["name"])
+        url = be.get("url", "")
+        assert re.match(r"^https?://[^\s?#]+$", url) and url.isascii(), f"{where}.url {url!r}"
+        if "timeoutSeconds" in be:
+            assert is_num(be["timeoutSeconds"]) and 0.1 <= be["timeoutSeconds"] <= 60
+        auth = be.get("auth", {"type": "none"})
+        t = auth.get("type")
+        assert t in CONFIG_AUTH, f"{where}.auth.type {t!r}"
+        assert set(auth) - {"type"} == CONFIG_AUTH[t], f"{where}.auth: {t} takes exactly {CONFIG_AUTH[t]}"
+        for k in CONFIG_AUTH[t]:
+            if k.endswith("File"):
+                assert isinstance(auth[k], str) and auth[k].startswith("/"), f"{where}.auth.{k}"
+                files.append((f"{where}.auth.{k}", auth[k]))
+        if t == "sigv4":
+            assert re.match(r"^[a-z0-9-]{1,32}$", auth["region"]), f"{where}.auth.region"
+        h = be.get("headers", {})
+        assert isinstance(h, dict) and len(h) <= 16
+        for k, v in h.items():
+            assert re.match(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$", k), f"{where}.headers name {k!r}"
+            assert isinstance(v, str) and 1 <= len(v) <= 4096 and not re.search(r"[\x00-\x08\x0a-\x1f\x7f]", v)
+            assert not (k.lower() == "authorization" and t != "none"), f"{where}: Authorization header with auth {t}"
+        if "tls" in be:
+            tls = be["tls"]
+            assert url.startswith("https://"), f"{where}.tls needs an https:// url"
+            assert set(tls) <= CONFIG_TLS, f"{where}.tls: unknown fields"
+            assert "keyFile" not in tls or "certFile" in tls, f"{where}.tls.keyFile needs certFile"
+            for k, p in tls.items():
+                assert isinstance(p, str) and p.startswith("/")
+                files.append((f"{where}.tls.{k}", p))
+    assert len(set(names)) == len(names), "backend names are not unique"
+    if "defaultBackend" in cfg:
+        assert cfg["defaultBackend"] in names, f"defaultBackend {cfg['defaultBackend']!r} is not a backend"
+    else:
+        assert len(names) == 1, "defaultBackend is required with several backends"
+    # Credentials never inline: no field holds a token or password value.
+    flat = json.dumps(cfg)
+    for bad in ('"token"', '"password"', '"secret"', '"username"'):
+        assert bad not in flat, f"config.json has an inline credential field {bad}"
+    return files
+
+
+def volume_files(vol):
+    """(kind, set of item paths or None for 'any file')."""
+    if "projected" in vol:
+        paths = set()
+        for s in vol["projected"].get("sources", []):
+            for k in ("secret", "configMap"):
+                if k in s:
+                    if "items" not in s[k]:
+                        return None
+                    paths.update(it["path"] for it in s[k]["items"])
+            if "serviceAccountToken" in s:
+                paths.add(s["serviceAccountToken"]["path"])
+        return paths
+    for k in ("secret", "configMap"):
+        if k in vol:
+            if "items" not in vol[k]:
+                return None
+            return {it["path"] for it in vol[k]["items"]}
+    return None
+
+
+IMAGE_PATHS = ("/etc/ssl/",)  # provided by the image (ca-certificates)
+
+
+class Rendered:
+    def __init__(self, text, release, namespace):
+        self.docs = docs_of(text)
+        self.kinds = by_kind(self.docs)
+        self.release, self.namespace = release, namespace
+
+    def one(self, kind):
+        assert len(self.kinds.get(kind, [])) == 1, f"expected one {kind}, got {len(self.kinds.get(kind, []))}"
+        return self.kinds[kind][0]
+
+
+def check_rendered(r, values, configcheck=None):
+    """All the structural checks on one render."""
+    for d in r.docs:
+        assert d.get("apiVersion") and d.get("kind"), "a document without apiVersion/kind"
+        assert d["metadata"].get("namespace") == r.namespace, f"{d['kind']} not in the release namespace"
+        assert re.match(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", d["metadata"]["name"]), d["metadata"]["name"]
+    expected = {"Deployment", "Service", "ConfigMap"}
+    if values["serviceAccount"]["create"]:
+        expected.add("ServiceAccount")
+    if values["podDisruptionBudget"]["enabled"]:
+        expected.add("PodDisruptionBudget")
+    assert set(r.kinds) == expected, f"kinds {sorted(r.kinds)}, expected {sorted(expected)}"
+
+    dep = r.one("Deployment")
+    cm = r.one("ConfigMap")
+    svc = r.one("Service")
+    port = values["port"]
+    spec = dep["spec"]
+    pod = spec["template"]["spec"]
+    assert spec["replicas"] == values["replicaCount"]
+    sel = spec["selector"]["matchLabels"]
+    labels = spec["template"]["metadata"]["labels"]
+    assert all(labels.get(k) == v for k, v in sel.items()), "pod labels do not match the selector"
+    c = [x for x in pod["containers"] if x["name"] == "staffer"]
+    assert len(c) == 1, "no container named staffer"
+    c = c[0]
+
+    # args: the image's entrypoint is `staffer serve`
+    a = c["args"]
+    flags = {a[i]: a[i + 1] for i in range(0, len(a) - 1, 2)}
+    assert len(a) % 2 == 0 and all(x.startswith("--") for x in a[::2]), f"args {a}"
+    assert flags.get("--config") == "/etc/staffer/config.json", "--config /etc/staffer/config.json"
+    assert flags.get("--listen") == f":{port}", f"--listen :{port}"
+    assert flags.get("--log-level") == values["logLevel"]
+    assert float(flags.get("--grace-seconds")) == values["graceSeconds"]
+    assert pod["terminationGracePeriodSeconds"] > float(flags["--grace-seconds"]), \
+        "terminationGracePeriodSeconds must exceed --grace-seconds"
+    assert "command" not in c, "keep the image's ENTRYPOINT (staffer serve)"
+    ports = c["ports"]
+    assert ports == [{"name": "grpc", "containerPort": port, "protocol": "TCP"}], f"ports {ports}"
+
+    # probes
+    tls = values["tls"]
+    for p in ("readinessProbe", "livenessProbe"):
+        pr = c[p]
+        if tls["enabled"]:
+            assert pr.get("tcpSocket", {}).get("port") in ("grpc", port), f"{p}: TCP probe with TLS"
+        else:
+            assert pr.get("grpc", {}).get("port") == port, f"{p} is not a gRPC probe on {port}"
+        assert pr.get("periodSeconds", 10) > 0
+
+    # TLS
+    mounts = {m["name"]: m for m in c["volumeMounts"]}
+    vols = {v["name"]: v for v in pod["volumes"]}
+    for m in mounts:
+        assert m in vols, f"volumeMount {m} has no volume"
+    if tls["enabled"]:
+        tdir = mounts["tls"]["mountPath"]
+        assert vols["tls"]["secret"]["secretName"] == tls["secretName"]
+        assert flags.get("--tls-cert") == f"{tdir}/tls.crt" and flags.get("--tls-key") == f"{tdir}/tls.key"
+        assert ("--tls-client-ca" in flags) == bool(tls["clientAuth"]), "--tls-client-ca iff clientAuth"
+        if tls["clientAuth"]:
+            assert flags["--tls-client-ca"] == f"{tdir}/ca.crt"
+    else:
+        assert not any(f.startswith("--tls") for f in flags), "TLS flags without tls.enabled"
+
+    # security context
+    psc, sc = pod.get("securityContext", {}), c.get("securityContext", {})
+    assert psc.get("runAsNonRoot") is True and sc.get("runAsNonRoot") is True, "runAsNonRoot"
+    assert sc.get("readOnlyRootFilesystem") is True, "readOnlyRootFilesystem"
+    assert sc.get("allowPrivilegeEscalation") is False, "allowPrivilegeEscalation false"
+    assert sc.get("capabilities", {}).get("drop") == ["ALL"], "drop ALL capabilities"
+    assert psc.get("seccompProfile", {}).get("type") == "RuntimeDefault", "seccomp RuntimeDefault"
+    assert (sc.get("runAsUser") or psc.get("runAsUser")) == 65532
+    assert pod.get("automountServiceAccountToken") is False or values["automountServiceAccountToken"]
+
+    # config.json
+    raw = cm["data"]["config.json"]
+    cfg = json.loads(raw)
+    files = validate_config(cfg)
+    ann = spec["template"]["metadata"]["annotations"]["checksum/config"]
+    assert ann == hashlib.sha256(raw.rstrip("\n").encode()).hexdigest(), \
+        "checksum/config is not the sha256 of config.json"
+    cfg_mount = mounts["config"]
+    assert cfg_mount["mountPath"] == "/etc/staffer" and vols["config"]["configMap"]["name"] == cm["metadata"]["name"]
+    for where, path in files:
+        best = None
+        for m in c["volumeMounts"]:
+            mp = m["mountPath"].rstrip("/") + "/"
+            if path.startswith(mp) and (best is None or len(mp) > len(best[0])):
+                best = (mp, m)
+        if best is None:
+            assert path.startswith(IMAGE_PATHS), f"{where} {path} is not in any mounted volume"
+            continue
+        rest = path[len(best[0]):]
+        items = volume_files(vols[best[1]["name"]])
+        assert items is None or rest in items, f"{where} {path}: volume {best[1]['name']} has no file {rest!r}"
+    # mounts must not nest inside one another (a read-only ConfigMap volume
+    # cannot hold a mount point)
+    mps = sorted(m["mountPath"].rstrip("/") for m in c["volumeMounts"])
+    for i, x in enumerate(mps):
+        for y in mps[i + 1:]:
+            assert not y.startswith(x + "/"), f"mount {y} is nested in {x}"
+
+    if configcheck:
+        with tempfile.TemporaryDirectory(dir=os.path.dirname(configcheck)) as td:
+            f = os.path.join(td, "config.json")
+            open(f, "w").write(raw)
+            rr = subprocess.run([configcheck, f], capture_output=True, text=True)
+        assert rr.returncode == 0, "staffer's config loader refuses config.json: " + rr.stderr.strip()
+
+    # Service
+    s = svc["spec"]
+    assert s["type"] == "ClusterIP", "service type ClusterIP"
+    assert svc["metadata"]["name"] == dep["metadata"]["name"]
+    assert s["ports"] == [{"name": "grpc", "port": values["service"]["port"], "targetPort": "grpc",
+                           "protocol": "TCP", "appProtocol": "grpc"}], f"service ports {s['ports']}"
+    assert s["selector"] == sel, "service selector differs from the deployment's"
+    if values["service"].get("clusterIP"):
+        assert s["clusterIP"] == values["service"]["clusterIP"]
+
+    # ServiceAccount
+    if values["serviceAccount"]["create"]:
+        sa = r.one("ServiceAccount")
+        assert pod["serviceAccountName"] == sa["metadata"]["name"]
+        assert (sa["metadata"].get("annotations") or {}) == values["serviceAccount"]["annotations"]
+
+    # PDB
+    if values["podDisruptionBudget"]["enabled"]:
+        pdb = r.one("PodDisruptionBudget")
+        assert pdb["apiVersion"] == "policy/v1"
+        assert pdb["spec"]["selector"]["matchLabels"] == sel
+        assert ("maxUnavailable" in pdb["spec"]) != ("minAvailable" in pdb["spec"])
+
+    # pass-through values
+    for k in ("nodeSelector", "tolerations", "affinity", "topologySpreadConstraints"):
+        if values.get(k):
+            assert pod.get(k) == values[k], f"{k} not passed through"
+    for k, v in (values.get("podAnnotations") or {}).items():
+        assert spec["template"]["metadata"]["annotations"].get(k) == v, f"podAnnotations {k}"
+    if values.get("resources"):
+        assert c["resources"] == values["resources"]
+    img = values["image"]
+    want = f"{img['repository']}@{img['digest']}" if img.get("digest") else None
+    if want:
+        assert c["image"] == want, f"image {c['image']}"
+    return cfg
+
+
+# ---------------------------------------------------------------------------
+# ScaledObjects
+# ---------------------------------------------------------------------------
+
+def strict(schema):
+    """Reject unknown fields like kubectl's strict field validation: every
+    object schema with properties and no additionalProperties gets
+    additionalProperties false."""
+    s = copy.deepcopy(schema)
+
+    def walk(n):
+        if isinstance(n, dict):
+            if n.get("type") == "object" and "properties" in n and "additionalProperties" not in n \
+                    and not n.get("x-kubernetes-preserve-unknown-fields"):
+                n["additionalProperties"] = False
+            for v in n.values():
+                walk(v)
+        elif isinstance(n, list):
+            for v in n:
+                walk(v)
+    walk(s)
+    return s
+
+
+def crd_schema():
+    if not os.path.exists(CRD):
+        return None
+    crd = load_yaml(CRD)
+    for v in crd["spec"]["versions"]:
+        if v["name"] == "v1alpha1":
+            return strict(v["schema"]["openAPIV3Schema"])
+    raise AssertionError("the CRD has no v1alpha1 schema")
+
+
+def documented_keys():
+    p = os.path.join(ROOT, "docs", "metadata.md")
+    if not os.path.exists(p):
+        return None
+    keys = set()
+    for line in open(p):
+        m = re.match(r"^###\s+(.+?)\s*$", line)
+        if m:
+            keys.update(k.strip().strip("`") for k in m.group(1).split(","))
+    return keys
+
+
+CREDENTIAL_WORDS = re.compile(r"(token|password|secret|apikey|api_key|bearer|authorization|awsAccessKey|"
+                              r"awsSecret|roleArn|serverAddress|url)$", re.I)
+
+
+def so_docs():
+    out = []
+    for path in sorted(glob.glob(os.path.join(SO_DIR, "*.yaml"))):
+        for i, d in enumerate(docs_of(open(path).read())):
+            out.append((path, i, d))
+    return out
+
+
+def t_so_files():
+    files = sorted(glob.glob(os.path.join(SO_DIR, "*.yaml")))
+    assert files, "no scaledobjects/*.yaml"
+    kinds = {}
+    for path, i, d in so_docs():
+        assert d.get("apiVersion") == "keda.sh/v1alpha1", f"{rel(path)}[{i}]: apiVersion"
+        assert d.get("kind") in ("ScaledObject", "TriggerAuthentication", "ClusterTriggerAuthentication"), \
+            f"{rel(path)}[{i}]: kind {d.get('kind')}"
+        kinds.setdefault(d["kind"], []).append(d)
+    sos = kinds.get("ScaledObject", [])
+    md = [d["spec"]["triggers"][0]["metadata"] for d in sos]
+    types = [d["spec"]["triggers"][0]["type"] for d in sos]
+    # the brief's five shapes are all there
+    assert any(m.get("slotsPerReplica") == "32" and m.get("staffing", "sqrt") == "sqrt" for m in md), "a sqrt, 32-slot chat example"
+    assert any(m.get("workload") == "batch" and "drainSeconds" in m for m in md), "a batch example with drainSeconds"
+    assert any(m.get("staffing") == "erlangc" and "targetWaitSeconds" in m and "waitProbability" in m for m in md), "an erlangc example"
+    assert any(t == "external-push" and "pushIntervalSeconds" in m for t, m in zip(types, md)), "an external-push example"
+    assert any(m.get("backend") == "amp" for m in md), "an AMP (backend: amp) example"
+
+
+def t_so_schema(path, i, d, schema):
+    if schema is None:
+        raise Skip(f"{rel(CRD)} not found (the CRD lives in shared/, beside the repository)")
+    need_jsonschema()
+    v = jsonschema.Draft7Validator(schema)
+    errs = list(v.iter_errors(d))
+    assert not errs, "; ".join(f"{'.'.join(map(str, e.path)) or '(top)'}: {e.message}" for e in errs[:5])
+    sp = d["spec"]
+    # x-kubernetes-validations: minReplicaCount <= (maxReplicaCount or 100)
+    if "minReplicaCount" in sp:
+        assert sp["minReplicaCount"] <= sp.get("maxReplicaCount", 100), "minReplicaCount > maxReplicaCount"
+
+
+def t_so_schema_negative(schema):
+    if schema is None:
+        raise Skip(f"{rel(CRD)} not found")
+    need_jsonschema()
+    base = next(d for _, _, d in so_docs() if d.get("kind") == "ScaledObject")
+    v = jsonschema.Draft7Validator(schema)
+    assert not list(v.iter_errors(base))
+    muts = {
+        "unknown spec field": lambda d: d["spec"].__setitem__("minReplicas", 1),
+        "unknown fallback field": lambda d: d["spec"]["fallback"].__setitem__("failureTreshold", 3),
+        "fallback behavior": lambda d: d["spec"]["fallback"].__setitem__("behavior", "higher"),
+        "number in metadata": lambda d: d["spec"]["triggers"][0]["metadata"].__setitem__("beta", 2),
+        "tolerance text": lambda d: d["spec"]["advanced"]["horizontalPodAutoscalerConfig"]["behavior"]
+        ["scaleUp"].__setitem__("tolerance", "ten percent"),
+        "no triggers": lambda d: d["spec"].__setitem__("triggers", []),
+    }
+    accepted = []
+    for name, mut in muts.items():
+        d = copy.deepcopy(base)
+        mut(d)
+        if not list(v.iter_errors(d)):
+            accepted.append(name)
+    assert not accepted, "the CRD schema check accepts: " + ", ".join(accepted)
+
+
+def t_so_conventions(path, i, d, keys):
+    sp = d["spec"]
+    trig = sp["triggers"]
+    assert len(trig) == 1, "one trigger: staffer's number is the whole answer"
+    t = trig[0]
+    assert t["type"] in ("external", "external-push"), f"trigger type {t['type']}"
+    assert t.get("metricType", "AverageValue") == "AverageValue", \
+        "metricType must be AverageValue (staffer's target is 1 per replica)"
+    m = t["metadata"]
+    assert m.get("scalerAddress") == "staffer.keda.svc:9090", f"scalerAddress {m.get('scalerAddress')}"
+    assert all(isinstance(v, str) and v != "" for v in m.values()), "every metadata value is a non-empty string"
+    cred = [k for k in m if CREDENTIAL_WORDS.search(k) and not k.endswith("Query")]
+    assert not cred, f"credential-like keys in metadata: {cred} (credentials live in staffer's config)"
+    if keys is not None:
+        unknown = [k for k in m if k not in keys]
+        assert not unknown, f"keys not in docs/metadata.md: {unknown}"
+    assert re.match(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$", m.get("metricName", "staffer")), "metricName"
+    # queries: one series each, idle reads as 0, no zero service time
+    for k, q in m.items():
+        if not k.endswith("Query"):
+            continue
+        assert re.search(r"\b(sum|max|min|avg|count)\s*(by\s*\([^)]*\)\s*)?\(", q), f"{k}: aggregate to one series (sum)"
+        assert len(q.encode()) <= 4095, f"{k} is longer than 4095 bytes"
+    for k in ("arrivalRateQuery", "queueDepthQuery", "shedRateQuery"):
+        if k in m:
+            assert re.search(r"\bor\s+vector\(0\)\s*$", m[k].strip()), f"{k}: end with `or vector(0)` so idle reads as 0"
+    if "serviceTimeQuery" in m:
+        assert "vector(0)" not in m["serviceTimeQuery"], "serviceTimeQuery: a 0 service time would be wrong; leave NaN to staffer"
+        assert "serviceTime" in m, "serviceTime: the W to use while serviceTimeQuery has no data"
+    if "queueDepthQuery" in m:
+        assert "clamp_min(" in m["queueDepthQuery"], "queueDepthQuery: clamp_min(…, 0) on a gauge"
+    if "maxReplicas" in m:
+        assert int(m["maxReplicas"]) <= sp.get("maxReplicaCount", 100), "maxReplicas above maxReplicaCount"
+    # KEDA and HPA settings the docs explain
+    for k in ("minReplicaCount", "maxReplicaCount", "pollingInterval", "cooldownPeriod"):
+        assert k in sp, f"spec.{k} (set it explicitly)"
+    fb = sp.get("fallback")
+    assert fb and fb["failureThreshold"] >= 1 and fb["replicas"] >= 1, "a fallback with replicas"
+    assert fb.get("behavior") == "currentReplicasIfHigher", "fallback.behavior currentReplicasIfHigher"
+    beh = sp["advanced"]["horizontalPodAutoscalerConfig"]["behavior"]
+    assert str(beh["scaleUp"].get("tolerance")) == "0", "behavior.scaleUp.tolerance \"0\""
+    assert beh["scaleUp"].get("stabilizationWindowSeconds", 0) == 0
+    assert beh["scaleDown"].get("stabilizationWindowSeconds") == 0, \
+        "behavior.scaleDown.stabilizationWindowSeconds 0 (staffer smooths; don't double-smooth)"
+    assert str(beh["scaleDown"].get("tolerance")) == "0", "behavior.scaleDown.tolerance \"0\" (steps of one)"
+    if t["type"] == "external-push":
+        assert sp["minReplicaCount"] == 0, "external-push is for fast 0 -> 1"
+    if sp["minReplicaCount"] == 0:
+        # with no pods, pod-exported metrics vanish: need a W fallback
+        assert "serviceTime" in m, "at zero replicas serviceTimeQuery has no data: give serviceTime"
+
+
+def t_so_calc(path, i, d):
+    if not os.path.exists(STAFFER):
+        raise Skip("build/staffer not built (make)")
+    m = d["spec"]["triggers"][0]["metadata"]
+    args = [f"{k}={v}" for k, v in m.items()]
+    r = subprocess.run([STAFFER, "calc", "--json"] + args, capture_output=True, text=True, timeout=20)
+    assert r.returncode == 0, f"staffer calc refuses the metadata: {r.stderr.strip()}"
+    # the same metadata with the example's own numbers, if a comment gives them
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out.get("replicas") == 0, f"no demand must give 0 replicas, got {out.get('replicas')}"
+
+
+def t_so_calc_comments(path):
+    if not os.path.exists(STAFFER):
+        raise Skip("build/staffer not built (make)")
+    n = 0
+    for line in open(path):
+        m = re.match(r"^#\s+staffer calc\s+(.*?)\s+->\s+(\d+)\s*$", line)
+        if not m:
+            continue
+        n += 1
+        r = subprocess.run([STAFFER, "calc", "--json"] + m.group(1).split(), capture_output=True,
+                           text=True, timeout=20)
+        assert r.returncode == 0, f"{line.strip()}: {r.stderr.strip()}"
+        got = json.loads(r.stdout.strip().splitlines()[-1])["replicas"]
+        assert got == int(m.group(2)), f"{line.strip()}: staffer calc says {got}"
+    if n == 0:
+        raise Skip("no `staffer calc ... -> N` comment")
+
+
+# ---------------------------------------------------------------------------
+# docs
+# ---------------------------------------------------------------------------
+
+def t_docs_refs():
+    p = os.path.join(ROOT, "docs", "deploy.md")
+    assert os.path.exists(p), "docs/deploy.md is missing"
+    text = open(p).read()
+    refs = set(re.findall(r"\b((?:scaledobjects|charts/staffer|tests/packaging|docs)/[\w./-]+\.(?:yaml|md|sh|json))", text))
+    missing = [r for r in refs if not os.path.exists(os.path.join(ROOT, r))]
+    assert not missing, f"docs/deploy.md names missing files: {missing}"
+    for word in ("tolerance", "stabilizationWindowSeconds", "fallback", "AverageValue", "TriggerAuthentication",
+                 "caCert", "tlsClientCert", "tlsClientKey", "SIGTERM", "currentReplicasQuery",
+                 "tests/packaging/run.sh", "helm install"):
+        assert word in text, f"docs/deploy.md does not mention {word}"
+
+
+# ---------------------------------------------------------------------------
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=os.path.join(ROOT, "build", "packaging"))
+    opt = ap.parse_args()
+    out = os.path.abspath(opt.out)
+    os.makedirs(out, exist_ok=True)
+
+    # Dockerfile
+    check("dockerfile: stages, FROM debian:bookworm-slim, COPY/WORKDIR/CMD form")(t_dockerfile_structure)
+    check("dockerfile: apt-get hygiene and pipefail (DL3009 DL3014 DL3015 DL4006)")(t_dockerfile_apt)
+    check("dockerfile: runtime stage (libs only, USER 65532, ENTRYPOINT, EXPOSE, STOPSIGNAL)")(t_dockerfile_runtime)
+    check("dockerfile: runtime packages cover build/staffer's NEEDED libraries")(t_dockerfile_needed_libs)
+    check("dockerignore: make's inputs in, build/ and .git out")(t_dockerignore)
+    check("dockerfile: hadolint")(t_hadolint)
+
+    # chart
+    check("chart: Chart.yaml and templates")(t_chart_yaml)
+    check("chart: templates use only the allowed functions")(t_template_functions)
+    check("chart: values.yaml comments and defaults")(t_values_comments)
+    for f in values_files():
+        check(f"chart: {rel(f)} passes values.schema.json")(t_values_schema, f)
+    check("chart: values.schema.json rejects bad values")(t_values_schema_rejects)
+
+    R = Renderer(out)
+    built = []
+    check("chart: build the renderer (render.go, Go standard library only)")(lambda: built.append(R.build()))
+    gofmt = shutil.which("gofmt")
+    if gofmt:
+        def t_gofmt():
+            r = subprocess.run([gofmt, "-l", os.path.join(ROOT, "tests", "packaging", "render.go")],
+                               capture_output=True, text=True)
+            assert r.returncode == 0 and not r.stdout.strip(), "gofmt -l: " + (r.stdout + r.stderr).strip()
+        check("chart: render.go is gofmt-clean")(t_gofmt)
+
+    configcheck = None
+
+    def t_configcheck():
+        nonlocal configcheck
+        if not os.path.exists(LIBSTAFFER):
+            raise Skip("build/libstaffer.a not built (make); config.json checked in Python only")
+        exe = os.path.join(out, "configcheck")
+        r = subprocess.run(["cc", "-std=c11", "-O1", "-I", os.path.join(ROOT, "src"), "-o", exe,
+                            os.path.join(ROOT, "tests", "packaging", "configcheck.c"), LIBSTAFFER,
+                            "-lgrpc", "-lgpr", "-lprotobuf-c", "-lcurl", "-lcjson", "-lpthread", "-lm"],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, "cannot link configcheck.c with build/libstaffer.a: " + r.stderr[-2000:]
+        # not vacuous: the loader must refuse a bad file
+        bad = os.path.join(out, "bad-config.json")
+        open(bad, "w").write('{"backends":[{"name":"p","url":"http://p","timeout":2}]}')
+        rr = subprocess.run([exe, bad], capture_output=True, text=True)
+        assert rr.returncode != 0 and "timeout" in rr.stderr, "the loader accepted an unknown field"
+        configcheck = exe
+    check("chart: staffer's own config loader (configcheck.c + build/libstaffer.a)")(t_configcheck)
+
+    if built:
+        scenarios = [("default values", [], "staffer", "keda"),
+                     ("values-full.yaml (TLS, mTLS, 5 backends, PDB, ...)",
+                      [os.path.join(ROOT, "tests", "packaging", "values-full.yaml")], "staffer", "keda"),
+                     ("another release name and namespace", [], "scaler", "autoscaling")]
+        for f in sorted(glob.glob(os.path.join(CHART, "examples", "*.yaml"))):
+            scenarios.append((rel(f), [f], "staffer", "keda"))
+        for name, vals, rls, ns in scenarios:
+            def t_render(vals=vals, rls=rls, ns=ns):
+                rc, text, err, notes = R.render(vals, rls, ns)
+                assert rc == 0, "render failed: " + err.strip()
+                r = Rendered(text, rls, ns)
+                check_rendered(r, merged_values(*vals), configcheck)
+                dep = r.one("Deployment")["metadata"]["name"]
+                assert f"{dep}.{ns}.svc:" in notes, "NOTES.txt does not give the scalerAddress"
+                if rls == "staffer" and not any("fullnameOverride" in (load_yaml(v) or {}) for v in vals):
+                    assert dep == "staffer", "release 'staffer' must give service staffer (staffer.keda.svc)"
+                if rls == "scaler":
+                    assert dep == "scaler-staffer", f"fullname {dep}"
+            check(f"render: {name}")(t_render)
+
+        def t_checksum():
+            def ck(over):
+                rc, text, err, _ = R.render([over])
+                assert rc == 0, err
+                d = by_kind(docs_of(text))["Deployment"][0]
+                return d["spec"]["template"]["metadata"]["annotations"]["checksum/config"]
+            base = ck({})
+            assert ck({"cacheTTLSeconds": 7}) != base, "a config change must change checksum/config"
+            assert ck({"podAnnotations": {"a": "b"}, "logLevel": "debug"}) == base, \
+                "checksum/config must depend on config.json only"
+        check("render: checksum/config follows config.json")(t_checksum)
+
+        two = [{"name": "a", "url": "http://a"}, {"name": "b", "url": "http://b"}]
+        bad_values = {
+            "several backends, no defaultBackend": ({"defaultBackend": None, "backends": two}, "defaultBackend"),
+            "defaultBackend names no backend": ({"defaultBackend": "c", "backends": two}, "not the name of a backend"),
+            "terminationGracePeriodSeconds <= graceSeconds": ({"graceSeconds": 30, "terminationGracePeriodSeconds": 30},
+                                                              "terminationGracePeriodSeconds"),
+            "tls.enabled without secretName": ({"tls": {"enabled": True}}, "tls.secretName"),
+            "clientAuth without tls": ({"tls": {"clientAuth": True}}, "tls.clientAuth"),
+            "bearer without a token": ({"defaultBackend": "a", "backends": [{"name": "a", "url": "http://a", "auth": {"type": "bearer"}}]},
+                                       "tokenSecret or tokenFile"),
+            "tokenSecret without key": ({"defaultBackend": "a", "backends": [{"name": "a", "url": "http://a",
+                                                       "auth": {"type": "bearer", "tokenSecret": {"name": "s"}}}]},
+                                        "tokenSecret.key"),
+            "unknown auth type": ({"defaultBackend": "a", "backends": [{"name": "a", "url": "http://a", "auth": {"type": "oauth"}}]},
+                                  "allowed: none, bearer, basic, sigv4"),
+            "backend without url": ({"defaultBackend": "a", "backends": [{"name": "a"}]}, "url is required"),
+            "client key without certificate": ({"defaultBackend": "a", "backends": [{"name": "a", "url": "https://a",
+                                                             "tls": {"keyFile": "/k"}}]}, "client certificate"),
+            "no backends": ({"backends": []}, "at least one"),
+            "tls on an http:// url": ({"defaultBackend": "a", "backends": [{"name": "a", "url": "http://a",
+                                                                            "tls": {"caFile": "/ca"}}]}, "https://"),
+        }
+        for name, (over, msg) in bad_values.items():
+            def t_bad(over=over, msg=msg):
+                rc, text, err, _ = R.render([over])
+                assert rc != 0, "rendered, but should have failed"
+                assert msg in err, f"the error does not say {msg!r}: {err.strip()}"
+            check(f"render refuses: {name}")(t_bad)
+
+    # ScaledObjects
+    schema = None
+    try:
+        schema = crd_schema()
+    except Exception as e:
+        check("scaledobjects: read the CRD")(lambda: (_ for _ in ()).throw(AssertionError(str(e))))
+    if schema is None and not os.path.exists(CRD):
+        print(f"note: {rel(CRD)} not found; ScaledObject schema checks are skipped")
+    keys = documented_keys()
+    check("scaledobjects: files, kinds, the five example shapes")(t_so_files)
+    check("scaledobjects: the CRD schema check rejects bad ScaledObjects")(t_so_schema_negative, schema)
+    for path, i, d in so_docs():
+        if d.get("kind") != "ScaledObject":
+            continue
+        n = f"{rel(path)} ({d['metadata']['name']})"
+        check(f"scaledobject: {n}: CRD schema")(t_so_schema, path, i, d, schema)
+        check(f"scaledobject: {n}: staffer conventions")(t_so_conventions, path, i, d, keys)
+        check(f"scaledobject: {n}: staffer calc accepts the metadata")(t_so_calc, path, i, d)
+    for path in sorted(glob.glob(os.path.join(SO_DIR, "*.yaml"))):
+        check(f"scaledobjects: {rel(path)}: `staffer calc ... -> N` comments")(t_so_calc_comments, path)
+
+    check("docs: deploy.md names existing files and covers the essentials")(t_docs_refs)
+
+    shutil.rmtree(R.tmp, ignore_errors=True)
+    print()
+    if SKIPPED:
+        print(f"# {len(SKIPPED)} skipped (see 'skip -' lines above)")
+    # The last line, exactly as tests/run-all.sh reads it.
+    print(f"{len(PASSED)} passed, {len(FAILED)} failed")
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
