@@ -4,6 +4,14 @@
  * Takes every metadata key (same parser, same messages as the server) and
  * the signals arrivalRate, serviceTime, queueDepth and shedRate, and prints
  * each term of the decision, or one JSON object with --json.
+ *
+ * The forecast: arrivalRateSeries=v1,v2,... stands for the range query the
+ * server makes (oldest first, the last value now, stepSeconds apart;
+ * default forecast_step_seconds(forecastWindowSeconds)).  With
+ * coldStartSeconds > 0 it gives the Holt forecast coldStartSeconds ahead,
+ * as the server computes it.  Without arrivalRate, arrivalRate is the
+ * series' last value: the instant query and the range query's last point
+ * read the same expression at the same time.
  */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -12,10 +20,24 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "forecast.h"
 #include "meta.h"
 #include "model.h"
 
 #define SIGNAL_MAX 1e9   /* req/s or requests; far beyond any fleet */
+#define SERIES_MAX 1000  /* values in arrivalRateSeries */
+#define SERIES_NUM_MAX 64 /* bytes in one value of it, with NUL */
+#define STEP_MAX 86400.0 /* stepSeconds */
+
+/* The series calc was given and the forecast made from it. */
+struct calc_series {
+	double vals[SERIES_MAX];
+	size_t n;             /* 0: no series */
+	double step_s;        /* 0: not given */
+	int have_rate;        /* arrivalRate was given */
+	int have_fc;          /* fc holds a forecast */
+	struct forecast fc;
+};
 
 /* The signals calc takes besides metadata (serviceTime is both). */
 static const struct {
@@ -36,9 +58,14 @@ static void usage(FILE *fp)
 "usage: staffer calc [--json] key=value ...\n"
 "  signals: arrivalRate (req/s), serviceTime (s), queueDepth (requests),\n"
 "           shedRate (req/s); missing ones are 0\n"
+"  forecast: arrivalRateSeries=v1,v2,... (req/s, oldest first, up to %d)\n"
+"           stepSeconds (default forecastWindowSeconds / 40, 5 to 60);\n"
+"           used with coldStartSeconds > 0; arrivalRate defaults to the\n"
+"           last value\n"
 "  tuning:  any ScaledObject metadata key (docs/metadata.md), e.g.\n"
 "           beta=2 slotsPerReplica=32 staffing=erlangc\n"
-"example: staffer calc arrivalRate=2 serviceTime=10 beta=1.5   -> 27\n");
+"example: staffer calc arrivalRate=2 serviceTime=10 beta=1.5   -> 27\n",
+		SERIES_MAX);
 }
 
 /* Parse one signal; 1 if key is not a signal, 0 ok, -1 bad value. */
@@ -69,16 +96,118 @@ static int set_signal(struct model_signals *s, const char *key,
 	return 1;
 }
 
-static void print_text(const struct meta *m, const struct model_signals *s,
+/* Ends every arrivalRateSeries message: what is allowed. */
+static void series_allowed(void)
+{
+	fprintf(stderr, "; allowed: 1 to %d comma-separated numbers from 0 "
+		"to %g req/s, oldest first\n", SERIES_MAX, SIGNAL_MAX);
+}
+
+/* Parse arrivalRateSeries into c; 0 ok, -1 bad value (message printed). */
+static int set_series(struct calc_series *c, const char *val)
+{
+	char num[SERIES_NUM_MAX];
+	const char *p, *end, *bad;
+	size_t i, n = 1, len;
+	double v;
+
+	if (!*val) {
+		fprintf(stderr, "staffer calc: 'arrivalRateSeries' is empty");
+		series_allowed();
+		return -1;
+	}
+	for (p = val; *p; p++)
+		n += *p == ',';
+	if (n > SERIES_MAX) {
+		fprintf(stderr, "staffer calc: 'arrivalRateSeries': %zu "
+			"values, more than %d", n, SERIES_MAX);
+		series_allowed();
+		return -1;
+	}
+	for (i = 0, p = val; i < n; i++, p = end + 1) {
+		end = strchr(p, ',');
+		if (!end)
+			end = p + strlen(p);
+		len = (size_t)(end - p);
+		if (len == 0) {
+			fprintf(stderr, "staffer calc: 'arrivalRateSeries': "
+				"value %zu of %zu is empty", i + 1, n);
+			series_allowed();
+			return -1;
+		}
+		/* Cut for the message only: a value this long is refused,
+		 * never read from its first bytes. */
+		memcpy(num, p, len < sizeof(num) ? len : sizeof(num) - 1);
+		num[len < sizeof(num) ? len : sizeof(num) - 1] = '\0';
+		bad = len >= sizeof(num) ? "too long to be a number" :
+		      meta_parse_double(num, &v) ? "not a number" :
+		      v < 0 || v > SIGNAL_MAX ? "out of range" : NULL;
+		if (bad) {
+			fprintf(stderr, "staffer calc: 'arrivalRateSeries': "
+				"value %zu of %zu, '%.40s', is %s", i + 1, n,
+				num, bad);
+			series_allowed();
+			return -1;
+		}
+		c->vals[i] = v;
+	}
+	c->n = n;
+	return 0;
+}
+
+static int set_step(struct calc_series *c, const char *val)
+{
+	const char *bad;
+	double v;
+
+	bad = meta_parse_double(val, &v) ? "not a number" :
+	      !(v > 0) || v > STEP_MAX ? "out of range" : NULL;
+	if (bad) {
+		fprintf(stderr, "staffer calc: 'stepSeconds': '%.60s' is %s; "
+			"allowed: a number above 0 up to %g seconds "
+			"(default: forecastWindowSeconds / 40, 5 to 60)\n",
+			val, bad, STEP_MAX);
+		return -1;
+	}
+	c->step_s = v;
+	return 0;
+}
+
+/*
+ * The forecast line.  Shown whenever the forecast could matter: a cold
+ * start is set or a series was given.
+ */
+static void print_forecast(const struct meta *m, const struct calc_series *c,
+			   const struct model_breakdown *b)
+{
+	if (c->have_fc) {
+		printf("forecast   lambda-hat = %g req/s in %g s (%g steps of "
+		       "%g s, %zu values), %s\n", c->fc.value, m->cold_start_s,
+		       c->fc.steps, c->step_s, c->n, b->forecast_used ?
+		       "used" : "not used (lambda is as high)");
+		printf("           Holt level %g req/s, trend %g req/s per "
+		       "step\n", c->fc.level, c->fc.trend);
+	} else if (m->cold_start_s > 0) {
+		printf("forecast   none: coldStartSeconds is %g but no "
+		       "arrivalRateSeries given\n", m->cold_start_s);
+	} else if (c->n > 0) {
+		printf("forecast   off: coldStartSeconds is 0\n");
+	}
+}
+
+static void print_text(const struct meta *m, const struct calc_series *c,
+		       const struct model_signals *s,
 		       const struct model_breakdown *b)
 {
 	const struct model_params *p = &m->model;
 
-	printf("signals    lambda = %g req/s, W = %g s, Q = %g, S = %g req/s\n",
-	       s->arrival_rate, s->service_time_s, s->queue_depth,
-	       s->shed_rate);
-	printf("busy       L = lambda * W                     %10.3f slots\n",
-	       b->busy_slots);
+	printf("signals    lambda = %g req/s%s, W = %g s, Q = %g, "
+	       "S = %g req/s\n", s->arrival_rate,
+	       c->n > 0 && !c->have_rate ? " (last of series)" : "",
+	       s->service_time_s, s->queue_depth, s->shed_rate);
+	print_forecast(m, c, b);
+	printf("busy       %-35s%10.3f slots\n", b->forecast_used ?
+	       "L = lambda-hat * W" : "L = lambda * W", b->busy_slots);
 	switch (p->staffing) {
 	case MODEL_STAFF_SQRT:
 		printf("headroom   sqrt: beta * sqrt(L), beta = %-5g %10.3f "
@@ -105,15 +234,25 @@ static void print_text(const struct meta *m, const struct model_signals *s,
 	       s->shed_rate > p->shed_threshold ?
 	       "boostFactor * S * W                " :
 	       "off (S <= shedThreshold)           ", b->boost_slots);
-	printf("total                                         %10.3f slots\n",
-	       b->total_slots);
-	printf("replicas   ceil(%.3f / %ld)%s%*s%10lld\n", b->total_slots,
-	       p->slots_per_replica, b->capped ? ", capped" : "",
-	       b->capped ? 12 : 20, "", (long long)b->replicas);
+	if (isfinite(b->total_slots)) {
+		printf("total                                         %10.3f "
+		       "slots\n", b->total_slots);
+		printf("replicas   ceil(%.3f / %ld)%s%*s%10lld\n",
+		       b->total_slots, p->slots_per_replica,
+		       b->capped ? ", capped" : "", b->capped ? 12 : 20, "",
+		       (long long)b->replicas);
+	} else {
+		/* Beyond MODEL_SLOTS_MAX, answered by the cap (model.h). */
+		printf("total      more than %g slots, beyond what the model "
+		       "staffs\n", MODEL_SLOTS_MAX);
+		printf("replicas   maxReplicas, capped%17s%10lld\n", "",
+		       (long long)b->replicas);
+	}
 	printf("active     %s\n", b->active ? "yes" : "no");
 }
 
-static int print_json(const struct meta *m, const struct model_signals *s,
+static int print_json(const struct meta *m, const struct calc_series *c,
+		      const struct model_signals *s,
 		      const struct model_breakdown *b)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -127,6 +266,18 @@ static int print_json(const struct meta *m, const struct model_signals *s,
 	cJSON_AddNumberToObject(o, "service_time", s->service_time_s);
 	cJSON_AddNumberToObject(o, "queue_depth", s->queue_depth);
 	cJSON_AddNumberToObject(o, "shed_rate", s->shed_rate);
+	cJSON_AddNumberToObject(o, "arrival_forecast", s->arrival_forecast);
+	cJSON_AddNumberToObject(o, "arrival_used", b->arrival_used);
+	cJSON_AddBoolToObject(o, "forecast_used", b->forecast_used);
+	if (c->have_fc) {
+		cJSON_AddNumberToObject(o, "forecast_level", c->fc.level);
+		cJSON_AddNumberToObject(o, "forecast_trend", c->fc.trend);
+		cJSON_AddNumberToObject(o, "forecast_steps", c->fc.steps);
+		cJSON_AddNumberToObject(o, "forecast_step_seconds", c->step_s);
+		cJSON_AddNumberToObject(o, "forecast_horizon_seconds",
+					m->cold_start_s);
+		cJSON_AddNumberToObject(o, "forecast_points", (double)c->n);
+	}
 	cJSON_AddNumberToObject(o, "busy_slots", b->busy_slots);
 	cJSON_AddNumberToObject(o, "headroom_slots", b->headroom_slots);
 	cJSON_AddNumberToObject(o, "drain_slots", b->drain_slots);
@@ -147,17 +298,75 @@ static int print_json(const struct meta *m, const struct model_signals *s,
 	return 0;
 }
 
+/* Take one key=value that is not metadata; 1 if key is none of ours,
+ * 0 ok, -1 bad value (message printed). */
+static int set_input(struct model_signals *s, struct calc_series *c,
+		     const char *key, const char *val)
+{
+	int r;
+
+	if (!strcmp(key, "arrivalRateSeries"))
+		return set_series(c, val);
+	if (!strcmp(key, "stepSeconds"))
+		return set_step(c, val);
+	r = set_signal(s, key, val);
+	if (r == 0 && !strcmp(key, "arrivalRate"))
+		c->have_rate = 1;
+	return r;
+}
+
+/*
+ * The series' part once every key is in: defaults, the forecast into
+ * s->arrival_forecast.  0 ok, 2 bad input, 1 the forecast failed.
+ */
+static int use_series(const struct meta *m, struct model_signals *s,
+		      struct calc_series *c)
+{
+	enum model_err e;
+
+	if (c->step_s > 0 && c->n == 0) {
+		fprintf(stderr, "staffer calc: 'stepSeconds' has no effect "
+			"without 'arrivalRateSeries'\n");
+		return 2;
+	}
+	if (c->n == 0)
+		return 0;
+	if (!c->have_rate)
+		s->arrival_rate = c->vals[c->n - 1];
+	if (!(m->cold_start_s > 0))
+		return 0;
+	if (!(c->step_s > 0))
+		c->step_s = forecast_step_seconds(m->forecast_window_s);
+	e = forecast_ahead(c->vals, c->n, c->step_s, m->cold_start_s,
+			   m->forecast_alpha, m->forecast_beta, &c->fc);
+	if (e != MODEL_OK) {
+		fprintf(stderr, "staffer calc: cannot forecast this series: "
+			"%s\n", model_strerror(e));
+		return 1;
+	}
+	c->have_fc = 1;
+	s->arrival_forecast = c->fc.value;
+	return 0;
+}
+
 int cmd_calc(int argc, char **argv)
 {
 	struct meta m;
 	struct meta_error err;
 	struct model_signals s;
 	struct model_breakdown b;
+	struct calc_series *c;
 	enum model_err merr;
 	int i, json = 0, rc = 2;
 
 	meta_init(&m);
 	memset(&s, 0, sizeof(s));
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		fprintf(stderr, "staffer calc: out of memory\n");
+		rc = 1;
+		goto out;
+	}
 	for (i = 0; i < argc; i++) {
 		char key[META_NAME_MAX];
 		const char *eq = strchr(argv[i], '=');
@@ -182,7 +391,7 @@ int cmd_calc(int argc, char **argv)
 		}
 		memcpy(key, argv[i], klen);
 		key[klen] = '\0';
-		r = set_signal(&s, key, eq + 1);
+		r = set_input(&s, c, key, eq + 1);
 		if (r < 0)
 			goto out;
 		if (r == 0)
@@ -197,6 +406,10 @@ int cmd_calc(int argc, char **argv)
 		goto out;
 	}
 	s.service_time_s = m.service_time_s;
+	rc = use_series(&m, &s, c);
+	if (rc != 0)
+		goto out;
+	rc = 2;
 	merr = model_evaluate(&m.model, &s, &b);
 	if (merr != MODEL_OK) {
 		fprintf(stderr, "staffer calc: cannot staff these signals: "
@@ -206,12 +419,14 @@ int cmd_calc(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	if (json ? print_json(&m, &s, &b) : (print_text(&m, &s, &b), 0)) {
+	if (json ? print_json(&m, c, &s, &b) :
+		   (print_text(&m, c, &s, &b), 0)) {
 		rc = 1;
 		goto out;
 	}
 	rc = 0;
 out:
+	free(c);
 	meta_release(&m);
 	return rc;
 }

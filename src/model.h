@@ -19,14 +19,16 @@
 enum model_err {
 	MODEL_OK = 0,
 	MODEL_EINVAL,   /* a parameter or signal is outside its domain */
-	MODEL_ERANGE,   /* demand too large to staff (more than MODEL_SLOTS_MAX) */
+	MODEL_ERANGE,   /* demand too large to staff (more than MODEL_SLOTS_MAX)
+			 * and no cap that answers for it */
 };
 
 /* How headroom for Poisson bursts is sized (design section 2). */
 enum model_staffing {
 	MODEL_STAFF_SQRT = 0, /* beta * sqrt(L) */
 	MODEL_STAFF_ERLANGC,  /* smallest c with P(wait > tau) <= eps, M/M/c */
-	MODEL_STAFF_COST,     /* c minimising cost/h + penalty/h * P(wait > tau) */
+	MODEL_STAFF_COST,     /* c minimising cost/h + penalty/h *
+			       * P(wait > tau) */
 	MODEL_STAFF_NONE,     /* no headroom: batch work */
 };
 
@@ -55,26 +57,54 @@ struct model_params {
 /* Fill p with the design's defaults (sqrt, beta 1.5, D 300 s, n 1 ...). */
 void model_params_init(struct model_params *p);
 
-/* One evaluation's inputs.  All must be finite and >= 0; service_time_s
- * must be > 0 when arrival_rate or queue_depth is > 0, or when the shed
- * boost applies (shed_rate > shed_threshold and boost_factor > 0). */
+/*
+ * One evaluation's inputs.  All must be finite and >= 0; service_time_s
+ * must be > 0 when arrival_rate, arrival_forecast or queue_depth is > 0,
+ * or when the shed boost applies (shed_rate > shed_threshold and
+ * boost_factor > 0).  A zeroed struct plus the four measured signals is
+ * the model without a forecast.
+ *
+ * The forecast (forecast.h) raises lambda for sizing: the busy slots,
+ * headroom and drain use lambda_used = max(arrival_rate, arrival_forecast).
+ * Activity does not: it stays on the measured arrival_rate.  The
+ * forecast is a smoothed extrapolation of that same signal's recent
+ * history, so it can never see arrivals before the measurement does (no
+ * earlier activation), and after traffic stops its level lags by several
+ * steps; on the forecast, scale-to-zero would wait for that lag on top of
+ * KEDA's own cooldownPeriod.  Sizing still counts the forecast while
+ * inactive: any positive slot count rounds up to at least one replica.
+ */
 struct model_signals {
 	double arrival_rate;   /* lambda, req/s */
 	double service_time_s; /* W, s */
 	double queue_depth;    /* Q, requests */
 	double shed_rate;      /* S, req/s */
+	double arrival_forecast; /* lambda-hat at the cold-start horizon,
+				  * req/s; 0 = none */
 };
 
-/* Every term of one evaluation, for logs, calc and the simulator. */
+/*
+ * Every term of one evaluation, for logs, calc and the simulator.
+ *
+ * Demand beyond MODEL_SLOTS_MAX is answered with the cap when there is
+ * one that provably lies below it (max_replicas * n <= MODEL_SLOTS_MAX):
+ * replicas = max_replicas, capped = 1, and total_slots = exact_replicas =
+ * +Inf, read "more than the model staffs".  busy, drain and boost then hold
+ * what they computed (busy may be > MODEL_SLOTS_MAX or +Inf), and headroom
+ * is 0 when it was not computed (busy already beyond the limit, or an
+ * Erlang search that would pass it).  Without such a cap: MODEL_ERANGE.
+ */
 struct model_breakdown {
-	double busy_slots;     /* L = lambda * W */
+	double arrival_used;   /* max(lambda, forecast), req/s */
+	int forecast_used;     /* 1 when the forecast raised lambda */
+	double busy_slots;     /* L = arrival_used * W */
 	double headroom_slots; /* staffing term */
 	double drain_slots;    /* max(0, Q - L) * W / D */
-	double boost_slots;    /* boost_factor * S * W when S > shed_threshold */
+	double boost_slots;    /* boost_factor * S * W, S > shed_threshold */
 	double total_slots;    /* sum of the four */
 	double exact_replicas; /* total_slots / n, before rounding */
 	int64_t replicas;      /* ceil, floored at 1 with demand, capped */
-	int capped;            /* 1 when max_replicas (or the int32 limit) cut it */
+	int capped;            /* 1: max_replicas (or int32) cut it */
 	int active;            /* IsActive answer for these signals */
 };
 
@@ -86,8 +116,10 @@ enum model_err model_evaluate(const struct model_params *p,
 			      const struct model_signals *s,
 			      struct model_breakdown *out);
 
-/* Activity alone (lambda > activation threshold, Q > 0 or S > 0). */
-int model_is_active(const struct model_params *p, const struct model_signals *s);
+/* Activity alone (measured lambda > activation threshold, Q > 0 or
+ * S > 0); arrival_forecast plays no part (see struct model_signals). */
+int model_is_active(const struct model_params *p,
+		    const struct model_signals *s);
 
 /*
  * ceil() that forgives floating-point noise: 27.000000001 gives 27.

@@ -582,7 +582,11 @@ static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
 			 why ? why : "not given");
 		goto done;
 	}
-	g->arrival_forecast = read_forecast(e, a);
+	/* Without demand W may be unknown; a forecast then cannot be staffed
+	 * (the model needs W for it), and nothing is lost by dropping it:
+	 * the measured signals are zero. */
+	if (g->service_time_s > 0)
+		g->arrival_forecast = read_forecast(e, a);
 
 	cur = -1;
 	if (answer(e, a, SIG_CURRENT)) {
