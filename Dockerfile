@@ -3,7 +3,8 @@
 # staffer - KEDA external scaler.  Two stages on Debian 12 (bookworm):
 #   build    compiles build/staffer with `make` from Debian's -dev packages;
 #   runtime  has only the shared libraries the binary links against, CA
-#            certificates for https backends, and the binary.
+#            certificates for https backends, tzdata for the metadata
+#            `timezone` of schedule windows, and the binary.
 #
 #   docker build -t staffer:dev .
 #   docker run --rm -p 9090:9090 staffer:dev --prometheus http://prometheus:9090
@@ -57,6 +58,7 @@ RUN apt-get update \
       libcurl4 \
       libcjson1 \
       ca-certificates \
+      tzdata \
  && rm -rf /var/lib/apt/lists/*
 
 COPY --from=build /src/build/staffer /usr/local/bin/staffer

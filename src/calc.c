@@ -18,11 +18,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cmd.h"
 #include "forecast.h"
 #include "meta.h"
 #include "model.h"
+#include "sched.h"
+#include "tz.h"
 
 #define SIGNAL_MAX 1e9   /* req/s or requests; far beyond any fleet */
 #define SERIES_MAX 1000  /* values in arrivalRateSeries */
@@ -37,6 +40,10 @@ struct calc_series {
 	int have_rate;        /* arrivalRate was given */
 	int have_fc;          /* fc holds a forecast */
 	struct forecast fc;
+	/* the time of the decision (now=) and the schedule window then */
+	const char *now_arg;  /* NULL: the current time */
+	char when[TZ_TIME_MAX];
+	const char *day, *zone, *window;
 };
 
 /* The signals calc takes besides metadata (serviceTime is both). */
@@ -64,6 +71,9 @@ static void usage(FILE *fp)
 "           last value\n"
 "  tuning:  any ScaledObject metadata key (docs/metadata.md), e.g.\n"
 "           beta=2 slotsPerReplica=32 staffing=erlangc\n"
+"  now=TIME the time of the decision, for schedule windows: an ISO time\n"
+"           (2026-07-01T09:00, in the trigger's timezone, or with Z or an\n"
+"           offset) or @unixseconds; default: the current time\n"
 "example: staffer calc arrivalRate=2 serviceTime=10 beta=1.5   -> 27\n",
 		SERIES_MAX);
 }
@@ -201,6 +211,9 @@ static void print_text(const struct meta *m, const struct calc_series *c,
 {
 	const struct model_params *p = &m->model;
 
+	if (m->schedule)
+		printf("time       %s %s (%s)\nwindow     %s\n", c->day, c->when,
+		       c->zone, c->window ? c->window : "none (base metadata)");
 	printf("signals    lambda = %g req/s%s, W = %g s, Q = %g, "
 	       "S = %g req/s\n", s->arrival_rate,
 	       c->n > 0 && !c->have_rate ? " (last of series)" : "",
@@ -260,6 +273,13 @@ static int print_json(const struct meta *m, const struct calc_series *c,
 
 	if (!o)
 		return -1;
+	if (m->schedule) {
+		cJSON_AddStringToObject(o, "time", c->when);
+		if (c->window)
+			cJSON_AddStringToObject(o, "window", c->window);
+		else
+			cJSON_AddNullToObject(o, "window");
+	}
 	cJSON_AddStringToObject(o, "staffing",
 				model_staffing_name(m->model.staffing));
 	cJSON_AddNumberToObject(o, "arrival_rate", s->arrival_rate);
@@ -357,6 +377,7 @@ int cmd_calc(int argc, char **argv)
 	struct model_breakdown b;
 	struct calc_series *c;
 	enum model_err merr;
+	time_t now;
 	int i, json = 0, rc = 2;
 
 	meta_init(&m);
@@ -391,6 +412,10 @@ int cmd_calc(int argc, char **argv)
 		}
 		memcpy(key, argv[i], klen);
 		key[klen] = '\0';
+		if (!strcmp(key, "now")) {
+			c->now_arg = eq + 1;
+			continue;
+		}
 		r = set_input(&s, c, key, eq + 1);
 		if (r < 0)
 			goto out;
@@ -405,6 +430,18 @@ int cmd_calc(int argc, char **argv)
 		fprintf(stderr, "staffer calc: %s\n", err.msg);
 		goto out;
 	}
+	/* The schedule window in force at now= (or now) tunes the answer,
+	 * exactly as the server applies it at the time of the call. */
+	now = time(NULL);
+	if (c->now_arg && meta_parse_time(&m, c->now_arg, &now, &err) !=
+	    META_OK) {
+		fprintf(stderr, "staffer calc: %s\n", err.msg);
+		goto out;
+	}
+	c->window = meta_at(&m, now, &m);
+	tz_format(m.tz, (int64_t)now, c->when, sizeof(c->when));
+	c->day = sched_day_name(tz_weekday(m.tz, (int64_t)now));
+	c->zone = tz_name(m.tz);
 	s.service_time_s = m.service_time_s;
 	rc = use_series(&m, &s, c);
 	if (rc != 0)

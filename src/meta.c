@@ -22,6 +22,8 @@
 #include <string.h>
 
 #include "meta.h"
+#include "sched.h"
+#include "tz.h"
 
 /* ---- the key table ------------------------------------------------------- */
 
@@ -40,6 +42,7 @@ enum meta_type {
 #define META_F_MINX  0x1u /* min is exclusive */
 #define META_F_MAXX  0x2u /* max is exclusive */
 #define META_F_ARRAY 0x4u /* META_T_NAME kept in a char[META_NAME_MAX] */
+#define META_F_WINDOW 0x8u /* a schedule window may set it */
 
 /* Row indexes, so that the cross-key rules can name keys at compile time.
  * The order is the order of design section 4 and of docs/metadata.md. */
@@ -113,8 +116,14 @@ struct meta_key {
  * with meta.h. */
 #define META_QUERY_LEN "4095"
 #define META_NAME_LEN "63"
+#define META_TEXT_LEN "1023"
 _Static_assert(META_QUERY_MAX == 4096, "update META_QUERY_LEN");
 _Static_assert(META_NAME_MAX == 64, "update META_NAME_LEN");
+_Static_assert(META_TEXT_MAX == 1024, "update META_TEXT_LEN");
+_Static_assert(META_TEXT_MAX <= SCHED_TEXT_MAX, "a schedule fits sched");
+_Static_assert(META_NAME_MAX <= TZ_NAME_MAX, "a timezone fits tz");
+_Static_assert(META_ERR_MAX >= SCHED_ERR_MAX + 32,
+	       "a schedule's message fits with its prefix");
 
 static const struct meta_choice meta_workloads[] = {
 	{ "interactive", 0 },
@@ -215,6 +224,7 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	},
 	[MK_SLOTS_PER_REPLICA] = {
 		.name = "slotsPerReplica", .type = META_T_LONG,
+		.flags = META_F_WINDOW,
 		.min = 1, .max = 100000, .def = 1,
 		.what = "the requests one replica serves at once at its "
 			"SLA-safe operating point",
@@ -230,6 +240,7 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	},
 	[MK_STAFFING] = {
 		.name = "staffing", .type = META_T_ENUM,
+		.flags = META_F_WINDOW,
 		.def = MODEL_STAFF_SQRT, .note = "default: from workload",
 		.what = "how headroom for bursts is sized",
 		.example = "erlangc",
@@ -237,6 +248,7 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	},
 	[MK_BETA] = {
 		.name = "beta", .type = META_T_DOUBLE,
+		.flags = META_F_WINDOW,
 		.min = 0, .max = 10, .def = 1.5,
 		.what = "the square-root staffing factor",
 		.example = "2",
@@ -244,7 +256,8 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	},
 	[MK_TARGET_WAIT] = {
 		.name = "targetWaitSeconds", .type = META_T_DOUBLE,
-		.flags = META_F_MINX, .min = 0, .max = 3600,
+		.flags = META_F_MINX | META_F_WINDOW,
+		.min = 0, .max = 3600,
 		.note = "required for staffing erlangc and cost",
 		.unit = "seconds",
 		.what = "the wait before start, in seconds, that only a few "
@@ -254,7 +267,8 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	},
 	[MK_WAIT_PROBABILITY] = {
 		.name = "waitProbability", .type = META_T_DOUBLE,
-		.flags = META_F_MINX | META_F_MAXX, .min = 0, .max = 1,
+		.flags = META_F_MINX | META_F_MAXX | META_F_WINDOW,
+		.min = 0, .max = 1,
 		.note = "required for staffing erlangc",
 		.what = "the share of requests that may wait longer than "
 			"'targetWaitSeconds'",
@@ -263,6 +277,7 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	},
 	[MK_DRAIN] = {
 		.name = "drainSeconds", .type = META_T_DOUBLE,
+		.flags = META_F_WINDOW,
 		.min = 1, .max = 86400, .def = 300, .unit = "seconds",
 		.what = "the time to work off a backlog in",
 		.example = "120",
@@ -270,6 +285,7 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	},
 	[MK_SHED_THRESHOLD] = {
 		.name = "shedThreshold", .type = META_T_DOUBLE,
+		.flags = META_F_WINDOW,
 		.min = 0, .max = 1e6, .def = 0, .unit = "req/s",
 		.what = "the shed rate above which capacity is boosted",
 		.example = "0.5",
@@ -277,6 +293,7 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	},
 	[MK_BOOST_FACTOR] = {
 		.name = "boostFactor", .type = META_T_DOUBLE,
+		.flags = META_F_WINDOW,
 		.min = 0, .max = 100, .def = 1,
 		.what = "the scale of the boost on shedding",
 		.example = "1.5",
@@ -284,6 +301,7 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	},
 	[MK_SCALE_DOWN_STEP] = {
 		.name = "scaleDownStep", .type = META_T_LONG,
+		.flags = META_F_WINDOW,
 		.min = 1, .max = 100000, .def = 1, .unit = "replicas",
 		.what = "the most replicas removed per scale-down period",
 		.example = "2",
@@ -291,6 +309,7 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	},
 	[MK_SCALE_DOWN_PERIOD] = {
 		.name = "scaleDownPeriodSeconds", .type = META_T_DOUBLE,
+		.flags = META_F_WINDOW,
 		.min = 0, .max = 86400, .def = 60, .unit = "seconds",
 		.what = "the period of the scale-down limit",
 		.example = "120",
@@ -307,6 +326,7 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	},
 	[MK_FORECAST_WINDOW] = {
 		.name = "forecastWindowSeconds", .type = META_T_DOUBLE,
+		.flags = META_F_WINDOW,
 		.min = 60, .max = 86400, .def = 600, .unit = "seconds",
 		.what = "the history the forecast reads",
 		.example = "900",
@@ -314,13 +334,15 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	},
 	[MK_FORECAST_ALPHA] = {
 		.name = "forecastAlpha", .type = META_T_DOUBLE,
-		.flags = META_F_MINX, .min = 0, .max = 1, .def = 0.3,
+		.flags = META_F_MINX | META_F_WINDOW,
+		.min = 0, .max = 1, .def = 0.3,
 		.what = "the Holt level smoothing factor",
 		.example = "0.5",
 		.off = MOFF(forecast_alpha),
 	},
 	[MK_FORECAST_BETA] = {
 		.name = "forecastBeta", .type = META_T_DOUBLE,
+		.flags = META_F_WINDOW,
 		.min = 0, .max = 1, .def = 0.15,
 		.what = "the Holt trend smoothing factor",
 		.example = "0.1",
@@ -328,7 +350,8 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	},
 	[MK_COST_PER_REPLICA_HOUR] = {
 		.name = "costPerReplicaHour", .type = META_T_DOUBLE,
-		.flags = META_F_MINX, .min = 0, .max = 1e6,
+		.flags = META_F_MINX | META_F_WINDOW,
+		.min = 0, .max = 1e6,
 		.note = "required for staffing cost",
 		.unit = "per replica-hour",
 		.what = "what one replica costs per hour, in any currency",
@@ -337,6 +360,7 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	},
 	[MK_SLA_PENALTY] = {
 		.name = "slaPenaltyPerHour", .type = META_T_DOUBLE,
+		.flags = META_F_WINDOW,
 		.min = 0, .max = 1e9,
 		.note = "required for staffing cost", .unit = "per hour",
 		.what = "what an hour costs when every request waits "
@@ -348,9 +372,9 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	[MK_SCHEDULE] = {
 		.name = "schedule", .type = META_T_TEXT,
 		.min = 1, .max = META_TEXT_MAX - 1,
-		.note = "reserved",
-		.allowed = "nothing yet, time-of-day overrides are not "
-			"implemented in this version",
+		.note = "default: none",
+		.allowed = "windows '[days] HH:MM-HH:MM key=value ...' "
+			"separated by ';', 1 to " META_TEXT_LEN " bytes",
 		.what = "time-of-day overrides of tuning keys",
 		.example = "Mon-Fri 08:00-19:00 beta=2.0",
 		.off = MOFF(schedule), .check = meta_check_text,
@@ -368,6 +392,7 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	},
 	[MK_MAX_REPLICAS] = {
 		.name = "maxReplicas", .type = META_T_LONG,
+		.flags = META_F_WINDOW,
 		.min = 1, .max = 2147483647.0, .def = 0,
 		.note = "default: no cap", .unit = "replicas",
 		.what = "the cap on the answer",
@@ -376,6 +401,7 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	},
 	[MK_ACTIVATION_RATE] = {
 		.name = "activationArrivalRate", .type = META_T_DOUBLE,
+		.flags = META_F_WINDOW,
 		.min = 0, .max = 1e9, .def = 0, .unit = "req/s",
 		.what = "the arrival rate above which the target is active",
 		.example = "0.01",
@@ -544,8 +570,8 @@ static const char *meta_check_metric(const char *v, size_t len)
 }
 
 /* IANA names ("Europe/Paris", "Etc/GMT+5").  Starting with a letter keeps
- * out absolute paths, which TZ would read as files; '.' is not allowed, so
- * ".." cannot occur either. */
+ * out absolute paths; '.' is not allowed, so ".." cannot occur either.
+ * Whether the zone exists is meta_check()'s business (it reads a file). */
 static const char *meta_check_timezone(const char *v, size_t len)
 {
 	size_t i;
@@ -556,6 +582,8 @@ static const char *meta_check_timezone(const char *v, size_t len)
 		if (!meta_is_alnum((unsigned char)v[i]) && v[i] != '_' &&
 		    v[i] != '+' && v[i] != '-' && v[i] != '/')
 			return "contains a character that is not allowed";
+	if (tz_check_name(v))
+		return "has an empty part (a '/' at the end, or '//')";
 	return NULL;
 }
 
@@ -1136,28 +1164,267 @@ static const struct meta_rule meta_rules[] = {
 
 #define META_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-enum meta_err meta_check(struct meta *m, int need_queries,
-			 struct meta_error *err)
+/*
+ * The staffing needs and the no-effect rules on m.  Only keys whose bit is
+ * in `keys` are held to the no-effect rules (a schedule window answers
+ * for the keys it sets, not for the base keys it makes idle).
+ */
+static enum meta_err meta_check_pairs(const struct meta *m, int need_queries,
+				      unsigned long long keys,
+				      struct meta_error *err)
+{
+	const char *idle;
+	size_t i;
+
+	for (i = 0; i < META_COUNT(meta_needs); i++)
+		if (m->model.staffing == meta_needs[i].staffing &&
+		    !meta_given(m, meta_needs[i].key))
+			return meta_missing(err, meta_needs[i].key,
+					    meta_needs[i].when);
+
+	for (i = 0; i < META_COUNT(meta_rules); i++) {
+		if (!meta_given(m, meta_rules[i].key) ||
+		    !(keys & meta_bit(meta_rules[i].key)))
+			continue;
+		idle = meta_rules[i].idle(m, need_queries);
+		if (idle)
+			return meta_fail(err, META_ECONFLICT,
+					 meta_keys[meta_rules[i].key].name,
+					 "metadata '%s' has no effect %s; it "
+					 "only applies %s",
+					 meta_keys[meta_rules[i].key].name,
+					 idle, meta_rules[i].only);
+	}
+	return META_OK;
+}
+
+/* ---- timezone and schedule ----------------------------------------------- */
+
+static enum meta_err meta_zone(struct meta *m, struct meta_error *err)
+{
+	const struct meta_key *k = &meta_keys[MK_TIMEZONE];
+	char shown[META_SHOW_BUF], explain[META_EXPLAIN_MAX];
+	const struct tz *z = NULL;
+	enum tz_err e;
+
+	e = tz_get(m->timezone, &z);
+	if (e == TZ_OK) {
+		m->tz = z;
+		return META_OK;
+	}
+	meta_show(shown, m->timezone);
+	meta_explain(k, explain, sizeof(explain));
+	switch (e) {
+	case TZ_ENAME:
+		return meta_bad_value(err, k, m->timezone,
+				      "is not a time zone name");
+	case TZ_ENOENT:
+		return meta_fail(err, META_EVALUE, k->name,
+				 "metadata '%s': unknown time zone '%s'; "
+				 "allowed: %s", k->name, shown, explain);
+	case TZ_ENOMEM:
+		return meta_fail(err, META_ENOMEM, k->name,
+				 "out of memory loading time zone '%s'",
+				 shown);
+	default:
+		return meta_fail(err, META_EVALUE, k->name,
+				 "metadata '%s': time zone '%s' cannot be "
+				 "used: %s", k->name, shown, tz_strerror(e));
+	}
+}
+
+/* A message of this module without its leading "metadata ", to follow
+ * "window 'W': ". */
+static const char *meta_inner(const char *msg)
+{
+	static const char prefix[] = "metadata ";
+
+	return strncmp(msg, prefix, sizeof(prefix) - 1) == 0
+		? msg + sizeof(prefix) - 1 : msg;
+}
+
+/* "beta, staffing, ...": the keys a window may set. */
+static void meta_window_keys(char *buf, size_t size)
+{
+	size_t i, o = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < MK_COUNT && o < size; i++)
+		if (meta_keys[i].flags & META_F_WINDOW)
+			o += (size_t)snprintf(buf + o, size - o, "%s%s",
+					      o ? ", " : "",
+					      meta_keys[i].name);
+}
+
+/* sched_resolve_fn: check one key=value of a window by setting it on a
+ * scratch copy of the base metadata (ctx), so that its ranges and words
+ * are those of the key itself. */
+static int meta_resolve(void *ctx, const char *key, const char *value,
+			struct sched_override *o, char *why, size_t size)
+{
+	struct meta *scratch = ctx;
+	const struct meta_key *k = meta_lookup(key);
+	const struct meta_choice *c;
+	char shown[META_SHOW_BUF], list[META_EXPLAIN_MAX * 2];
+	struct meta_error err;
+	const char *near;
+
+	meta_show(shown, key);
+	if (!k) {
+		near = meta_nearest_key(key);
+		if (near) {
+			snprintf(why, size, "'%s' is not a known key; did "
+				 "you mean '%s'?", shown, near);
+		} else {
+			meta_window_keys(list, sizeof(list));
+			snprintf(why, size, "'%s' is not a known key; a "
+				 "window can set %s", shown, list);
+		}
+		return -1;
+	}
+	if (!(k->flags & META_F_WINDOW)) {
+		meta_window_keys(list, sizeof(list));
+		snprintf(why, size, "'%s' cannot be set in a window; a "
+			 "window can set %s", shown, list);
+		return -1;
+	}
+	if (meta_set(scratch, key, value, &err) != META_OK) {
+		snprintf(why, size, "%s", meta_inner(err.msg));
+		return -1;
+	}
+	o->key = (int)(k - meta_keys);
+	switch (k->type) {
+	case META_T_DOUBLE:
+		o->value = *(double *)meta_field(scratch, k);
+		break;
+	case META_T_LONG:
+		o->value = (double)*(long *)meta_field(scratch, k);
+		break;
+	default: /* META_T_ENUM; meta_set() found the word */
+		for (c = k->choices; c->name && strcmp(c->name, value); c++)
+			;
+		o->value = c->value;
+		break;
+	}
+	return 0;
+}
+
+/* Window wi of sched on top of m. */
+static void meta_apply(struct meta *m, const struct sched *sched,
+		       unsigned wi)
+{
+	const struct sched_window *w = &sched->w[wi];
+	const struct sched_override *o;
+	const struct meta_key *k;
+	unsigned i;
+
+	for (i = 0; i < w->n; i++) {
+		o = &sched->o[w->first + i];
+		k = &meta_keys[o->key];
+		switch (k->type) {
+		case META_T_DOUBLE:
+			*(double *)meta_field(m, k) = o->value;
+			break;
+		case META_T_LONG:
+			*(long *)meta_field(m, k) = (long)o->value;
+			break;
+		case META_T_ENUM:
+			k->store(m, (int)o->value);
+			break;
+		default: /* never: meta_resolve() takes numbers and words */
+			break;
+		}
+	}
+}
+
+/* Parse m->schedule into m->sched, then check each window as a whole: the
+ * base metadata with the window applied must pass the cross-key rules. */
+static enum meta_err meta_schedule(struct meta *m, int need_queries,
+				   struct meta_error *err)
+{
+	struct meta scratch = *m; /* shallow: never released */
+	struct meta_error inner;
+	char msg[META_ERR_MAX], shown[META_SHOW_BUF];
+	unsigned long long set;
+	enum meta_err rc;
+	unsigned i, j;
+
+	if (sched_parse(&m->sched, m->schedule, meta_resolve, &scratch,
+			msg, sizeof(msg)) != SCHED_OK) {
+		m->sched.n = 0;
+		return meta_fail(err, META_EVALUE, "schedule",
+				 "metadata 'schedule': %s", msg);
+	}
+	for (i = 0; i < m->sched.n; i++) {
+		const struct sched_window *w = &m->sched.w[i];
+
+		scratch = *m;
+		set = 0;
+		for (j = 0; j < w->n; j++)
+			set |= meta_bit((enum meta_key_id)
+					m->sched.o[w->first + j].key);
+		meta_apply(&scratch, &m->sched, i);
+		scratch.given |= set;
+		rc = meta_check_pairs(&scratch, need_queries, set, &inner);
+		if (rc != META_OK) {
+			m->sched.n = 0;
+			meta_show(shown, sched_window_text(&scratch.sched, i));
+			return meta_fail(err, rc, "schedule",
+					 "metadata 'schedule': window '%s': %s",
+					 shown, meta_inner(inner.msg));
+		}
+	}
+	return META_OK;
+}
+
+const char *meta_at(const struct meta *m, time_t now, struct meta *out)
+{
+	int wi;
+
+	if (out != m)
+		*out = *m;
+	if (m->sched.n == 0)
+		return NULL;
+	wi = sched_find(&m->sched,
+			sched_minute_of_week(tz_local(m->tz, (int64_t)now)));
+	if (wi < 0)
+		return NULL;
+	meta_apply(out, &m->sched, (unsigned)wi);
+	return sched_window_text(&m->sched, (unsigned)wi);
+}
+
+enum meta_err meta_parse_time(const struct meta *m, const char *s,
+			      time_t *out, struct meta_error *err)
 {
 	struct meta_error scratch;
 	char shown[META_SHOW_BUF];
-	const char *idle;
-	enum meta_err rc = META_OK;
-	size_t i;
+	int64_t t;
 
 	if (!err)
 		err = &scratch;
 	meta_error_clear(err);
-
-	/* Accepting a schedule and not applying it would be silent. */
-	if (meta_given(m, MK_SCHEDULE)) {
-		meta_show(shown, m->schedule);
-		rc = meta_fail(err, META_EVALUE, "schedule",
-			       "metadata 'schedule': '%s' cannot be used yet; "
-			       "time-of-day overrides are not implemented in "
-			       "this version, remove the key", shown);
-		goto out;
+	if (s && tz_parse_time(m->tz, s, &t) == 0 && (time_t)t == t) {
+		*out = (time_t)t;
+		return META_OK;
 	}
+	meta_show(shown, s ? s : "");
+	return meta_fail(err, META_EVALUE, "now",
+			 "'now': '%s' is not a time; allowed: an instant "
+			 "such as 2026-07-01T12:00:00Z or "
+			 "2026-07-01T14:00+02:00, a wall time in %s such as "
+			 "2026-07-01T14:00, or Unix seconds such as "
+			 "@1782907200", shown, tz_name(m->tz));
+}
+
+enum meta_err meta_check(struct meta *m, int need_queries,
+			 struct meta_error *err)
+{
+	struct meta_error scratch;
+	enum meta_err rc = META_OK;
+
+	if (!err)
+		err = &scratch;
+	meta_error_clear(err);
 
 	if (need_queries && !meta_given(m, MK_ARRIVAL_RATE_QUERY)) {
 		rc = meta_missing(err, MK_ARRIVAL_RATE_QUERY, "");
@@ -1176,29 +1443,19 @@ enum meta_err meta_check(struct meta *m, int need_queries,
 		m->model.staffing = m->workload_batch ? MODEL_STAFF_NONE
 						      : MODEL_STAFF_SQRT;
 
-	for (i = 0; i < META_COUNT(meta_needs); i++) {
-		if (m->model.staffing == meta_needs[i].staffing &&
-		    !meta_given(m, meta_needs[i].key)) {
-			rc = meta_missing(err, meta_needs[i].key,
-					  meta_needs[i].when);
-			goto out;
-		}
-	}
+	rc = meta_check_pairs(m, need_queries, ~0ULL, err);
+	if (rc != META_OK)
+		goto out;
 
-	for (i = 0; i < META_COUNT(meta_rules); i++) {
-		if (!meta_given(m, meta_rules[i].key))
-			continue;
-		idle = meta_rules[i].idle(m, need_queries);
-		if (idle) {
-			rc = meta_fail(err, META_ECONFLICT,
-				       meta_keys[meta_rules[i].key].name,
-				       "metadata '%s' has no effect %s; it "
-				       "only applies %s",
-				       meta_keys[meta_rules[i].key].name, idle,
-				       meta_rules[i].only);
+	m->tz = NULL;
+	if (meta_given(m, MK_TIMEZONE)) {
+		rc = meta_zone(m, err);
+		if (rc != META_OK)
 			goto out;
-		}
 	}
+	m->sched.n = 0;
+	if (meta_given(m, MK_SCHEDULE))
+		rc = meta_schedule(m, need_queries, err);
 out:
 	return rc;
 }
@@ -1256,6 +1513,8 @@ void meta_init(struct meta *m)
 			break;
 		}
 	}
+	m->sched.n = 0;
+	m->tz = NULL;
 	m->given = 0;
 }
 
@@ -1274,6 +1533,8 @@ void meta_release(struct meta *m)
 		free(*slot);
 		*slot = NULL;
 	}
+	m->sched.n = 0;
+	m->tz = NULL;
 	m->given = 0;
 }
 

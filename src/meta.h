@@ -7,15 +7,25 @@
  * known one).  One table in meta.c drives parsing, bounds, defaults and the
  * text of errors; docs/metadata.md documents the same table.
  *
- * Pure: no I/O, no logging, no globals besides the constant key table.
- * Thread-safe.
+ * Pure but for one thing: no logging, no globals besides the constant key
+ * table, and no I/O except that meta_check() has tz.c read a `timezone`'s
+ * file the first time the process meets that zone (tz.h: cached, under a
+ * mutex).  Thread-safe.
+ *
+ * Time-of-day overrides: meta_check() parses `schedule` (sched.h) and
+ * resolves `timezone` into the struct; meta_at() then gives the tuning in
+ * force at an instant, without I/O, locks or allocation.
  */
 #ifndef STAFFER_META_H
 #define STAFFER_META_H
 
 #include <stddef.h>
+#include <time.h>
 
 #include "model.h"
+#include "sched.h"
+
+struct tz;
 
 #define META_QUERY_MAX 4096   /* bytes in one PromQL expression */
 #define META_NAME_MAX 64      /* bytes in backend / metric names, with NUL */
@@ -68,6 +78,13 @@ struct meta {
 	char *schedule;               /* NULL unless given */
 	char *timezone;               /* NULL: UTC */
 
+	/* Set by meta_check() from `schedule` and `timezone`: the windows
+	 * (sched.n == 0 without a schedule) and the zone (NULL: UTC; owned
+	 * by tz.c's cache for the life of the process).  Plain values, so a
+	 * struct meta may still be moved with '='. */
+	struct sched sched;
+	const struct tz *tz;
+
 	/* Private to meta.c: bit i is set once key i of its table was given,
 	 * so meta_check can tell "staffing: sqrt" from the default and knows
 	 * which required keys are present.  Cleared by meta_init. */
@@ -100,9 +117,40 @@ enum meta_err meta_set(struct meta *m, const char *key, const char *value,
 		       struct meta_error *err);
 
 /* The cross-key checks meta_parse runs after the last meta_set.  With
- * need_queries 0 (staffer calc) the query keys are not required. */
+ * need_queries 0 (staffer calc) the query keys are not required.  It also
+ * resolves `timezone` (tz.h) and parses `schedule` (sched.h) into m: each
+ * window's key=value is checked like the key itself, and the cross-key
+ * rules are run again with each window applied. */
 enum meta_err meta_check(struct meta *m, int need_queries,
 			 struct meta_error *err);
+
+/*
+ * The tuning in force at instant `now`: *out becomes *m with the overrides
+ * of the schedule window that covers `now` (in m's time zone) applied.
+ * Returns that window's text as written (trimmed, white space runs as one
+ * space; it lives in m) or NULL when no window covers `now`, and then *out
+ * is *m unchanged.  m must have passed meta_check().
+ *
+ * out may be m itself: the overrides are then applied in place, for a
+ * struct meta that serves one evaluation only (m stays owned as before).
+ * Otherwise *out is a shallow copy: its strings are borrowed from m, it is
+ * valid while m is, and it must NOT be given to meta_release() or
+ * meta_set().  Only numeric fields and model.staffing ever change.
+ *
+ * No I/O, no locks, no allocation; a struct copy, a binary search and a
+ * scan of at most SCHED_WINDOWS_MAX windows.  Thread-safe for distinct out.
+ */
+const char *meta_at(const struct meta *m, time_t now, struct meta *out);
+
+/*
+ * Read a time for `staffer calc now=...` (tz_parse_time() in tz.h):
+ * "2026-07-01T12:00:00Z", "2026-07-01T14:00+02:00", a wall time in m's
+ * zone "2026-07-01T14:00", or Unix seconds "@1782907200".  m must have
+ * passed meta_check().  Returns META_OK and stores the instant, or
+ * META_EVALUE with *err naming 'now' and the forms allowed.
+ */
+enum meta_err meta_parse_time(const struct meta *m, const char *s,
+			      time_t *out, struct meta_error *err);
 
 /*
  * Strict number parsing shared with calc and config: the whole string must

@@ -77,6 +77,7 @@ struct eval {
 	char *key;
 	int slot[SIG_N];             /* answer index per signal, -1 if none */
 	double series_step_s;
+	const char *window;          /* schedule window in force, or NULL */
 	scaler_done_fn *cb;
 	void *arg;
 };
@@ -507,13 +508,14 @@ static void log_decision(const struct eval *e, const struct scaler_result *r,
 
 	log_info("decision ref=%s lambda=%.4g forecast=%.4g W=%.4g Q=%.4g "
 		 "S=%.4g busy=%.3f headroom=%.3f drain=%.3f boost=%.3f "
-		 "total=%.3f raw=%lld target=%lld active=%d smoothing=%s%s",
+		 "total=%.3f raw=%lld target=%lld active=%d smoothing=%s%s%s%s",
 		 e->key, g->arrival_rate, g->arrival_forecast,
 		 g->service_time_s, g->queue_depth, g->shed_rate,
 		 b->busy_slots, b->headroom_slots, b->drain_slots,
 		 b->boost_slots, b->total_slots, (long long)raw,
 		 (long long)r->target, b->active, how,
-		 b->capped ? " capped=1" : "");
+		 b->capped ? " capped=1" : "", e->window ? " window=" : "",
+		 e->window ? e->window : "");
 }
 
 /* Unknown data: hold the last good answer for staleHoldSeconds. */
@@ -667,6 +669,9 @@ int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
 	e->s = s;
 	e->m = *m;           /* move: m's strings now belong to e */
 	meta_init(m);
+	/* The schedule window in force now tunes this evaluation, before the
+	 * queries are built (a window may change forecastWindowSeconds). */
+	e->window = meta_at(&e->m, time(NULL), &e->m);
 	e->kind = kind;
 	e->cb = cb;
 	e->arg = arg;

@@ -7,7 +7,9 @@
  * cannot know when the fleet last shrank, so it waits one period before its
  * first drop.  After that, a target that has been stable for a period or
  * more drops at once on the next dip (the previous drop is long past), and
- * then at most once per period.  Drops happen at calls, so a caller whose
+ * then at most once per period.  A rise counts like a drop for the timer:
+ * capacity asked for a moment ago is not surplus yet, so no drop comes
+ * sooner than a period after the last change in either direction.  Drops happen at calls, so a caller whose
  * interval divides the period sees exactly the same staircase as a caller
  * asking every second; otherwise each stair lasts until the first call at
  * or after a full period.
@@ -63,10 +65,16 @@ int64_t smooth_step(struct smooth *s, int64_t raw, double now_s,
 		s->target = raw;
 		return raw;
 	}
-	if (raw >= s->target) {
+	if (raw > s->target) {
+		/* Capacity was just asked for: it is not surplus for at least a
+		 * period, so the next drop waits a full period from now. */
 		s->target = raw;
+		if (isfinite(now_s))
+			s->last_down_s = now_s;
 		return raw;
 	}
+	if (raw == s->target)
+		return raw;
 	if (smooth_elapsed(s, now_s) >= period_s) {
 		/* target > raw >= 0, so target - step cannot overflow. */
 		s->target = s->target - step > raw ? s->target - step : raw;

@@ -3,7 +3,8 @@
  *
  * Scale-up takes effect at once.  Scale-down is rate-limited in time, not in
  * calls: the target drops by at most `step` replicas, and only when at least
- * `period_s` seconds have passed since the previous drop, however often KEDA
+ * `period_s` seconds have passed since the previous change (a drop, or a
+ * rise: capacity just asked for is not surplus yet), however often KEDA
  * and the HPA ask.  A drop never skips more than one step in a single
  * evaluation, so a long quiet spell followed by a dip still costs one step.
  *
@@ -17,7 +18,7 @@
 
 struct smooth {
 	int64_t target;      /* last answer, replicas */
-	double last_down_s;  /* time of the last drop (s, any epoch) */
+	double last_down_s;  /* time of the last change (s, any epoch) */
 	int primed;          /* 0 until the first evaluation */
 };
 

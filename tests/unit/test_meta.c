@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "meta.h"
+#include "tz.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -394,6 +395,10 @@ static void test_backend_and_timezone(void **state)
 		   "contains a character that is not allowed");
 	expect_bad("timezone", "Europe/Paris ",
 		   "contains a character that is not allowed");
+	expect_bad("timezone", "Europe/",
+		   "has an empty part (a '/' at the end, or '//')");
+	expect_bad("timezone", "Europe//Paris",
+		   "has an empty part (a '/' at the end, or '//')");
 }
 
 static void test_empty_query(void **state)
@@ -447,26 +452,68 @@ static void test_too_long_query(void **state)
 	free(q);
 }
 
-static void test_schedule_rejected(void **state)
+/* ---- schedule and timezone ---------------------------------------------- */
+
+/* Parse ARRIVAL, SERVICE, the extra pairs and schedule=text; expect code
+ * and, if want is not NULL, exactly that message about `key`. */
+static void expect_schedule(const char *text, const char *const *extra,
+			    size_t n_extra, enum meta_err code,
+			    const char *key, const char *want)
+{
+	const char *kv[24] = { ARRIVAL, SERVICE, "schedule", text };
+	struct meta_error err;
+	struct meta m;
+	enum meta_err rc;
+	size_t i, n = 6;
+
+	assert_true(n + n_extra <= COUNT(kv));
+	for (i = 0; i < n_extra; i++)
+		kv[n++] = extra[i];
+	rc = parse_pairs(&m, kv, n, &err);
+	if (rc != code)
+		fail_msg("'%s': code %d, want %d: %s", text, rc, code,
+			 err.msg);
+	if (code != META_OK) {
+		assert_string_equal(err.key, key);
+		assert_int_equal(m.sched.n, 0);
+		if (want)
+			assert_string_equal(err.msg, want);
+	}
+	meta_release(&m);
+}
+
+#define WINDOW_KEYS "slotsPerReplica, staffing, beta, targetWaitSeconds, " \
+	"waitProbability, drainSeconds, shedThreshold, boostFactor, " \
+	"scaleDownStep, scaleDownPeriodSeconds, forecastWindowSeconds, " \
+	"forecastAlpha, forecastBeta, costPerReplicaHour, " \
+	"slaPenaltyPerHour, maxReplicas, activationArrivalRate"
+
+static void test_schedule_accepted(void **state)
 {
 	struct meta_error err;
 	struct meta m;
 	static const char *const kv[] = {
 		ARRIVAL, SERVICE,
-		"schedule", "Mon-Fri 08:00-19:00 beta=2.0",
+		"schedule", "Mon-Fri 08:00-19:00 beta=2.0; 22:00-07:00 "
+			    "beta=1.0 scaleDownPeriodSeconds=300",
 		"timezone", "Europe/Paris",
 	};
 
 	(void)state;
-	assert_int_equal(parse_pairs(&m, kv, COUNT(kv), &err), META_EVALUE);
-	assert_string_equal(err.key, "schedule");
-	assert_string_equal(err.msg, "metadata 'schedule': 'Mon-Fri "
-			    "08:00-19:00 beta=2.0' cannot be used yet; "
-			    "time-of-day overrides are not implemented in "
-			    "this version, remove the key");
+	if (parse_pairs(&m, kv, COUNT(kv), &err) != META_OK)
+		fail_msg("%s", err.msg);
+	assert_int_equal(m.sched.n, 2);
+	assert_non_null(m.tz);
+	assert_string_equal(m.timezone, "Europe/Paris");
+	assert_string_equal(sched_window_text(&m.sched, 1),
+			    "22:00-07:00 beta=1.0 scaleDownPeriodSeconds=300");
+	/* the base is the base */
+	assert_true(m.model.beta == 1.5);
 	meta_release(&m);
+	assert_int_equal(m.sched.n, 0);
+	assert_null(m.tz);
 
-	/* timezone alone is harmless */
+	/* timezone alone is harmless, but must exist */
 	{
 		static const char *const tz[] = {
 			ARRIVAL, SERVICE, "timezone", "Europe/Paris",
@@ -474,8 +521,225 @@ static void test_schedule_rejected(void **state)
 		assert_int_equal(parse_pairs(&m, tz, COUNT(tz), &err),
 				 META_OK);
 		assert_string_equal(m.timezone, "Europe/Paris");
+		assert_int_equal(m.sched.n, 0);
 		meta_release(&m);
 	}
+	/* no timezone: UTC */
+	expect_schedule("00:00-24:00 maxReplicas=4", NULL, 0, META_OK, NULL,
+			NULL);
+}
+
+static void test_schedule_grammar_errors(void **state)
+{
+	(void)state;
+	expect_schedule("Mon-Fri 8:00-19:00 beta=2", NULL, 0, META_EVALUE,
+			"schedule",
+			"metadata 'schedule': window 'Mon-Fri 8:00-19:00 "
+			"beta=2': '8:00-19:00' is not a time range; allowed: "
+			"HH:MM-HH:MM on a 24-hour clock, e.g. 08:00-19:00, "
+			"22:00-07:00 across midnight, 00:00-24:00 for the "
+			"whole day");
+	expect_schedule("Mon-Fri 08:00-19:00 beta=2; 18:00-07:00 beta=1",
+			NULL, 0, META_EVALUE, "schedule",
+			"metadata 'schedule': windows 'Mon-Fri 08:00-19:00 "
+			"beta=2' and '18:00-07:00 beta=1' overlap on Mon "
+			"18:00; a minute of the week can belong to one window "
+			"only");
+	expect_schedule("Wochentags 08:00-19:00 beta=2", NULL, 0,
+			META_EVALUE, "schedule", NULL);
+	expect_schedule(";", NULL, 0, META_EVALUE, "schedule",
+			"metadata 'schedule': ';' has no window; a window is "
+			"[days] HH:MM-HH:MM key=value ..., e.g. 'Mon-Fri "
+			"08:00-19:00 beta=2'; windows are separated by ';'");
+}
+
+static void test_schedule_key_errors(void **state)
+{
+	static const char *const not_in_window[] = {
+		"arrivalRateQuery=x", "backend=b", "metricName=m",
+		"workload=batch", "serviceTime=3", "coldStartSeconds=60",
+		"staleHoldSeconds=1", "pushIntervalSeconds=2", "timezone=UTC",
+		"schedule=x", "scalerAddress=x",
+	};
+	char text[128], want[512];
+	size_t i;
+
+	(void)state;
+	expect_schedule("Mon-Fri 08:00-19:00 betta=2", NULL, 0, META_EVALUE,
+			"schedule",
+			"metadata 'schedule': window 'Mon-Fri 08:00-19:00 "
+			"betta=2': 'betta' is not a known key; did you mean "
+			"'beta'?");
+	expect_schedule("08:00-09:00 xyzzy=1", NULL, 0, META_EVALUE,
+			"schedule",
+			"metadata 'schedule': window '08:00-09:00 xyzzy=1': "
+			"'xyzzy' is not a known key; a window can set "
+			WINDOW_KEYS);
+	for (i = 0; i < COUNT(not_in_window); i++) {
+		snprintf(text, sizeof(text), "08:00-09:00 %s",
+			 not_in_window[i]);
+		snprintf(want, sizeof(want), "metadata 'schedule': window "
+			 "'%s': '%.*s' cannot be set in a window; a window "
+			 "can set " WINDOW_KEYS, text,
+			 (int)strcspn(not_in_window[i], "="),
+			 not_in_window[i]);
+		expect_schedule(text, NULL, 0, META_EVALUE, "schedule", want);
+	}
+
+	/* the longest such message is not cut */
+	{
+		const char *kv[] = { ARRIVAL, SERVICE, "schedule", NULL };
+		struct meta_error err;
+		struct meta m;
+		size_t len;
+
+		snprintf(text, sizeof(text), "08:00-09:00 %.63s=1",
+			 "qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq"
+			 "qqqqqqqqqqqqqqqqqqqqqqqqq");
+		kv[5] = text;
+		assert_int_equal(parse_pairs(&m, kv, COUNT(kv), &err),
+				 META_EVALUE);
+		len = strlen(err.msg);
+		assert_true(len < sizeof(err.msg) - 1);
+		assert_string_equal(err.msg + len - 21,
+				    "activationArrivalRate");
+		meta_release(&m);
+	}
+
+	/* values: the key's own checks and words */
+	expect_schedule("08:00-09:00 beta=abc", NULL, 0, META_EVALUE,
+			"schedule",
+			"metadata 'schedule': window '08:00-09:00 beta=abc': "
+			"'beta': 'abc' is not a number; allowed: a number "
+			"from 0 to 10 (default 1.5)");
+	expect_schedule("08:00-09:00 beta=11", NULL, 0, META_EVALUE,
+			"schedule",
+			"metadata 'schedule': window '08:00-09:00 beta=11': "
+			"'beta': '11' is out of range; allowed: a number from "
+			"0 to 10 (default 1.5)");
+	expect_schedule("08:00-09:00 scaleDownStep=1.5", NULL, 0,
+			META_EVALUE, "schedule",
+			"metadata 'schedule': window '08:00-09:00 "
+			"scaleDownStep=1.5': 'scaleDownStep': '1.5' is not a "
+			"whole number; allowed: a whole number from 1 to "
+			"100000 replicas (default 1)");
+	expect_schedule("08:00-09:00 maxReplicas=0x10", NULL, 0,
+			META_EVALUE, "schedule", NULL);
+	expect_schedule("08:00-09:00 staffing=erlang", NULL, 0, META_EVALUE,
+			"schedule",
+			"metadata 'schedule': window '08:00-09:00 "
+			"staffing=erlang': 'staffing': 'erlang' is not "
+			"allowed; allowed: sqrt, erlangc, cost, none "
+			"(default: from workload)");
+	expect_schedule("08:00-09:00 beta=1 beta=2", NULL, 0, META_EVALUE,
+			"schedule",
+			"metadata 'schedule': window '08:00-09:00 beta=1 "
+			"beta=2': 'beta' is set twice");
+}
+
+/* Each window, applied to the base, must pass the cross-key rules. */
+static void test_schedule_window_rules(void **state)
+{
+	static const char *const erlangc[] = {
+		"staffing", "erlangc", "targetWaitSeconds", "2",
+		"waitProbability", "0.05",
+	};
+	static const char *const tau_eps[] = {
+		"targetWaitSeconds", "2", "waitProbability", "0.05",
+	};
+	static const char *const beta[] = { "beta", "2" };
+	static const char *const cold[] = { "coldStartSeconds", "60" };
+	static const char *const queue[] = { "queueDepthQuery", "sum(q)" };
+
+	(void)state;
+	expect_schedule("08:00-09:00 staffing=erlangc", NULL, 0,
+			META_EMISSING, "schedule",
+			"metadata 'schedule': window '08:00-09:00 "
+			"staffing=erlangc': 'targetWaitSeconds' is required "
+			"with staffing 'erlangc': the wait before start, in "
+			"seconds, that only a few requests may exceed, e.g. "
+			"2");
+	/* ... from the base or the window */
+	expect_schedule("08:00-09:00 staffing=erlangc", tau_eps,
+			COUNT(tau_eps), META_OK, NULL, NULL);
+	expect_schedule("08:00-09:00 staffing=erlangc targetWaitSeconds=1 "
+			"waitProbability=0.1", NULL, 0, META_OK, NULL, NULL);
+	expect_schedule("08:00-09:00 staffing=cost targetWaitSeconds=1 "
+			"costPerReplicaHour=3", NULL, 0, META_EMISSING,
+			"schedule", NULL);
+
+	expect_schedule("08:00-09:00 beta=2", erlangc, COUNT(erlangc),
+			META_ECONFLICT, "schedule",
+			"metadata 'schedule': window '08:00-09:00 beta=2': "
+			"'beta' has no effect with staffing 'erlangc'; it "
+			"only applies with staffing 'sqrt'");
+	expect_schedule("08:00-09:00 staffing=sqrt beta=2", erlangc,
+			COUNT(erlangc), META_OK, NULL, NULL);
+	/* a window may make a base key idle for its time */
+	expect_schedule("22:00-06:00 staffing=erlangc", beta, COUNT(beta),
+			META_EMISSING, "schedule", NULL);
+	{
+		static const char *const both[] = {
+			"beta", "2", "targetWaitSeconds", "2",
+			"waitProbability", "0.05",
+		};
+		expect_schedule("22:00-06:00 staffing=erlangc", both,
+				COUNT(both), META_OK, NULL, NULL);
+	}
+	expect_schedule("08:00-09:00 drainSeconds=60", NULL, 0,
+			META_ECONFLICT, "schedule",
+			"metadata 'schedule': window '08:00-09:00 "
+			"drainSeconds=60': 'drainSeconds' has no effect "
+			"without 'queueDepthQuery'; it only applies to the "
+			"queue that 'queueDepthQuery' reads");
+	expect_schedule("08:00-09:00 drainSeconds=60", queue, COUNT(queue),
+			META_OK, NULL, NULL);
+	expect_schedule("08:00-09:00 forecastAlpha=0.5", NULL, 0,
+			META_ECONFLICT, "schedule", NULL);
+	expect_schedule("08:00-09:00 forecastAlpha=0.5", cold, COUNT(cold),
+			META_OK, NULL, NULL);
+}
+
+static void test_timezone_resolved(void **state)
+{
+	static const char *const mars[] = {
+		ARRIVAL, SERVICE, "timezone", "Mars/Olympus_Mons",
+	};
+	static const char *const dir[] = {
+		ARRIVAL, SERVICE, "timezone", "Europe",
+	};
+	static const char *const leaps[] = {
+		ARRIVAL, SERVICE, "timezone", "right/UTC",
+	};
+	static const char *const utc[] = {
+		ARRIVAL, SERVICE, "timezone", "UTC",
+	};
+	struct meta_error err;
+	struct meta m;
+
+	(void)state;
+	assert_int_equal(parse_pairs(&m, mars, COUNT(mars), &err),
+			 META_EVALUE);
+	assert_string_equal(err.key, "timezone");
+	assert_string_equal(err.msg, "metadata 'timezone': unknown time "
+			    "zone 'Mars/Olympus_Mons'; allowed: an IANA time "
+			    "zone name, 1 to 63 characters of A-Z, a-z, 0-9, "
+			    "'_', '+', '-' and '/', starting with a letter "
+			    "(default UTC)");
+	meta_release(&m);
+	assert_int_equal(parse_pairs(&m, dir, COUNT(dir), &err),
+			 META_EVALUE);
+	assert_contains(err.msg, "unknown time zone 'Europe'");
+	meta_release(&m);
+	assert_int_equal(parse_pairs(&m, leaps, COUNT(leaps), &err),
+			 META_EVALUE);
+	assert_string_equal(err.msg, "metadata 'timezone': time zone "
+			    "'right/UTC' cannot be used: unusable time zone "
+			    "file");
+	meta_release(&m);
+	assert_int_equal(parse_pairs(&m, utc, COUNT(utc), &err), META_OK);
+	assert_ptr_equal(m.tz, tz_utc());
+	meta_release(&m);
 }
 
 /* ---- required keys ----------------------------------------------------- */
@@ -1058,7 +1322,11 @@ int main(void)
 		cmocka_unit_test(test_backend_and_timezone),
 		cmocka_unit_test(test_empty_query),
 		cmocka_unit_test(test_too_long_query),
-		cmocka_unit_test(test_schedule_rejected),
+		cmocka_unit_test(test_schedule_accepted),
+		cmocka_unit_test(test_schedule_grammar_errors),
+		cmocka_unit_test(test_schedule_key_errors),
+		cmocka_unit_test(test_schedule_window_rules),
+		cmocka_unit_test(test_timezone_resolved),
 		cmocka_unit_test(test_missing_required),
 		cmocka_unit_test(test_erlangc_needs_tau_eps),
 		cmocka_unit_test(test_cost_needs_costs),

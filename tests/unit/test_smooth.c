@@ -78,9 +78,11 @@ static void test_dip_costs_one_step(void **state)
 	assert_int_equal(smooth_step(&s, 2, 3600.0, 1, 300.0), 9);
 	assert_int_equal(smooth_step(&s, 2, 3615.0, 1, 300.0), 9);
 	assert_int_equal(smooth_step(&s, 10, 3630.0, 1, 300.0), 10);
-	/* A second dip soon after waits out the period. */
+	/* A second dip soon after waits a full period from the rise at
+	 * 3630 (not from the drop at 3600). */
 	assert_int_equal(smooth_step(&s, 2, 3700.0, 1, 300.0), 10);
-	assert_int_equal(smooth_step(&s, 2, 3900.0, 1, 300.0), 9);
+	assert_int_equal(smooth_step(&s, 2, 3900.0, 1, 300.0), 10);
+	assert_int_equal(smooth_step(&s, 2, 3930.0, 1, 300.0), 9);
 }
 
 static void test_one_step_per_call(void **state)
@@ -152,12 +154,13 @@ static void test_backwards_clock(void **state)
 	assert_int_equal(smooth_step(&s, 5, 530.0, 1, 60.0), 9);
 	/* ...and the wait restarts from 500, not from 1100. */
 	assert_int_equal(smooth_step(&s, 5, 560.0, 1, 60.0), 8);
-	/* Up still works on a backwards clock. */
+	/* Up still works on a backwards clock, and restarts the wait. */
 	assert_int_equal(smooth_step(&s, 30, 100.0, 1, 60.0), 30);
+	assert_near(s.last_down_s, 100.0, 0.0);
 	/* A non-finite clock is no time passing. */
 	assert_int_equal(smooth_step(&s, 5, NAN, 1, 60.0), 30);
 	assert_int_equal(smooth_step(&s, 5, INFINITY, 1, 60.0), 30);
-	assert_near(s.last_down_s, 560.0, 0.0);
+	assert_near(s.last_down_s, 100.0, 0.0);
 }
 
 static void test_period_zero(void **state)
