@@ -751,7 +751,7 @@ struct rpc_server *rpc_server_new(const struct rpc_options *o,
 {
 	struct rpc_server *srv = NULL;
 	grpc_server_credentials *creds = NULL;
-	grpc_arg arg;
+	grpc_arg arg[2];
 	grpc_channel_args args;
 	char addr[300];
 	int i, port;
@@ -767,11 +767,16 @@ struct rpc_server *rpc_server_new(const struct rpc_options *o,
 	srv->t_shutdown.step = on_shutdown;
 	atomic_init(&srv->live, 0);
 
-	arg.type = GRPC_ARG_INTEGER;
-	arg.key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
-	arg.value.integer = (int)RPC_RECV_MAX;
-	args.num_args = 1;
-	args.args = &arg;
+	arg[0].type = GRPC_ARG_INTEGER;
+	arg[0].key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
+	arg[0].value.integer = (int)RPC_RECV_MAX;
+	/* A port already in use must fail start-up, not split KEDA's calls
+	 * between two processes (gRPC sets SO_REUSEPORT by default). */
+	arg[1].type = GRPC_ARG_INTEGER;
+	arg[1].key = (char *)GRPC_ARG_ALLOW_REUSEPORT;
+	arg[1].value.integer = 0;
+	args.num_args = 2;
+	args.args = arg;
 	srv->cq = grpc_completion_queue_create_for_next(NULL);
 	srv->server = grpc_server_create(&args, NULL);
 	grpc_server_register_completion_queue(srv->server, srv->cq, NULL);
@@ -848,8 +853,11 @@ int rpc_server_run(struct rpc_server *srv, volatile sig_atomic_t *stop)
 		if (ev.type == GRPC_OP_COMPLETE) {
 			struct tag *t = ev.tag;
 
-			if (t == &srv->t_shutdown)
+			if (t == &srv->t_shutdown) {
 				srv->shutdown_done = 1;
+				log_debug("server shutdown complete, %d calls "
+					  "open", atomic_load(&srv->live));
+			}
 			else
 				t->step(t->c, ev.success);
 		} else if (ev.type == GRPC_QUEUE_SHUTDOWN) {
@@ -870,6 +878,17 @@ int rpc_server_run(struct rpc_server *srv, volatile sig_atomic_t *stop)
 				 atomic_load(&srv->live));
 			grpc_server_cancel_all_calls(srv->server);
 			fetch_stop(srv->fetch);
+			cancelled = 1;
+		}
+		if (srv->shutting_down && !cancelled && !srv->shutdown_done &&
+		    atomic_load(&srv->live) == 0) {
+			/* Every call has finished; what holds the shutdown
+			 * back now is idle connections (KEDA keeps one open),
+			 * which gRPC would otherwise wait on for seconds.
+			 * Cancelling drops them and cancels nothing. */
+			log_debug("all calls finished; closing idle "
+				  "connections");
+			grpc_server_cancel_all_calls(srv->server);
 			cancelled = 1;
 		}
 		if (srv->shutdown_done && atomic_load(&srv->live) == 0)

@@ -1,0 +1,891 @@
+#!/usr/bin/python3
+"""Integration tests for `staffer serve`: the real binary, a real Prometheus
+(Debian's) scraping tests/integration/exporter.py, and python3-grpcio as the
+client.
+
+    /usr/bin/python3 tests/integration/test_serve.py [--bin build/staffer]
+        [--smoke] [--only SUBSTRING]... [--label PREFIX]
+
+--smoke runs the subset marked smoke=True (used for build/staffer-asan).
+Prints `ok N - name` / `not ok N - name` per test and `N passed, N failed`.
+"""
+
+import argparse
+import math
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as h  # noqa: E402
+from harness import grpc, pb, hpb, note, expect_code  # noqa: E402
+
+OK = grpc.StatusCode.OK
+INVALID = grpc.StatusCode.INVALID_ARGUMENT
+UNAVAIL = grpc.StatusCode.UNAVAILABLE
+UNIMPL = grpc.StatusCode.UNIMPLEMENTED
+
+test = h.Registry()
+
+
+class Ctx:
+    pass
+
+
+_uniq = [0]
+
+
+def uniq(tag):
+    """A fresh metric/ScaledObject name, so tests never share series or
+    smoothing state."""
+    _uniq[0] += 1
+    return "t%d_%s_%04d" % (_uniq[0], tag, random.randrange(10000))
+
+
+# ----------------------------------------------------------------------------
+# reference model (design.md section 2), for expected values
+
+
+def erlang_c(c, a):
+    b = 1.0
+    for k in range(1, c + 1):
+        b = a * b / (k + a * b)
+    return c * b / (c - a * (1 - b))
+
+
+def expected(lam, W, Q=0.0, S=0.0, n=1, beta=1.5, staffing="sqrt", D=300.0,
+             shed_threshold=0.0, boost=1.0, max_replicas=None, tau=None, eps=None):
+    L = lam * W
+    if staffing == "sqrt":
+        head = beta * math.sqrt(L)
+    elif staffing == "none":
+        head = 0.0
+    elif staffing == "erlangc":
+        c = int(math.floor(L)) + 1
+        while erlang_c(c, L) * math.exp(-(c - L) * tau / W) > eps:
+            c += 1
+        head = c - L
+    else:
+        raise ValueError(staffing)
+    drain = max(0.0, Q - L) * W / D
+    bst = boost * S * W if S > shed_threshold else 0.0
+    total = L + head + drain + bst
+    r = math.ceil(total / n - 1e-9)
+    if lam > 0 or Q > 0 or S > 0:
+        r = max(r, 1)
+    else:
+        r = 0
+    if max_replicas is not None:
+        r = min(r, max_replicas)
+    return r
+
+
+# ----------------------------------------------------------------------------
+# basics
+
+
+@test("health Check answers SERVING", smoke=True)
+def t_health(c):
+    assert c.cl.health() == hpb.HealthCheckResponse.SERVING
+
+
+@test("GetMetricSpec default: one spec 'staffer', targetSize 1, targetSizeFloat 1.0", smoke=True)
+def t_spec_default(c):
+    r = c.cl.spec({"arrivalRateQuery": "x", "serviceTime": "10", "scalerAddress": "staffer:9090"})
+    assert len(r.metricSpecs) == 1, r
+    s = r.metricSpecs[0]
+    assert (s.metricName, s.targetSize, s.targetSizeFloat) == ("staffer", 1, 1.0), s
+
+
+@test("GetMetricSpec custom metricName")
+def t_spec_custom(c):
+    r = c.cl.spec({"arrivalRateQuery": "x", "serviceTime": "10", "metricName": "llama-70b"})
+    assert len(r.metricSpecs) == 1, r
+    s = r.metricSpecs[0]
+    assert (s.metricName, s.targetSize, s.targetSizeFloat) == ("llama-70b", 1, 1.0), s
+
+
+@test("StreamMetricSpec and unknown methods are UNIMPLEMENTED", smoke=True)
+def t_unimplemented(c):
+    expect_code(UNIMPL, c.cl.stream_spec, {"arrivalRateQuery": "x", "serviceTime": "1"})
+    expect_code(UNIMPL, c.cl.raw, "/externalscaler.ExternalScaler/Nope", b"")
+    expect_code(UNIMPL, c.cl.raw, "/foo.Bar/Baz", b"\x0a\x01x")
+    expect_code(UNIMPL, c.cl.raw, "/grpc.health.v1.Health/Nope", b"")
+    assert c.cl.health() == hpb.HealthCheckResponse.SERVING
+
+
+# ----------------------------------------------------------------------------
+# GetMetrics: the model on live data
+
+
+@test("GetMetrics seed example: lambda=2, W=10 -> 27 (and logs a decision line)", smoke=True)
+def t_seed(c):
+    p = uniq("seed")
+    meta = c.m.signals(p, lam=2, w=10)
+    meta["scalerAddress"] = "staffer.keda.svc:9090"
+    name = uniq("so")
+    assert c.cl.target(meta, name=name) == 27
+    assert expected(2, 10) == 27
+
+    def logged():
+        return [l for l in c.srv.log().splitlines()
+                if "decision" in l and name in l]
+    lines = h.wait_until(logged, 3, what="a decision log line naming %s" % name)
+    line = lines[-1]
+    for k in ("target=27", "busy=", "headroom=", "drain=", "boost="):
+        assert k in line, "decision line lacks %r: %s" % (k, line)
+
+
+@test("GetMetrics with serviceTime metadata instead of a query -> 27")
+def t_service_time_meta(c):
+    p = uniq("stm")
+    meta = c.m.signals(p, lam=2)
+    meta["serviceTime"] = "10"
+    assert c.cl.target(meta, name=uniq("so")) == 27
+
+
+@test("serviceTime is used while serviceTimeQuery has no data -> 27")
+def t_service_time_fallback(c):
+    p = uniq("stf")
+    meta = c.m.signals(p, lam=2)
+    meta["serviceTimeQuery"] = p + "_absent_service_time"
+    meta["serviceTime"] = "10"
+    assert c.cl.target(meta, name=uniq("so")) == 27
+
+
+@test("slotsPerReplica=4 -> ceil(26.71/4) = 7; maxReplicas=5 caps at 5; beta=2 -> 29")
+def t_slots_cap(c):
+    p = uniq("slots")
+    meta = c.m.signals(p, lam=2, w=10)
+    assert c.cl.target(dict(meta, slotsPerReplica="4"), name=uniq("so")) == 7 == expected(2, 10, n=4)
+    assert c.cl.target(dict(meta, maxReplicas="5"), name=uniq("so")) == 5
+    assert c.cl.target(dict(meta, beta="2"), name=uniq("so")) == 29 == expected(2, 10, beta=2)
+
+
+@test("drain: Q=100, lambda=0.5, W=10 -> ceil(5+3.354+3.1667) = 12", smoke=True)
+def t_drain(c):
+    p = uniq("drain")
+    meta = c.m.signals(p, lam=0.5, w=10, q=100)
+    assert expected(0.5, 10, Q=100) == 12
+    assert c.cl.target(meta, name=uniq("so")) == 12
+    # drainSeconds=100: 95*10/100 = 9.5 extra slots -> ceil(17.85) = 18
+    assert c.cl.target(dict(meta, drainSeconds="100"), name=uniq("so")) == \
+        expected(0.5, 10, Q=100, D=100) == 18
+
+
+@test("boost on shedding: S=2 > shedThreshold adds S*W slots (47); below threshold none (27)")
+def t_boost(c):
+    p = uniq("boost")
+    meta = c.m.signals(p, lam=2, w=10, s=2)
+    assert c.cl.target(meta, name=uniq("so")) == expected(2, 10, S=2) == 47
+    assert c.cl.target(dict(meta, shedThreshold="5"), name=uniq("so")) == 27
+    assert c.cl.target(dict(meta, boostFactor="0.5"), name=uniq("so")) == \
+        expected(2, 10, S=2, boost=0.5) == 37
+
+
+@test("staffing none keeps exact products exact: lambda=0.1, W=30 -> 3 (not 4)")
+def t_exact(c):
+    p = uniq("exact")
+    meta = c.m.signals(p, lam=0.1, w=30)
+    assert c.cl.target(dict(meta, staffing="none"), name=uniq("so")) == 3
+    assert c.cl.target(dict(meta, workload="batch"), name=uniq("so")) == 3
+
+
+@test("staffing erlangc matches the reference Erlang-C computation")
+def t_erlangc(c):
+    p = uniq("erl")
+    meta = c.m.signals(p, lam=2, w=10)
+    meta.update(staffing="erlangc", targetWaitSeconds="2", waitProbability="0.05")
+    want = expected(2, 10, staffing="erlangc", tau=2, eps=0.05)
+    got = c.cl.target(meta, name=uniq("so"))
+    note("erlangc lambda=2 W=10 tau=2 eps=0.05: staffer %d, reference %d" % (got, want))
+    assert got == want, (got, want)
+
+
+@test("zero traffic -> target 0 (int and float) and IsActive false", smoke=True)
+def t_zero(c):
+    p = uniq("zero")
+    meta = c.m.signals(p, lam=0, w=10, q=0, s=0)
+    r = c.cl.metrics_raw(meta, name=uniq("so"))
+    assert len(r.metricValues) == 1, r
+    mv = r.metricValues[0]
+    assert mv.metricValue == 0 and mv.metricValueFloat == 0.0, mv
+    assert c.cl.active(meta, name=uniq("so")) is False
+
+
+@test("negative signal is clamped to 0, not an error")
+def t_negative(c):
+    p = uniq("neg")
+    meta = c.m.signals(p, lam=-1, w=10)
+    assert c.cl.target(meta, name=uniq("so")) == 0
+    assert c.cl.active(meta, name=uniq("so")) is False
+
+
+@test("IsActive: traffic -> true; Q>0 only -> true; S>0 only -> true; lambda<=activationArrivalRate -> false",
+      smoke=True)
+def t_active(c):
+    p = uniq("act")
+    meta = c.m.signals(p, lam=2, w=10)
+    assert c.cl.active(meta, name=uniq("so")) is True
+    p = uniq("actq")
+    meta = c.m.signals(p, lam=0, w=10, q=3)
+    assert c.cl.active(meta, name=uniq("so")) is True
+    assert c.cl.target(meta, name=uniq("so")) == 1  # 0.1 slot of drain -> floor of 1
+    p = uniq("acts")
+    meta = c.m.signals(p, lam=0, w=10, q=0, s=1)
+    assert c.cl.active(meta, name=uniq("so")) is True
+    p = uniq("acta")
+    meta = c.m.signals(p, lam=0.5, w=10)
+    assert c.cl.active(dict(meta, activationArrivalRate="1"), name=uniq("so")) is False
+    assert c.cl.active(dict(meta, activationArrivalRate="0.4"), name=uniq("so")) is True
+
+
+# ----------------------------------------------------------------------------
+# INVALID_ARGUMENT
+
+
+def base_meta():
+    return {"arrivalRateQuery": "test_zero", "serviceTime": "10"}
+
+
+@test("INVALID_ARGUMENT: unknown key 'betta' names it and suggests 'beta' (all RPCs)", smoke=True)
+def t_inv_unknown(c):
+    meta = dict(base_meta(), betta="2")
+    for fn in (c.cl.metrics_raw, c.cl.active, c.cl.spec):
+        d = expect_code(INVALID, fn, meta, name=uniq("so"))
+        assert "betta" in d and "'beta'" in d.replace('"', "'"), "details: %r" % d
+    s = c.cl.stream(meta, name=uniq("so"), timeout=5)
+    assert s.wait_end(5), "stream with bad metadata did not end"
+    assert s.code == INVALID and "betta" in (s.details or ""), (s.code, s.details)
+
+
+@test("INVALID_ARGUMENT: bad numbers and enums name key and value")
+def t_inv_values(c):
+    cases = [("beta", "abc"), ("beta", "-1"), ("beta", "nan"), ("beta", "inf"),
+             ("slotsPerReplica", "0"), ("slotsPerReplica", "2.5"),
+             ("pushIntervalSeconds", "0.5"), ("staffing", "magic"),
+             ("drainSeconds", "0"), ("maxReplicas", "-3"), ("serviceTime", "1e999"),
+             ("scaleDownStep", "0x10")]
+    bad = []
+    for k, v in cases:
+        got, d, _ = h.status(c.cl.metrics_raw, dict(base_meta(), **{k: v}), name=uniq("so"))
+        if got != INVALID or k not in d or v not in d:
+            bad.append("%s=%r -> %s %r" % (k, v, got.name, d))
+    assert not bad, "\n".join(bad)
+
+
+@test("INVALID_ARGUMENT: missing required keys are named")
+def t_inv_missing(c):
+    d = expect_code(INVALID, c.cl.metrics_raw, {"serviceTime": "10"}, name=uniq("so"))
+    assert "arrivalRateQuery" in d, d
+    d = expect_code(INVALID, c.cl.metrics_raw, {"arrivalRateQuery": "test_zero"}, name=uniq("so"))
+    assert "serviceTime" in d, d
+    d = expect_code(INVALID, c.cl.metrics_raw,
+                    dict(base_meta(), staffing="erlangc"), name=uniq("so"))
+    assert "targetWaitSeconds" in d or "waitProbability" in d, d
+    d = expect_code(INVALID, c.cl.active, {}, name=uniq("so"))
+    assert "arrivalRateQuery" in d, d
+
+
+@test("INVALID_ARGUMENT: unknown backend name; over-long query")
+def t_inv_backend(c):
+    d = expect_code(INVALID, c.cl.metrics_raw, dict(base_meta(), backend="nosuch"), name=uniq("so"))
+    assert "nosuch" in d, d
+    d = expect_code(INVALID, c.cl.active, dict(base_meta(), backend="nosuch"), name=uniq("so"))
+    assert "nosuch" in d, d
+    long_q = "sum(" + "x" * 5000 + ")"
+    d = expect_code(INVALID, c.cl.metrics_raw, dict(base_meta(), arrivalRateQuery=long_q),
+                    name=uniq("so"))
+    assert "arrivalRateQuery" in d, d
+
+
+@test("malformed request bytes -> an error status, server keeps serving", smoke=True)
+def t_malformed(c):
+    for method in ("GetMetrics", "IsActive", "GetMetricSpec"):
+        for payload in (b"\xff\xff\xff\xff", b"\x0a\x05ab", b"\x1a\xff\xff\xff\xff\x0f"):
+            got, d, _ = h.status(c.cl.raw, h.SVC + method, payload)
+            assert got not in (OK, grpc.StatusCode.UNKNOWN), (method, payload, got, d)
+    got, d, _ = h.status(c.cl.raw, h.SVC + "StreamIsActive", b"\xff\xff", stream=True)
+    assert got != OK, (got, d)
+    assert c.cl.health() == hpb.HealthCheckResponse.SERVING
+
+
+# ----------------------------------------------------------------------------
+# UNAVAILABLE: missing data is not zero
+
+
+@test("UNAVAILABLE: arrival-rate series missing (GetMetrics and IsActive)", smoke=True)
+def t_unavail_missing(c):
+    p = uniq("miss")
+    meta = {"arrivalRateQuery": p + "_arrival_rate", "serviceTime": "10"}
+    d = expect_code(UNAVAIL, c.cl.metrics_raw, meta, name=uniq("so"))
+    note("missing series: %s" % d)
+    expect_code(UNAVAIL, c.cl.active, meta, name=uniq("so"))
+    # a missing queue-depth series is unknown too, not 0
+    p = uniq("missq")
+    meta = c.m.signals(p, lam=1, w=10)
+    meta["queueDepthQuery"] = p + "_absent_queue"
+    expect_code(UNAVAIL, c.cl.metrics_raw, meta, name=uniq("so"))
+
+
+@test("UNAVAILABLE: NaN (0/0 and a NaN gauge) and +Inf")
+def t_unavail_nan(c):
+    for q in ("test_zero/test_zero", "test_nan"):
+        d = expect_code(UNAVAIL, c.cl.metrics_raw,
+                        {"arrivalRateQuery": q, "serviceTime": "10"}, name=uniq("so"))
+        note("%s: %s" % (q, d))
+    p = uniq("inf")
+    c.m.set(**{p: "+Inf"})
+    c.m.wait_value(p, float("inf"))
+    expect_code(UNAVAIL, c.cl.metrics_raw, {"arrivalRateQuery": p, "serviceTime": "10"},
+                name=uniq("so"))
+
+
+@test("a query with two series is an error (details say sum()), never a value", smoke=True)
+def t_unavail_two(c):
+    # The brief says UNAVAILABLE; design.md calls it a configuration error, so
+    # INVALID_ARGUMENT is accepted too.  What matters: an error, never a value.
+    got, d, r = h.status(c.cl.metrics_raw, {"arrivalRateQuery": "test_two_series",
+                                            "serviceTime": "10"}, name=uniq("so"))
+    note("two series -> %s" % got.name)
+    assert got in (UNAVAIL, INVALID), (got, d, r)
+    assert "sum" in d, "details should suggest sum(): %r" % d
+    # wrapped in sum() it works: lambda=3, W=1 -> 3 + 1.5*sqrt(3) = 5.6 -> 6
+    assert c.cl.target({"arrivalRateQuery": "sum(test_two_series)", "serviceTime": "1"},
+                       name=uniq("so")) == expected(3, 1) == 6
+
+
+@test("failing PromQL (syntax error) -> error status, never a value")
+def t_unavail_bad_promql(c):
+    got, d, r = h.status(c.cl.metrics_raw, {"arrivalRateQuery": "rate(", "serviceTime": "10"},
+                         name=uniq("so"))
+    note("syntax error -> %s: %s" % (got.name, d))
+    assert got in (UNAVAIL, INVALID), (got, d, r)
+
+
+@test("UNAVAILABLE: backend refusing connections, answered quickly", smoke=True)
+def t_unavail_dead(c):
+    t0 = time.monotonic()
+    expect_code(UNAVAIL, c.cl.metrics_raw, dict(base_meta(), backend="dead"), name=uniq("so"))
+    dt = time.monotonic() - t0
+    assert dt < 3, "took %.2fs" % dt
+
+
+@test("stale data: last good target held (not 0) for staleHoldSeconds, then UNAVAILABLE")
+def t_stale_hold(c):
+    p = uniq("stale")
+    meta = c.m.signals(p, lam=2, w=10)
+    meta["staleHoldSeconds"] = "4"
+    name = uniq("so")
+    assert c.cl.target(meta, name=name) == 27
+    t_good = time.monotonic()
+    c.m.delete(p + "_arrival_rate")
+    c.m.wait_absent(p + "_arrival_rate")
+    got, d, r = h.status(c.cl.target, meta, name=name)
+    elapsed = time.monotonic() - t_good
+    if elapsed < 3.5:
+        assert got == OK and r == 27, "within the hold (%.1fs): %s %r %r" % (elapsed, got, d, r)
+
+    def unavailable():
+        g, dd, rr = h.status(c.cl.target, meta, name=name)
+        assert g in (OK, UNAVAIL), (g, dd)
+        assert g != OK or rr == 27, "held target changed to %r" % rr
+        return g == UNAVAIL
+    h.wait_until(unavailable, 8, 0.25, "UNAVAILABLE after the hold")
+    note("UNAVAILABLE %.1fs after the last good read (hold 4 s)" % (time.monotonic() - t_good))
+    # data back -> answers again
+    c.m.update(**{p + "_arrival_rate": 2})
+    assert c.cl.target(meta, name=name) == 27
+
+
+# ----------------------------------------------------------------------------
+# smoothing
+
+
+@test("scale-down smoothing: one step per scaleDownPeriodSeconds, scale-up at once")
+def t_smoothing(c):
+    p = uniq("smooth")
+    meta = c.m.signals(p, lam=1, w=10)
+    meta.update(staffing="none", scaleDownPeriodSeconds="2", scaleDownStep="1")
+    name = uniq("so")
+    assert c.cl.target(meta, name=name) == 10
+    c.m.update(**{p + "_arrival_rate": 0.5})  # raw target 5
+    samples = []
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 6.5:
+        samples.append((time.monotonic() - t0, c.cl.target(meta, name=name)))
+        time.sleep(0.2)
+    vals = [v for _, v in samples]
+    note("smoothing samples (s, target): %s" %
+         " ".join("%.1f:%d" % s for i, s in enumerate(samples)
+                  if i == 0 or samples[i - 1][1] != s[1]))
+    assert vals[0] >= 9, "dropped at once: %r" % vals[:5]
+    assert all(5 <= v <= 10 for v in vals), vals
+    downs = []
+    for (ta, a), (tb, b) in zip(samples, samples[1:]):
+        assert b <= a, "went up without more traffic: %d -> %d" % (a, b)
+        assert a - b <= 1, "dropped %d at once (step 1)" % (a - b)
+        if b < a:
+            downs.append(tb)
+    for x, y in zip(downs, downs[1:]):
+        assert y - x >= 1.6, "two steps %.2fs apart (period 2 s)" % (y - x)
+    assert vals[-1] <= 8, "did not step down over 6.5 s: %r" % vals
+    # a different ScaledObject with the same metadata has its own state
+    assert c.cl.target(meta, name=uniq("so")) == 5
+    assert c.cl.target(meta, name=name, ns="other-ns") == 5
+    # scale-up at once
+    c.m.update(**{p + "_arrival_rate": 2})
+    assert c.cl.target(meta, name=name) == 20
+
+
+# ----------------------------------------------------------------------------
+# StreamIsActive
+
+
+@test("StreamIsActive: current state at once, true pushed on inactive->active only", smoke=True,
+      timeout=45)
+def t_stream(c):
+    p = uniq("stream")
+    meta = c.m.signals(p, lam=0, w=10)
+    meta["pushIntervalSeconds"] = "1"
+    lam = p + "_arrival_rate"
+    s = c.cl.stream(meta, name=uniq("so"))
+    try:
+        first = s.next(timeout=3)
+        assert first is not None, "stream ended: %s %s" % (s.code, s.details)
+        note("first message after %.3fs: %s" % (first[0] - s.t_open, first[1]))
+        assert first[1] is False and first[0] - s.t_open < 2.0, first
+        t_set = time.monotonic()
+        c.m.set(**{lam: 1})
+        m = s.next(timeout=6)
+        assert m is not None, "stream ended: %s %s" % (s.code, s.details)
+        assert m[1] is True, m
+        note("activation pushed %.2fs after traffic appeared at the exporter "
+             "(scrape 1 s + pushInterval 1 s)" % (m[0] - t_set))
+        assert m[0] - t_set < 4.5, "push took %.2fs" % (m[0] - t_set)
+        try:  # no repeated true while it stays active
+            extra = s.next(timeout=2.5)
+            raise AssertionError("unexpected message while still active: %r" % (extra,))
+        except h.queue.Empty:
+            pass
+        c.m.update(**{lam: 0})
+        try:  # false is not pushed
+            extra = s.next(timeout=2.5)
+            raise AssertionError("unexpected message on active->inactive: %r" % (extra,))
+        except h.queue.Empty:
+            pass
+        t_set = time.monotonic()
+        c.m.set(**{lam: 3})
+        m = s.next(timeout=6)
+        assert m is not None and m[1] is True, m
+        note("second activation pushed after %.2fs" % (m[0] - t_set))
+    finally:
+        s.cancel()
+    assert c.cl.health() == hpb.HealthCheckResponse.SERVING
+
+
+@test("StreamIsActive opened while active sends true first")
+def t_stream_active_first(c):
+    p = uniq("streama")
+    meta = c.m.signals(p, lam=0, w=10, q=5)
+    meta["pushIntervalSeconds"] = "1"
+    s = c.cl.stream(meta, name=uniq("so"))
+    try:
+        m = s.next(timeout=3)
+        assert m is not None and m[1] is True, (m, s.code, s.details)
+        try:
+            extra = s.next(timeout=2.2)
+            raise AssertionError("repeated message while active: %r" % (extra,))
+        except h.queue.Empty:
+            pass
+    finally:
+        s.cancel()
+
+
+# ----------------------------------------------------------------------------
+# concurrency
+
+
+@test("a hung backend does not delay GetMetrics on another backend", smoke=True, timeout=40)
+def t_slow_isolation(c):
+    p = uniq("fast")
+    fast = c.m.signals(p, lam=2, w=10)
+    results = []
+
+    def slow_call(i):
+        meta = {"arrivalRateQuery": "slow_q_%s_%d" % (p, i), "serviceTime": "10",
+                "backend": "slow"}
+        t0 = time.monotonic()
+        got, d, _ = h.status(c.cl.metrics_raw, meta, name=uniq("so"), timeout=10)
+        results.append((got, time.monotonic() - t0, d))
+    ths = [threading.Thread(target=slow_call, args=(i,)) for i in range(4)]
+    for t in ths:
+        t.start()
+    time.sleep(0.3)
+    lat = []
+    for i in range(3):
+        t0 = time.monotonic()
+        assert c.cl.target(fast, name=uniq("so")) == 27
+        lat.append(time.monotonic() - t0)
+        t0 = time.monotonic()
+        assert c.cl.active(fast, name=uniq("so")) is True
+        lat.append(time.monotonic() - t0)
+    for t in ths:
+        t.join(15)
+    note("fast-backend RPC latency while 4 calls hang on the slow backend: max %.3fs" % max(lat))
+    note("slow-backend calls: %s" % ", ".join("%s in %.2fs" % (g.name, dt) for g, dt, _ in results))
+    assert max(lat) < 0.5, "fast calls took %r" % lat
+    assert len(results) == 4
+    for got, dt, d in results:
+        assert got == UNAVAIL, (got, d)
+        assert dt < 4.5, "slow call took %.2fs with timeoutSeconds 2" % dt
+
+
+@test("identical in-flight queries are coalesced (one backend request)")
+def t_coalesce(c):
+    q = uniq("coal")
+    meta = {"arrivalRateQuery": q, "serviceTime": "10", "backend": "slow"}
+    res = []
+    ths = [threading.Thread(target=lambda: res.append(
+        h.status(c.cl.metrics_raw, meta, name=uniq("so"), timeout=10)[0])) for _ in range(8)]
+    for t in ths:
+        t.start()
+    for t in ths:
+        t.join(15)
+    n = sum(v for k, v in c.m.slow_count().items() if q in k)
+    note("8 concurrent identical GetMetrics -> %d backend request(s); statuses %s"
+         % (n, sorted(set(r.name for r in res))))
+    assert all(r == UNAVAIL for r in res), res
+    assert n == 1, "backend saw %d requests" % n
+
+
+@test("parallel load: 240 mixed RPCs from 16 threads all answer correctly", smoke=True,
+      timeout=60)
+def t_load(c):
+    p = uniq("load")
+    meta = c.m.signals(p, lam=2, w=10)
+    errors = []
+    clients = [h.Client(c.srv.addr) for _ in range(4)]
+
+    def worker(i):
+        cl = clients[i % len(clients)]
+        for j in range(15):
+            try:
+                k = (i + j) % 5
+                if k == 0:
+                    assert cl.target(meta, name="load-%d" % (j % 7)) == 27
+                elif k == 1:
+                    assert cl.active(meta, name="load-%d" % i) is True
+                elif k == 2:
+                    assert cl.spec(meta).metricSpecs[0].targetSizeFloat == 1.0
+                elif k == 3:
+                    expect_code(INVALID, cl.metrics_raw, dict(meta, beta="x"), name="load")
+                else:
+                    assert cl.health() == hpb.HealthCheckResponse.SERVING
+            except Exception as e:
+                errors.append("%d/%d: %r" % (i, j, e))
+    t0 = time.monotonic()
+    ths = [threading.Thread(target=worker, args=(i,)) for i in range(16)]
+    for t in ths:
+        t.start()
+    for t in ths:
+        t.join(50)
+    dt = time.monotonic() - t0
+    for cl in clients:
+        cl.close()
+    note("240 RPCs in %.2fs (%.0f/s)" % (dt, 240 / dt))
+    assert not errors, "%d errors, first: %s" % (len(errors), errors[:3])
+
+
+# ----------------------------------------------------------------------------
+# Prometheus down (stops and restarts the shared Prometheus)
+
+
+@test("Prometheus down: GetMetricSpec and health still OK, GetMetrics UNAVAILABLE; recovers",
+      timeout=60)
+def t_prom_down(c):
+    p = uniq("down")
+    meta = c.m.signals(p, lam=2, w=10)
+    name = uniq("so")
+    assert c.cl.target(meta, name=name) == 27
+    c.m.stop_prometheus()
+    try:
+        r = c.cl.spec(meta)
+        assert r.metricSpecs[0].metricName == "staffer"
+        assert c.cl.health() == hpb.HealthCheckResponse.SERVING
+        t0 = time.monotonic()
+        d = expect_code(UNAVAIL, c.cl.metrics_raw, meta, name=uniq("so"))
+        dt = time.monotonic() - t0
+        note("Prometheus down: UNAVAILABLE in %.2fs: %s" % (dt, d))
+        assert dt < 3, "took %.2fs" % dt
+        expect_code(UNAVAIL, c.cl.active, meta, name=uniq("so"))
+        # the ScaledObject with a good target holds it (never 0)
+        got, d, r = h.status(c.cl.target, meta, name=name)
+        assert got == UNAVAIL or r == 27, (got, d, r)
+    finally:
+        c.m.start_prometheus()
+    c.m.wait_value(p + "_arrival_rate", 2)
+    h.wait_until(lambda: c.cl.target(meta, name=uniq("so")) == 27, 10, 0.2,
+                 "GetMetrics to recover after Prometheus restart")
+
+
+# ----------------------------------------------------------------------------
+# separate processes: env config, bad config, port in use, SIGTERM
+
+
+@test("env-only configuration (STAFFER_LISTEN/PROMETHEUS/LOG_LEVEL/CONFIG)", timeout=60)
+def t_env(c):
+    p = uniq("env")
+    meta = c.m.signals(p, lam=2, w=10)
+    port = h.free_port()
+    s = h.Staffer(c.bin, use_flags=False, env=dict(c.env, STAFFER_LISTEN="127.0.0.1:%d" % port,
+                  STAFFER_PROMETHEUS=c.m.prom_url, STAFFER_LOG_LEVEL="warn"), port=port)
+    s.start(c.ready_timeout)
+    try:
+        with h.Client(s.addr) as cl:
+            assert cl.target(meta, name="env-so") == 27
+        time.sleep(0.3)
+        assert "decision" not in s.log(), "info line at log level warn:\n" + s.log_tail()
+    finally:
+        rc, dt = s.stop(c.grace + 5)
+    assert rc == 0, "exit %r\n%s" % (rc, s.log_tail())
+    assert not s.sanitizer_reports(), s.sanitizer_reports()
+    port = h.free_port()
+    s = h.Staffer(c.bin, use_flags=False, env=dict(c.env, STAFFER_LISTEN="127.0.0.1:%d" % port,
+                  STAFFER_CONFIG=c.cfg, STAFFER_LOG_LEVEL="debug"), port=port)
+    s.start(c.ready_timeout)
+    try:
+        with h.Client(s.addr) as cl:
+            assert cl.target(meta, name="env-so2") == 27
+            expect_code(INVALID, cl.metrics_raw, dict(meta, backend="nosuch"), name="x")
+            expect_code(UNAVAIL, cl.metrics_raw, dict(meta, backend="dead"), name="y")
+        h.wait_until(lambda: "decision" in s.log(), 3, what="decision line at debug")
+    finally:
+        rc, dt = s.stop(c.grace + 5)
+    assert rc == 0, "exit %r\n%s" % (rc, s.log_tail())
+
+
+@test("cacheTTLSeconds: a backend answer is reused for the TTL, then refreshed", timeout=60)
+def t_cache_ttl(c):
+    p = uniq("ttl")
+    meta = c.m.signals(p, lam=2, w=10)
+    ttl = 3
+    cfg = h.write_config(os.path.join(c.m.dir, "ttl.json"),
+                         [{"name": "prom", "url": c.m.prom_url, "timeoutSeconds": 2}], ttl=ttl)
+    s = h.Staffer(c.bin, config=cfg, env=c.env, wrapper=c.wrapper).start(c.ready_timeout)
+    try:
+        with h.Client(s.addr) as cl:
+            assert cl.target(meta, name="ttl") == 27
+            t0 = time.monotonic()
+            c.m.update(**{p + "_arrival_rate": 4})  # -> 40 + 1.5*sqrt(40) = 49.5 -> 50
+            got = cl.target(meta, name="ttl2")
+            if time.monotonic() - t0 < ttl - 0.5:
+                assert got == 27, "cached answer not used %.1fs into a %ds TTL: %d" % (
+                    time.monotonic() - t0, ttl, got)
+            h.wait_until(lambda: cl.target(meta, name="ttl3") == 50, ttl + 4, 0.2,
+                         "the new value after the TTL")
+            dt = time.monotonic() - t0
+            note("new value served %.2fs after the first read (TTL %ds)" % (dt, ttl))
+            assert dt >= ttl - 0.6, "refreshed after %.2fs with a %ds TTL" % (dt, ttl)
+    finally:
+        rc, _ = s.stop(c.grace + 5)
+    assert rc == 0, "exit %r\n%s" % (rc, s.log_tail())
+
+
+def run_serve(c, args, env=None, timeout=15):
+    cmd = list(c.wrapper) + [c.bin, "serve"] + args
+    t0 = time.monotonic()
+    try:
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=timeout, env=dict(os.environ, **(env or c.env)))
+    except subprocess.TimeoutExpired:
+        raise AssertionError("%s still running after %ds" % (" ".join(cmd), timeout))
+    return r.returncode, r.stdout.decode(errors="replace"), time.monotonic() - t0
+
+
+@test("bad configuration exits non-zero with a message naming the problem", timeout=60)
+def t_bad_config(c):
+    d = h.tmpdir()
+    listen = ["--listen", "127.0.0.1:%d" % h.free_port()]
+    bad_json = os.path.join(d, "bad.json")
+    with open(bad_json, "w") as f:
+        f.write('{"backends": [ {"name": "prom", ')
+    ttl = h.write_config(os.path.join(d, "ttl.json"),
+                         [{"name": "prom", "url": c.m.prom_url}], ttl=999)
+    nodef = h.write_config(os.path.join(d, "nodef.json"),
+                           [{"name": "prom", "url": c.m.prom_url}], default="nope")
+    cases = [(["--config", os.path.join(d, "missing.json")], "missing.json"),
+             (["--config", bad_json], "bad.json"),
+             (["--config", ttl], "cacheTTLSeconds"),
+             (["--config", nodef], "nope"),
+             (["--log-level", "loud", "--prometheus", c.m.prom_url], "loud"),
+             (["--grace-seconds", "abc", "--prometheus", c.m.prom_url], "grace"),
+             ([], "")]  # neither --config nor --prometheus
+    bad = []
+    for args, word in cases:
+        rc, out, dt = run_serve(c, listen + args, env={k: v for k, v in c.env.items()
+                                                        if not k.startswith("STAFFER_")})
+        if rc in (0, None) or word not in out or not out.strip():
+            bad.append("%s -> rc %s, output %r" % (args, rc, out[-300:]))
+    assert not bad, "\n".join(bad)
+
+
+@test("a second server on a taken port exits non-zero", timeout=30)
+def t_port_taken(c):
+    s = h.Staffer(c.bin, config=c.cfg, env=c.env, wrapper=c.wrapper, port=c.srv.port)
+    s.logf = open(s.log_path, "wb")
+    s.proc = h.subprocess.Popen(s.cmd, stdin=subprocess.DEVNULL, stdout=s.logf,
+                                stderr=subprocess.STDOUT, env=s.env)
+    h._procs.append(s.proc)
+    try:
+        rc = s.proc.wait(5)
+    except subprocess.TimeoutExpired:
+        rc = None
+        s.stop(5)
+    assert rc is not None, ("a second staffer on %s kept running (SO_REUSEPORT?): "
+                            "KEDA's connections would be split between two processes\n%s"
+                            % (c.srv.addr, s.log_tail(8)))
+    assert rc != 0, "second staffer exited 0:\n%s" % s.log_tail(8)
+    assert c.cl.health() == hpb.HealthCheckResponse.SERVING
+
+
+@test("SIGTERM with open streams and a call in flight: streams end OK, exit 0 within grace",
+      smoke=True, timeout=60)
+def t_sigterm(c):
+    p = uniq("term")
+    meta = c.m.signals(p, lam=1, w=10)
+    meta["pushIntervalSeconds"] = "1"
+    grace = 3
+    s = h.Staffer(c.bin, config=c.cfg, env=c.env, wrapper=c.wrapper,
+                  args=["--grace-seconds", str(grace)]).start(c.ready_timeout)
+    cl = h.Client(s.addr)
+    try:
+        streams = [cl.stream(meta, name="term-%d" % i) for i in range(3)]
+        for st in streams:
+            m = st.next(timeout=5)
+            assert m is not None and m[1] is True, (m, st.code, st.details)
+        slow = {}
+
+        def slow_call():
+            slow["r"] = h.status(cl.metrics_raw, {"arrivalRateQuery": uniq("term_slow"),
+                                                  "serviceTime": "1", "backend": "slow"},
+                                 name="slowterm", timeout=10)
+        th = threading.Thread(target=slow_call)
+        th.start()
+        time.sleep(0.3)
+        t0 = time.monotonic()
+        s.kill_with(signal.SIGTERM)
+        for st in streams:
+            assert st.wait_end(grace + 2), "stream still open %.1fs after SIGTERM" % (
+                time.monotonic() - t0)
+        ends = [st.t_end - t0 for st in streams]
+        codes = [st.code for st in streams]
+        try:
+            rc = s.proc.wait(grace + 3)
+        except subprocess.TimeoutExpired:
+            rc = None
+        dt = time.monotonic() - t0
+        th.join(10)
+        note("SIGTERM: streams ended after %s s with %s; exit %s after %.2fs (grace %ds); "
+             "in-flight slow call: %s" % (",".join("%.2f" % e for e in ends),
+                                          ",".join(getattr(x, "name", str(x)) for x in codes),
+                                          rc, dt, grace, slow.get("r", ("?",))[0]))
+        assert all(x == OK for x in codes), [(st.code, st.details) for st in streams]
+        assert rc == 0, "exit status %r\n%s" % (rc, s.log_tail())
+        assert dt <= grace + 1.0, "exit took %.2fs with grace %ds" % (dt, grace)
+        assert slow.get("r", (None,))[0] != OK, slow
+        assert not s.sanitizer_reports(), "\n".join(s.sanitizer_reports())
+    finally:
+        cl.close()
+        if s.alive():
+            s.stop(2, signal.SIGKILL)
+
+
+@test("shared server: SIGTERM -> exit 0, no sanitizer reports", smoke=True, timeout=40)
+def t_final_shutdown(c):
+    rc, dt = c.srv.stop(c.grace + 5)
+    note("shared server exited %s after %.2fs" % (rc, dt))
+    assert rc == 0, "exit %r\n%s" % (rc, c.srv.log_tail())
+    assert dt <= c.grace + 1, "took %.2fs" % dt
+    reps = c.srv.sanitizer_reports()
+    assert not reps, "\n".join(reps[:20])
+
+
+# ----------------------------------------------------------------------------
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default=h.find_binary("staffer"))
+    ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--only", action="append", default=[])
+    ap.add_argument("--label", default="")
+    ap.add_argument("--ready-timeout", type=float, default=20)
+    a = ap.parse_args()
+
+    tests = [t for t in test.tests if not a.smoke or t.smoke]
+    if a.only:
+        tests = [t for t in tests if any(o in t.name or o == t.fn.__name__ for o in a.only)]
+        # the final shutdown check always runs last
+        if t_final_shutdown not in [t.fn for t in tests]:
+            tests += [t for t in test.tests if t.fn is t_final_shutdown]
+
+    for k in list(os.environ):  # the caller's settings must not leak in
+        if k.startswith("STAFFER_") and k != "STAFFER_TEST_KEEP":
+            del os.environ[k]
+    c = Ctx()
+    c.bin = os.path.abspath(a.bin)
+    c.wrapper = ()
+    c.env = {}
+    c.grace = 5
+    c.ready_timeout = a.ready_timeout
+    random.seed(os.getpid())
+    label = a.label
+    if not os.access(c.bin, os.X_OK):
+        print("not ok 1 - %ssetup: %s is not an executable (run make first)" % (label, c.bin))
+        print("0 passed, 1 failed")
+        return 1
+    note("binary %s" % c.bin)
+    try:
+        c.m = h.Metrics().start()
+        dead_port = h.free_port()
+        c.cfg = h.write_config(os.path.join(c.m.dir, "staffer.json"), [
+            {"name": "prom", "url": c.m.prom_url, "timeoutSeconds": 2},
+            {"name": "slow", "url": c.m.slow_url, "timeoutSeconds": 2},
+            {"name": "dead", "url": "http://127.0.0.1:%d" % dead_port, "timeoutSeconds": 1},
+        ], ttl=0)
+        c.srv = h.Staffer(c.bin, config=c.cfg, env=c.env,
+                          args=["--log-level", "info", "--grace-seconds", str(c.grace)])
+        c.srv.start(c.ready_timeout)
+        note("staffer ready in %.2fs on %s (log %s)" % (c.srv.startup_s, c.srv.addr,
+                                                        c.srv.log_path))
+        c.cl = h.Client(c.srv.addr)
+        c.on_fail = lambda: "shared staffer log, last lines:\n" + c.srv.log_tail(6)
+    except Exception as e:
+        print("not ok 1 - %ssetup" % label)
+        for line in str(e).splitlines():
+            print("#   " + line)
+        print("0 passed, 1 failed")
+        return 1
+    failed = None
+    try:
+        failed = h.run_tests(tests, c, label)
+    finally:
+        c.cl.close()
+        if c.srv.alive():
+            c.srv.stop(5)
+        c.m.stop()
+        if failed != 0:
+            os.environ["STAFFER_TEST_KEEP"] = "1"  # keep logs and data for a look
+            note("logs kept: staffer %s, exporter and Prometheus in %s"
+                 % (c.srv.log_path, c.m.dir))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
