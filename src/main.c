@@ -15,6 +15,8 @@ static const struct {
 } commands[] = {
 	{ "serve", cmd_serve, "run the KEDA external scaler (gRPC)" },
 	{ "calc", cmd_calc, "evaluate the model on numbers given as key=value" },
+	{ "simulate", cmd_simulate,
+	  "replay traffic through a simulated fleet, compare policies" },
 };
 
 static void usage(FILE *fp)

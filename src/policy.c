@@ -1,0 +1,580 @@
+/*
+ * policy.c - see policy.h.
+ */
+#include "policy.h"
+
+#include "forecast.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const policy_names[] = {
+	[POLICY_STAFFER] = "staffer",
+	[POLICY_KEDA_QUEUE] = "keda-queue",
+	[POLICY_KEDA_RUNNING] = "keda-running",
+	[POLICY_KEDA_COMBINED] = "keda-combined",
+	[POLICY_HPA_UTIL] = "hpa-util",
+	[POLICY_ORACLE] = "oracle",
+};
+
+#define POLICY_NKINDS (sizeof(policy_names) / sizeof(policy_names[0]))
+#define POLICY_THRESHOLD_MAX 1e6
+#define POLICY_SPEC_MAX 4096
+
+const char *policy_kind_name(enum policy_kind k)
+{
+	return (size_t)k < POLICY_NKINDS ? policy_names[k] : "?";
+}
+
+void policy_release(struct policy *p)
+{
+	meta_release(&p->meta);
+	meta_init(&p->meta);
+}
+
+/* A number in [lo, hi] (lo exclusive when lo_x). */
+static int policy_num(const char *key, const char *val, double lo, int lo_x,
+		      double hi, double *out, char *err, size_t errlen)
+{
+	double v;
+
+	if (meta_parse_double(val, &v) || (lo_x ? v <= lo : v < lo) ||
+	    v > hi) {
+		snprintf(err, errlen, "'%s': '%.40s' is not allowed; allowed: "
+			 "a number %s %g and up to %g", key, val,
+			 lo_x ? "above" : "from", lo, hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int policy_int(const char *key, const char *val, long lo, long hi,
+		      int32_t *out, char *err, size_t errlen)
+{
+	long v;
+
+	if (meta_parse_long(val, &v) || v < lo || v > hi) {
+		snprintf(err, errlen, "'%s': '%.40s' is not allowed; allowed: "
+			 "a whole number from %ld to %ld", key, val, lo, hi);
+		return -1;
+	}
+	*out = (int32_t)v;
+	return 0;
+}
+
+/* HPA and ScaledObject keys shared by every policy.  1 = not one of
+ * them, 0 = set, -1 = bad value. */
+static int policy_common(struct policy *p, const char *k, const char *v,
+			 char *err, size_t errlen)
+{
+	struct hpa_config *h = &p->hpa;
+	double d;
+	int32_t i;
+
+	if (!strcmp(k, "minReplicaCount")) {
+		if (policy_int(k, v, 0, HPA_REPLICAS_MAX, &i, err, errlen))
+			return -1;
+		p->keda.min_replica_count = i;
+		h->min_replicas = i > 0 ? i : 1;
+		return 0;
+	}
+	if (!strcmp(k, "maxReplicaCount"))
+		return policy_int(k, v, 1, HPA_REPLICAS_MAX, &h->max_replicas,
+				  err, errlen) ? -1 : 0;
+	if (!strcmp(k, "cooldownPeriod"))
+		return policy_num(k, v, 0, 0, 86400, &p->keda.cooldown_s, err,
+				  errlen) ? -1 : 0;
+	if (!strcmp(k, "pollingInterval"))
+		return policy_num(k, v, 1, 0, 3600, &p->keda.poll_s, err,
+				  errlen) ? -1 : 0;
+	if (!strcmp(k, "activationThreshold"))
+		return policy_num(k, v, 0, 0, POLICY_THRESHOLD_MAX,
+				  &p->activation, err, errlen) ? -1 : 0;
+	if (!strcmp(k, "behavior")) {
+		if (strcmp(v, "none")) {
+			snprintf(err, errlen, "'behavior': '%.40s' is not "
+				 "allowed; allowed: none (set behavior "
+				 "fields with the up*/down* keys)", v);
+			return -1;
+		}
+		h->behavior = 0;
+		h->up.window_s = h->down.window_s = HPA_UNSET;
+		h->up.tolerance = h->down.tolerance = -1;
+		h->up.select = h->down.select = HPA_SELECT_UNSET;
+		h->up.npol = h->down.npol = 0;
+		return 0;
+	}
+	if (!strcmp(k, "tolerance") || !strcmp(k, "upTolerance") ||
+	    !strcmp(k, "downTolerance")) {
+		if (policy_num(k, v, 0, 0, 10, &d, err, errlen))
+			return -1;
+		if (k[0] != 'd')
+			h->up.tolerance = d;
+		if (k[0] != 'u')
+			h->down.tolerance = d;
+		h->behavior = 1;
+		return 0;
+	}
+	if (!strcmp(k, "upWindow") || !strcmp(k, "downWindow")) {
+		if (policy_int(k, v, 0, HPA_WINDOW_MAX, &i, err, errlen))
+			return -1;
+		if (k[0] == 'u')
+			h->up.window_s = i;
+		else
+			h->down.window_s = i;
+		h->behavior = 1;
+		return 0;
+	}
+	if (!strcmp(k, "upSelect") || !strcmp(k, "downSelect")) {
+		if (hpa_select_parse(v, k[0] == 'u' ? &h->up.select
+						    : &h->down.select)) {
+			snprintf(err, errlen, "'%s': '%.40s' is not allowed; "
+				 "allowed: Max, Min, Disabled", k, v);
+			return -1;
+		}
+		h->behavior = 1;
+		return 0;
+	}
+	if (!strcmp(k, "upPolicies") || !strcmp(k, "downPolicies")) {
+		if (hpa_policies_parse(v, k[0] == 'u' ? &h->up : &h->down,
+				       err, errlen))
+			return -1;
+		h->behavior = 1;
+		return 0;
+	}
+	return 1;
+}
+
+/* Keys of one policy kind.  1 = unknown key, 0 = set, -1 = bad value. */
+static int policy_own(struct policy *p, const char *k, const char *v,
+		      char *err, size_t errlen)
+{
+	struct meta_error me;
+
+	switch (p->kind) {
+	case POLICY_STAFFER:
+		if (meta_set(&p->meta, k, v, &me) == META_OK)
+			return 0;
+		snprintf(err, errlen, "%s", me.msg);
+		return -1;
+	case POLICY_KEDA_QUEUE:
+	case POLICY_KEDA_RUNNING:
+		if (strcmp(k, "threshold"))
+			return 1;
+		return policy_num(k, v, 0, 1, POLICY_THRESHOLD_MAX,
+				  p->kind == POLICY_KEDA_QUEUE ?
+				  &p->queue_threshold : &p->running_threshold,
+				  err, errlen) ? -1 : 0;
+	case POLICY_KEDA_COMBINED:
+		if (!strcmp(k, "queue"))
+			return policy_num(k, v, 0, 1, POLICY_THRESHOLD_MAX,
+					  &p->queue_threshold, err, errlen)
+				? -1 : 0;
+		if (!strcmp(k, "running"))
+			return policy_num(k, v, 0, 1, POLICY_THRESHOLD_MAX,
+					  &p->running_threshold, err, errlen)
+				? -1 : 0;
+		return 1;
+	case POLICY_HPA_UTIL:
+		if (strcmp(k, "target"))
+			return 1;
+		return policy_num(k, v, 0, 1, 1, &p->util_target, err,
+				  errlen) ? -1 : 0;
+	case POLICY_ORACLE:
+		return 1;
+	}
+	return 1;
+}
+
+static const char *policy_own_keys(enum policy_kind k)
+{
+	switch (k) {
+	case POLICY_STAFFER:
+		return "any ScaledObject metadata key";
+	case POLICY_KEDA_QUEUE:
+	case POLICY_KEDA_RUNNING:
+		return "threshold";
+	case POLICY_KEDA_COMBINED:
+		return "queue, running";
+	case POLICY_HPA_UTIL:
+		return "target";
+	case POLICY_ORACLE:
+		return "none";
+	}
+	return "none";
+}
+
+/* Apply one key=value to p; 0 or -1 with err. */
+static int policy_set(struct policy *p, const char *k, const char *v,
+		      char *err, size_t errlen)
+{
+	int r = policy_common(p, k, v, err, errlen);
+
+	if (r <= 0)
+		return r;
+	r = policy_own(p, k, v, err, errlen);
+	if (r <= 0)
+		return r;
+	snprintf(err, errlen, "unknown key '%.60s' for policy '%s'; "
+		 "allowed: %s; minReplicaCount, maxReplicaCount, "
+		 "cooldownPeriod, pollingInterval, activationThreshold; "
+		 "tolerance, upTolerance, downTolerance, upWindow, "
+		 "downWindow, upSelect, downSelect, upPolicies, "
+		 "downPolicies, behavior", k, policy_kind_name(p->kind),
+		 policy_own_keys(p->kind));
+	return -1;
+}
+
+static void policy_defaults(struct policy *p, long slots,
+			    int32_t max_replicas)
+{
+	hpa_config_init(&p->hpa);
+	p->hpa.max_replicas = max_replicas;
+	keda_config_init(&p->keda);
+	p->queue_threshold = 5;
+	p->running_threshold = 0.75 * (double)slots;
+	p->util_target = 0.7;
+	p->activation = 0;
+	if (p->kind == POLICY_STAFFER) {
+		/* The behavior staffer recommends (docs/benchmark.md):
+		 * no HPA deadband, no second scale-down smoothing. */
+		p->hpa.behavior = 1;
+		p->hpa.up.tolerance = 0;
+		p->hpa.down.tolerance = 0;
+		p->hpa.down.window_s = 0;
+	}
+}
+
+int policy_parse(struct policy *p, const char *spec,
+		 const char *const *base_keys, const char *const *base_vals,
+		 size_t nbase, long slots, int32_t max_replicas, char *err,
+		 size_t errlen)
+{
+	char buf[POLICY_SPEC_MAX], *opts, *tok, *save = NULL;
+	char num[32];
+	struct meta_error me;
+	size_t i;
+	char prefix[POLICY_ERR_MAX];
+
+	memset(p, 0, sizeof(*p));
+	meta_init(&p->meta);
+	if (strlen(spec) >= sizeof(buf) || strlen(spec) >= POLICY_NAME_MAX) {
+		snprintf(err, errlen, "policy '%.60s...': longer than %d "
+			 "bytes", spec, POLICY_NAME_MAX - 1);
+		return -1;
+	}
+	memcpy(buf, spec, strlen(spec) + 1);
+	memcpy(p->name, spec, strlen(spec) + 1);
+	opts = strchr(buf, ':');
+	if (opts)
+		*opts++ = '\0';
+	for (i = 0; i < POLICY_NKINDS; i++)
+		if (!strcmp(buf, policy_names[i]))
+			break;
+	if (i == POLICY_NKINDS) {
+		snprintf(err, errlen, "unknown policy '%.60s'; allowed: "
+			 "staffer, keda-queue, keda-running, keda-combined, "
+			 "hpa-util, oracle", buf);
+		return -1;
+	}
+	p->kind = (enum policy_kind)i;
+	policy_defaults(p, slots, max_replicas);
+	if (p->kind == POLICY_STAFFER) {
+		snprintf(num, sizeof(num), "%ld", slots);
+		if (meta_set(&p->meta, "slotsPerReplica", num, &me) !=
+		    META_OK) {
+			snprintf(err, errlen, "%s", me.msg);
+			return -1;
+		}
+		for (i = 0; i < nbase; i++)
+			if (meta_set(&p->meta, base_keys[i], base_vals[i],
+				     &me) != META_OK) {
+				snprintf(err, errlen, "%s", me.msg);
+				return -1;
+			}
+	}
+	for (tok = opts ? strtok_r(opts, ",", &save) : NULL; tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (!eq || eq == tok) {
+			snprintf(err, errlen, "policy '%.80s': '%.60s' is not "
+				 "key=value", spec, tok);
+			return -1;
+		}
+		*eq = '\0';
+		if (policy_set(p, tok, eq + 1, prefix, sizeof(prefix))) {
+			snprintf(err, errlen, "policy '%.80s': %s", spec,
+				 prefix);
+			return -1;
+		}
+	}
+	if (p->kind == POLICY_STAFFER &&
+	    meta_check(&p->meta, 0, &me) != META_OK) {
+		snprintf(err, errlen, "policy '%.80s': %s", spec, me.msg);
+		return -1;
+	}
+	if (p->hpa.min_replicas > p->hpa.max_replicas) {
+		snprintf(err, errlen, "policy '%.80s': minReplicaCount %d is "
+			 "above maxReplicaCount %d", spec,
+			 (int)p->keda.min_replica_count,
+			 (int)p->hpa.max_replicas);
+		return -1;
+	}
+	if (hpa_config_check(&p->hpa, prefix, sizeof(prefix))) {
+		snprintf(err, errlen, "policy '%.80s': %s", spec, prefix);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- running -------------------------------------------------------------- */
+
+int policy_run_init(struct policy_run *r, const struct policy *p)
+{
+	memset(r, 0, sizeof(*r));
+	r->p = p;
+	r->hpa = malloc(sizeof(*r->hpa));
+	if (!r->hpa)
+		return -1;
+	hpa_init(r->hpa, &p->hpa);
+	keda_init(&r->keda, &p->keda);
+	smooth_init(&r->sm);
+	return 0;
+}
+
+void policy_run_free(struct policy_run *r)
+{
+	free(r->hpa);
+	r->hpa = NULL;
+}
+
+/*
+ * The signals as staffer's server reads them (scaler.c, design section 2):
+ * lambda = rate(arrivals), W = rate(service sum) / rate(service count),
+ * Q = the queue gauge, S = rate(shed).  A query without data is unknown:
+ * then -1 (GetMetrics fails, the HPA keeps its replicas).  An unknown W
+ * (no completions in the window) takes the last good W, else
+ * serviceTime, and fails only when there is demand.
+ */
+static int policy_staffer_signals(struct policy_run *r,
+				  const struct policy_view *v,
+				  struct model_signals *s)
+{
+	const struct meta *m = &r->p->meta;
+	double w = NAN;
+	int demand;
+
+	memset(s, 0, sizeof(*s));
+	if (isnan(v->arrival_rate) || isnan(v->queue_depth) ||
+	    isnan(v->shed_rate))
+		return -1;
+	s->arrival_rate = v->arrival_rate > 0 ? v->arrival_rate : 0;
+	s->queue_depth = v->queue_depth > 0 ? v->queue_depth : 0;
+	s->shed_rate = v->shed_rate > 0 ? v->shed_rate : 0;
+	if (v->completion_rate > 0 && v->service_rate >= 0)
+		w = v->service_rate / v->completion_rate;
+	if (w > 0)
+		r->last_w = w;
+	else if (r->last_w > 0)
+		w = r->last_w;
+	else
+		w = m->service_time_s;
+	demand = s->arrival_rate > 0 || s->queue_depth > 0 ||
+		 s->shed_rate > 0;
+	if (!(w > 0)) {
+		if (demand)
+			return -1;
+		w = 0;
+	}
+	s->service_time_s = w;
+	return 0;
+}
+
+#define POLICY_SERIES_MAX 2048 /* points of one range query (the forecast
+				 * window allows 86400 / 60 + 1) */
+
+/*
+ * The forecast input, as scaler.c makes it: the range query of
+ * arrivalRateQuery over forecastWindowSeconds at
+ * forecast_step_seconds(window), points at now - window + k step, each
+ * rate() as of that instant; Holt coldStartSeconds ahead.  0 (no
+ * forecast) when a point has no data (a gap) or fewer than 2 points.
+ */
+static double policy_forecast(const struct policy_run *r,
+			      const struct policy_view *v)
+{
+	const struct meta *m = &r->p->meta;
+	double vals[POLICY_SERIES_MAX];
+	double step, start;
+	struct forecast fc;
+	size_t n, k;
+
+	if (!(m->cold_start_s > 0) || !v->arrivals)
+		return 0;
+	step = forecast_step_seconds(m->forecast_window_s);
+	n = (size_t)floor(m->forecast_window_s / step + 1e-9) + 1;
+	if (n < 2 || n > POLICY_SERIES_MAX)
+		return 0;
+	start = v->now - (double)(n - 1) * step;
+	for (k = 0; k < n; k++) {
+		if (simprom_rate(v->arrivals, start + (double)k * step,
+				 v->rate_window_s, &vals[k]))
+			return 0;
+		if (vals[k] < 0)
+			vals[k] = 0;
+	}
+	if (forecast_ahead(vals, n, step, m->cold_start_s, m->forecast_alpha,
+			   m->forecast_beta, &fc) != MODEL_OK)
+		return 0;
+	return fc.value;
+}
+
+/*
+ * currentReplicasQuery as scaler.c uses it: the gauge now, and the
+ * highest value of its range query over scaleDownPeriodSeconds (step
+ * clamp(period / 30, 1, 15)).  -1 when unknown.
+ */
+static int policy_observed(const struct policy_run *r,
+			   const struct policy_view *v, double *cur,
+			   double *recent)
+{
+	const struct meta *m = &r->p->meta;
+	double range = m->scale_down_period_s, step, x;
+	size_t n, k;
+
+	if (!m->current_replicas_query || !v->replicas ||
+	    simprom_last(v->replicas, v->now, cur))
+		return -1;
+	*recent = *cur;
+	if (range < 1)
+		return 0;
+	step = range / 30 < 1 ? 1 : range / 30 > 15 ? 15 : range / 30;
+	n = (size_t)floor(range / step + 1e-9) + 1;
+	for (k = 0; k < n && k < POLICY_SERIES_MAX; k++)
+		if (!simprom_last(v->replicas, v->now - range +
+				  (double)k * step, &x) && x > *recent)
+			*recent = x;
+	return 0;
+}
+
+/* GetMetrics: the server's decision for these signals. */
+static int32_t policy_staffer(struct policy_run *r,
+			      const struct policy_view *v)
+{
+	const struct meta *m = &r->p->meta;
+	struct model_signals s;
+	struct decision d;
+	double cur, recent;
+	enum model_err e;
+
+	if (policy_staffer_signals(r, v, &s)) {
+		r->metric_errors++;
+		return -1;
+	}
+	s.arrival_forecast = policy_forecast(r, v);
+	/* The simulation starts with a warm fleet: the server's smoothing
+	 * starts from it, as that of a server that had been running. */
+	if (!r->sm.primed)
+		smooth_seed(&r->sm, v->spec, v->now);
+	if (!policy_observed(r, v, &cur, &recent)) {
+		e = decide_observed(m, &s, (int64_t)llround(cur),
+				    (int64_t)llround(recent), &d);
+		if (e == MODEL_OK)
+			smooth_seed(&r->sm, d.target, v->now);
+	} else {
+		e = decide(m, &s, v->now, &r->sm, &d);
+	}
+	if (e != MODEL_OK) {
+		r->metric_errors++;
+		return -1;
+	}
+	if (d.b.forecast_used)
+		r->forecasts++;
+	r->last = d;
+	r->have_last = 1;
+	return hpa_calc_external_avg(r->hpa, v->status, (double)d.target,
+				     1.0);
+}
+
+/* KEDA's Prometheus scaler: ignoreNullValues (default true) makes a
+ * missing answer 0. */
+static double policy_or0(double x)
+{
+	return isnan(x) || x < 0 ? 0 : x;
+}
+
+int32_t policy_proposal(struct policy_run *r, const struct policy_view *v)
+{
+	const struct policy *p = r->p;
+	int32_t a, b;
+	double per_pod;
+
+	switch (p->kind) {
+	case POLICY_STAFFER:
+		return policy_staffer(r, v);
+	case POLICY_KEDA_QUEUE:
+		return hpa_calc_external_avg(r->hpa, v->status,
+					     policy_or0(v->queue_depth),
+					     p->queue_threshold);
+	case POLICY_KEDA_RUNNING:
+		return hpa_calc_external_avg(r->hpa, v->status,
+					     policy_or0(v->inflight),
+					     p->running_threshold);
+	case POLICY_KEDA_COMBINED:
+		a = hpa_calc_external_avg(r->hpa, v->status,
+					  policy_or0(v->queue_depth),
+					  p->queue_threshold);
+		b = hpa_calc_external_avg(r->hpa, v->status,
+					  policy_or0(v->inflight),
+					  p->running_threshold);
+		return a > b ? a : b;
+	case POLICY_HPA_UTIL:
+		if (isnan(v->busy_rate) || v->ready <= 0 || v->slots <= 0)
+			return -1;
+		per_pod = v->busy_rate / ((double)v->slots * v->ready);
+		return hpa_calc_pods(r->hpa, v->spec, v->ready,
+				     v->status - v->ready, per_pod,
+				     p->util_target);
+	case POLICY_ORACLE:
+		return -1;
+	}
+	return -1;
+}
+
+int policy_active(struct policy_run *r, const struct policy_view *v)
+{
+	const struct policy *p = r->p;
+	struct model_signals s;
+	struct decision d;
+	double util;
+
+	switch (p->kind) {
+	case POLICY_STAFFER:
+		/* The scale loop's GetMetrics steps the smoothing too;
+		 * IsActive itself is a decision without smoothing. */
+		(void)policy_staffer(r, v);
+		if (policy_staffer_signals(r, v, &s) ||
+		    decide(&p->meta, &s, v->now, NULL, &d) != MODEL_OK)
+			return -1;
+		return d.b.active;
+	case POLICY_KEDA_QUEUE:
+		return policy_or0(v->queue_depth) > p->activation;
+	case POLICY_KEDA_RUNNING:
+		return policy_or0(v->inflight) > p->activation;
+	case POLICY_KEDA_COMBINED:
+		return policy_or0(v->queue_depth) > p->activation ||
+		       policy_or0(v->inflight) > p->activation;
+	case POLICY_HPA_UTIL:
+		util = v->ready > 0 && v->slots > 0 ?
+		       policy_or0(v->busy_rate) / ((double)v->slots * v->ready)
+		       : 0;
+		return util > p->activation;
+	case POLICY_ORACLE:
+		return 1;
+	}
+	return 1;
+}

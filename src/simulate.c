@@ -1,0 +1,709 @@
+/*
+ * simulate.c - `staffer simulate`: replay traffic through a simulated
+ * fleet under each autoscaling policy and compare the outcomes.
+ *
+ * Reads the traffic (a per-request CSV, a ServeGen rate file or a
+ * synthetic shape), gives every request its service time, then runs
+ * sim_run once per policy on the same requests and prints a table, or one
+ * JSON object per policy with --json.  --timeseries writes every policy's
+ * samples as CSV, --plot draws them with gnuplot.  Usage errors exit 2,
+ * runtime failures 1.
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "demand.h"
+#include "meta.h"
+#include "perf.h"
+#include "policy.h"
+#include "sim.h"
+#include "simplot.h"
+#include "trace.h"
+
+#define SIMULATE_POLICIES_MAX 64
+#define SIMULATE_META_MAX 64
+#define SIMULATE_ERR_MAX 1024
+#define SIMULATE_DEFAULT_PATH_MAX 4096
+
+static const char *const simulate_default_policies[] = {
+	"staffer", "keda-queue", "keda-running", "keda-combined",
+	"hpa-util", "oracle",
+};
+
+struct simulate_opts {
+	const char *trace, *rates, *shape;
+	double rate, duration, speedup;
+	long overlay;
+	long seed;
+	double rate_compress, rate_scale, rate_start, rate_span;
+	double input_mean, output_mean;
+	const char *service;
+	double service_mean, service_cv;
+	const char *perf_file, *perf_spec;
+	double batch;
+	struct sim_config sc;
+	const char *initial;
+	double hpa_tolerance, downscale_window;
+	long max_replicas;
+	const char *policies[SIMULATE_POLICIES_MAX];
+	size_t npolicies;
+	char *mkeys[SIMULATE_META_MAX];
+	const char *mvals[SIMULATE_META_MAX];
+	size_t nmeta;
+	int json, help;
+	const char *ts_file, *plot_file;
+	double ts_step;
+};
+
+static void simulate_usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: staffer simulate TRAFFIC [options] [--policy SPEC]... [key=value]...\n"
+"traffic (one of):\n"
+"  --trace FILE        CSV arrival_s,input_tokens,output_tokens[,service_s]\n"
+"  --rates FILE        ServeGen *_rate_10min.csv, replayed as Poisson:\n"
+"                      --rate-compress X (10), --rate-scale K (1),\n"
+"                      --rate-start S (0), --rate-span S (0: all)\n"
+"  --shape NAME        poisson|step|surge|diurnal|onoff, with --rate R\n"
+"                      (req/s, 10) and --duration S (3600)\n"
+"  --overlay K (1)     K copies, copy i shifted by i*span/K, wrapped\n"
+"  --speedup X (1)     divide every arrival time by X\n"
+"  --seed N (1)        random seed; same seed, same output\n"
+"  --input-mean T, --output-mean T  tokens of generated requests\n"
+"                      (lognormal, CV 1; 1000 and 250)\n"
+"service time:\n"
+"  --service auto|column|perf|exp|lognormal (auto: column if present,\n"
+"                      else perf); --service-mean S (5), --service-cv C (1)\n"
+"  --perf-model FILE   Splitwise perf_model.csv (default: built-in\n"
+"                      llama2-70b h100-80gb tp4 table from that file)\n"
+"  --perf-spec M,HW,TP (llama2-70b,h100-80gb,4)  --batch B (slots, max 64)\n"
+"fleet and control:\n"
+"  --slots N (16)  --queue-timeout S (60)  --cold-start S (120)\n"
+"  --initial-replicas N|auto (auto: enough for the first cold start)\n"
+"  --sla S (2)  --scrape-interval S (15)  --rate-window S (60)\n"
+"  --hpa-sync S (15)  --hpa-tolerance X (0.1)  --downscale-window S (300)\n"
+"  --max-replicas N (100: each policy's default maxReplicaCount)\n"
+"policies (repeat --policy; default: all six at their defaults):\n"
+"  staffer[:METADATA]  keda-queue[:threshold=T]  keda-running[:threshold=T]\n"
+"  keda-combined[:queue=T,running=T]  hpa-util[:target=U]  oracle\n"
+"  common keys: minReplicaCount maxReplicaCount cooldownPeriod\n"
+"  pollingInterval activationThreshold tolerance upTolerance downTolerance\n"
+"  upWindow downWindow upSelect downSelect upPolicies downPolicies\n"
+"  behavior=none\n"
+"  key=value arguments are staffer metadata for every staffer policy.\n"
+"output:\n"
+"  --json              one JSON object per policy per line\n"
+"  --timeseries FILE   CSV of every policy over time (--ts-step S, 15)\n"
+"  --plot FILE.png     replicas, demand, queue, shed (needs gnuplot)\n"
+"example: staffer simulate --trace conv.csv --overlay 8 --cold-start 120 \\\n"
+"           --policy staffer --policy keda-queue:threshold=5 beta=2\n");
+}
+
+static void simulate_defaults(struct simulate_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->rate = 10;
+	o->duration = 3600;
+	o->speedup = 1;
+	o->overlay = 1;
+	o->seed = 1;
+	o->rate_compress = 10;
+	o->rate_scale = 1;
+	o->input_mean = 1000;
+	o->output_mean = 250;
+	o->service = "auto";
+	o->service_mean = 5;
+	o->service_cv = 1;
+	o->perf_spec = "llama2-70b,h100-80gb,4";
+	sim_config_init(&o->sc);
+	o->sc.slots = 16;
+	o->initial = "auto";
+	o->hpa_tolerance = 0.1;
+	o->downscale_window = 300;
+	o->max_replicas = 100;
+	o->ts_step = 15;
+}
+
+enum opt_type { OT_STR, OT_DBL, OT_LONG, OT_FLAG };
+
+struct opt {
+	const char *name;
+	enum opt_type type;
+	size_t off;
+	double lo, hi;
+	const char *unit;
+};
+
+#define OO(f) offsetof(struct simulate_opts, f)
+
+static const struct opt simulate_opts_table[] = {
+	{ "--trace", OT_STR, OO(trace), 0, 0, NULL },
+	{ "--rates", OT_STR, OO(rates), 0, 0, NULL },
+	{ "--shape", OT_STR, OO(shape), 0, 0, NULL },
+	{ "--rate", OT_DBL, OO(rate), 1e-6, 1e6, "req/s" },
+	{ "--duration", OT_DBL, OO(duration), 1, TRACE_TIME_MAX, "seconds" },
+	{ "--overlay", OT_LONG, OO(overlay), 1, 1000, "copies" },
+	{ "--speedup", OT_DBL, OO(speedup), 1e-3, 1e6, "x" },
+	{ "--seed", OT_LONG, OO(seed), 0, 2147483647.0, "" },
+	{ "--rate-compress", OT_DBL, OO(rate_compress), 1e-3, 1e6, "x" },
+	{ "--rate-scale", OT_DBL, OO(rate_scale), 1e-9, 1e6, "x" },
+	{ "--rate-start", OT_DBL, OO(rate_start), 0, 1e9, "seconds" },
+	{ "--rate-span", OT_DBL, OO(rate_span), 0, 1e9, "seconds" },
+	{ "--input-mean", OT_DBL, OO(input_mean), 1, 1e6, "tokens" },
+	{ "--output-mean", OT_DBL, OO(output_mean), 0, 1e6, "tokens" },
+	{ "--service", OT_STR, OO(service), 0, 0, NULL },
+	{ "--service-mean", OT_DBL, OO(service_mean), 1e-3, 86400,
+	  "seconds" },
+	{ "--service-cv", OT_DBL, OO(service_cv), 0, 100, "" },
+	{ "--perf-model", OT_STR, OO(perf_file), 0, 0, NULL },
+	{ "--perf-spec", OT_STR, OO(perf_spec), 0, 0, NULL },
+	{ "--batch", OT_DBL, OO(batch), 1, 100000, "requests" },
+	{ "--slots", OT_LONG, OO(sc.slots), 1, SIM_SLOTS_MAX, "per replica" },
+	{ "--queue-timeout", OT_DBL, OO(sc.queue_timeout_s), 0.001, 86400,
+	  "seconds" },
+	{ "--cold-start", OT_DBL, OO(sc.cold_start_s), 0, 86400, "seconds" },
+	{ "--initial-replicas", OT_STR, OO(initial), 0, 0, NULL },
+	{ "--sla", OT_DBL, OO(sc.sla_s), 0, 86400, "seconds" },
+	{ "--scrape-interval", OT_DBL, OO(sc.scrape_s), 1, 3600, "seconds" },
+	{ "--rate-window", OT_DBL, OO(sc.rate_window_s), 2, 86400,
+	  "seconds" },
+	{ "--hpa-sync", OT_DBL, OO(sc.hpa_sync_s), 1, 3600, "seconds" },
+	{ "--hpa-tolerance", OT_DBL, OO(hpa_tolerance), 0, 10, "" },
+	{ "--downscale-window", OT_DBL, OO(downscale_window), 0,
+	  HPA_WINDOW_MAX, "seconds" },
+	{ "--max-replicas", OT_LONG, OO(max_replicas), 1, HPA_REPLICAS_MAX,
+	  "replicas" },
+	{ "--json", OT_FLAG, OO(json), 0, 0, NULL },
+	{ "--timeseries", OT_STR, OO(ts_file), 0, 0, NULL },
+	{ "--ts-step", OT_DBL, OO(ts_step), 1, 86400, "seconds" },
+	{ "--plot", OT_STR, OO(plot_file), 0, 0, NULL },
+	{ "--help", OT_FLAG, OO(help), 0, 0, NULL },
+	{ "-h", OT_FLAG, OO(help), 0, 0, NULL },
+};
+
+#define SIMULATE_NOPTS \
+	(sizeof(simulate_opts_table) / sizeof(simulate_opts_table[0]))
+
+static int simulate_set(struct simulate_opts *o, const struct opt *op,
+			const char *val)
+{
+	char *base = (char *)o + op->off;
+	double d;
+	long l;
+
+	switch (op->type) {
+	case OT_FLAG:
+		*(int *)base = 1;
+		return 0;
+	case OT_STR:
+		if (!val[0]) {
+			fprintf(stderr, "staffer simulate: %s: empty value\n",
+				op->name);
+			return -1;
+		}
+		*(const char **)base = val;
+		return 0;
+	case OT_DBL:
+		if (meta_parse_double(val, &d) || d < op->lo || d > op->hi) {
+			fprintf(stderr, "staffer simulate: %s '%.60s': "
+				"allowed a number from %g to %g %s\n",
+				op->name, val, op->lo, op->hi, op->unit);
+			return -1;
+		}
+		*(double *)base = d;
+		return 0;
+	case OT_LONG:
+		if (meta_parse_long(val, &l) || l < op->lo || l > op->hi) {
+			fprintf(stderr, "staffer simulate: %s '%.60s': "
+				"allowed a whole number from %.0f to %.0f %s\n",
+				op->name, val, op->lo, op->hi, op->unit);
+			return -1;
+		}
+		*(long *)base = l;
+		return 0;
+	}
+	return -1;
+}
+
+/* Parse argv into o; 0 ok, -1 bad usage (message printed). */
+static int simulate_parse(struct simulate_opts *o, int argc, char **argv)
+{
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i], *val = NULL, *eq;
+		const struct opt *op = NULL;
+		size_t k, nlen;
+
+		if (!strcmp(a, "--policy")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "staffer simulate: --policy "
+					"needs a value\n");
+				return -1;
+			}
+			if (o->npolicies == SIMULATE_POLICIES_MAX) {
+				fprintf(stderr, "staffer simulate: at most %d "
+					"--policy\n", SIMULATE_POLICIES_MAX);
+				return -1;
+			}
+			o->policies[o->npolicies++] = argv[++i];
+			continue;
+		}
+		if (a[0] != '-') {
+			eq = strchr(a, '=');
+			if (!eq || eq == a || eq - a >= META_NAME_MAX) {
+				fprintf(stderr, "staffer simulate: '%.60s' is "
+					"neither an option nor key=value\n",
+					a);
+				return -1;
+			}
+			if (o->nmeta == SIMULATE_META_MAX) {
+				fprintf(stderr, "staffer simulate: at most %d "
+					"key=value arguments\n",
+					SIMULATE_META_MAX);
+				return -1;
+			}
+			o->mkeys[o->nmeta] = strndup(a, (size_t)(eq - a));
+			if (!o->mkeys[o->nmeta]) {
+				fprintf(stderr, "staffer simulate: out of "
+					"memory\n");
+				return -1;
+			}
+			o->mvals[o->nmeta++] = eq + 1;
+			continue;
+		}
+		eq = strchr(a, '=');
+		nlen = eq ? (size_t)(eq - a) : strlen(a);
+		for (k = 0; k < SIMULATE_NOPTS; k++)
+			if (strlen(simulate_opts_table[k].name) == nlen &&
+			    !strncmp(simulate_opts_table[k].name, a, nlen))
+				op = &simulate_opts_table[k];
+		if (!op) {
+			fprintf(stderr, "staffer simulate: unknown option "
+				"'%.60s' (see --help)\n", a);
+			return -1;
+		}
+		if (op->type != OT_FLAG) {
+			if (eq) {
+				val = eq + 1;
+			} else if (i + 1 < argc) {
+				val = argv[++i];
+			} else {
+				fprintf(stderr, "staffer simulate: %s needs a "
+					"value\n", op->name);
+				return -1;
+			}
+		} else if (eq) {
+			fprintf(stderr, "staffer simulate: %s takes no "
+				"value\n", op->name);
+			return -1;
+		}
+		if (simulate_set(o, op, val))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- traffic ------------------------------------------------------------- */
+
+/* The last component of a path, for titles. */
+static const char *simulate_base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+static int simulate_perf(const struct simulate_opts *o, struct perf *p,
+			 char *err, size_t errlen)
+{
+	char model[64], hw[64];
+	const char *s = o->perf_spec, *c1, *c2;
+	long tp;
+
+	c1 = strchr(s, ',');
+	c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+	if (!c1 || !c2 || c1 - s >= (long)sizeof(model) || c1 == s ||
+	    c2 - c1 - 1 >= (long)sizeof(hw) || c2 == c1 + 1 ||
+	    meta_parse_long(c2 + 1, &tp) || tp < 1 || tp > 64) {
+		snprintf(err, errlen, "--perf-spec '%.60s': allowed "
+			 "MODEL,HARDWARE,TP e.g. llama2-70b,h100-80gb,4", s);
+		return -1;
+	}
+	if (!o->perf_file) {
+		if (strcmp(s, "llama2-70b,h100-80gb,4")) {
+			snprintf(err, errlen, "--perf-spec other than the "
+				 "built-in llama2-70b,h100-80gb,4 needs "
+				 "--perf-model FILE");
+			return -1;
+		}
+		perf_default(p);
+		return 0;
+	}
+	memcpy(model, s, (size_t)(c1 - s));
+	model[c1 - s] = '\0';
+	memcpy(hw, c1 + 1, (size_t)(c2 - c1 - 1));
+	hw[c2 - c1 - 1] = '\0';
+	return perf_load(p, o->perf_file, model, hw, (int)tp, err, errlen);
+}
+
+static int simulate_traffic(const struct simulate_opts *o, struct trace *t,
+			    struct perf *perf, double *batch, char *desc,
+			    size_t desclen, char *err, size_t errlen)
+{
+	struct simrng rng;
+	enum trace_service how;
+	int sources = !!o->trace + !!o->rates + !!o->shape;
+
+	simrng_seed(&rng, (uint64_t)o->seed);
+	if (sources != 1) {
+		snprintf(err, errlen, "give exactly one of --trace FILE, "
+			 "--rates FILE, --shape NAME");
+		return -1;
+	}
+	if (o->trace) {
+		if (trace_load_csv(t, o->trace, err, errlen))
+			return -1;
+		snprintf(desc, desclen, "%s", simulate_base(o->trace));
+	} else if (o->rates) {
+		struct trace_rates r = {
+			o->rate_compress, o->rate_scale, o->rate_start,
+			o->rate_span, o->input_mean, o->output_mean,
+		};
+
+		if (trace_load_rates(t, o->rates, &r, &rng, err, errlen))
+			return -1;
+		snprintf(desc, desclen, "%s (Poisson, time /%g, rate x%g)",
+			 simulate_base(o->rates), o->rate_compress,
+			 o->rate_scale);
+	} else {
+		struct trace_synth s;
+
+		memset(&s, 0, sizeof(s));
+		if (trace_shape_parse(o->shape, &s.shape)) {
+			snprintf(err, errlen, "--shape '%.40s': allowed "
+				 "poisson, step, surge, diurnal, onoff",
+				 o->shape);
+			return -1;
+		}
+		s.rate = o->rate;
+		s.duration_s = o->duration;
+		s.input_mean = o->input_mean;
+		s.output_mean = o->output_mean;
+		if (trace_synth(t, &s, &rng, err, errlen))
+			return -1;
+		snprintf(desc, desclen, "%s %g req/s for %g s", o->shape,
+			 o->rate, o->duration);
+	}
+	if (trace_transform(t, (int)o->overlay, o->speedup, err, errlen))
+		return -1;
+	if (o->overlay > 1 || o->speedup != 1)
+		snprintf(desc + strlen(desc), desclen - strlen(desc),
+			 ", overlay x%ld, speedup x%g", o->overlay,
+			 o->speedup);
+	if (trace_service_parse(o->service, &how)) {
+		snprintf(err, errlen, "--service '%.40s': allowed auto, "
+			 "column, perf, exp, lognormal", o->service);
+		return -1;
+	}
+	*batch = o->batch > 0 ? o->batch : (double)o->sc.slots;
+	if (!o->batch && *batch > 64)
+		*batch = 64;
+	if (simulate_perf(o, perf, err, errlen))
+		return -1;
+	return trace_set_service(t, how, perf, *batch, o->service_mean,
+				 o->service_cv, &rng, err, errlen);
+}
+
+/* ---- output -------------------------------------------------------------- */
+
+struct simulate_ts {
+	FILE *csv, *dat;
+	size_t index;
+	const char *name;
+	double demand_max;
+};
+
+/* Print a CSV field, quoted when it must be (RFC 4180). */
+static void simulate_csv_field(FILE *fp, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, fp);
+		return;
+	}
+	fputc('"', fp);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', fp);
+		fputc(*s, fp);
+	}
+	fputc('"', fp);
+}
+
+static void simulate_sample(void *arg, const struct sim_sample *x)
+{
+	struct simulate_ts *ts = arg;
+
+	if (ts->csv) {
+		simulate_csv_field(ts->csv, ts->name);
+		fprintf(ts->csv, ",%.3f,%d,%d,%d,%d,%.4f,%llu,%llu,%llu,%d\n",
+			x->t, (int)x->spec, (int)x->ready, (int)x->starting,
+			(int)x->draining, x->demand,
+			(unsigned long long)x->queue,
+			(unsigned long long)x->inflight,
+			(unsigned long long)x->shed, (int)x->raw);
+	}
+	if (x->demand > ts->demand_max)
+		ts->demand_max = x->demand;
+	if (ts->dat)
+		fprintf(ts->dat, "%zu %.3f %d %.4f %llu %llu\n", ts->index,
+			x->t, (int)x->spec, x->demand,
+			(unsigned long long)x->queue,
+			(unsigned long long)x->shed);
+}
+
+static void simulate_num(cJSON *o, const char *k, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, k, v);
+	else
+		cJSON_AddNullToObject(o, k);
+}
+
+static int simulate_json(const char *name, const struct sim_result *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *text;
+
+	if (!o)
+		return -1;
+	cJSON_AddStringToObject(o, "policy", name);
+	simulate_num(o, "sla_attainment", r->sla_attainment);
+	simulate_num(o, "shed_fraction", r->shed_fraction);
+	simulate_num(o, "wait_p50", r->wait_p50);
+	simulate_num(o, "wait_p95", r->wait_p95);
+	simulate_num(o, "wait_p99", r->wait_p99);
+	simulate_num(o, "replica_hours", r->replica_hours);
+	simulate_num(o, "lower_bound_hours", r->lower_bound_hours);
+	cJSON_AddNumberToObject(o, "scale_events", (double)r->scale_events);
+	text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!text)
+		return -1;
+	printf("%s\n", text);
+	free(text);
+	fflush(stdout);
+	return 0;
+}
+
+static void simulate_row(const char *name, const struct sim_result *r)
+{
+	printf("%-34.34s %7.2f %6.2f %7.2f %7.2f %7.2f %9.1f %5.2f %6llu\n",
+	       name, 100 * r->sla_attainment, 100 * r->shed_fraction,
+	       r->wait_p50, r->wait_p95, r->wait_p99, r->replica_hours,
+	       r->lower_bound_hours > 0 ?
+	       r->replica_hours / r->lower_bound_hours : 0.0,
+	       (unsigned long long)r->scale_events);
+}
+
+static void simulate_header(const struct simulate_opts *o,
+			    const struct trace *t, const struct perf *perf,
+			    double batch, const char *desc)
+{
+	double work = trace_work_s(t);
+
+	printf("traffic   %s: %zu requests over %.0f s (%.2f req/s)\n",
+	       desc, t->n, t->span_s, t->span_s > 0 ? t->n / t->span_s : 0);
+	printf("service   %s", o->service);
+	if (!t->has_service || strcmp(o->service, "column"))
+		printf(" (perf: %s, batch %g)", perf->desc, batch);
+	printf(", mean %.2f s; offered load %.1f busy slots\n",
+	       t->n ? work / t->n : 0, t->span_s > 0 ? work / t->span_s : 0);
+	printf("fleet     %ld slots/replica, cold start %g s, queue timeout "
+	       "%g s, SLA wait %g s, start %d replicas\n", o->sc.slots,
+	       o->sc.cold_start_s, o->sc.queue_timeout_s, o->sc.sla_s,
+	       (int)o->sc.initial_replicas);
+	printf("control   scrape %g s, rate window %g s, HPA sync %g s\n\n",
+	       o->sc.scrape_s, o->sc.rate_window_s, o->sc.hpa_sync_s);
+	printf("%-34s %7s %6s %7s %7s %7s %9s %5s %6s\n", "policy", "SLA%",
+	       "shed%", "p50 s", "p95 s", "p99 s", "rep-h", "/LB", "scale");
+}
+
+/* ---- the command --------------------------------------------------------- */
+
+int cmd_simulate(int argc, char **argv)
+{
+	struct simulate_opts o;
+	struct policy *pol = NULL;
+	struct trace t;
+	struct demand d;
+	struct perf perf;
+	struct simulate_ts ts;
+	char err[SIMULATE_ERR_MAX], desc[512];
+	char dat_path[64] = "";
+	const char *names[SIMULATE_POLICIES_MAX];
+	double batch = 1;
+	size_t i, npol;
+	int32_t min_all = INT32_MAX;
+	int rc = 2, fd;
+
+	simulate_defaults(&o);
+	trace_init(&t);
+	demand_init(&d);
+	memset(&ts, 0, sizeof(ts));
+	if (simulate_parse(&o, argc, argv))
+		goto out;
+	if (o.help) {
+		simulate_usage(stdout);
+		rc = 0;
+		goto out;
+	}
+	if (o.npolicies == 0) {
+		for (i = 0; i < sizeof(simulate_default_policies) /
+			    sizeof(simulate_default_policies[0]); i++)
+			o.policies[o.npolicies++] =
+				simulate_default_policies[i];
+	}
+	npol = o.npolicies;
+	pol = calloc(npol, sizeof(*pol));
+	if (!pol) {
+		rc = 1;
+		goto out;
+	}
+	for (i = 0; i < npol; i++) {
+		if (policy_parse(&pol[i], o.policies[i],
+				 (const char *const *)o.mkeys, o.mvals,
+				 o.nmeta, o.sc.slots,
+				 (int32_t)o.max_replicas, err, sizeof(err))) {
+			fprintf(stderr, "staffer simulate: %s\n", err);
+			goto out;
+		}
+		pol[i].hpa.tolerance = o.hpa_tolerance;
+		pol[i].hpa.downscale_window_s = (int32_t)o.downscale_window;
+		names[i] = pol[i].name;
+		if (pol[i].keda.min_replica_count < min_all)
+			min_all = pol[i].keda.min_replica_count;
+	}
+	if (simulate_traffic(&o, &t, &perf, &batch, desc, sizeof(desc), err,
+			     sizeof(err))) {
+		fprintf(stderr, "staffer simulate: %s\n", err);
+		goto out;
+	}
+	if (demand_build(&d, &t, err, sizeof(err))) {
+		fprintf(stderr, "staffer simulate: %s\n", err);
+		rc = 1;
+		goto out;
+	}
+	o.sc.end_s = t.span_s > 0 ? t.span_s : 1;
+	if (!strcmp(o.initial, "auto")) {
+		o.sc.initial_replicas = sim_initial_replicas(&o.sc, &d,
+				min_all > 1 ? min_all : 1);
+	} else {
+		long v;
+
+		if (meta_parse_long(o.initial, &v) || v < 0 ||
+		    v > HPA_REPLICAS_MAX) {
+			fprintf(stderr, "staffer simulate: --initial-replicas "
+				"'%.40s': allowed auto or a whole number from "
+				"0 to %d\n", o.initial, HPA_REPLICAS_MAX);
+			goto out;
+		}
+		o.sc.initial_replicas = (int32_t)v;
+	}
+	o.sc.ts_step_s = (o.ts_file || o.plot_file) ? o.ts_step : 0;
+	if (sim_config_check(&o.sc, err, sizeof(err))) {
+		fprintf(stderr, "staffer simulate: %s\n", err);
+		goto out;
+	}
+	rc = 1;
+	if (o.ts_file) {
+		ts.csv = fopen(o.ts_file, "w");
+		if (!ts.csv) {
+			perror(o.ts_file);
+			goto out;
+		}
+		fprintf(ts.csv, "policy,t,replicas,ready,starting,draining,"
+			"demand,queue,inflight,shed,staffer_raw\n");
+	}
+	if (o.plot_file) {
+		const char *dir = getenv("TMPDIR");
+
+		if (!dir || !dir[0] || strlen(dir) > 40)
+			dir = "/tmp";
+		snprintf(dat_path, sizeof(dat_path), "%s/staffer-plot-XXXXXX",
+			 dir);
+		fd = mkstemp(dat_path);
+		if (fd < 0 || !(ts.dat = fdopen(fd, "w"))) {
+			perror("staffer simulate: plot data");
+			if (fd >= 0)
+				close(fd);
+			dat_path[0] = '\0';
+			goto out;
+		}
+	}
+	if (!o.json)
+		simulate_header(&o, &t, &perf, batch, desc);
+	for (i = 0; i < npol; i++) {
+		struct sim_result r;
+
+		ts.index = i;
+		ts.name = pol[i].name;
+		if (sim_run(&o.sc, &t, &d, &pol[i], &r,
+			    o.sc.ts_step_s > 0 ? simulate_sample : NULL, &ts,
+			    err, sizeof(err))) {
+			fprintf(stderr, "staffer simulate: %s: %s\n",
+				pol[i].name, err);
+			goto out;
+		}
+		if (o.json) {
+			if (simulate_json(pol[i].name, &r))
+				goto out;
+		} else {
+			simulate_row(pol[i].name, &r);
+		}
+	}
+	if (ts.csv && fclose(ts.csv)) {
+		ts.csv = NULL;
+		perror(o.ts_file);
+		goto out;
+	}
+	ts.csv = NULL;
+	if (ts.dat) {
+		if (fclose(ts.dat)) {
+			ts.dat = NULL;
+			perror("staffer simulate: plot data");
+			goto out;
+		}
+		ts.dat = NULL;
+		if (simplot_render(dat_path, o.plot_file, desc, names, npol,
+				   ceil(2.5 * ts.demand_max + 2), err,
+				   sizeof(err))) {
+			fprintf(stderr, "staffer simulate: %s\n", err);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	if (ts.csv)
+		fclose(ts.csv);
+	if (ts.dat)
+		fclose(ts.dat);
+	if (dat_path[0])
+		unlink(dat_path);
+	if (pol)
+		for (i = 0; i < o.npolicies; i++)
+			policy_release(&pol[i]);
+	free(pol);
+	for (i = 0; i < o.nmeta; i++)
+		free(o.mkeys[i]);
+	demand_free(&d);
+	trace_free(&t);
+	return rc;
+}

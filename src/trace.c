@@ -1,0 +1,659 @@
+/*
+ * trace.c - see trace.h.
+ */
+#include "trace.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "meta.h"
+
+void trace_init(struct trace *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void trace_free(struct trace *t)
+{
+	free(t->req);
+	trace_init(t);
+}
+
+/* Room for one more request; -1 at TRACE_REQ_MAX or out of memory. */
+static int trace_grow(struct trace *t)
+{
+	struct trace_req *r;
+	size_t cap;
+
+	if (t->n < t->cap)
+		return 0;
+	if (t->cap >= TRACE_REQ_MAX)
+		return -1;
+	cap = t->cap ? t->cap * 2 : 4096;
+	if (cap > TRACE_REQ_MAX)
+		cap = TRACE_REQ_MAX;
+	r = realloc(t->req, cap * sizeof(*r));
+	if (!r)
+		return -1;
+	t->req = r;
+	t->cap = cap;
+	return 0;
+}
+
+static int trace_add(struct trace *t, double at, long in, long out,
+		     double svc)
+{
+	struct trace_req *q;
+
+	if (trace_grow(t))
+		return -1;
+	q = &t->req[t->n];
+	q->arrival_s = at;
+	q->service_s = svc;
+	q->input_tokens = (int32_t)in;
+	q->output_tokens = (int32_t)out;
+	q->seq = (uint32_t)t->n;
+	t->n++;
+	return 0;
+}
+
+static int trace_cmp(const void *a, const void *b)
+{
+	const struct trace_req *x = a, *y = b;
+
+	if (x->arrival_s != y->arrival_s)
+		return x->arrival_s < y->arrival_s ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Sort by arrival (ties in creation order) and renumber. */
+static void trace_sort(struct trace *t)
+{
+	size_t i;
+	int sorted = 1;
+
+	for (i = 1; i < t->n && sorted; i++)
+		if (trace_cmp(&t->req[i - 1], &t->req[i]) > 0)
+			sorted = 0;
+	if (!sorted)
+		qsort(t->req, t->n, sizeof(t->req[0]), trace_cmp);
+	for (i = 0; i < t->n; i++)
+		t->req[i].seq = (uint32_t)i;
+}
+
+static void trace_oom(char *err, size_t errlen, const char *what)
+{
+	snprintf(err, errlen, "%s: too many requests (at most %u) or out "
+		 "of memory", what, TRACE_REQ_MAX);
+}
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+#define TRACE_FIELDS_MAX 8
+
+static size_t trace_split(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+	char *s = line;
+
+	while (n < max) {
+		f[n++] = s;
+		s = strchr(s, ',');
+		if (!s)
+			break;
+		*s++ = '\0';
+	}
+	return s ? max + 1 : n;
+}
+
+/* Trim spaces around a field in place. */
+static char *trace_trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		*--e = '\0';
+	return s;
+}
+
+int trace_load_csv(struct trace *t, const char *path, char *err,
+		   size_t errlen)
+{
+	static const char *const cols[] = {
+		"arrival_s", "input_tokens", "output_tokens", "service_s",
+	};
+	char line[TRACE_LINE_MAX + 2];
+	char *f[TRACE_FIELDS_MAX + 1];
+	size_t nf, i, lineno = 1, want;
+	FILE *fp;
+	int rc = -1;
+
+	trace_free(t);
+	fp = fopen(path, "r");
+	if (!fp) {
+		snprintf(err, errlen, "trace '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (!fgets(line, sizeof(line), fp)) {
+		snprintf(err, errlen, "trace '%s': empty file; expected a "
+			 "header arrival_s,input_tokens,output_tokens"
+			 "[,service_s]", path);
+		goto out;
+	}
+	line[strcspn(line, "\r\n")] = '\0';
+	nf = trace_split(line, f, TRACE_FIELDS_MAX);
+	if (nf < 3 || nf > 4)
+		goto bad_header;
+	for (i = 0; i < nf; i++)
+		if (strcmp(trace_trim(f[i]), cols[i]))
+			goto bad_header;
+	want = nf;
+	t->has_service = nf == 4;
+	while (fgets(line, sizeof(line), fp)) {
+		double at, svc = -1.0;
+		long in, outt;
+
+		lineno++;
+		if (!strchr(line, '\n') && !feof(fp)) {
+			snprintf(err, errlen, "trace '%s' line %zu: longer "
+				 "than %d bytes", path, lineno,
+				 TRACE_LINE_MAX);
+			goto out;
+		}
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!trace_trim(line)[0])
+			continue;
+		nf = trace_split(line, f, TRACE_FIELDS_MAX);
+		if (nf != want) {
+			snprintf(err, errlen, "trace '%s' line %zu: %zu "
+				 "fields, the header has %zu", path, lineno,
+				 nf > TRACE_FIELDS_MAX ? nf - 1 : nf, want);
+			goto out;
+		}
+		for (i = 0; i < nf; i++)
+			f[i] = trace_trim(f[i]);
+		if (meta_parse_double(f[0], &at) || at < 0 ||
+		    at > TRACE_TIME_MAX) {
+			snprintf(err, errlen, "trace '%s' line %zu: arrival_s "
+				 "'%.40s' is not a number from 0 to %g "
+				 "seconds", path, lineno, f[0],
+				 TRACE_TIME_MAX);
+			goto out;
+		}
+		if (meta_parse_long(f[1], &in) || in < 0 ||
+		    in > TRACE_TOKENS_MAX) {
+			snprintf(err, errlen, "trace '%s' line %zu: "
+				 "input_tokens '%.40s' is not a whole number "
+				 "from 0 to %ld", path, lineno, f[1],
+				 TRACE_TOKENS_MAX);
+			goto out;
+		}
+		if (meta_parse_long(f[2], &outt) || outt < 0 ||
+		    outt > TRACE_TOKENS_MAX) {
+			snprintf(err, errlen, "trace '%s' line %zu: "
+				 "output_tokens '%.40s' is not a whole number "
+				 "from 0 to %ld", path, lineno, f[2],
+				 TRACE_TOKENS_MAX);
+			goto out;
+		}
+		if (want == 4 && (meta_parse_double(f[3], &svc) ||
+				  svc <= 0 || svc > TRACE_SERVICE_MAX)) {
+			snprintf(err, errlen, "trace '%s' line %zu: service_s "
+				 "'%.40s' is not a number above 0 and up to "
+				 "%g seconds", path, lineno, f[3],
+				 TRACE_SERVICE_MAX);
+			goto out;
+		}
+		if (trace_add(t, at, in, outt, svc)) {
+			trace_oom(err, errlen, path);
+			goto out;
+		}
+	}
+	if (ferror(fp)) {
+		snprintf(err, errlen, "trace '%s': read error", path);
+		goto out;
+	}
+	if (t->n == 0) {
+		snprintf(err, errlen, "trace '%s': no requests after the "
+			 "header", path);
+		goto out;
+	}
+	trace_sort(t);
+	t->span_s = t->req[t->n - 1].arrival_s;
+	rc = 0;
+	goto out;
+bad_header:
+	snprintf(err, errlen, "trace '%s': header must be "
+		 "arrival_s,input_tokens,output_tokens or "
+		 "arrival_s,input_tokens,output_tokens,service_s", path);
+out:
+	fclose(fp);
+	if (rc)
+		trace_free(t);
+	return rc;
+}
+
+/* ---- Poisson processes -------------------------------------------------- */
+
+static long trace_tokens(struct simrng *r, double mean)
+{
+	double x;
+
+	if (!(mean > 0))
+		return 0;
+	x = floor(simrng_lognormal(r, mean, 1.0) + 0.5);
+	if (x < 1)
+		x = 1;
+	if (x > (double)TRACE_TOKENS_MAX)
+		x = (double)TRACE_TOKENS_MAX;
+	return (long)x;
+}
+
+/* ---- rate files ---------------------------------------------------------- */
+
+#define TRACE_WINDOWS_MAX 1000000
+
+/* Poisson arrivals on [x0, x1) whose rate goes linearly from y0 to y1
+ * (req/s), by thinning. */
+static int trace_ramp(struct trace *t, double x0, double x1, double y0,
+		      double y1, double in_mean, double out_mean,
+		      struct simrng *r)
+{
+	double peak = y0 > y1 ? y0 : y1, at = x0;
+
+	if (!(peak > 0) || !(x1 > x0))
+		return 0;
+	for (;;) {
+		at += simrng_exp(r, 1.0 / peak);
+		if (at >= x1)
+			return 0;
+		if (simrng_uniform(r) * peak >
+		    y0 + (y1 - y0) * (at - x0) / (x1 - x0))
+			continue;
+		if (trace_add(t, at, trace_tokens(r, in_mean),
+			      trace_tokens(r, out_mean), -1.0))
+			return -1;
+	}
+}
+
+int trace_load_rates(struct trace *t, const char *path,
+		     const struct trace_rates *o, struct simrng *r,
+		     char *err, size_t errlen)
+{
+	char line[TRACE_LINE_MAX + 2];
+	char *f[TRACE_FIELDS_MAX + 1];
+	double *ws = NULL, *wr = NULL, end_orig, prev_rate = -1, x, y, len;
+	size_t nf, lineno = 1, nw = 0, capw = 0, i, a, b;
+	FILE *fp;
+	int rc = -1;
+
+	trace_free(t);
+	if (!(o->compress > 0) || !(o->scale > 0) || !(o->start_s >= 0) ||
+	    !(o->span_s >= 0)) {
+		snprintf(err, errlen, "rate replay: compress and scale must "
+			 "be > 0, start and span >= 0");
+		return -1;
+	}
+	end_orig = o->span_s > 0 ? o->start_s + o->span_s : INFINITY;
+	fp = fopen(path, "r");
+	if (!fp) {
+		snprintf(err, errlen, "rate file '%s': %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	if (!fgets(line, sizeof(line), fp) ||
+	    strncmp(line, "window_start_s,total_rate_rps,active_clients",
+		    44)) {
+		snprintf(err, errlen, "rate file '%s': header must start "
+			 "with window_start_s,total_rate_rps,active_clients",
+			 path);
+		goto out;
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		double start, rate, clients;
+
+		lineno++;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!trace_trim(line)[0])
+			continue;
+		nf = trace_split(line, f, TRACE_FIELDS_MAX);
+		if (nf < 3 || nf > TRACE_FIELDS_MAX ||
+		    meta_parse_double(trace_trim(f[0]), &start) ||
+		    meta_parse_double(trace_trim(f[1]), &rate) ||
+		    meta_parse_double(trace_trim(f[2]), &clients) ||
+		    start < 0 || start > 1e9 || rate < 0 || rate > 1e7 ||
+		    clients < 0) {
+			snprintf(err, errlen, "rate file '%s' line %zu: "
+				 "expected window_start_s from 0 to 1e9, "
+				 "total_rate_rps from 0 to 1e7, "
+				 "active_clients >= 0", path, lineno);
+			goto out;
+		}
+		if (nw > 0 && start <= ws[nw - 1]) {
+			snprintf(err, errlen, "rate file '%s' line %zu: "
+				 "window_start_s %g is not after %g", path,
+				 lineno, start, ws[nw - 1]);
+			goto out;
+		}
+		/* A window where no client reports is a collection gap. */
+		if (rate == 0 && clients == 0)
+			rate = prev_rate;
+		else
+			prev_rate = rate;
+		if (nw == capw) {
+			size_t cap = capw ? capw * 2 : 1024;
+			double *p1, *p2;
+
+			if (cap > TRACE_WINDOWS_MAX) {
+				snprintf(err, errlen, "rate file '%s': more "
+					 "than %d windows", path,
+					 TRACE_WINDOWS_MAX);
+				goto out;
+			}
+			p1 = realloc(ws, cap * sizeof(*ws));
+			if (p1)
+				ws = p1;
+			p2 = realloc(wr, cap * sizeof(*wr));
+			if (p2)
+				wr = p2;
+			if (!p1 || !p2)
+				goto oom;
+			capw = cap;
+		}
+		ws[nw] = start;
+		wr[nw] = rate;
+		nw++;
+	}
+	if (ferror(fp)) {
+		snprintf(err, errlen, "rate file '%s': read error", path);
+		goto out;
+	}
+	/* Gaps before any data take the first known rate. */
+	for (i = nw; i > 0; i--)
+		if (wr[i - 1] < 0)
+			wr[i - 1] = i < nw ? wr[i] : 0;
+	for (a = 0; a < nw && ws[a] < o->start_s; a++)
+		;
+	for (b = a; b < nw && ws[b] < end_orig; b++)
+		;
+	if (b - a < 2) {
+		snprintf(err, errlen, "rate file '%s': fewer than 2 windows "
+			 "from %g s (span %g s)", path, o->start_s,
+			 o->span_s);
+		goto out;
+	}
+	/* Windows [a, b): window i covers [ws[i], ws[i+1]) (the last one
+	 * as long as the one before it), mapped to (ws - ws[a]) /
+	 * compress.  The rate is linear between window midpoints and flat
+	 * before the first and after the last midpoint. */
+	len = ws[b - 1] - ws[b - 2];
+	for (i = a; i < b; i++) {
+		double w = i + 1 < nw ? ws[i + 1] - ws[i] : len;
+		double mid = (ws[i] + w / 2 - ws[a]) / o->compress;
+
+		x = i == a ? 0 : (ws[i - 1] + (ws[i] - ws[i - 1]) / 2 -
+				  ws[a]) / o->compress;
+		y = i == a ? wr[i] : wr[i - 1];
+		if (trace_ramp(t, x, mid, y * o->scale, wr[i] * o->scale,
+			       o->input_mean, o->output_mean, r))
+			goto oom;
+		if (i + 1 == b &&
+		    trace_ramp(t, mid, (ws[i] + w - ws[a]) / o->compress,
+			       wr[i] * o->scale, wr[i] * o->scale,
+			       o->input_mean, o->output_mean, r))
+			goto oom;
+		t->span_s = (ws[i] + w - ws[a]) / o->compress;
+	}
+	if (t->n == 0) {
+		snprintf(err, errlen, "rate file '%s': no arrivals in the "
+			 "windows used", path);
+		goto out;
+	}
+	trace_sort(t);
+	rc = 0;
+	goto out;
+oom:
+	trace_oom(err, errlen, path);
+out:
+	free(ws);
+	free(wr);
+	fclose(fp);
+	if (rc)
+		trace_free(t);
+	return rc;
+}
+
+/* ---- synthetic shapes --------------------------------------------------- */
+
+static const char *const trace_shapes[] = {
+	"poisson", "step", "surge", "diurnal", "onoff",
+};
+
+int trace_shape_parse(const char *s, enum trace_shape *out)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(trace_shapes) / sizeof(trace_shapes[0]); i++)
+		if (!strcmp(s, trace_shapes[i])) {
+			*out = (enum trace_shape)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *trace_shape_name(enum trace_shape s)
+{
+	if ((size_t)s < sizeof(trace_shapes) / sizeof(trace_shapes[0]))
+		return trace_shapes[s];
+	return "?";
+}
+
+double trace_shape_rate(const struct trace_synth *s, double t)
+{
+	double d = s->duration_s, l = s->rate, w;
+
+	switch (s->shape) {
+	case TRACE_POISSON:
+		return l;
+	case TRACE_STEP:
+		return t >= d / 3 && t < 2 * d / 3 ? 3 * l : l;
+	case TRACE_SURGE:
+		w = d / 6 < 300 ? d / 6 : 300;
+		return t >= 0.4 * d && t < 0.4 * d + w ? 4 * l : l;
+	case TRACE_DIURNAL:
+		return l * (1 - 0.8 * cos(2 * M_PI * t / d));
+	case TRACE_ONOFF:
+		return fmod(t, 240.0) < 120.0 ? 1.9 * l : 0.1 * l;
+	}
+	return l;
+}
+
+/* The largest rate the shape reaches (for thinning). */
+static double trace_shape_peak(const struct trace_synth *s)
+{
+	switch (s->shape) {
+	case TRACE_POISSON:
+		return s->rate;
+	case TRACE_STEP:
+		return 3 * s->rate;
+	case TRACE_SURGE:
+		return 4 * s->rate;
+	case TRACE_DIURNAL:
+		return 1.8 * s->rate;
+	case TRACE_ONOFF:
+		return 1.9 * s->rate;
+	}
+	return s->rate;
+}
+
+int trace_synth(struct trace *t, const struct trace_synth *s,
+		struct simrng *r, char *err, size_t errlen)
+{
+	double peak, at = 0;
+
+	trace_free(t);
+	if (!(s->rate > 0) || !(s->duration_s > 0) ||
+	    s->duration_s > TRACE_TIME_MAX ||
+	    s->rate * s->duration_s > (double)TRACE_REQ_MAX) {
+		snprintf(err, errlen, "synthetic trace: rate (%g) and "
+			 "duration (%g) must be > 0 with rate x duration up "
+			 "to %u requests", s->rate, s->duration_s,
+			 TRACE_REQ_MAX);
+		return -1;
+	}
+	peak = trace_shape_peak(s);
+	for (;;) {
+		at += simrng_exp(r, 1.0 / peak);
+		if (at >= s->duration_s)
+			break;
+		if (simrng_uniform(r) * peak > trace_shape_rate(s, at))
+			continue;
+		if (trace_add(t, at, trace_tokens(r, s->input_mean),
+			      trace_tokens(r, s->output_mean), -1.0)) {
+			trace_oom(err, errlen, "synthetic trace");
+			trace_free(t);
+			return -1;
+		}
+	}
+	t->span_s = s->duration_s;
+	return 0;
+}
+
+/* ---- transforms --------------------------------------------------------- */
+
+int trace_transform(struct trace *t, int overlay, double speedup,
+		    char *err, size_t errlen)
+{
+	size_t n0 = t->n, i;
+	int k;
+
+	if (overlay < 1 || overlay > 1000 || !(speedup > 0) ||
+	    speedup > 1e6) {
+		snprintf(err, errlen, "overlay must be 1 to 1000 and speedup "
+			 "above 0 and up to 1e6");
+		return -1;
+	}
+	if (overlay > 1 && !(t->span_s > 0)) {
+		snprintf(err, errlen, "overlay needs a trace longer than 0 s");
+		return -1;
+	}
+	if ((double)n0 * overlay > (double)TRACE_REQ_MAX) {
+		trace_oom(err, errlen, "overlay");
+		return -1;
+	}
+	for (k = 1; k < overlay; k++) {
+		double shift = k * t->span_s / overlay;
+
+		for (i = 0; i < n0; i++) {
+			struct trace_req q = t->req[i];
+			double at = fmod(q.arrival_s + shift, t->span_s);
+
+			if (trace_add(t, at, q.input_tokens, q.output_tokens,
+				      q.service_s)) {
+				trace_oom(err, errlen, "overlay");
+				return -1;
+			}
+		}
+	}
+	if (speedup != 1.0) {
+		for (i = 0; i < t->n; i++)
+			t->req[i].arrival_s /= speedup;
+		t->span_s /= speedup;
+	}
+	trace_sort(t);
+	return 0;
+}
+
+/* ---- service times ------------------------------------------------------ */
+
+static const char *const trace_services[] = {
+	"auto", "column", "perf", "exp", "lognormal",
+};
+
+int trace_service_parse(const char *s, enum trace_service *out)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(trace_services) / sizeof(trace_services[0]);
+	     i++)
+		if (!strcmp(s, trace_services[i])) {
+			*out = (enum trace_service)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *trace_service_name(enum trace_service s)
+{
+	if ((size_t)s < sizeof(trace_services) / sizeof(trace_services[0]))
+		return trace_services[s];
+	return "?";
+}
+
+int trace_set_service(struct trace *t, enum trace_service how,
+		      const struct perf *p, double batch, double mean,
+		      double cv, struct simrng *r, char *err, size_t errlen)
+{
+	size_t i;
+
+	if (how == TRACE_SVC_AUTO)
+		how = t->has_service ? TRACE_SVC_COLUMN : TRACE_SVC_PERF;
+	if (how == TRACE_SVC_COLUMN && !t->has_service) {
+		snprintf(err, errlen, "service 'column': the trace has no "
+			 "service_s column; allowed: perf, exp, lognormal");
+		return -1;
+	}
+	if ((how == TRACE_SVC_EXP || how == TRACE_SVC_LOGNORMAL) &&
+	    (!(mean > 0) || mean > TRACE_SERVICE_MAX || !(cv >= 0) ||
+	     cv > 100)) {
+		snprintf(err, errlen, "service '%s' needs a mean above 0 and "
+			 "up to %g s, and a CV from 0 to 100",
+			 trace_service_name(how), TRACE_SERVICE_MAX);
+		return -1;
+	}
+	if (how == TRACE_SVC_PERF && (!p || !(batch >= 1))) {
+		snprintf(err, errlen, "service 'perf' needs a batch >= 1");
+		return -1;
+	}
+	for (i = 0; i < t->n; i++) {
+		struct trace_req *q = &t->req[i];
+		double s = q->service_s;
+
+		switch (how) {
+		case TRACE_SVC_PERF:
+			s = perf_service_s(p, q->input_tokens,
+					   q->output_tokens, batch);
+			break;
+		case TRACE_SVC_EXP:
+			s = simrng_exp(r, mean);
+			break;
+		case TRACE_SVC_LOGNORMAL:
+			s = simrng_lognormal(r, mean, cv);
+			break;
+		default:
+			break;
+		}
+		if (!(s >= TRACE_SERVICE_MIN))
+			s = TRACE_SERVICE_MIN;
+		if (s > TRACE_SERVICE_MAX)
+			s = TRACE_SERVICE_MAX;
+		q->service_s = s;
+	}
+	return 0;
+}
+
+double trace_work_s(const struct trace *t)
+{
+	double w = 0;
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		w += t->req[i].service_s;
+	return w;
+}
