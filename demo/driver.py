@@ -70,6 +70,7 @@ def metadata_with_extras(a):
 # The parser takes any key=value pairs and knows a few spellings per field.
 ALIASES = {
     "lam": ("lambda", "lam", "arrival", "arrival_rate", "arrivalRate", "l"),
+    "fcst": ("forecast", "fcst", "arrival_forecast"),
     "W": ("W", "w", "service", "service_time", "serviceTime", "svc"),
     "Q": ("Q", "q", "queue", "queue_depth", "queueDepth"),
     "S": ("S", "s", "shed", "shed_rate", "shedRate"),
@@ -216,7 +217,8 @@ def http_json(url, data=None, timeout=3):
 # ---- output --------------------------------------------------------------
 COLS = [  # (title, unit, width)
     ("time", "s", 5), ("offer", "req/s", 6),
-    ("lam", "req/s", 6), ("W", "s", 5), ("Q", "req", 5), ("S", "req/s", 5),
+    ("lam", "req/s", 6), ("fcst", "req/s", 6), ("W", "s", 5),
+    ("Q", "req", 5), ("S", "req/s", 5),
     ("busy", "slots", 6), ("head", "slots", 5), ("drain", "slots", 6),
     ("boost", "slots", 6),
     ("raw", "repl", 5), ("target", "repl", 7), ("act", "", 4),
@@ -274,8 +276,10 @@ def header(a):
         "arrival rate (the truth)",
         "  lam W Q S   what staffer saw: arrival rate, mean service time, "
         "queue depth, shed rate",
-        "  busy head drain boost   staffer's terms in slots: busy = lam*W "
-        "(Little's law), headroom",
+        "  fcst    Holt forecast of the arrival rate one cold start ahead; "
+        "staffer uses max(lam, fcst)",
+        "  busy head drain boost   staffer's terms in slots: busy = "
+        "max(lam,fcst)*W (Little's law), headroom",
         "          = beta*sqrt(busy), drain = backlog spread over "
         "drainSeconds, boost = S*W while shedding",
         "  raw     the model's replicas, ceil((busy+head+drain+boost)/n); "
@@ -407,7 +411,8 @@ def main():
                 else "%d" % current
             cells = [
                 f(s["t"], 0), f(s["offered_rate"], 2),
-                f(d.get("lam"), 2), f(d.get("W"), 1), f(d.get("Q"), 0),
+                f(d.get("lam"), 2), f(d.get("fcst"), 2), f(d.get("W"), 1),
+                f(d.get("Q"), 0),
                 f(d.get("S"), 2),
                 f(d.get("busy"), 1), f(d.get("headroom"), 1),
                 f(d.get("drain"), 1), f(d.get("boost"), 1),

@@ -541,7 +541,7 @@ static void entry_done(struct fetch *f, struct entry *e, CURLcode res)
 		/* Prometheus explains bad queries in a JSON body (400/422). */
 		err = prom_parse_instant(e->body, e->body_len, &v, msg,
 					 sizeof(msg));
-		if (err != PROM_EAPI) {
+		if (err != PROM_EAPI && err != PROM_EQUERY) {
 			err = PROM_ESTATUS;
 			snprintf(msg, sizeof(msg), "HTTP status %ld", status);
 		}

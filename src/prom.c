@@ -45,6 +45,8 @@ const char *prom_strerror(enum prom_err e)
 		return "malformed backend reply";
 	case PROM_EAPI:
 		return "backend query error";
+	case PROM_EQUERY:
+		return "query rejected by the backend";
 	case PROM_EEMPTY:
 		return "query returned no series";
 	case PROM_EMULTI:
@@ -309,7 +311,9 @@ static enum prom_err prom_api_error(const cJSON *root, char *err,
 	else
 		snprintf(m, sizeof(m), "(no message)");
 	prom_seterr(err, errlen, "backend error (%s): %s", t, m);
-	return PROM_EAPI;
+	/* bad_data is Prometheus' word for a query it cannot parse or run
+	 * as given: the user's mistake, not an outage. */
+	return strcmp(t, "bad_data") ? PROM_EAPI : PROM_EQUERY;
 }
 
 /*

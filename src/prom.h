@@ -20,6 +20,7 @@ enum prom_err {
 	PROM_ESTATUS,  /* HTTP status other than 200 */
 	PROM_EPARSE,   /* not JSON, or not the shape of a query answer */
 	PROM_EAPI,     /* "status":"error" from Prometheus */
+	PROM_EQUERY,   /* ... with errorType bad_data: the PromQL is wrong */
 	PROM_EEMPTY,   /* no series: the signal is unknown, not zero */
 	PROM_EMULTI,   /* several series: wrap the query in sum() */
 	PROM_ENAN,     /* NaN or +-Inf sample */

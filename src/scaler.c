@@ -421,8 +421,10 @@ static int read_signal(const struct eval *e, const struct fetch_answer *a,
 		return 0;
 	}
 	if (x->err != PROM_OK) {
-		r->err = x->err == PROM_EMULTI ? SCALER_EINVAL :
-			 SCALER_EUNAVAIL;
+		/* Several series or a query the backend rejects as bad_data
+		 * are the ScaledObject's mistake; the rest is an outage. */
+		r->err = x->err == PROM_EMULTI || x->err == PROM_EQUERY ?
+			 SCALER_EINVAL : SCALER_EUNAVAIL;
 		snprintf(r->msg, sizeof(r->msg), "%s: %s (backend '%s')",
 			 sig_keys[sig], x->msg,
 			 config_backend(e->s->cfg, e->m.backend)->name);

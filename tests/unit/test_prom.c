@@ -273,7 +273,7 @@ static void test_status_error(void **state)
 
 	assert_int_equal(instant("{\"status\":\"error\",\"errorType\":"
 		"\"bad_data\",\"error\":\"1:5: parse error: unexpected "
-		"\\\"}\\\"\\n\\u0007\"}", &v, err), PROM_EAPI);
+		"\\\"}\\\"\\n\\u0007\"}", &v, err), PROM_EQUERY);
 	check_contains(err, "bad_data");
 	check_contains(err, "parse error: unexpected \"}\"??");
 	assert_int_equal(instant("{\"status\":\"error\"}", &v, err),
