@@ -331,7 +331,7 @@ int policy_parse(struct policy *p, const char *spec,
 	return 0;
 }
 
-/* ---- running -------------------------------------------------------------- */
+/* ---- running ----------------------------------------------------------- */
 
 int policy_run_init(struct policy_run *r, const struct policy *p)
 {
@@ -549,7 +549,6 @@ int policy_active(struct policy_run *r, const struct policy_view *v)
 {
 	const struct policy *p = r->p;
 	struct model_signals s;
-	struct decision d;
 	double util;
 
 	switch (p->kind) {
@@ -557,10 +556,15 @@ int policy_active(struct policy_run *r, const struct policy_view *v)
 		/* The scale loop's GetMetrics steps the smoothing too;
 		 * IsActive itself is a decision without smoothing. */
 		(void)policy_staffer(r, v);
-		if (policy_staffer_signals(r, v, &s) ||
-		    decide(&p->meta, &s, v->now, NULL, &d) != MODEL_OK)
+		/* As scaler.c: activity needs lambda, Q and S only. */
+		if (isnan(v->arrival_rate) || isnan(v->queue_depth) ||
+		    isnan(v->shed_rate))
 			return -1;
-		return d.b.active;
+		memset(&s, 0, sizeof(s));
+		s.arrival_rate = v->arrival_rate > 0 ? v->arrival_rate : 0;
+		s.queue_depth = v->queue_depth > 0 ? v->queue_depth : 0;
+		s.shed_rate = v->shed_rate > 0 ? v->shed_rate : 0;
+		return model_is_active(&p->meta.model, &s);
 	case POLICY_KEDA_QUEUE:
 		return policy_or0(v->queue_depth) > p->activation;
 	case POLICY_KEDA_RUNNING:

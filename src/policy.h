@@ -11,7 +11,14 @@
  *                  scaleUp and scaleDown tolerance 0, scaleDown
  *                  stabilizationWindowSeconds 0 (staffer smooths
  *                  scale-down itself); behavior=none gives KEDA's default
- *                  HPA instead.
+ *                  HPA instead.  The query keys are accepted and not
+ *                  used: the simulator supplies lambda, W, Q and S as if
+ *                  all four queries were set; currentReplicasQuery (any
+ *                  text) turns on the observed-replicas smoothing, fed
+ *                  from the simulated spec.replicas gauge; coldStartSeconds
+ *                  turns on the forecast from the arrivals series, both as
+ *                  scaler.c does.  slotsPerReplica defaults to the fleet's
+ *                  slots.
  *   keda-queue     KEDA Prometheus scaler on the queue depth, AverageValue
  *                  target threshold=T requests per replica (default 5).
  *   keda-running   the same on in-flight requests, threshold=T (default
@@ -26,8 +33,9 @@
  * Keys every policy takes (the ScaledObject's own fields):
  * minReplicaCount (default 1; 0 enables scale to zero), maxReplicaCount
  * (default 100), cooldownPeriod (300 s), pollingInterval (30 s),
- * activationThreshold (KEDA Prometheus triggers, default 0).  HPA keys (any of them sets spec.behavior, as in
- * a ScaledObject's advanced.horizontalPodAutoscalerConfig.behavior):
+ * activationThreshold (KEDA Prometheus triggers, default 0).  HPA keys
+ * (any of them sets spec.behavior, as in a ScaledObject's
+ * advanced.horizontalPodAutoscalerConfig.behavior):
  * tolerance (both directions), upTolerance, downTolerance, upWindow,
  * downWindow (stabilizationWindowSeconds), upSelect, downSelect
  * (Max|Min|Disabled), upPolicies, downPolicies ("Pods/4/15+Percent/

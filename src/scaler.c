@@ -573,6 +573,16 @@ static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
 	    read_signal(e, a, SIG_QUEUE, &g->queue_depth, &r) ||
 	    read_signal(e, a, SIG_SHED, &g->shed_rate, &r))
 		goto done;
+	if (e->kind == SCALER_ACTIVE) {
+		/* Activity needs lambda, Q and S only: an unknown service
+		 * time must not keep a model at zero replicas. */
+		r.active = model_is_active(&e->m.model, g);
+		if (st) {
+			st->good_active = r.active;
+			s->dirty = 1;
+		}
+		goto done;
+	}
 	g->service_time_s = read_service_time(e, a, st, &why);
 	if (why)
 		log_debug("%s: serviceTimeQuery: %s; using W=%g", e->key, why,
@@ -692,7 +702,9 @@ int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
 			query = e->m.arrival_rate_query;
 			break;
 		case SIG_SERVICE:
-			query = e->m.service_time_query;
+			/* Activity does not need W. */
+			query = kind == SCALER_METRICS ?
+				e->m.service_time_query : NULL;
 			break;
 		case SIG_QUEUE:
 			query = e->m.queue_depth_query;

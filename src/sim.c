@@ -363,11 +363,14 @@ static int sim_done(struct sim *s, uint32_t q)
 
 static int sim_ready(struct sim *s, uint32_t r)
 {
-	struct sim_replica *x = &s->rep[r];
+	struct sim_replica *x;
 
 	/* A replica removed while starting may have left this event behind
 	 * (its slot possibly reused by a later replica). */
-	if (r >= s->nrep || x->state != R_STARTING || x->ready_at != s->now)
+	if (r >= s->nrep)
+		return 0;
+	x = &s->rep[r];
+	if (x->state != R_STARTING || x->ready_at != s->now)
 		return 0;
 	x->state = R_READY;
 	s->n_starting--;

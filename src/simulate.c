@@ -669,6 +669,11 @@ int cmd_simulate(int argc, char **argv)
 			simulate_row(pol[i].name, &r);
 		}
 	}
+	if (!o.json)
+		printf("\nSLA%%: requests started within %g s of arrival (shed "
+		       "ones count as misses); waits: of started requests,\n"
+		       "nearest rank; rep-h: replica-hours over the trace; "
+		       "/LB: over busy slot-hours / slots.\n", o.sc.sla_s);
 	if (ts.csv && fclose(ts.csv)) {
 		ts.csv = NULL;
 		perror(o.ts_file);

@@ -94,6 +94,8 @@ static void trace_oom(char *err, size_t errlen, const char *what)
 
 #define TRACE_FIELDS_MAX 8
 
+/* Split line in place at commas into at most max fields; max + 1 when
+ * there are more. */
 static size_t trace_split(char *line, char **f, size_t max)
 {
 	size_t n = 0;
@@ -171,8 +173,9 @@ int trace_load_csv(struct trace *t, const char *path, char *err,
 			continue;
 		nf = trace_split(line, f, TRACE_FIELDS_MAX);
 		if (nf != want) {
-			snprintf(err, errlen, "trace '%s' line %zu: %zu "
+			snprintf(err, errlen, "trace '%s' line %zu: %s%zu "
 				 "fields, the header has %zu", path, lineno,
+				 nf > TRACE_FIELDS_MAX ? "more than " : "",
 				 nf > TRACE_FIELDS_MAX ? nf - 1 : nf, want);
 			goto out;
 		}

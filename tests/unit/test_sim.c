@@ -243,6 +243,48 @@ static void test_trace_overlay(void **state)
 	trace_free(&t);
 }
 
+/* A rate file: 3 windows of 600 s at 1 req/s, a gap (repeats 1), 3 req/s,
+ * compressed x10 into 180 s, the rate linear between window midpoints. */
+static void test_trace_rates(void **state)
+{
+	struct trace t;
+	struct trace_rates o = { 10, 1, 0, 0, 100, 10 };
+	struct simrng r;
+	char err[TRACE_ERR_MAX];
+	const char *path;
+	double expect;
+
+	path = write_tmp("window_start_s,total_rate_rps,active_clients\n"
+			 "0,1,5\n600,0,0\n1200,3,5\n");
+	simrng_seed(&r, 1);
+	trace_init(&t);
+	assert_int_equal(trace_load_rates(&t, path, &o, &r, err, sizeof(err)),
+			 0);
+	assert_near(t.span_s, 180, 1e-9);
+	/* Integral of the rate: flat 1 to 30 s, 1 to 90 s, 1 -> 3 from 90
+	 * to 150 s, flat 3 to 180 s: 30 + 60 + 120 + 90 = 300. */
+	expect = 300;
+	assert_true(fabs((double)t.n - expect) < 4 * sqrt(expect));
+	trace_free(&t);
+	o.start_s = 1200;
+	assert_int_equal(trace_load_rates(&t, path, &o, &r, err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "fewer than 2 windows"));
+	unlink(path);
+	path = write_tmp("window_start_s,total_rate_rps,active_clients\n"
+			 "0,1,5\n0,2,5\n");
+	o.start_s = 0;
+	assert_int_equal(trace_load_rates(&t, path, &o, &r, err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "is not after"));
+	unlink(path);
+	path = write_tmp("time,rate\n0,1\n");
+	assert_int_equal(trace_load_rates(&t, path, &o, &r, err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "header"));
+	unlink(path);
+}
+
 /* ---- whole runs ---------------------------------------------------------- */
 
 /* A trace of given (arrival, service) pairs. */
@@ -545,6 +587,7 @@ int main(void)
 		cmocka_unit_test(test_perf_model),
 		cmocka_unit_test(test_trace_csv),
 		cmocka_unit_test(test_trace_overlay),
+		cmocka_unit_test(test_trace_rates),
 		cmocka_unit_test(test_littles_law),
 		cmocka_unit_test(test_queue_timeout),
 		cmocka_unit_test(test_cold_start),
