@@ -24,6 +24,7 @@
 #include <cjson/cJSON.h>
 
 #include "config.h"
+#include "show.h"
 
 #define CFG_PATH_MAX 160          /* a JSON path in an error */
 #define CFG_SHOW_MAX 60           /* bytes of a bad value quoted */
@@ -87,24 +88,10 @@ struct cfg_ctx {
 
 /* ---- messages ---------------------------------------------------------- */
 
-/*
- * Copy text a user wrote into dst for a message: at most CFG_SHOW_MAX
- * bytes, anything but printable ASCII as '?', a cut marked "...".
- */
+/* Text a user wrote, made safe to quote (see show.h). */
 static void cfg_show(char dst[CFG_SHOW_MAX + 4], const char *s)
 {
-	size_t len = strnlen(s, CFG_SHOW_MAX + 1), i;
-
-	for (i = 0; i < len && i < CFG_SHOW_MAX; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		dst[i] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
-	}
-	if (len > CFG_SHOW_MAX) {
-		memcpy(dst + i, "...", 3);
-		i += 3;
-	}
-	dst[i] = '\0';
+	show_text(dst, CFG_SHOW_MAX, s, strnlen(s, CFG_SHOW_MAX + 1));
 }
 
 static int cfg_fail(const struct cfg_ctx *x, const char *path,

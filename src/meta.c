@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "meta.h"
+#include "show.h"
 #include "sched.h"
 #include "tz.h"
 
@@ -795,39 +796,7 @@ _Static_assert(META_SHOW_BUF <= META_NAME_MAX, "a shown key fits err->key");
 
 static void meta_show(char buf[META_SHOW_BUF], const char *s)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t o = 0, n;
-	char piece[4];
-
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		n = 2;
-		piece[0] = '\\';
-		if (c == '\n') {
-			piece[1] = 'n';
-		} else if (c == '\t') {
-			piece[1] = 't';
-		} else if (c == '\r') {
-			piece[1] = 'r';
-		} else if (c < 0x20 || c >= 0x7f) {
-			piece[1] = 'x';
-			piece[2] = hex[c >> 4];
-			piece[3] = hex[c & 0xf];
-			n = 4;
-		} else {
-			piece[0] = (char)c;
-			n = 1;
-		}
-		if (o + n > META_SHOW_MAX) {
-			memcpy(buf + o, "...", 3);
-			o += 3;
-			break;
-		}
-		memcpy(buf + o, piece, n);
-		o += n;
-	}
-	buf[o] = '\0';
+	show_escaped(buf, META_SHOW_MAX, s, (size_t)-1);
 }
 
 /* Room for any row's "allowed (note)" text. */

@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "prom.h"
+#include "show.h"
 
 /*
  * At most this many JSON values in one reply.  A cJSON node costs about
@@ -187,27 +188,12 @@ static void prom_seterr(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
-/*
- * Copy untrusted text (srclen bytes, NULs included) into dst for an error
- * message: at most PROM_SHOW_MAX bytes, anything but printable ASCII
- * becomes '?', and a cut is marked with "...".  Keeps log lines one line
- * and free of terminal escapes.  dst has PROM_SHOW_MAX + 4 bytes.
- */
+/* Untrusted text (srclen bytes, NULs included), made safe to quote in an
+ * error message (see show.h).  dst has PROM_SHOW_MAX + 4 bytes. */
 static void prom_show(char dst[PROM_SHOW_MAX + 4], const char *src,
 		      size_t srclen)
 {
-	size_t i, n = srclen < PROM_SHOW_MAX ? srclen : PROM_SHOW_MAX;
-
-	for (i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)src[i];
-
-		dst[i] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
-	}
-	if (srclen > n) {
-		memcpy(dst + n, "...", 3);
-		n += 3;
-	}
-	dst[n] = '\0';
+	show_text(dst, PROM_SHOW_MAX, src, srclen);
 }
 
 static void prom_show_str(char dst[PROM_SHOW_MAX + 4], const char *s)

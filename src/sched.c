@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sched.h"
+#include "show.h"
 
 #define SCHED_DAY 1440          /* minutes in a day */
 #define SCHED_ALL_DAYS 0x7fu
@@ -65,36 +66,11 @@ static int sched_fold(int c)
 
 /* ---- messages ------------------------------------------------------------ */
 
-/* len bytes of s as shown in a message: bytes outside printable ASCII as
- * \xNN, cut after SCHED_SHOW_MAX characters with "...". */
+/* len bytes of s as shown in a message: escaped as show_escaped() does,
+ * cut after SCHED_SHOW_MAX characters with "...". */
 static void sched_show(char buf[SCHED_SHOW_BUF], const char *s, size_t len)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t i, o = 0, n;
-	char piece[4];
-
-	for (i = 0; i < len && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < 0x20 || c >= 0x7f) {
-			piece[0] = '\\';
-			piece[1] = 'x';
-			piece[2] = hex[c >> 4];
-			piece[3] = hex[c & 0xf];
-			n = 4;
-		} else {
-			piece[0] = (char)c;
-			n = 1;
-		}
-		if (o + n > SCHED_SHOW_MAX) {
-			memcpy(buf + o, "...", 3);
-			o += 3;
-			break;
-		}
-		memcpy(buf + o, piece, n);
-		o += n;
-	}
-	buf[o] = '\0';
+	show_escaped(buf, SCHED_SHOW_MAX, s, len);
 }
 
 #if defined(__GNUC__)
