@@ -16,6 +16,8 @@
 #include "model.h"
 #include "smooth.h"
 
+#include <stddef.h>
+
 struct decision {
 	struct model_breakdown b;   /* every term of the model */
 	int64_t raw;                /* the model's replicas (capped) */
@@ -45,5 +47,45 @@ enum model_err decide_observed(const struct meta *m,
 			       const struct model_signals *s,
 			       int64_t current, int64_t recent_max,
 			       struct decision *out);
+
+/*
+ * What the server reads for one GetMetrics, already fetched: the whole
+ * path from observations to the answer, shared by the server (scaler.c)
+ * and the simulator (policy.c) so that neither can drift from the other.
+ */
+struct decide_obs {
+	double arrival_rate;   /* lambda, req/s, >= 0 (negatives clamped) */
+	double queue_depth;    /* Q, >= 0 */
+	double shed_rate;      /* S, req/s, >= 0 */
+	double w_measured;     /* serviceTimeQuery's answer; <= 0 or NaN: none */
+	double w_last;         /* last good W; <= 0: none */
+	const double *series;  /* arrivalRateQuery over forecastWindowSeconds, */
+	size_t n_series;       /* evenly spaced, oldest first; n < 2: none */
+	double series_step_s;
+	int have_view;         /* currentReplicasQuery answered: */
+	int64_t current;       /* replicas now */
+	int64_t recent_max;    /* highest over scaleDownPeriodSeconds */
+};
+
+enum decide_err {
+	DECIDE_OK = 0,
+	DECIDE_ENOW,    /* W unknown while there is demand */
+	DECIDE_EMODEL,  /* the model refused the signals (see *merr) */
+};
+
+/*
+ * W is the measured value, else the last good one, else the serviceTime
+ * metadata (0 when none and there is no demand).  The forecast comes from
+ * the series when there is a W.  With have_view the decision is
+ * decide_observed() and st (if any) is seeded with its answer, else it is
+ * decide() through st.  On DECIDE_OK fills *sig (the signals used) and
+ * *out; on DECIDE_EMODEL stores the model's code in *merr.
+ */
+enum decide_err decide_observations(const struct meta *m,
+				    const struct decide_obs *o, double now_s,
+				    struct smooth *st,
+				    struct model_signals *sig,
+				    struct decision *out,
+				    enum model_err *merr);
 
 #endif

@@ -356,41 +356,25 @@ void policy_run_free(struct policy_run *r)
  * The signals as staffer's server reads them (scaler.c, design section 2):
  * lambda = rate(arrivals), W = rate(service sum) / rate(service count),
  * Q = the queue gauge, S = rate(shed).  A query without data is unknown:
- * then -1 (GetMetrics fails, the HPA keeps its replicas).  An unknown W
- * (no completions in the window) takes the last good W, else
- * serviceTime, and fails only when there is demand.
+ * then -1 (GetMetrics fails, the HPA keeps its replicas).  W's fallbacks
+ * are decide_observations()'s, as in the server.
  */
-static int policy_staffer_signals(struct policy_run *r,
-				  const struct policy_view *v,
-				  struct model_signals *s)
+static int policy_staffer_obs(struct policy_run *r,
+			      const struct policy_view *v,
+			      struct decide_obs *o)
 {
-	const struct meta *m = &r->p->meta;
-	double w = NAN;
-	int demand;
-
-	memset(s, 0, sizeof(*s));
+	memset(o, 0, sizeof(*o));
 	if (isnan(v->arrival_rate) || isnan(v->queue_depth) ||
 	    isnan(v->shed_rate))
 		return -1;
-	s->arrival_rate = v->arrival_rate > 0 ? v->arrival_rate : 0;
-	s->queue_depth = v->queue_depth > 0 ? v->queue_depth : 0;
-	s->shed_rate = v->shed_rate > 0 ? v->shed_rate : 0;
+	o->arrival_rate = v->arrival_rate > 0 ? v->arrival_rate : 0;
+	o->queue_depth = v->queue_depth > 0 ? v->queue_depth : 0;
+	o->shed_rate = v->shed_rate > 0 ? v->shed_rate : 0;
 	if (v->completion_rate > 0 && v->service_rate >= 0)
-		w = v->service_rate / v->completion_rate;
-	if (w > 0)
-		r->last_w = w;
-	else if (r->last_w > 0)
-		w = r->last_w;
-	else
-		w = m->service_time_s;
-	demand = s->arrival_rate > 0 || s->queue_depth > 0 ||
-		 s->shed_rate > 0;
-	if (!(w > 0)) {
-		if (demand)
-			return -1;
-		w = 0;
-	}
-	s->service_time_s = w;
+		o->w_measured = v->service_rate / v->completion_rate;
+	if (o->w_measured > 0)
+		r->last_w = o->w_measured;
+	o->w_last = r->last_w;
 	return 0;
 }
 
@@ -398,39 +382,37 @@ static int policy_staffer_signals(struct policy_run *r,
 				 * window allows 86400 / 60 + 1) */
 
 /*
- * The forecast input, as scaler.c makes it: the range query of
+ * The forecast input, as scaler.c fetches it: the range query of
  * arrivalRateQuery over forecastWindowSeconds at
  * forecast_step_seconds(window), points at now - window + k step, each
- * rate() as of that instant; Holt coldStartSeconds ahead.  0 (no
- * forecast) when a point has no data (a gap) or fewer than 2 points.
+ * rate() as of that instant.  No series (no forecast) when a point has no
+ * data (a gap).  vals must hold POLICY_SERIES_MAX values.
  */
-static double policy_forecast(const struct policy_run *r,
-			      const struct policy_view *v)
+static void policy_series(const struct policy_run *r,
+			  const struct policy_view *v, double *vals,
+			  struct decide_obs *o)
 {
 	const struct meta *m = &r->p->meta;
-	double vals[POLICY_SERIES_MAX];
 	double step, start;
-	struct forecast fc;
 	size_t n, k;
 
 	if (!(m->cold_start_s > 0) || !v->arrivals)
-		return 0;
+		return;
 	step = forecast_step_seconds(m->forecast_window_s);
 	n = (size_t)floor(m->forecast_window_s / step + 1e-9) + 1;
 	if (n < 2 || n > POLICY_SERIES_MAX)
-		return 0;
+		return;
 	start = v->now - (double)(n - 1) * step;
 	for (k = 0; k < n; k++) {
 		if (simprom_rate(v->arrivals, start + (double)k * step,
 				 v->rate_window_s, &vals[k]))
-			return 0;
+			return;
 		if (vals[k] < 0)
 			vals[k] = 0;
 	}
-	if (forecast_ahead(vals, n, step, m->cold_start_s, m->forecast_alpha,
-			   m->forecast_beta, &fc) != MODEL_OK)
-		return 0;
-	return fc.value;
+	o->series = vals;
+	o->n_series = n;
+	o->series_step_s = step;
 }
 
 /*
@@ -465,30 +447,29 @@ static int policy_observed(const struct policy_run *r,
 static int32_t policy_staffer(struct policy_run *r,
 			      const struct policy_view *v)
 {
-	const struct meta *m = &r->p->meta;
+	double vals[POLICY_SERIES_MAX];
 	struct model_signals s;
+	struct decide_obs o;
 	struct decision d;
+	enum model_err merr;
 	double cur, recent;
-	enum model_err e;
 
-	if (policy_staffer_signals(r, v, &s)) {
+	if (policy_staffer_obs(r, v, &o)) {
 		r->metric_errors++;
 		return -1;
 	}
-	s.arrival_forecast = policy_forecast(r, v);
+	policy_series(r, v, vals, &o);
+	if (!policy_observed(r, v, &cur, &recent)) {
+		o.have_view = 1;
+		o.current = (int64_t)llround(cur);
+		o.recent_max = (int64_t)llround(recent);
+	}
 	/* The simulation starts with a warm fleet: the server's smoothing
 	 * starts from it, as that of a server that had been running. */
 	if (!r->sm.primed)
 		smooth_seed(&r->sm, v->spec, v->now);
-	if (!policy_observed(r, v, &cur, &recent)) {
-		e = decide_observed(m, &s, (int64_t)llround(cur),
-				    (int64_t)llround(recent), &d);
-		if (e == MODEL_OK)
-			smooth_seed(&r->sm, d.target, v->now);
-	} else {
-		e = decide(m, &s, v->now, &r->sm, &d);
-	}
-	if (e != MODEL_OK) {
+	if (decide_observations(&r->p->meta, &o, v->now, &r->sm, &s, &d,
+				&merr) != DECIDE_OK) {
 		r->metric_errors++;
 		return -1;
 	}

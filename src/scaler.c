@@ -439,55 +439,6 @@ static int read_signal(const struct eval *e, const struct fetch_answer *a,
 	return 0;
 }
 
-/* W: the query's positive answer, else the last known W, else the
- * serviceTime metadata.  0 when nothing is known (fine without demand). */
-static double read_service_time(const struct eval *e,
-				const struct fetch_answer *a,
-				const struct state *st, const char **why)
-{
-	const struct fetch_answer *x = answer(e, a, SIG_SERVICE);
-
-	*why = NULL;
-	if (x && x->err == PROM_OK && isfinite(x->value) && x->value > 0)
-		return x->value;
-	if (x)
-		*why = x->err ? x->msg : "no positive value";
-	if (x && st && st->good_w > 0)
-		return st->good_w;
-	return e->m.service_time_s;
-}
-
-/* The forecast of the arrival rate at the cold-start horizon, or 0 when
- * there is none (too few points, gaps in the series, bad numbers).  The
- * forecast only ever raises lambda, so no forecast is the safe default. */
-static double read_forecast(const struct eval *e, const struct fetch_answer *a)
-{
-	const struct fetch_answer *x = answer(e, a, SIG_SERIES);
-	struct forecast fc;
-	const char *why = NULL;
-	size_t i;
-
-	if (!x)
-		return 0.0;
-	if (x->err != PROM_OK)
-		why = x->msg;
-	else if (x->n < 2)
-		why = "fewer than 2 points";
-	for (i = 1; !why && i < x->n; i++)
-		if (fabs(x->ts[i] - x->ts[i - 1] - e->series_step_s) >
-		    e->series_step_s / 4)
-			why = "gaps in the series (Holt needs even spacing)";
-	if (!why && forecast_ahead(x->vals, x->n, e->series_step_s,
-				   e->m.cold_start_s, e->m.forecast_alpha,
-				   e->m.forecast_beta, &fc) != MODEL_OK)
-		why = "series outside the forecast's domain";
-	if (why) {
-		log_debug("%s: no forecast: %s", e->key, why);
-		return 0.0;
-	}
-	return fc.value;
-}
-
 /* The highest value of a range answer, or -1 if unknown. */
 static double range_max(const struct fetch_answer *x)
 {
@@ -501,6 +452,68 @@ static double range_max(const struct fetch_answer *x)
 			m = x->vals[i];
 	return m;
 }
+
+/*
+ * The fetched answers as decide_observations() takes them: W as measured
+ * (the policy of falling back is decide's), the forecast series when it is
+ * evenly spaced (Holt needs that; a gap means no forecast), and the
+ * currentReplicasQuery view when it answered.  Lambda, Q and S are in g.
+ */
+static void read_observations(const struct eval *e,
+			      const struct fetch_answer *a,
+			      const struct state *st,
+			      const struct model_signals *g,
+			      struct decide_obs *o)
+{
+	const struct fetch_answer *x;
+	size_t i;
+
+	memset(o, 0, sizeof(*o));
+	o->arrival_rate = g->arrival_rate;
+	o->queue_depth = g->queue_depth;
+	o->shed_rate = g->shed_rate;
+	o->w_last = st ? st->good_w : 0;
+	x = answer(e, a, SIG_SERVICE);
+	if (x && x->err == PROM_OK && isfinite(x->value) && x->value > 0)
+		o->w_measured = x->value;
+	else if (x)
+		log_debug("%s: serviceTimeQuery: %s; W falls back", e->key,
+			  x->err ? x->msg : "no positive value");
+
+	x = answer(e, a, SIG_SERIES);
+	if (x && x->err == PROM_OK) {
+		for (i = 1; i < x->n; i++)
+			if (fabs(x->ts[i] - x->ts[i - 1] - e->series_step_s) >
+			    e->series_step_s / 4)
+				break;
+		if (i >= x->n) {
+			o->series = x->vals;
+			o->n_series = x->n;
+			o->series_step_s = e->series_step_s;
+		} else {
+			log_debug("%s: no forecast: gaps in the series",
+				  e->key);
+		}
+	} else if (x) {
+		log_debug("%s: no forecast: %s", e->key, x->msg);
+	}
+
+	x = answer(e, a, SIG_CURRENT);
+	if (x && x->err == PROM_OK && isfinite(x->value) && x->value >= 0 &&
+	    x->value <= (double)MODEL_REPLICAS_MAX) {
+		double recent = range_max(answer(e, a, SIG_CURRENT_RECENT));
+
+		o->have_view = 1;
+		o->current = (int64_t)llround(x->value);
+		o->recent_max = recent > x->value &&
+				recent <= (double)MODEL_REPLICAS_MAX ?
+				(int64_t)llround(recent) : o->current;
+	} else if (x) {
+		log_debug("%s: currentReplicasQuery: %s; smoothing from memory",
+			  e->key, x->err ? x->msg : "not a replica count");
+	}
+}
+
 
 static void log_decision(const struct eval *e, const struct scaler_result *r,
 			 int64_t raw, const char *how)
@@ -553,10 +566,10 @@ static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
 	struct scaler_result r;
 	struct model_signals *g = &r.sig;
 	struct decision d;
+	struct decide_obs o;
 	struct state *st;
-	enum model_err merr;
-	const char *why, *how = "memory";
-	double now = wall_now(), cur, recent;
+	enum model_err merr = MODEL_OK;
+	double now = wall_now();
 
 	(void)n;
 	memset(&r, 0, sizeof(r));
@@ -583,50 +596,21 @@ static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
 		}
 		goto done;
 	}
-	g->service_time_s = read_service_time(e, a, st, &why);
-	if (why)
-		log_debug("%s: serviceTimeQuery: %s; using W=%g", e->key, why,
-			  g->service_time_s);
-	if (g->service_time_s <= 0 &&
-	    (g->arrival_rate > 0 || g->queue_depth > 0 || g->shed_rate > 0)) {
+	read_observations(e, a, st, g, &o);
+	switch (decide_observations(&e->m, &o, now,
+				    st ? &st->sm : NULL, g, &d, &merr)) {
+	case DECIDE_OK:
+		break;
+	case DECIDE_ENOW:
 		r.err = SCALER_EUNAVAIL;
 		snprintf(r.msg, sizeof(r.msg), "serviceTimeQuery: %s while "
 			 "there is demand, no earlier value and no serviceTime "
 			 "fallback; the service time is unknown",
-			 why ? why : "not given");
+			 e->slot[SIG_SERVICE] < 0 ? "not given" :
+			 a[e->slot[SIG_SERVICE]].err ?
+			 a[e->slot[SIG_SERVICE]].msg : "no positive value");
 		goto done;
-	}
-	/* Without demand W may be unknown; a forecast then cannot be staffed
-	 * (the model needs W for it), and nothing is lost by dropping it:
-	 * the measured signals are zero. */
-	if (g->service_time_s > 0)
-		g->arrival_forecast = read_forecast(e, a);
-
-	cur = -1;
-	if (answer(e, a, SIG_CURRENT)) {
-		const struct fetch_answer *x = answer(e, a, SIG_CURRENT);
-
-		if (x->err == PROM_OK && x->value >= 0)
-			cur = x->value;
-		else
-			log_debug("%s: currentReplicasQuery: %s; smoothing "
-				  "from memory", e->key,
-				  x->err ? x->msg : "negative");
-	}
-	if (cur >= 0 && e->kind == SCALER_METRICS) {
-		recent = range_max(answer(e, a, SIG_CURRENT_RECENT));
-		merr = decide_observed(&e->m, g, (int64_t)llround(cur),
-				       (int64_t)llround(recent < cur ? cur :
-							recent), &d);
-		how = "observed";
-		if (merr == MODEL_OK && st)
-			smooth_seed(&st->sm, d.target, now);
-	} else {
-		merr = decide(&e->m, g, now,
-			      st && e->kind == SCALER_METRICS ? &st->sm : NULL,
-			      &d);
-	}
-	if (merr != MODEL_OK) {
+	case DECIDE_EMODEL:
 		r.err = SCALER_EUNAVAIL;
 		snprintf(r.msg, sizeof(r.msg), "cannot staff these signals "
 			 "(lambda=%g W=%g Q=%g S=%g): %s", g->arrival_rate,
@@ -638,8 +622,8 @@ static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
 	r.active = d.b.active;
 	r.target = d.target;
 	if (st) {
-		if (g->service_time_s > 0 && !why)
-			st->good_w = g->service_time_s;
+		if (o.w_measured > 0)
+			st->good_w = o.w_measured;
 		if (e->kind == SCALER_METRICS) {
 			st->good_target = d.target;
 			st->good_at = now;
@@ -649,7 +633,7 @@ static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
 		s->dirty = 1;
 	}
 	if (e->kind == SCALER_METRICS)
-		log_decision(e, &r, d.raw, how);
+		log_decision(e, &r, d.raw, o.have_view ? "observed" : "memory");
 done:
 	hold_or_fail(e, st, now, &r);
 	if (r.err != SCALER_OK)
