@@ -32,6 +32,7 @@ RUN apt-get update \
       libprotobuf-c-dev \
       libcurl4-openssl-dev \
       libcjson-dev \
+      libyaml-dev \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
@@ -48,7 +49,8 @@ SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 
 # Exactly the packages that own the binary's NEEDED libraries (libgrpc.so.29
 # and libgpr.so.29: libgrpc29; libprotobuf-c.so.1; libcurl.so.4;
-# libcjson.so.1), plus CA certificates; libc6 is in the base image.
+# libcjson.so.1; libyaml-0.so.2: libyaml-0-2, for `staffer lint`), plus CA
+# certificates; libc6 is in the base image.
 # tests/packaging/run.sh checks this list against `readelf -d build/staffer`.
 # hadolint ignore=DL3008
 RUN apt-get update \
@@ -57,6 +59,7 @@ RUN apt-get update \
       libprotobuf-c1 \
       libcurl4 \
       libcjson1 \
+      libyaml-0-2 \
       ca-certificates \
       tzdata \
  && rm -rf /var/lib/apt/lists/*

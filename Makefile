@@ -11,9 +11,9 @@ CSTD     = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 WARN     = -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wno-unused-parameter
 OPT     ?= -O2 -g
-PKGS     = grpc libprotobuf-c libcurl libcjson
+PKGS     = grpc libprotobuf-c libcurl libcjson yaml-0.1
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LIBS     = -lgrpc -lgpr -lprotobuf-c -lcurl -lcjson -lpthread -lm
+LIBS     = -lgrpc -lgpr -lprotobuf-c -lcurl -lcjson -lyaml -lpthread -lm
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer \
            -fno-sanitize-recover=undefined
 
@@ -30,7 +30,7 @@ LIB_SRC  = src/model.c src/erlang.c src/smooth.c src/meta.c src/config.c \
            src/simrng.c src/simheap.c src/perf.c src/trace.c \
            src/simprom.c src/hpa.c src/keda.c src/demand.c src/policy.c \
            src/sim.c src/simplot.c src/simulate.c \
-           src/sched.c src/tz.c
+           src/sched.c src/tz.c src/lint.c
 MAIN_SRC = src/main.c
 
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(PKG_CFLAGS) -Isrc -I$(GEN) $(CFLAGS)
@@ -136,8 +136,9 @@ bench: deps
 valgrind: $(B)/staffer
 	@tests/integration/valgrind.sh
 
-lint:
-	@scripts/lint.sh
+# The example ScaledObjects, checked the way a user checks theirs.
+lint: $(B)/staffer
+	@$(B)/staffer lint scaledobjects/*.yaml
 
 clean:
 	rm -rf $(B)

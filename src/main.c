@@ -17,6 +17,7 @@ static const struct {
 	{ "calc", cmd_calc, "evaluate the model on numbers given as key=value" },
 	{ "simulate", cmd_simulate,
 	  "replay traffic through a simulated fleet, compare policies" },
+	{ "lint", cmd_lint, "check ScaledObject YAML before it is applied" },
 };
 
 static void usage(FILE *fp)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Every test: unit (cmocka, build/tests/test_*), calc (tests/cli/calc.sh),
+# Every test: unit (cmocka, build/tests/test_*), calc and lint (tests/cli/),
 # packaging (tests/packaging/run.sh), integration (tests/integration/run.sh),
 # valgrind (tests/integration/valgrind.sh, one test).  Builds nothing: `make test` builds first and then calls this.
 # Prints one combined `N passed, N failed` last; exits non-zero on failure.
@@ -70,6 +70,11 @@ add_counts unit "$rc"
 echo "=== calc"
 run tests/cli/calc.sh
 add_counts calc "$rc"
+
+# ---- lint through the real binary (examples clean, one fixture per error)
+echo "=== lint"
+run tests/cli/lint.sh
+add_counts lint "$rc"
 
 # ---- packaging: chart rendering, manifests, ScaledObjects against the CRD
 echo "=== packaging"
