@@ -54,8 +54,10 @@ struct state {
 	double last_seen;       /* wall clock, s */
 	int have_good;
 	int64_t good_target;    /* last answer made from known signals */
-	int good_active;
-	double good_at;         /* wall clock, s */
+	double good_at;         /* wall clock, s, of good_target */
+	int have_active;
+	int good_active;        /* last activity from known signals */
+	double active_at;       /* wall clock, s, of good_active */
 	double good_w;          /* last known service time, s; 0 = none */
 };
 
@@ -203,7 +205,9 @@ int scaler_save(struct scaler *s)
 			cJSON_AddBoolToObject(o, "haveGood", st->have_good);
 			cJSON_AddNumberToObject(o, "goodTarget",
 						(double)st->good_target);
+			cJSON_AddBoolToObject(o, "haveActive", st->have_active);
 			cJSON_AddBoolToObject(o, "goodActive", st->good_active);
+			cJSON_AddNumberToObject(o, "activeAt", st->active_at);
 			cJSON_AddNumberToObject(o, "goodAt", st->good_at);
 			cJSON_AddNumberToObject(o, "goodW", st->good_w);
 			cJSON_AddNumberToObject(o, "lastSeen", st->last_seen);
@@ -307,8 +311,11 @@ static void states_load(struct scaler *s)
 			cJSON_GetObjectItemCaseSensitive(o, "haveGood"));
 		st->good_target = (int64_t)num(o, "goodTarget", 0,
 					       (double)MODEL_REPLICAS_MAX);
+		st->have_active = cJSON_IsTrue(
+			cJSON_GetObjectItemCaseSensitive(o, "haveActive"));
 		st->good_active = cJSON_IsTrue(
 			cJSON_GetObjectItemCaseSensitive(o, "goodActive"));
+		st->active_at = num(o, "activeAt", 0, 1e12);
 		st->good_at = num(o, "goodAt", 0, 1e12);
 		st->good_w = num(o, "goodW", 0, 86400);
 		st->last_seen = num(o, "lastSeen", 0, 1e12);
@@ -533,16 +540,29 @@ static void log_decision(const struct eval *e, const struct scaler_result *r,
 		 e->window ? e->window : "");
 }
 
-/* Unknown data: hold the last good answer for staleHoldSeconds. */
+/* Unknown data: hold the last good answer for staleHoldSeconds.  The
+ * target and the activity are held separately: KEDA may ask IsActive of a
+ * ScaledObject at zero replicas long before (or without) any GetMetrics. */
 static void hold_or_fail(const struct eval *e, struct state *st, double now,
 			 struct scaler_result *r)
 {
-	if (r->err == SCALER_EUNAVAIL && st && st->have_good &&
-	    now - st->good_at <= e->m.stale_hold_s) {
-		log_warn("%s: %s; holding the last target %lld from %.0fs "
-			 "ago (staleHoldSeconds %g)", e->key, r->msg,
-			 (long long)st->good_target, now - st->good_at,
-			 e->m.stale_hold_s);
+	int active = e->kind == SCALER_ACTIVE;
+	int have = st && (active ? st->have_active : st->have_good);
+	double at = !st ? 0 : active ? st->active_at : st->good_at;
+
+	if (r->err != SCALER_EUNAVAIL || !have)
+		return;
+	if (now - at <= e->m.stale_hold_s) {
+		if (active)
+			log_warn("%s: %s; holding the last activity %s from "
+				 "%.0fs ago (staleHoldSeconds %g)", e->key,
+				 r->msg, st->good_active ? "true" : "false",
+				 now - at, e->m.stale_hold_s);
+		else
+			log_warn("%s: %s; holding the last target %lld from "
+				 "%.0fs ago (staleHoldSeconds %g)", e->key,
+				 r->msg, (long long)st->good_target, now - at,
+				 e->m.stale_hold_s);
 		r->err = SCALER_OK;
 		r->msg[0] = '\0';
 		r->target = st->good_target;
@@ -550,13 +570,25 @@ static void hold_or_fail(const struct eval *e, struct state *st, double now,
 		r->held = 1;
 		return;
 	}
-	if (r->err == SCALER_EUNAVAIL && st && st->have_good) {
+	{
 		size_t len = strlen(r->msg);
 
 		snprintf(r->msg + len, sizeof(r->msg) - len,
 			 "; last good data %.0fs ago, beyond staleHoldSeconds "
-			 "%g", now - st->good_at, e->m.stale_hold_s);
+			 "%g", now - at, e->m.stale_hold_s);
 	}
+}
+
+/* Remember an activity computed from known signals. */
+static void note_active(struct scaler *s, struct state *st, int active,
+			double now)
+{
+	if (!st)
+		return;
+	st->good_active = active;
+	st->have_active = 1;
+	st->active_at = now;
+	s->dirty = 1;
 }
 
 static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
@@ -590,10 +622,7 @@ static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
 		/* Activity needs lambda, Q and S only: an unknown service
 		 * time must not keep a model at zero replicas. */
 		r.active = model_is_active(&e->m.model, g);
-		if (st) {
-			st->good_active = r.active;
-			s->dirty = 1;
-		}
+		note_active(s, st, r.active, now);
 		goto done;
 	}
 	read_observations(e, a, st, g, &o);
@@ -629,8 +658,7 @@ static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
 			st->good_at = now;
 			st->have_good = 1;
 		}
-		st->good_active = r.active;
-		s->dirty = 1;
+		note_active(s, st, r.active, now);
 	}
 	if (e->kind == SCALER_METRICS)
 		log_decision(e, &r, d.raw, o.have_view ? "observed" : "memory");

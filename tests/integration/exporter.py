@@ -11,7 +11,18 @@ Endpoints (all answer 200 "ok\\n" unless noted):
   GET /delete?name=NAME&...     remove a series, or every series of a metric
                                 name (the series then vanishes from Prometheus
                                 at the next scrape: a staleness marker)
-  GET /reset                    back to the default series
+  GET /reset                    back to the default series (ends ramps and
+                                a /down)
+  GET /ramp?name=N&from=A&to=B&seconds=T[&every=E]
+                                series N goes from A to B over T seconds in
+                                equal steps every E seconds (default 1),
+                                computed at each scrape, then stays at B;
+                                answers the start time (Unix seconds).  A
+                                /set or /delete of N ends the ramp
+  GET /down?seconds=T           /metrics answers 503 for T seconds (default:
+                                until /up): the target is down, Prometheus
+                                marks every series stale
+  GET /up                       /metrics answers again
   GET /dump                     the current series as JSON
 
 Default series (always there after /reset):
@@ -26,10 +37,12 @@ of HTTP request heads it has read, per request line, as JSON.
 
 import argparse
 import json
+import math
 import re
 import socket
 import sys
 import threading
+import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -46,6 +59,8 @@ _lock = threading.Lock()
 _series = dict(DEFAULTS)
 _slow_requests = {}  # request line -> count
 _slow_socks = []
+_ramps = {}         # name -> (t0, from, to, seconds, every)
+_down_until = [0.0]  # /metrics answers 503 while time.time() < this
 
 
 def _norm_value(v):
@@ -61,8 +76,19 @@ def _norm_value(v):
     return s
 
 
+def _ramp_value(t0, a, b, seconds, every, now):
+    if seconds <= 0:
+        return b
+    steps = max(1, int(math.ceil(seconds / every)))
+    k = min(steps, max(0, int(math.floor((now - t0) / every))))
+    return a + (b - a) * k / steps
+
+
 def _render():
+    now = time.time()
     with _lock:
+        for name, r in _ramps.items():
+            _series[name] = "%.10g" % _ramp_value(*r, now=now)
         items = sorted(_series.items())
     out, typed = [], set()
     for key, val in items:
@@ -91,7 +117,39 @@ class Handler(BaseHTTPRequestHandler):
         u = urllib.parse.urlsplit(self.path)
         params = urllib.parse.parse_qsl(u.query, keep_blank_values=True)
         if u.path == "/metrics":
+            with _lock:
+                down = time.time() < _down_until[0]
+            if down:
+                return self._send(503, b"down\n")
             return self._send(200, _render())
+        if u.path == "/ramp":
+            try:
+                p = dict(params)
+                name = p["name"]
+                if not NAME_RE.match(name):
+                    raise ValueError("bad series name %r" % name)
+                r = (time.time(), float(p["from"]), float(p["to"]),
+                     float(p["seconds"]), float(p.get("every", "1")))
+                if not all(math.isfinite(x) for x in r) or r[4] <= 0:
+                    raise ValueError("bad ramp %r" % (r,))
+            except (KeyError, ValueError) as e:
+                return self._send(400, ("%s\n" % e).encode())
+            with _lock:
+                _ramps[name] = r
+                _series[name] = "%.10g" % r[1]
+            return self._send(200, ("%.6f\n" % r[0]).encode())
+        if u.path == "/down":
+            try:
+                secs = float(dict(params).get("seconds", "1e9"))
+            except ValueError as e:
+                return self._send(400, ("%s\n" % e).encode())
+            with _lock:
+                _down_until[0] = time.time() + secs
+            return self._send(200, b"ok\n")
+        if u.path == "/up":
+            with _lock:
+                _down_until[0] = 0.0
+            return self._send(200, b"ok\n")
         if u.path == "/set":
             try:
                 upd = {}
@@ -103,12 +161,17 @@ class Handler(BaseHTTPRequestHandler):
                 return self._send(400, ("%s\n" % e).encode())
             with _lock:
                 _series.update(upd)
+                for k in upd:
+                    _ramps.pop(k, None)
             return self._send(200, b"ok\n")
         if u.path == "/delete":
             names = [v for k, v in params if k == "name"] + \
                     [k for k, v in params if k != "name" and v == ""]
             with _lock:
                 for n in names:
+                    for key in list(_ramps):
+                        if key == n or key.split("{", 1)[0] == n:
+                            del _ramps[key]
                     for key in list(_series):
                         if key == n or key.split("{", 1)[0] == n:
                             del _series[key]
@@ -117,6 +180,8 @@ class Handler(BaseHTTPRequestHandler):
             with _lock:
                 _series.clear()
                 _series.update(DEFAULTS)
+                _ramps.clear()
+                _down_until[0] = 0.0
             return self._send(200, b"ok\n")
         if u.path == "/dump":
             with _lock:

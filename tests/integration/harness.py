@@ -210,6 +210,24 @@ class Metrics:
         q = urllib.parse.urlencode([("name", n) for n in names])
         assert http_get(self._exp("/delete?" + q)) == b"ok\n"
 
+    def ramp(self, name, frm, to, seconds, every=1):
+        """Make gauge `name` go from frm to to over `seconds`, a step every
+        `every` seconds, computed by the exporter at each scrape; returns
+        the exporter's start time (Unix seconds).  set()/delete() end it."""
+        q = urllib.parse.urlencode({"name": name, "from": frm, "to": to,
+                                    "seconds": seconds, "every": every})
+        return float(http_get(self._exp("/ramp?" + q)))
+
+    def target_down(self, seconds=None):
+        """Make the exporter's /metrics answer 503 (for `seconds`, or until
+        target_up()): Prometheus' scrapes fail and it marks every series
+        from the exporter stale."""
+        q = "" if seconds is None else "?seconds=%g" % seconds
+        assert http_get(self._exp("/down" + q)) == b"ok\n"
+
+    def target_up(self):
+        assert http_get(self._exp("/up")) == b"ok\n"
+
     def slow_count(self):
         return json.loads(http_get(self._exp("/slowcount")))
 

@@ -4,8 +4,10 @@
 #
 #   tests/integration/run.sh
 #
-# 1. the whole suite (test_serve.py) against build/staffer;
-# 2. the smoke subset against build/staffer-asan (ASan+UBSan), if it exists.
+# 1. the whole suites (test_serve.py, then test_time.py: decisions over
+#    time, ~75 s) against build/staffer;
+# 2. their smoke subsets against build/staffer-asan (ASan+UBSan), if it
+#    exists.
 #    LeakSanitizer stays on when it works here (detect_leaks=1); where it
 #    cannot run (no ptrace in some containers) it is turned off and leaks are
 #    left to valgrind.sh.  Set ASAN_OPTIONS yourself to override.
@@ -62,6 +64,8 @@ run_suite() {
 
 echo "# integration: $bin"
 run_suite "$py" -u "$here/test_serve.py" --bin "$bin"
+echo "# integration over time: $bin"
+run_suite "$py" -u "$here/test_time.py" --bin "$bin"
 
 if [ -x "$asan" ]; then
 	if [ -z "${ASAN_OPTIONS:-}" ]; then
@@ -78,6 +82,7 @@ if [ -x "$asan" ]; then
 	export UBSAN_OPTIONS
 	echo "# integration smoke: $asan (ASAN_OPTIONS=$ASAN_OPTIONS)"
 	run_suite "$py" -u "$here/test_serve.py" --bin "$asan" --smoke --label "asan: "
+	run_suite "$py" -u "$here/test_time.py" --bin "$asan" --smoke --label "asan: "
 else
 	echo "# $asan not built: sanitizer smoke run skipped"
 fi
