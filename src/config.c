@@ -136,22 +136,6 @@ static void cfg_join(char out[CFG_PATH_MAX], const char *parent,
 		memcpy(out + CFG_PATH_MAX - 4, "...", 4);
 }
 
-/* What a JSON value is, for "expected X, got Y". */
-static const char *cfg_kind(const cJSON *it)
-{
-	if (cJSON_IsString(it))
-		return "a string";
-	if (cJSON_IsNumber(it))
-		return "a number";
-	if (cJSON_IsObject(it))
-		return "an object";
-	if (cJSON_IsArray(it))
-		return "an array";
-	if (cJSON_IsBool(it))
-		return "a boolean";
-	return "null";
-}
-
 /* A number as short as it reads back exactly ("0.1", not 0.1000...01). */
 static void cfg_show_number(char dst[32], double v)
 {
@@ -285,7 +269,7 @@ static int cfg_number(const struct cfg_ctx *x, const char *parent,
 	}
 	if (!cJSON_IsNumber(it))
 		return cfg_fail(x, path, "expected a number, got %s; "
-				"allowed: %s", cfg_kind(it), allowed);
+				"allowed: %s", show_json_kind(it), allowed);
 	v = it->valuedouble;
 	cfg_show_number(shown, v);
 	/* Written this way round, NaN (which JSON cannot hold) fails too. */
@@ -321,7 +305,7 @@ static int cfg_string(const struct cfg_ctx *x, const char *parent,
 	}
 	if (!cJSON_IsString(it))
 		return cfg_fail(x, path, "expected a string, got %s; "
-				"allowed: %s", cfg_kind(it), allowed);
+				"allowed: %s", show_json_kind(it), allowed);
 	len = strlen(it->valuestring);
 	if (len == 0)
 		return cfg_fail(x, path, "is empty; expected %s", allowed);
@@ -342,7 +326,7 @@ static int cfg_object(const struct cfg_ctx *x, const char *parent,
 	if (it && !cJSON_IsObject(it)) {
 		cfg_join(path, parent, key);
 		return cfg_fail(x, path, "expected an object, got %s",
-				cfg_kind(it));
+				show_json_kind(it));
 	}
 	*out = it;
 	return 0;
@@ -506,7 +490,7 @@ static int cfg_headers(const struct cfg_ctx *x, const char *parent,
 					"type other than 'none'");
 		if (!cJSON_IsString(h))
 			return cfg_fail(x, hpath, "expected a string, got "
-					"%s", cfg_kind(h));
+					"%s", show_json_kind(h));
 		vlen = strlen(h->valuestring);
 		if (vlen == 0 || vlen > CFG_HEADER_VALUE_MAX)
 			return cfg_fail(x, hpath, "value must be 1 to %d "
@@ -638,7 +622,7 @@ static int cfg_backend(const struct cfg_ctx *x, const cJSON *obj,
 	snprintf(path, sizeof(path), "backends[%zu]", i);
 	if (!cJSON_IsObject(obj))
 		return cfg_fail(x, path, "expected an object, got %s",
-				cfg_kind(obj));
+				show_json_kind(obj));
 	if (cfg_check_keys(x, path, obj, cfg_backend_keys))
 		return -1;
 
@@ -781,7 +765,7 @@ static int cfg_parse(struct config *c, const char *text, size_t len,
 	}
 	if (!cJSON_IsObject(root)) {
 		cfg_fail(x, NULL, "expected a JSON object, got %s",
-			 cfg_kind(root));
+			 show_json_kind(root));
 		goto out;
 	}
 	if (cfg_check_keys(x, NULL, root, cfg_top_keys) ||
@@ -803,7 +787,7 @@ static int cfg_parse(struct config *c, const char *text, size_t len,
 	if (!cJSON_IsArray(backends)) {
 		cfg_fail(x, "backends", "expected an array of 1 to %d "
 			 "backends, got %s", CONFIG_BACKENDS_MAX,
-			 cfg_kind(backends));
+			 show_json_kind(backends));
 		goto out;
 	}
 	n = cJSON_GetArraySize(backends);

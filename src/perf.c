@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv.h"
 #include "meta.h"
 
 /* Averages of perf_model.csv rows for llama2-70b, h100-80gb, tp 4:
@@ -132,22 +133,6 @@ static const char *const perf_cols[PC_N] = {
 #define PERF_FIELDS_MAX 32
 #define PERF_LINE_MAX 1024
 
-/* Split line in place at commas; returns the field count (<= max). */
-static size_t perf_split(char *line, char **f, size_t max)
-{
-	size_t n = 0;
-	char *s = line;
-
-	while (n < max) {
-		f[n++] = s;
-		s = strchr(s, ',');
-		if (!s)
-			break;
-		*s++ = '\0';
-	}
-	return n;
-}
-
 int perf_load(struct perf *p, const char *path, const char *model,
 	      const char *hardware, int tensor_parallel, char *err,
 	      size_t errlen)
@@ -174,7 +159,12 @@ int perf_load(struct perf *p, const char *path, const char *model,
 	}
 	lineno = 1;
 	line[strcspn(line, "\r\n")] = '\0';
-	nf = perf_split(line, f, PERF_FIELDS_MAX);
+	nf = csv_split(line, f, PERF_FIELDS_MAX);
+	if (nf > PERF_FIELDS_MAX) {
+		snprintf(err, errlen, "perf model '%s': header has more than "
+			 "%d columns", path, PERF_FIELDS_MAX);
+		goto out;
+	}
 	for (i = 0; i < PC_N; i++) {
 		size_t j;
 
@@ -203,7 +193,13 @@ int perf_load(struct perf *p, const char *path, const char *model,
 		line[strcspn(line, "\r\n")] = '\0';
 		if (!line[0])
 			continue;
-		nf = perf_split(line, f, PERF_FIELDS_MAX);
+		nf = csv_split(line, f, PERF_FIELDS_MAX);
+		if (nf > PERF_FIELDS_MAX) {
+			snprintf(err, errlen, "perf model '%s' line %zu: more "
+				 "than %d fields", path, lineno,
+				 PERF_FIELDS_MAX);
+			goto out;
+		}
 		for (i = 0; i < PC_N; i++)
 			if ((size_t)idx[i] >= nf)
 				break;

@@ -201,26 +201,6 @@ static void prom_show_str(char dst[PROM_SHOW_MAX + 4], const char *s)
 	prom_show(dst, s, strlen(s));
 }
 
-/* What a JSON value is, for "expected X, got Y". */
-static const char *prom_kind(const cJSON *it)
-{
-	if (!it)
-		return "missing";
-	if (cJSON_IsString(it))
-		return "a string";
-	if (cJSON_IsNumber(it))
-		return "a number";
-	if (cJSON_IsObject(it))
-		return "an object";
-	if (cJSON_IsArray(it))
-		return "an array";
-	if (cJSON_IsBool(it))
-		return "a boolean";
-	if (cJSON_IsNull(it))
-		return "null";
-	return "not a JSON value";
-}
-
 /*
  * A series' label set as {a="x", b="y"}, cut at PROM_LABELS_MAX bytes, to
  * tell users which series their query returned.
@@ -355,13 +335,13 @@ static enum prom_err prom_open(struct prom_reply *r, const char *body,
 	}
 	if (!cJSON_IsObject(root)) {
 		prom_seterr(err, errlen, "reply is %s, expected a JSON "
-			    "object", prom_kind(root));
+			    "object", show_json_kind(root));
 		goto out;
 	}
 	status = cJSON_GetObjectItemCaseSensitive(root, "status");
 	if (!cJSON_IsString(status)) {
 		prom_seterr(err, errlen, "reply 'status' is %s, expected "
-			    "a string", prom_kind(status));
+			    "a string", show_json_kind(status));
 		goto out;
 	}
 	if (!strcmp(status->valuestring, "error")) {
@@ -377,13 +357,13 @@ static enum prom_err prom_open(struct prom_reply *r, const char *body,
 	data = cJSON_GetObjectItemCaseSensitive(root, "data");
 	if (!cJSON_IsObject(data)) {
 		prom_seterr(err, errlen, "reply 'data' is %s, expected an "
-			    "object", prom_kind(data));
+			    "object", show_json_kind(data));
 		goto out;
 	}
 	type = cJSON_GetObjectItemCaseSensitive(data, "resultType");
 	if (!cJSON_IsString(type)) {
 		prom_seterr(err, errlen, "reply 'data.resultType' is %s, "
-			    "expected a string", prom_kind(type));
+			    "expected a string", show_json_kind(type));
 		goto out;
 	}
 	result = cJSON_GetObjectItemCaseSensitive(data, "result");
@@ -423,7 +403,7 @@ static enum prom_err prom_pair(const cJSON *pair, const char *where, int idx,
 		snprintf(at, sizeof(at), "%s", where);
 	if (!cJSON_IsArray(pair)) {
 		prom_seterr(err, errlen, "reply '%s' is %s, expected a "
-			    "[time, \"value\"] array", at, prom_kind(pair));
+			    "[time, \"value\"] array", at, show_json_kind(pair));
 		goto out;
 	}
 	t = cJSON_GetArrayItem(pair, 0);
@@ -436,12 +416,12 @@ static enum prom_err prom_pair(const cJSON *pair, const char *where, int idx,
 	}
 	if (!cJSON_IsNumber(t) || !isfinite(t->valuedouble)) {
 		prom_seterr(err, errlen, "reply '%s' time is %s, expected "
-			    "a finite number", at, prom_kind(t));
+			    "a finite number", at, show_json_kind(t));
 		goto out;
 	}
 	if (!cJSON_IsString(v)) {
 		prom_seterr(err, errlen, "reply '%s' value is %s, expected "
-			    "a string holding a number", at, prom_kind(v));
+			    "a string holding a number", at, show_json_kind(v));
 		goto out;
 	}
 	rc = PROM_OK;
@@ -509,7 +489,7 @@ static enum prom_err prom_series(const cJSON *result, const cJSON **out,
 
 	if (!cJSON_IsArray(result)) {
 		prom_seterr(err, errlen, "reply 'data.result' is %s, expected "
-			    "an array of series", prom_kind(result));
+			    "an array of series", show_json_kind(result));
 		goto out;
 	}
 	n = cJSON_GetArraySize(result);
@@ -523,14 +503,14 @@ static enum prom_err prom_series(const cJSON *result, const cJSON **out,
 	}
 	if (!cJSON_IsObject(s)) {
 		prom_seterr(err, errlen, "reply 'data.result[0]' is %s, "
-			    "expected a series object", prom_kind(s));
+			    "expected a series object", show_json_kind(s));
 		goto out;
 	}
 	metric = cJSON_GetObjectItemCaseSensitive(s, "metric");
 	if (metric && !cJSON_IsObject(metric)) {
 		prom_seterr(err, errlen, "reply 'data.result[0].metric' is "
 			    "%s, expected an object of labels",
-			    prom_kind(metric));
+			    show_json_kind(metric));
 		goto out;
 	}
 	if (n > 1) {
@@ -663,7 +643,7 @@ enum prom_err prom_parse_range(const char *body, size_t len, double **ts,
 	if (!cJSON_IsArray(values)) {
 		rc = PROM_EPARSE;
 		prom_seterr(err, errlen, "reply 'data.result[0].values' is "
-			    "%s, expected an array", prom_kind(values));
+			    "%s, expected an array", show_json_kind(values));
 		goto out;
 	}
 	m = cJSON_GetArraySize(values);

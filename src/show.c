@@ -55,3 +55,22 @@ void show_escaped(char *dst, size_t max, const char *src, size_t srclen)
 	}
 	dst[o] = '\0';
 }
+
+const char *show_json_kind(const cJSON *it)
+{
+	if (!it)
+		return "missing";
+	if (cJSON_IsString(it))
+		return "a string";
+	if (cJSON_IsNumber(it))
+		return "a number";
+	if (cJSON_IsObject(it))
+		return "an object";
+	if (cJSON_IsArray(it))
+		return "an array";
+	if (cJSON_IsBool(it))
+		return "a boolean";
+	if (cJSON_IsNull(it))
+		return "null";
+	return "not a JSON value";
+}

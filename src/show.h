@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include <cjson/cJSON.h>
+
 /*
  * Copy src (srclen bytes; NULs allowed) into dst: at most max bytes, every
  * byte that is not printable ASCII as '?', and a cut marked with "...".
@@ -24,5 +26,9 @@ void show_text(char *dst, size_t max, const char *src, size_t srclen);
  * NUL; at most max characters before the "...".  dst holds max + 4.
  */
 void show_escaped(char *dst, size_t max, const char *src, size_t srclen);
+
+/* What a JSON value is, for "expected X, got Y": "a string", "a number",
+ * "an object", "an array", "a boolean", "null"; "missing" for NULL. */
+const char *show_json_kind(const cJSON *it);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv.h"
 #include "meta.h"
 
 void trace_init(struct trace *t)
@@ -94,36 +95,6 @@ static void trace_oom(char *err, size_t errlen, const char *what)
 
 #define TRACE_FIELDS_MAX 8
 
-/* Split line in place at commas into at most max fields; max + 1 when
- * there are more. */
-static size_t trace_split(char *line, char **f, size_t max)
-{
-	size_t n = 0;
-	char *s = line;
-
-	while (n < max) {
-		f[n++] = s;
-		s = strchr(s, ',');
-		if (!s)
-			break;
-		*s++ = '\0';
-	}
-	return s ? max + 1 : n;
-}
-
-/* Trim spaces around a field in place. */
-static char *trace_trim(char *s)
-{
-	char *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
-		*--e = '\0';
-	return s;
-}
-
 int trace_load_csv(struct trace *t, const char *path, char *err,
 		   size_t errlen)
 {
@@ -149,11 +120,11 @@ int trace_load_csv(struct trace *t, const char *path, char *err,
 		goto out;
 	}
 	line[strcspn(line, "\r\n")] = '\0';
-	nf = trace_split(line, f, TRACE_FIELDS_MAX);
+	nf = csv_split(line, f, TRACE_FIELDS_MAX);
 	if (nf < 3 || nf > 4)
 		goto bad_header;
 	for (i = 0; i < nf; i++)
-		if (strcmp(trace_trim(f[i]), cols[i]))
+		if (strcmp(csv_trim(f[i]), cols[i]))
 			goto bad_header;
 	want = nf;
 	t->has_service = nf == 4;
@@ -169,9 +140,9 @@ int trace_load_csv(struct trace *t, const char *path, char *err,
 			goto out;
 		}
 		line[strcspn(line, "\r\n")] = '\0';
-		if (!trace_trim(line)[0])
+		if (!csv_trim(line)[0])
 			continue;
-		nf = trace_split(line, f, TRACE_FIELDS_MAX);
+		nf = csv_split(line, f, TRACE_FIELDS_MAX);
 		if (nf != want) {
 			snprintf(err, errlen, "trace '%s' line %zu: %s%zu "
 				 "fields, the header has %zu", path, lineno,
@@ -180,7 +151,7 @@ int trace_load_csv(struct trace *t, const char *path, char *err,
 			goto out;
 		}
 		for (i = 0; i < nf; i++)
-			f[i] = trace_trim(f[i]);
+			f[i] = csv_trim(f[i]);
 		if (meta_parse_double(f[0], &at) || at < 0 ||
 		    at > TRACE_TIME_MAX) {
 			snprintf(err, errlen, "trace '%s' line %zu: arrival_s "
@@ -323,13 +294,13 @@ int trace_load_rates(struct trace *t, const char *path,
 
 		lineno++;
 		line[strcspn(line, "\r\n")] = '\0';
-		if (!trace_trim(line)[0])
+		if (!csv_trim(line)[0])
 			continue;
-		nf = trace_split(line, f, TRACE_FIELDS_MAX);
+		nf = csv_split(line, f, TRACE_FIELDS_MAX);
 		if (nf < 3 || nf > TRACE_FIELDS_MAX ||
-		    meta_parse_double(trace_trim(f[0]), &start) ||
-		    meta_parse_double(trace_trim(f[1]), &rate) ||
-		    meta_parse_double(trace_trim(f[2]), &clients) ||
+		    meta_parse_double(csv_trim(f[0]), &start) ||
+		    meta_parse_double(csv_trim(f[1]), &rate) ||
+		    meta_parse_double(csv_trim(f[2]), &clients) ||
 		    start < 0 || start > 1e9 || rate < 0 || rate > 1e7 ||
 		    clients < 0) {
 			snprintf(err, errlen, "rate file '%s' line %zu: "
