@@ -38,15 +38,18 @@ TOLERANCE = float(os.environ.get("DEMO_TOLERANCE", "0"))
 def metadata(a):
     return {
         "scalerAddress": "staffer.keda.svc:9090",
-        "arrivalRateQuery": "sum(rate(gateway_requests_total[30s]))",
+        "arrivalRateQuery": "sum(rate(gateway_requests_total[15s]))",
         "serviceTimeQuery": ("sum(rate(gateway_service_seconds_sum[1m])) / "
                              "sum(rate(gateway_service_seconds_count[1m]))"),
         "serviceTime": "7",
         "queueDepthQuery": "sum(gateway_queue_depth)",
-        "shedRateQuery": "sum(rate(gateway_shed_total[30s]))",
+        "shedRateQuery": "sum(rate(gateway_shed_total[15s]))",
         "slotsPerReplica": str(a.slots),
         "scaleDownPeriodSeconds": "20",
-        "drainSeconds": "60",
+        # Work a backlog off within about one queue timeout: requests that
+        # wait longer are shed anyway (docs/benchmark.md, "Where staffer
+        # loses": the default 300 s is slow next to a short timeout).
+        "drainSeconds": "20",
         # Forecast the arrival rate one cold start ahead (Holt over the
         # last 2 minutes), so that capacity is asked for before the ramp.
         "coldStartSeconds": str(int(a.cold_start)),
@@ -262,10 +265,11 @@ def header(a):
         "          then the HPA's AverageValue rule (target 1, tolerance %g,"
         " min %d, max %d, no extra stabilization)" % (TOLERANCE, MIN_REPLICAS,
                                                       MAX_REPLICAS),
-        "  staffer reads Prometheus (1 s scrapes): rate windows 30 s/1 m; "
-        "scaleDownPeriodSeconds 20, drainSeconds 60, coldStartSeconds = "
+        "  staffer reads Prometheus (1 s scrapes): rate windows 15 s/1 m; "
+        "scaleDownPeriodSeconds 20, drainSeconds 20, coldStartSeconds = "
         "the cold start, forecastWindowSeconds 120",
-        "          (compressed from the defaults 60 and 300); staffing sqrt, "
+        "          (defaults 60 and 300: time compressed, backlog worked off "
+        "within the queue timeout); staffing sqrt, "
         "beta 1.5; answer cache %g s" % a.cache_ttl,
         "          (cacheTTLSeconds: 5 s is to 15 s what %g s is to the "
         "%g s poll)" % (a.cache_ttl, a.poll),
