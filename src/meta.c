@@ -489,6 +489,28 @@ static const struct meta_key *meta_lookup(const char *key)
 	return NULL;
 }
 
+/*
+ * KEDA resolves a trigger key ending in "FromEnv" from the scale target's
+ * container environment and sends it under the same name with the value in
+ * place of the variable's name (pkg/scalers/external_scaler.go).  So
+ * "slotsPerReplicaFromEnv" carries slotsPerReplica, e.g. from vLLM's
+ * MAX_NUM_SEQS.  The row of the key it stands for, or NULL.
+ */
+#define META_FROM_ENV "FromEnv"
+
+static const struct meta_key *meta_lookup_env(const char *key)
+{
+	size_t len = strlen(key), sl = sizeof(META_FROM_ENV) - 1;
+	char base[META_NAME_MAX];
+
+	if (len <= sl || len - sl >= sizeof(base) ||
+	    strcmp(key + len - sl, META_FROM_ENV) != 0)
+		return NULL;
+	memcpy(base, key, len - sl);
+	base[len - sl] = '\0';
+	return meta_lookup(base);
+}
+
 /* ---- character classes (ASCII only, locale-free) ------------------------- */
 
 static int meta_is_digit(int c)
@@ -872,18 +894,28 @@ static enum meta_err meta_fail(struct meta_error *err, enum meta_err code,
 	return code;
 }
 
-/* "metadata 'beta': '-1' is out of range; allowed: ..." */
+/* "metadata 'beta': '-1' is out of range; allowed: ...", naming the key as
+ * the user wrote it (name: "beta" or "betaFromEnv"). */
+static enum meta_err meta_bad_value_as(struct meta_error *err,
+				       const struct meta_key *k,
+				       const char *name, const char *v,
+				       const char *why)
+{
+	char shown[META_SHOW_BUF], key[META_SHOW_BUF], explain[META_EXPLAIN_MAX];
+
+	meta_show(shown, v);
+	meta_show(key, name);
+	meta_explain(k, explain, sizeof(explain));
+	return meta_fail(err, META_EVALUE, name,
+			 "metadata '%s': '%s' %s; allowed: %s",
+			 key, shown, why, explain);
+}
+
 static enum meta_err meta_bad_value(struct meta_error *err,
 				    const struct meta_key *k, const char *v,
 				    const char *why)
 {
-	char shown[META_SHOW_BUF], explain[META_EXPLAIN_MAX];
-
-	meta_show(shown, v);
-	meta_explain(k, explain, sizeof(explain));
-	return meta_fail(err, META_EVALUE, k->name,
-			 "metadata '%s': '%s' %s; allowed: %s",
-			 k->name, shown, why, explain);
+	return meta_bad_value_as(err, k, k->name, v, why);
 }
 
 static enum meta_err meta_unknown(struct meta_error *err, const char *key)
@@ -923,6 +955,7 @@ static void meta_error_clear(struct meta_error *err)
 /* ---- setting one key ----------------------------------------------------- */
 
 static enum meta_err meta_set_number(struct meta *m, const struct meta_key *k,
+				     const char *name,
 				     const char *v, struct meta_error *err)
 {
 	enum meta_num r;
@@ -938,7 +971,8 @@ static enum meta_err meta_set_number(struct meta *m, const struct meta_key *k,
 	if (r == META_NUM_OK && !meta_in_range(k, d))
 		r = META_NUM_RANGE;
 	if (r != META_NUM_OK)
-		return meta_bad_value(err, k, v, meta_num_why[r]);
+		return meta_bad_value_as(err, k, name, v,
+					 meta_num_why[r]);
 	if (k->type == META_T_LONG)
 		*(long *)meta_field(m, k) = l;
 	else
@@ -947,6 +981,7 @@ static enum meta_err meta_set_number(struct meta *m, const struct meta_key *k,
 }
 
 static enum meta_err meta_set_enum(struct meta *m, const struct meta_key *k,
+				   const char *name,
 				   const char *v, struct meta_error *err)
 {
 	const struct meta_choice *c;
@@ -957,12 +992,13 @@ static enum meta_err meta_set_enum(struct meta *m, const struct meta_key *k,
 			return META_OK;
 		}
 	}
-	return meta_bad_value(err, k, v, "is not allowed");
+	return meta_bad_value_as(err, k, name, v, "is not allowed");
 }
 
 /* Strings are checked whole before the old value is replaced, so a bad
  * or unstorable value leaves the previous one in place. */
 static enum meta_err meta_set_string(struct meta *m, const struct meta_key *k,
+				     const char *name,
 				     const char *v, struct meta_error *err)
 {
 	size_t max = (size_t)k->max, len = strnlen(v, max + 1);
@@ -972,11 +1008,11 @@ static enum meta_err meta_set_string(struct meta *m, const struct meta_key *k,
 	if (len > max) {
 		snprintf(why, sizeof(why), "is too long (more than %zu bytes)",
 			 max);
-		return meta_bad_value(err, k, v, why);
+		return meta_bad_value_as(err, k, name, v, why);
 	}
 	bad = k->check(v, len);
 	if (bad)
-		return meta_bad_value(err, k, v, bad);
+		return meta_bad_value_as(err, k, name, v, bad);
 	if (k->flags & META_F_ARRAY) {
 		/* max < META_NAME_MAX for every array row (see the table) */
 		memcpy(meta_field(m, k), v, len + 1);
@@ -999,19 +1035,34 @@ enum meta_err meta_set(struct meta *m, const char *key, const char *value,
 {
 	struct meta_error scratch;
 	const struct meta_key *k;
+	unsigned long long bit = 0, env = 0;
 	enum meta_err rc;
-	char explain[META_EXPLAIN_MAX];
+	char explain[META_EXPLAIN_MAX], shown[META_SHOW_BUF];
+	const char *name;
 
 	if (!err)
 		err = &scratch;
 	meta_error_clear(err);
 	k = key ? meta_lookup(key) : NULL;
+	if (!k && key && (k = meta_lookup_env(key)) != NULL)
+		env = 1;
 	if (!k) {
 		rc = meta_unknown(err, key ? key : "");
 		goto out;
 	}
+	name = env ? key : k->name;
+	bit = meta_bit((enum meta_key_id)(k - meta_keys));
 	if (!value)
 		value = "";
+	/* "beta" and "betaFromEnv" together: which one wins would depend on
+	 * the order of a Go map. */
+	if ((m->given & bit) && !(m->from_env & bit) != !env) {
+		meta_show(shown, k->name);
+		rc = meta_fail(err, META_EVALUE, name,
+			       "metadata '%s' and '%s%s' are both given; keep "
+			       "one", shown, shown, META_FROM_ENV);
+		goto out;
+	}
 	if (k->type == META_T_IGNORED) {
 		rc = META_OK;
 		goto out;
@@ -1020,26 +1071,29 @@ enum meta_err meta_set(struct meta *m, const char *key, const char *value,
 	 * nothing is a mistake worth seeing. */
 	if (!*value) {
 		meta_explain(k, explain, sizeof(explain));
-		rc = meta_fail(err, META_EVALUE, k->name,
+		meta_show(shown, name);
+		rc = meta_fail(err, META_EVALUE, name,
 			       "metadata '%s' is empty; allowed: %s",
-			       k->name, explain);
+			       shown, explain);
 		goto out;
 	}
 	switch (k->type) {
 	case META_T_DOUBLE:
 	case META_T_LONG:
-		rc = meta_set_number(m, k, value, err);
+		rc = meta_set_number(m, k, name, value, err);
 		break;
 	case META_T_ENUM:
-		rc = meta_set_enum(m, k, value, err);
+		rc = meta_set_enum(m, k, name, value, err);
 		break;
 	default:
-		rc = meta_set_string(m, k, value, err);
+		rc = meta_set_string(m, k, name, value, err);
 		break;
 	}
 out:
-	if (rc == META_OK && k)
-		m->given |= meta_bit((enum meta_key_id)(k - meta_keys));
+	if (rc == META_OK && k) {
+		m->given |= bit;
+		m->from_env = env ? m->from_env | bit : m->from_env & ~bit;
+	}
 	return rc;
 }
 
@@ -1485,6 +1539,7 @@ void meta_init(struct meta *m)
 	m->sched.n = 0;
 	m->tz = NULL;
 	m->given = 0;
+	m->from_env = 0;
 }
 
 void meta_release(struct meta *m)
@@ -1505,6 +1560,7 @@ void meta_release(struct meta *m)
 	m->sched.n = 0;
 	m->tz = NULL;
 	m->given = 0;
+	m->from_env = 0;
 }
 
 /* ---- key names ----------------------------------------------------------- */

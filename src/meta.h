@@ -87,8 +87,10 @@ struct meta {
 
 	/* Private to meta.c: bit i is set once key i of its table was given,
 	 * so meta_check can tell "staffing: sqrt" from the default and knows
-	 * which required keys are present.  Cleared by meta_init. */
+	 * which required keys are present; from_env marks those given as
+	 * '<key>FromEnv'.  Cleared by meta_init. */
 	unsigned long long given;
+	unsigned long long from_env;
 };
 
 /* Set every field to its default (no allocation). */

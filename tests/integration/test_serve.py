@@ -167,6 +167,19 @@ def t_slots_cap(c):
     assert c.cl.target(dict(meta, beta="2"), name=uniq("so")) == 29 == expected(2, 10, beta=2)
 
 
+@test("<key>FromEnv (as KEDA sends a value resolved from the workload's env) reads as "
+      "<key>; both spellings -> INVALID_ARGUMENT")
+def t_from_env(c):
+    p = uniq("fromenv")
+    meta = c.m.signals(p, lam=2, w=10)
+    assert c.cl.target(dict(meta, slotsPerReplicaFromEnv="4"), name=uniq("so")) == 7
+    d = expect_code(INVALID, c.cl.metrics_raw,
+                    dict(meta, beta="2", betaFromEnv="3"), name=uniq("so"))
+    assert "'beta' and 'betaFromEnv' are both given" in d, d
+    d = expect_code(INVALID, c.cl.metrics_raw, dict(meta, betaFromEnv="x"), name=uniq("so"))
+    assert "betaFromEnv" in d and "'x'" in d, d
+
+
 @test("drain: Q=100, lambda=0.5, W=10 -> ceil(5+3.354+3.1667) = 12", smoke=True)
 def t_drain(c):
     p = uniq("drain")

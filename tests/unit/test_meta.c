@@ -1189,6 +1189,71 @@ static void test_parse_first_error(void **state)
 	meta_release(&m);
 }
 
+/* ---- keys KEDA resolved from the workload's environment ------------------ */
+
+/* "<key>FromEnv" carries <key>'s value (KEDA replaced the variable's name
+ * with its value); it is checked and stored exactly like <key>. */
+static void test_from_env(void **state)
+{
+	static const char *const kv[] = {
+		"arrivalRateQueryFromEnv", "sum(rate(req_total[1m]))",
+		SERVICE, "slotsPerReplicaFromEnv", "64", "betaFromEnv", "2",
+		"stafffingFromEnv", "none",
+	};
+	struct meta_error err;
+	struct meta m;
+
+	(void)state;
+	assert_int_equal(parse_pairs(&m, kv, COUNT(kv) - 2, &err), META_OK);
+	assert_string_equal(m.arrival_rate_query, "sum(rate(req_total[1m]))");
+	assert_int_equal(m.model.slots_per_replica, 64);
+	assert_true(m.model.beta == 2.0);
+	meta_release(&m);
+
+	/* a bad value names the key as written */
+	expect_bad("slotsPerReplicaFromEnv", "many", "is not a number");
+	expect_bad("betaFromEnv", "-1", "is out of range");
+	assert_int_equal(set_one("betaFromEnv", "", &err), META_EVALUE);
+	assert_string_equal(err.key, "betaFromEnv");
+	assert_contains(err.msg, "metadata 'betaFromEnv' is empty");
+
+	/* only known keys have a FromEnv form */
+	assert_int_equal(parse_pairs(&m, kv, COUNT(kv), &err), META_EUNKNOWN);
+	assert_string_equal(err.key, "stafffingFromEnv");
+	meta_release(&m);
+	assert_int_equal(set_one("FromEnv", "1", &err), META_EUNKNOWN);
+}
+
+/* Both spellings of one key: refused whichever comes first. */
+static void test_from_env_and_plain(void **state)
+{
+	static const char *const order[2][4] = {
+		{ "beta", "1.5", "betaFromEnv", "2" },
+		{ "betaFromEnv", "2", "beta", "1.5" },
+	};
+	struct meta_error err;
+	struct meta m;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		meta_init(&m);
+		assert_int_equal(meta_set(&m, order[i][0], order[i][1], &err),
+				 META_OK);
+		assert_int_equal(meta_set(&m, order[i][2], order[i][3], &err),
+				 META_EVALUE);
+		assert_string_equal(err.msg, "metadata 'beta' and "
+				    "'betaFromEnv' are both given; keep one");
+		meta_release(&m);
+	}
+	/* the same spelling twice (calc key=value overrides) is fine */
+	meta_init(&m);
+	assert_int_equal(meta_set(&m, "betaFromEnv", "2", &err), META_OK);
+	assert_int_equal(meta_set(&m, "betaFromEnv", "3", &err), META_OK);
+	assert_true(m.model.beta == 3.0);
+	meta_release(&m);
+}
+
 /* ---- the table --------------------------------------------------------- */
 
 /* One good value per key; a key added to the table without one here
@@ -1307,6 +1372,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unknown_key_suggests),
 		cmocka_unit_test(test_unknown_key_no_suggestion),
+		cmocka_unit_test(test_from_env),
+		cmocka_unit_test(test_from_env_and_plain),
 		cmocka_unit_test(test_not_a_number),
 		cmocka_unit_test(test_trailing_junk),
 		cmocka_unit_test(test_hex),
