@@ -2121,6 +2121,8 @@ static void check_lint(struct fz *r, const char *in, size_t len, int valid)
 	const char *path = fz_write("lint.yaml", in, len);
 	int saved_out, saved_err, fd, rc;
 	size_t plen = strlen(path), n, i;
+	unsigned long ln, lines = 1;
+	char *end;
 	FILE *f;
 
 	(void)r;
@@ -2145,6 +2147,8 @@ static void check_lint(struct fz *r, const char *in, size_t len, int valid)
 	close(saved_err);
 	FZ_CHECK(rc == 0 || rc == 1 || rc == 2, "exit status %d", rc);
 	FZ_CHECK(!valid || rc == 0, "valid YAML: status %d", rc);
+	for (i = 0; i < len; i++)
+		lines += in[i] == '\n';
 	fz_accepted += rc == 0;
 	f = fopen(out_path, "r");
 	assert_non_null(f);
@@ -2155,6 +2159,10 @@ static void check_lint(struct fz *r, const char *in, size_t len, int valid)
 		line[--n] = '\0';
 		FZ_CHECK(!strncmp(line, path, plen) && line[plen] == ':',
 			 "line '%s' is not about the file", line);
+		ln = strtoul(line + plen + 1, &end, 10);
+		FZ_CHECK(end > line + plen + 1 && *end == ':' && ln >= 1 &&
+			 ln <= lines, "line '%s': not a line of the %lu",
+			 line, lines);
 		FZ_CHECK(n - plen < 1024 + 32, "line of %zu bytes", n);
 		for (i = 0; i < n; i++)
 			FZ_CHECK((unsigned char)line[i] >= 0x20 &&
