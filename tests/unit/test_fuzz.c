@@ -1028,7 +1028,7 @@ static void check_meta(struct fz *r, const char *in, size_t len, int valid)
 {
 	const char *keys[META_PAIRS_MAX], *values[META_PAIRS_MAX];
 	char *text = fz_copy(in, len, 1);
-	char msg[SCALER_MSG_MAX];
+	char msg[SCALER_MSG_MAX], quoted[META_NAME_MAX + 2];
 	struct meta_error err;
 	struct meta m, m2;
 	enum meta_err rc;
@@ -1052,6 +1052,10 @@ static void check_meta(struct fz *r, const char *in, size_t len, int valid)
 		FZ_CHECK(strnlen(err.key, sizeof(err.key)) < sizeof(err.key),
 			 "err.key not terminated");
 		fz_check_msg(err.msg, sizeof(err.msg), "meta_parse");
+		/* the message names the key it is about */
+		snprintf(quoted, sizeof(quoted), "'%s'", err.key);
+		FZ_CHECK(strstr(err.msg, quoted) != NULL,
+			 "'%s' does not name key %s", err.msg, quoted);
 	}
 	/* What the server runs: the same verdict, plus the backend. */
 	meta_init(&m2);
@@ -1718,6 +1722,8 @@ static void check_config(struct fz *r, const char *in, size_t len,
 		FZ_CHECK(c.n_backends == 0 && !c.backends,
 			 "config not empty after an error");
 		fz_check_msg(err, CONFIG_ERR_MAX, "config_load_text");
+		FZ_CHECK(!strncmp(err, "config fuzz.json", 16),
+			 "'%s' does not name the file", err);
 	}
 	config_release(&c);
 	free(text);
@@ -2229,6 +2235,7 @@ static int fz_teardown(void **state)
 	char path[128];
 
 	(void)state;
+	fz_in = NULL;   /* a failed target leaves it set: nothing to show */
 	free(fz_space);
 	scaler_free(meta_scaler);
 	config_release(&meta_cfg);
