@@ -22,8 +22,8 @@
  *   FUZZ_ONLY=T    run target T alone (prom_instant, meta, ...; the
  *                  others pass at once)
  * A failing check or a sanitizer report prints the target, the iteration,
- * the seed and the input (escaped), so `FUZZ_SEED=... build/tests/
- * test_fuzz` replays it.  See tests/README.md.
+ * the seed and the input (escaped); `FUZZ_SEED=S FUZZ_ONLY=T
+ * FUZZ_ITERS=I build/tests/test_fuzz` replays it.  See tests/README.md.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -547,6 +547,7 @@ static void fz_run(const struct fz_target *t)
 		fz_init(&r, t->name, 0);
 		t->check(&r, fz_in, fz_in_len, 1);
 	}
+	fz_accepted = 0;
 	for (i = 1; i <= iters; i++) {
 		fz_init(&r, t->name, i);
 		fz_iter = i;
@@ -575,7 +576,7 @@ static void fz_run(const struct fz_target *t)
 	/* How many inputs got past the parser: a target where none do is
 	 * testing only its first checks. */
 	fprintf(stderr, "# fuzz %s: %lu of %lu accepted, %.1f s\n", t->name,
-		fz_accepted - t->ncorpus, iters,
+		fz_accepted, iters,
 		(double)(t1.tv_sec - t0.tv_sec) +
 		(double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 }
