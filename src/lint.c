@@ -1512,6 +1512,15 @@ static unsigned long lint_offset_line(const char *buf, size_t len,
 	return line;
 }
 
+/* line, or the file's last line when line is past it. */
+static unsigned long lint_clamp_line(const char *buf, size_t len,
+				     size_t line)
+{
+	unsigned long last = lint_offset_line(buf, len, len);
+
+	return line > last ? last : (unsigned long)line;
+}
+
 static void lint_yaml_error(struct lint *l, const yaml_parser_t *p,
 			    const char *buf, size_t len, const struct yerr *e)
 {
@@ -1526,12 +1535,14 @@ static void lint_yaml_error(struct lint *l, const yaml_parser_t *p,
 		       p->problem ? p->problem : "unreadable text");
 		return;
 	}
+	/* At the end of a file without a final newline libyaml counts one
+	 * line more than the file has: name its last line instead. */
 	printf("%s:%lu: invalid YAML: %s", l->file,
-	       (unsigned long)p->problem_mark.line + 1,
+	       lint_clamp_line(buf, len, p->problem_mark.line + 1),
 	       p->problem ? p->problem : "syntax error");
 	if (p->context)
 		printf(" (%s from line %lu)", p->context,
-		       (unsigned long)p->context_mark.line + 1);
+		       lint_clamp_line(buf, len, p->context_mark.line + 1));
 	printf("\n");
 }
 

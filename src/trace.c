@@ -11,6 +11,9 @@
 
 #include "csv.h"
 #include "meta.h"
+#include "show.h"
+
+#define TRACE_SHOW_MAX 40   /* characters of a field quoted in an error */
 
 void trace_init(struct trace *t)
 {
@@ -95,15 +98,63 @@ static void trace_oom(char *err, size_t errlen, const char *what)
 
 #define TRACE_FIELDS_MAX 8
 
+/* What trace_line() read. */
+enum trace_line {
+	TRACE_LINE_OK,
+	TRACE_LINE_EOF,     /* no more lines (or a read error: ferror()) */
+	TRACE_LINE_LONG,    /* longer than TRACE_LINE_MAX bytes */
+	TRACE_LINE_NUL,     /* holds a NUL byte: not a text file */
+};
+
+/*
+ * One line of fp without its "\n" (and "\r\n") into line, which holds
+ * TRACE_LINE_MAX + 1 bytes, NUL-terminated.  fgets() cannot tell a NUL
+ * byte from the end of the line, nor a long line from two short ones.
+ */
+static enum trace_line trace_line(FILE *fp, char *line)
+{
+	size_t n = 0;
+	int c;
+
+	/* fp is this thread's alone: no per-byte locking */
+	while ((c = getc_unlocked(fp)) != EOF && c != '\n') {
+		if (c == '\0')
+			return TRACE_LINE_NUL;
+		if (n == TRACE_LINE_MAX)
+			return TRACE_LINE_LONG;
+		line[n++] = (char)c;
+	}
+	if (c == EOF && n == 0)
+		return TRACE_LINE_EOF;
+	if (n > 0 && line[n - 1] == '\r')
+		n--;
+	line[n] = '\0';
+	return TRACE_LINE_OK;
+}
+
+/* A line trace_line() refused, as an error for file `what` 'path'. */
+static void trace_line_error(char *err, size_t errlen, const char *what,
+			     const char *path, size_t lineno,
+			     enum trace_line r)
+{
+	if (r == TRACE_LINE_NUL)
+		snprintf(err, errlen, "%s '%s' line %zu: holds a NUL byte; "
+			 "expected CSV text", what, path, lineno);
+	else
+		snprintf(err, errlen, "%s '%s' line %zu: longer than %d "
+			 "bytes", what, path, lineno, TRACE_LINE_MAX);
+}
+
 int trace_load_csv(struct trace *t, const char *path, char *err,
 		   size_t errlen)
 {
 	static const char *const cols[] = {
 		"arrival_s", "input_tokens", "output_tokens", "service_s",
 	};
-	char line[TRACE_LINE_MAX + 2];
+	char line[TRACE_LINE_MAX + 1], shown[TRACE_SHOW_MAX + 4];
 	char *f[TRACE_FIELDS_MAX + 1];
 	size_t nf, i, lineno = 1, want;
+	enum trace_line lr;
 	FILE *fp;
 	int rc = -1;
 
@@ -113,13 +164,15 @@ int trace_load_csv(struct trace *t, const char *path, char *err,
 		snprintf(err, errlen, "trace '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	if (!fgets(line, sizeof(line), fp)) {
+	lr = trace_line(fp, line);
+	if (lr == TRACE_LINE_EOF) {
 		snprintf(err, errlen, "trace '%s': empty file; expected a "
 			 "header arrival_s,input_tokens,output_tokens"
 			 "[,service_s]", path);
 		goto out;
 	}
-	line[strcspn(line, "\r\n")] = '\0';
+	if (lr != TRACE_LINE_OK)
+		goto bad_header;
 	nf = csv_split(line, f, TRACE_FIELDS_MAX);
 	if (nf < 3 || nf > 4)
 		goto bad_header;
@@ -128,18 +181,16 @@ int trace_load_csv(struct trace *t, const char *path, char *err,
 			goto bad_header;
 	want = nf;
 	t->has_service = nf == 4;
-	while (fgets(line, sizeof(line), fp)) {
+	while ((lr = trace_line(fp, line)) != TRACE_LINE_EOF) {
 		double at, svc = -1.0;
 		long in, outt;
 
 		lineno++;
-		if (!strchr(line, '\n') && !feof(fp)) {
-			snprintf(err, errlen, "trace '%s' line %zu: longer "
-				 "than %d bytes", path, lineno,
-				 TRACE_LINE_MAX);
+		if (lr != TRACE_LINE_OK) {
+			trace_line_error(err, errlen, "trace", path, lineno,
+					 lr);
 			goto out;
 		}
-		line[strcspn(line, "\r\n")] = '\0';
 		if (!csv_trim(line)[0])
 			continue;
 		nf = csv_split(line, f, TRACE_FIELDS_MAX);
@@ -154,33 +205,37 @@ int trace_load_csv(struct trace *t, const char *path, char *err,
 			f[i] = csv_trim(f[i]);
 		if (meta_parse_double(f[0], &at) || at < 0 ||
 		    at > TRACE_TIME_MAX) {
+			show_escaped(shown, TRACE_SHOW_MAX, f[0], strlen(f[0]));
 			snprintf(err, errlen, "trace '%s' line %zu: arrival_s "
-				 "'%.40s' is not a number from 0 to %g "
-				 "seconds", path, lineno, f[0],
+				 "'%s' is not a number from 0 to %g "
+				 "seconds", path, lineno, shown,
 				 TRACE_TIME_MAX);
 			goto out;
 		}
 		if (meta_parse_long(f[1], &in) || in < 0 ||
 		    in > TRACE_TOKENS_MAX) {
+			show_escaped(shown, TRACE_SHOW_MAX, f[1], strlen(f[1]));
 			snprintf(err, errlen, "trace '%s' line %zu: "
-				 "input_tokens '%.40s' is not a whole number "
-				 "from 0 to %ld", path, lineno, f[1],
+				 "input_tokens '%s' is not a whole number "
+				 "from 0 to %ld", path, lineno, shown,
 				 TRACE_TOKENS_MAX);
 			goto out;
 		}
 		if (meta_parse_long(f[2], &outt) || outt < 0 ||
 		    outt > TRACE_TOKENS_MAX) {
+			show_escaped(shown, TRACE_SHOW_MAX, f[2], strlen(f[2]));
 			snprintf(err, errlen, "trace '%s' line %zu: "
-				 "output_tokens '%.40s' is not a whole number "
-				 "from 0 to %ld", path, lineno, f[2],
+				 "output_tokens '%s' is not a whole number "
+				 "from 0 to %ld", path, lineno, shown,
 				 TRACE_TOKENS_MAX);
 			goto out;
 		}
 		if (want == 4 && (meta_parse_double(f[3], &svc) ||
 				  svc <= 0 || svc > TRACE_SERVICE_MAX)) {
+			show_escaped(shown, TRACE_SHOW_MAX, f[3], strlen(f[3]));
 			snprintf(err, errlen, "trace '%s' line %zu: service_s "
-				 "'%.40s' is not a number above 0 and up to "
-				 "%g seconds", path, lineno, f[3],
+				 "'%s' is not a number above 0 and up to "
+				 "%g seconds", path, lineno, shown,
 				 TRACE_SERVICE_MAX);
 			goto out;
 		}
@@ -260,8 +315,9 @@ int trace_load_rates(struct trace *t, const char *path,
 		     const struct trace_rates *o, struct simrng *r,
 		     char *err, size_t errlen)
 {
-	char line[TRACE_LINE_MAX + 2];
+	char line[TRACE_LINE_MAX + 1];
 	char *f[TRACE_FIELDS_MAX + 1];
+	enum trace_line lr;
 	double *ws = NULL, *wr = NULL, end_orig, prev_rate = -1, x, y, len;
 	size_t nf, lineno = 1, nw = 0, capw = 0, i, a, b;
 	FILE *fp;
@@ -281,7 +337,7 @@ int trace_load_rates(struct trace *t, const char *path,
 			 strerror(errno));
 		return -1;
 	}
-	if (!fgets(line, sizeof(line), fp) ||
+	if (trace_line(fp, line) != TRACE_LINE_OK ||
 	    strncmp(line, "window_start_s,total_rate_rps,active_clients",
 		    44)) {
 		snprintf(err, errlen, "rate file '%s': header must start "
@@ -289,11 +345,15 @@ int trace_load_rates(struct trace *t, const char *path,
 			 path);
 		goto out;
 	}
-	while (fgets(line, sizeof(line), fp)) {
+	while ((lr = trace_line(fp, line)) != TRACE_LINE_EOF) {
 		double start, rate, clients;
 
 		lineno++;
-		line[strcspn(line, "\r\n")] = '\0';
+		if (lr != TRACE_LINE_OK) {
+			trace_line_error(err, errlen, "rate file", path,
+					 lineno, lr);
+			goto out;
+		}
 		if (!csv_trim(line)[0])
 			continue;
 		nf = csv_split(line, f, TRACE_FIELDS_MAX);

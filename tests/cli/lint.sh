@@ -275,6 +275,20 @@ lint "$TMP/deep.yaml"
 status "deep nesting" 2
 contains "deep nesting" out "invalid YAML: collections nested more than"
 
+# Found by test_fuzz: at the end of a file without a final newline the
+# error named a line past the last one.
+printf 'a: b\nkey: [1, 2' >"$TMP/eof.yaml"
+lint "$TMP/eof.yaml"
+status "error at the end, no final newline" 2
+has "error at the end, no final newline" out "$TMP/eof.yaml:2: invalid\
+ YAML: did not find expected ',' or ']' (while parsing a flow sequence\
+ from line 2)"
+printf 'a: b\nkey: [1, 2\n' >"$TMP/eof-nl.yaml"
+lint "$TMP/eof-nl.yaml"
+has "error at the end, final newline" out "$TMP/eof-nl.yaml:3: invalid\
+ YAML: did not find expected ',' or ']' (while parsing a flow sequence\
+ from line 2)"
+
 printf 'a: *nowhere\n' >"$TMP/alias.yaml"
 lint "$TMP/alias.yaml"
 status "undefined alias" 2

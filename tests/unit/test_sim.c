@@ -220,6 +220,47 @@ static void test_trace_csv(void **state)
 			 "requests");
 }
 
+/* Found by test_fuzz: bytes a text editor would not show.  A NUL byte
+ * is named as such (fgets() read it as the end of the line and called it
+ * too long, or cut the last line short); a control byte in a field is
+ * quoted escaped, not raw. */
+static void test_trace_csv_bytes(void **state)
+{
+	static const char nul_mid[] = "arrival_s,input_tokens,output_tokens\n"
+				      "1,2\0,3\n4,5,6\n";
+	static const char nul_end[] = "arrival_s,input_tokens,output_tokens\n"
+				      "1,2,3\0junk";
+	const char *const bytes[] = { nul_mid, nul_end };
+	const size_t lens[] = { sizeof(nul_mid) - 1, sizeof(nul_end) - 1 };
+	char err[TRACE_ERR_MAX], path[64];
+	struct trace t;
+	size_t i;
+	FILE *fp;
+	int fd;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "/tmp/test_sim_XXXXXX");
+		fd = mkstemp(path);
+		assert_true(fd >= 0);
+		fp = fdopen(fd, "wb");
+		assert_non_null(fp);
+		assert_int_equal(fwrite(bytes[i], 1, lens[i], fp), lens[i]);
+		fclose(fp);
+		trace_init(&t);
+		assert_int_equal(trace_load_csv(&t, path, err, sizeof(err)),
+				 -1);
+		if (!strstr(err, "line 2: holds a NUL byte")) {
+			print_error("error '%s'\n", err);
+			fail();
+		}
+		unlink(path);
+	}
+	expect_csv_error("arrival_s,input_tokens,output_tokens\n"
+			 "1\x7f\x1b[2J,2,3\n",
+			 "arrival_s '1\\x7f\\x1b[2J' is not a number");
+}
+
 static void test_trace_overlay(void **state)
 {
 	struct trace t;
@@ -278,6 +319,20 @@ static void test_trace_rates(void **state)
 			 -1);
 	assert_non_null(strstr(err, "is not after"));
 	unlink(path);
+	/* Found by test_fuzz: a line longer than the limit was read as two
+	 * lines, its tail as a window of its own. */
+	{
+		char text[2 * TRACE_LINE_MAX];
+
+		snprintf(text, sizeof(text), "window_start_s,total_rate_rps,"
+			 "active_clients\n0,1,5\n600,1,5,%0*d\n",
+			 TRACE_LINE_MAX, 0);
+		path = write_tmp(text);
+		assert_int_equal(trace_load_rates(&t, path, &o, &r, err,
+						  sizeof(err)), -1);
+		assert_non_null(strstr(err, "line 3: longer than 512 bytes"));
+		unlink(path);
+	}
 	path = write_tmp("time,rate\n0,1\n");
 	assert_int_equal(trace_load_rates(&t, path, &o, &r, err, sizeof(err)),
 			 -1);
@@ -586,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_heap_order),
 		cmocka_unit_test(test_perf_model),
 		cmocka_unit_test(test_trace_csv),
+		cmocka_unit_test(test_trace_csv_bytes),
 		cmocka_unit_test(test_trace_overlay),
 		cmocka_unit_test(test_trace_rates),
 		cmocka_unit_test(test_littles_law),
