@@ -31,3 +31,35 @@ char *csv_trim(char *s)
 		*--e = '\0';
 	return s;
 }
+
+enum csv_line csv_line(FILE *fp, char *line, size_t size)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc_unlocked(fp)) != EOF && c != '\n') {
+		if (c == '\0')
+			return CSV_LINE_NUL;
+		if (n + 1 == size)
+			return CSV_LINE_LONG;
+		line[n++] = (char)c;
+	}
+	if (c == EOF && n == 0)
+		return CSV_LINE_EOF;
+	if (n > 0 && line[n - 1] == '\r')
+		n--;
+	line[n] = '\0';
+	return CSV_LINE_OK;
+}
+
+void csv_line_error(char *err, size_t errlen, const char *what,
+		    const char *path, size_t lineno, enum csv_line r,
+		    size_t max)
+{
+	if (r == CSV_LINE_NUL)
+		snprintf(err, errlen, "%s '%s' line %zu: holds a NUL byte; "
+			 "expected CSV text", what, path, lineno);
+	else
+		snprintf(err, errlen, "%s '%s' line %zu: longer than %zu "
+			 "bytes", what, path, lineno, max);
+}

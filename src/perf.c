@@ -138,10 +138,11 @@ int perf_load(struct perf *p, const char *path, const char *model,
 	      size_t errlen)
 {
 	struct perf_acc pa, ta;
-	char line[PERF_LINE_MAX + 2];
+	char line[PERF_LINE_MAX + 1];
 	char *f[PERF_FIELDS_MAX];
 	int idx[PC_N];
 	size_t nf, i, lineno = 0, used = 0;
+	enum csv_line lr;
 	FILE *fp;
 	int rc = -1;
 
@@ -153,12 +154,17 @@ int perf_load(struct perf *p, const char *path, const char *model,
 			 strerror(errno));
 		return -1;
 	}
-	if (!fgets(line, sizeof(line), fp)) {
+	lr = csv_line(fp, line, sizeof(line));
+	lineno = 1;
+	if (lr == CSV_LINE_EOF) {
 		snprintf(err, errlen, "perf model '%s': empty file", path);
 		goto out;
 	}
-	lineno = 1;
-	line[strcspn(line, "\r\n")] = '\0';
+	if (lr != CSV_LINE_OK) {
+		csv_line_error(err, errlen, "perf model", path, lineno, lr,
+			       PERF_LINE_MAX);
+		goto out;
+	}
 	nf = csv_split(line, f, PERF_FIELDS_MAX);
 	if (nf > PERF_FIELDS_MAX) {
 		snprintf(err, errlen, "perf model '%s': header has more than "
@@ -179,18 +185,16 @@ int perf_load(struct perf *p, const char *path, const char *model,
 			goto out;
 		}
 	}
-	while (fgets(line, sizeof(line), fp)) {
+	while ((lr = csv_line(fp, line, sizeof(line))) != CSV_LINE_EOF) {
 		double v[PC_N];
 		long tp;
 
 		lineno++;
-		if (!strchr(line, '\n') && !feof(fp)) {
-			snprintf(err, errlen, "perf model '%s' line %zu: "
-				 "longer than %d bytes", path, lineno,
-				 PERF_LINE_MAX);
+		if (lr != CSV_LINE_OK) {
+			csv_line_error(err, errlen, "perf model", path, lineno,
+				       lr, PERF_LINE_MAX);
 			goto out;
 		}
-		line[strcspn(line, "\r\n")] = '\0';
 		if (!line[0])
 			continue;
 		nf = csv_split(line, f, PERF_FIELDS_MAX);

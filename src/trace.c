@@ -98,53 +98,6 @@ static void trace_oom(char *err, size_t errlen, const char *what)
 
 #define TRACE_FIELDS_MAX 8
 
-/* What trace_line() read. */
-enum trace_line {
-	TRACE_LINE_OK,
-	TRACE_LINE_EOF,     /* no more lines (or a read error: ferror()) */
-	TRACE_LINE_LONG,    /* longer than TRACE_LINE_MAX bytes */
-	TRACE_LINE_NUL,     /* holds a NUL byte: not a text file */
-};
-
-/*
- * One line of fp without its "\n" (and "\r\n") into line, which holds
- * TRACE_LINE_MAX + 1 bytes, NUL-terminated.  fgets() cannot tell a NUL
- * byte from the end of the line, nor a long line from two short ones.
- */
-static enum trace_line trace_line(FILE *fp, char *line)
-{
-	size_t n = 0;
-	int c;
-
-	/* fp is this thread's alone: no per-byte locking */
-	while ((c = getc_unlocked(fp)) != EOF && c != '\n') {
-		if (c == '\0')
-			return TRACE_LINE_NUL;
-		if (n == TRACE_LINE_MAX)
-			return TRACE_LINE_LONG;
-		line[n++] = (char)c;
-	}
-	if (c == EOF && n == 0)
-		return TRACE_LINE_EOF;
-	if (n > 0 && line[n - 1] == '\r')
-		n--;
-	line[n] = '\0';
-	return TRACE_LINE_OK;
-}
-
-/* A line trace_line() refused, as an error for file `what` 'path'. */
-static void trace_line_error(char *err, size_t errlen, const char *what,
-			     const char *path, size_t lineno,
-			     enum trace_line r)
-{
-	if (r == TRACE_LINE_NUL)
-		snprintf(err, errlen, "%s '%s' line %zu: holds a NUL byte; "
-			 "expected CSV text", what, path, lineno);
-	else
-		snprintf(err, errlen, "%s '%s' line %zu: longer than %d "
-			 "bytes", what, path, lineno, TRACE_LINE_MAX);
-}
-
 int trace_load_csv(struct trace *t, const char *path, char *err,
 		   size_t errlen)
 {
@@ -154,7 +107,7 @@ int trace_load_csv(struct trace *t, const char *path, char *err,
 	char line[TRACE_LINE_MAX + 1], shown[TRACE_SHOW_MAX + 4];
 	char *f[TRACE_FIELDS_MAX + 1];
 	size_t nf, i, lineno = 1, want;
-	enum trace_line lr;
+	enum csv_line lr;
 	FILE *fp;
 	int rc = -1;
 
@@ -164,14 +117,14 @@ int trace_load_csv(struct trace *t, const char *path, char *err,
 		snprintf(err, errlen, "trace '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	lr = trace_line(fp, line);
-	if (lr == TRACE_LINE_EOF) {
+	lr = csv_line(fp, line, sizeof(line));
+	if (lr == CSV_LINE_EOF) {
 		snprintf(err, errlen, "trace '%s': empty file; expected a "
 			 "header arrival_s,input_tokens,output_tokens"
 			 "[,service_s]", path);
 		goto out;
 	}
-	if (lr != TRACE_LINE_OK)
+	if (lr != CSV_LINE_OK)
 		goto bad_header;
 	nf = csv_split(line, f, TRACE_FIELDS_MAX);
 	if (nf < 3 || nf > 4)
@@ -181,14 +134,14 @@ int trace_load_csv(struct trace *t, const char *path, char *err,
 			goto bad_header;
 	want = nf;
 	t->has_service = nf == 4;
-	while ((lr = trace_line(fp, line)) != TRACE_LINE_EOF) {
+	while ((lr = csv_line(fp, line, sizeof(line))) != CSV_LINE_EOF) {
 		double at, svc = -1.0;
 		long in, outt;
 
 		lineno++;
-		if (lr != TRACE_LINE_OK) {
-			trace_line_error(err, errlen, "trace", path, lineno,
-					 lr);
+		if (lr != CSV_LINE_OK) {
+			csv_line_error(err, errlen, "trace", path, lineno,
+				       lr, TRACE_LINE_MAX);
 			goto out;
 		}
 		if (!csv_trim(line)[0])
@@ -317,7 +270,7 @@ int trace_load_rates(struct trace *t, const char *path,
 {
 	char line[TRACE_LINE_MAX + 1];
 	char *f[TRACE_FIELDS_MAX + 1];
-	enum trace_line lr;
+	enum csv_line lr;
 	double *ws = NULL, *wr = NULL, end_orig, prev_rate = -1, x, y, len;
 	size_t nf, lineno = 1, nw = 0, capw = 0, i, a, b;
 	FILE *fp;
@@ -337,7 +290,7 @@ int trace_load_rates(struct trace *t, const char *path,
 			 strerror(errno));
 		return -1;
 	}
-	if (trace_line(fp, line) != TRACE_LINE_OK ||
+	if (csv_line(fp, line, sizeof(line)) != CSV_LINE_OK ||
 	    strncmp(line, "window_start_s,total_rate_rps,active_clients",
 		    44)) {
 		snprintf(err, errlen, "rate file '%s': header must start "
@@ -345,13 +298,13 @@ int trace_load_rates(struct trace *t, const char *path,
 			 path);
 		goto out;
 	}
-	while ((lr = trace_line(fp, line)) != TRACE_LINE_EOF) {
+	while ((lr = csv_line(fp, line, sizeof(line))) != CSV_LINE_EOF) {
 		double start, rate, clients;
 
 		lineno++;
-		if (lr != TRACE_LINE_OK) {
-			trace_line_error(err, errlen, "rate file", path,
-					 lineno, lr);
+		if (lr != CSV_LINE_OK) {
+			csv_line_error(err, errlen, "rate file", path,
+				       lineno, lr, TRACE_LINE_MAX);
 			goto out;
 		}
 		if (!csv_trim(line)[0])

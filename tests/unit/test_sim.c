@@ -261,6 +261,41 @@ static void test_trace_csv_bytes(void **state)
 			 "arrival_s '1\\x7f\\x1b[2J' is not a number");
 }
 
+/* The perf model reads its lines as the traces do: a NUL byte or a line
+ * past the limit is named, not read as two lines or a short one. */
+static void test_perf_bytes(void **state)
+{
+	static const char nul[] = "model,hardware\0,tensor_parallel\n";
+	char err[256], path[64], long_line[1200];
+	struct perf p;
+	FILE *fp;
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/test_sim_XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	fp = fdopen(fd, "wb");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(nul, 1, sizeof(nul) - 1, fp),
+			 sizeof(nul) - 1);
+	fclose(fp);
+	assert_int_equal(perf_load(&p, path, "m", "h", 1, err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "line 1: holds a NUL byte"));
+
+	memset(long_line, 'x', sizeof(long_line) - 1);
+	long_line[sizeof(long_line) - 1] = '\0';
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "%s\n", long_line);
+	fclose(fp);
+	assert_int_equal(perf_load(&p, path, "m", "h", 1, err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "line 1: longer than 1024 bytes"));
+	unlink(path);
+}
+
 static void test_trace_overlay(void **state)
 {
 	struct trace t;
@@ -640,6 +675,7 @@ int main(void)
 		cmocka_unit_test(test_rate_series),
 		cmocka_unit_test(test_heap_order),
 		cmocka_unit_test(test_perf_model),
+		cmocka_unit_test(test_perf_bytes),
 		cmocka_unit_test(test_trace_csv),
 		cmocka_unit_test(test_trace_csv_bytes),
 		cmocka_unit_test(test_trace_overlay),
