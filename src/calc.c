@@ -24,6 +24,7 @@
 #include "forecast.h"
 #include "meta.h"
 #include "model.h"
+#include "report.h"
 #include "sched.h"
 #include "tz.h"
 
@@ -183,133 +184,36 @@ static int set_step(struct calc_series *c, const char *val)
 	return 0;
 }
 
-/*
- * The forecast line.  Shown whenever the forecast could matter: a cold
- * start is set or a series was given.
- */
-static void print_forecast(const struct meta *m, const struct calc_series *c,
-			   const struct model_breakdown *b)
+/* Print the decision through report.h.  0, or -1 (out of memory). */
+static int print_decision(const struct meta *m, const struct calc_series *c,
+			  const struct model_signals *s,
+			  const struct model_breakdown *b, int json)
 {
-	if (c->have_fc) {
-		printf("forecast   lambda-hat = %g req/s in %g s (%g steps of "
-		       "%g s, %zu values), %s\n", c->fc.value, m->cold_start_s,
-		       c->fc.steps, c->step_s, c->n, b->forecast_used ?
-		       "used" : "not used (lambda is as high)");
-		printf("           Holt level %g req/s, trend %g req/s per "
-		       "step\n", c->fc.level, c->fc.trend);
-	} else if (m->cold_start_s > 0) {
-		printf("forecast   none: coldStartSeconds is %g but no "
-		       "arrivalRateSeries given\n", m->cold_start_s);
-	} else if (c->n > 0) {
-		printf("forecast   off: coldStartSeconds is 0\n");
-	}
-}
+	struct report r;
+	cJSON *o;
+	char *text = NULL;
 
-static void print_text(const struct meta *m, const struct calc_series *c,
-		       const struct model_signals *s,
-		       const struct model_breakdown *b)
-{
-	const struct model_params *p = &m->model;
-
-	if (m->schedule)
-		printf("time       %s %s (%s)\nwindow     %s\n", c->day, c->when,
-		       c->zone, c->window ? c->window : "none (base metadata)");
-	printf("signals    lambda = %g req/s%s, W = %g s, Q = %g, "
-	       "S = %g req/s\n", s->arrival_rate,
-	       c->n > 0 && !c->have_rate ? " (last of series)" : "",
-	       s->service_time_s, s->queue_depth, s->shed_rate);
-	print_forecast(m, c, b);
-	printf("busy       %-35s%10.3f slots\n", b->forecast_used ?
-	       "L = lambda-hat * W" : "L = lambda * W", b->busy_slots);
-	switch (p->staffing) {
-	case MODEL_STAFF_SQRT:
-		printf("headroom   sqrt: beta * sqrt(L), beta = %-5g %10.3f "
-		       "slots\n", p->beta, b->headroom_slots);
-		break;
-	case MODEL_STAFF_ERLANGC:
-		printf("headroom   erlangc: P(wait > %gs) <= %g      %10.3f "
-		       "slots\n", p->target_wait_s, p->wait_probability,
-		       b->headroom_slots);
-		break;
-	case MODEL_STAFF_COST:
-		printf("headroom   cost: %g/h per replica, %g/h penalty %8.3f "
-		       "slots\n", p->cost_per_replica_hour,
-		       p->sla_penalty_per_hour, b->headroom_slots);
-		break;
-	case MODEL_STAFF_NONE:
-		printf("headroom   none                               %10.3f "
-		       "slots\n", b->headroom_slots);
-		break;
+	memset(&r, 0, sizeof(r));
+	r.m = m;
+	r.s = s;
+	r.b = b;
+	r.lambda_note = c->n > 0 && !c->have_rate ? " (last of series)" : NULL;
+	r.fc = c->have_fc ? &c->fc : NULL;
+	r.fc_step_s = c->step_s;
+	r.fc_points = c->n;
+	r.no_forecast = "no arrivalRateSeries given";
+	r.series_off = c->n > 0;
+	r.when = c->when;
+	r.day = c->day;
+	r.zone = c->zone;
+	r.window = c->window;
+	if (!json) {
+		report_text(stdout, &r);
+		return 0;
 	}
-	printf("drain      max(0, Q - L) * W / %-6gs         %10.3f slots\n",
-	       p->drain_s, b->drain_slots);
-	printf("boost      %s %10.3f slots\n",
-	       s->shed_rate > p->shed_threshold ?
-	       "boostFactor * S * W                " :
-	       "off (S <= shedThreshold)           ", b->boost_slots);
-	if (isfinite(b->total_slots)) {
-		printf("total                                         %10.3f "
-		       "slots\n", b->total_slots);
-		printf("replicas   ceil(%.3f / %ld)%s%*s%10lld\n",
-		       b->total_slots, p->slots_per_replica,
-		       b->capped ? ", capped" : "", b->capped ? 12 : 20, "",
-		       (long long)b->replicas);
-	} else {
-		/* Beyond MODEL_SLOTS_MAX, answered by the cap (model.h). */
-		printf("total      more than %g slots, beyond what the model "
-		       "staffs\n", MODEL_SLOTS_MAX);
-		printf("replicas   maxReplicas, capped%17s%10lld\n", "",
-		       (long long)b->replicas);
-	}
-	printf("active     %s\n", b->active ? "yes" : "no");
-}
-
-static int print_json(const struct meta *m, const struct calc_series *c,
-		      const struct model_signals *s,
-		      const struct model_breakdown *b)
-{
-	cJSON *o = cJSON_CreateObject();
-	char *text;
-
-	if (!o)
-		return -1;
-	if (m->schedule) {
-		cJSON_AddStringToObject(o, "time", c->when);
-		if (c->window)
-			cJSON_AddStringToObject(o, "window", c->window);
-		else
-			cJSON_AddNullToObject(o, "window");
-	}
-	cJSON_AddStringToObject(o, "staffing",
-				model_staffing_name(m->model.staffing));
-	cJSON_AddNumberToObject(o, "arrival_rate", s->arrival_rate);
-	cJSON_AddNumberToObject(o, "service_time", s->service_time_s);
-	cJSON_AddNumberToObject(o, "queue_depth", s->queue_depth);
-	cJSON_AddNumberToObject(o, "shed_rate", s->shed_rate);
-	cJSON_AddNumberToObject(o, "arrival_forecast", s->arrival_forecast);
-	cJSON_AddNumberToObject(o, "arrival_used", b->arrival_used);
-	cJSON_AddBoolToObject(o, "forecast_used", b->forecast_used);
-	if (c->have_fc) {
-		cJSON_AddNumberToObject(o, "forecast_level", c->fc.level);
-		cJSON_AddNumberToObject(o, "forecast_trend", c->fc.trend);
-		cJSON_AddNumberToObject(o, "forecast_steps", c->fc.steps);
-		cJSON_AddNumberToObject(o, "forecast_step_seconds", c->step_s);
-		cJSON_AddNumberToObject(o, "forecast_horizon_seconds",
-					m->cold_start_s);
-		cJSON_AddNumberToObject(o, "forecast_points", (double)c->n);
-	}
-	cJSON_AddNumberToObject(o, "busy_slots", b->busy_slots);
-	cJSON_AddNumberToObject(o, "headroom_slots", b->headroom_slots);
-	cJSON_AddNumberToObject(o, "drain_slots", b->drain_slots);
-	cJSON_AddNumberToObject(o, "boost_slots", b->boost_slots);
-	cJSON_AddNumberToObject(o, "total_slots", b->total_slots);
-	cJSON_AddNumberToObject(o, "slots_per_replica",
-				(double)m->model.slots_per_replica);
-	cJSON_AddNumberToObject(o, "exact_replicas", b->exact_replicas);
-	cJSON_AddNumberToObject(o, "replicas", (double)b->replicas);
-	cJSON_AddBoolToObject(o, "capped", b->capped);
-	cJSON_AddBoolToObject(o, "active", b->active);
-	text = cJSON_PrintUnformatted(o);
+	o = cJSON_CreateObject();
+	if (o && !report_json(o, &r))
+		text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	if (!text)
 		return -1;
@@ -456,8 +360,7 @@ int cmd_calc(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	if (json ? print_json(&m, c, &s, &b) :
-		   (print_text(&m, c, &s, &b), 0)) {
+	if (print_decision(&m, c, &s, &b, json)) {
 		rc = 1;
 		goto out;
 	}

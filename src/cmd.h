@@ -8,6 +8,7 @@
 
 int cmd_serve(int argc, char **argv);
 int cmd_calc(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
 

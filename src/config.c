@@ -944,6 +944,35 @@ out:
 	return rc;
 }
 
+const char *config_env_or(const char *v, const char *env)
+{
+	const char *e;
+
+	if (v)
+		return v;
+	e = getenv(env);
+	return e && *e ? e : NULL;
+}
+
+int config_from_flags(struct config *c, const char *path, const char *url,
+		      char err[CONFIG_ERR_MAX])
+{
+	path = config_env_or(path, "STAFFER_CONFIG");
+	url = config_env_or(url, "STAFFER_PROMETHEUS");
+	if (path && url) {
+		snprintf(err, CONFIG_ERR_MAX, "give --config or --prometheus, "
+			 "not both (declare several backends in the config)");
+		return -1;
+	}
+	if (!path && !url) {
+		snprintf(err, CONFIG_ERR_MAX, "no backend: give --config FILE "
+			 "or --prometheus URL");
+		return -1;
+	}
+	return path ? config_load_file(c, path, err) :
+		      config_from_url(c, url, err);
+}
+
 const struct backend *config_backend(const struct config *c,
 				     const char *name)
 {

@@ -72,6 +72,20 @@ int config_load_text(struct config *c, const char *text, const char *origin,
 int config_from_url(struct config *c, const char *url,
 		    char err[CONFIG_ERR_MAX]);
 
+/* A flag's value v, or, when v is NULL, environment variable env's when
+ * set and not empty, else NULL.  Start-up only (getenv). */
+const char *config_env_or(const char *v, const char *env);
+
+/*
+ * The backends as `serve` and `explain` take them: --config FILE (path;
+ * NULL: env STAFFER_CONFIG) or --prometheus URL (url; NULL: env
+ * STAFFER_PROMETHEUS), exactly one of the two.  Returns 0, or -1 with a
+ * message in err (both, neither, or the load's own error); c as for
+ * config_load_file.  Reads the environment: start-up only.
+ */
+int config_from_flags(struct config *c, const char *path, const char *url,
+		      char err[CONFIG_ERR_MAX]);
+
 /* The backend called name, the default one for NULL, or NULL if unknown. */
 const struct backend *config_backend(const struct config *c,
 				     const char *name);

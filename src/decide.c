@@ -12,6 +12,7 @@ enum model_err decide(const struct meta *m, const struct model_signals *s,
 	struct decision d;
 	enum model_err err;
 
+	memset(&d, 0, sizeof(d));
 	err = model_evaluate(&m->model, s, &d.b);
 	if (err != MODEL_OK)
 		return err;
@@ -37,6 +38,7 @@ enum model_err decide_observed(const struct meta *m,
 	enum model_err err;
 	int64_t step = m->scale_down_step > 0 ? m->scale_down_step : 1;
 
+	memset(&d, 0, sizeof(d));
 	err = model_evaluate(&m->model, s, &d.b);
 	if (err != MODEL_OK)
 		return err;
@@ -66,7 +68,7 @@ enum decide_err decide_observations(const struct meta *m,
 	struct decision d;
 	struct forecast fc;
 	enum model_err e;
-	int demand;
+	int demand, have_fc = 0;
 
 	memset(&s, 0, sizeof(s));
 	s.arrival_rate = o->arrival_rate;
@@ -89,8 +91,10 @@ enum decide_err decide_observations(const struct meta *m,
 	if (s.service_time_s > 0 && m->cold_start_s > 0 && o->n_series >= 2 &&
 	    forecast_ahead(o->series, o->n_series, o->series_step_s,
 			   m->cold_start_s, m->forecast_alpha,
-			   m->forecast_beta, &fc) == MODEL_OK)
+			   m->forecast_beta, &fc) == MODEL_OK) {
 		s.arrival_forecast = fc.value;
+		have_fc = 1;
+	}
 
 	if (o->have_view) {
 		e = decide_observed(m, &s, o->current,
@@ -104,6 +108,10 @@ enum decide_err decide_observations(const struct meta *m,
 	if (e != MODEL_OK) {
 		*merr = e;
 		return DECIDE_EMODEL;
+	}
+	if (have_fc) {
+		d.have_forecast = 1;
+		d.fc = fc;
 	}
 	*sig = s;
 	*out = d;

@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "forecast.h"
 #include "meta.h"
 #include "model.h"
 #include "smooth.h"
@@ -22,6 +23,8 @@ struct decision {
 	struct model_breakdown b;   /* every term of the model */
 	int64_t raw;                /* the model's replicas (capped) */
 	int64_t target;             /* after smoothing and the cap */
+	int have_forecast;          /* decide_observations() made fc from */
+	struct forecast fc;         /* the series (0 from decide*())  */
 };
 
 /*

@@ -15,6 +15,8 @@ static const struct {
 } commands[] = {
 	{ "serve", cmd_serve, "run the KEDA external scaler (gRPC)" },
 	{ "calc", cmd_calc, "evaluate the model on numbers given as key=value" },
+	{ "explain", cmd_explain,
+	  "the model on live metrics: what serve answers now, and why" },
 	{ "simulate", cmd_simulate,
 	  "replay traffic through a simulated fleet, compare policies" },
 	{ "lint", cmd_lint, "check ScaledObject YAML before it is applied" },

@@ -31,6 +31,7 @@ struct tz;
 #define META_NAME_MAX 64      /* bytes in backend / metric names, with NUL */
 #define META_TEXT_MAX 1024    /* bytes in schedule and timezone values */
 #define META_ERR_MAX 512      /* bytes in an error message, with NUL */
+#define META_KEYS_MAX 128     /* entries in one scalerMetadata map */
 
 enum meta_err {
 	META_OK = 0,

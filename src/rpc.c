@@ -28,7 +28,6 @@
 #include "pb.h"
 
 #define TICK_S 0.2            /* longest sleep of the loop: signal latency */
-#define META_KEYS_MAX 128     /* entries in one scalerMetadata map */
 
 struct call;
 

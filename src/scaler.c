@@ -39,7 +39,8 @@ enum {
 
 static const char *const sig_keys[SIG_N] = {
 	"arrivalRateQuery", "serviceTimeQuery", "queueDepthQuery",
-	"shedRateQuery", "currentReplicasQuery", "currentReplicasQuery",
+	"shedRateQuery", "currentReplicasQuery",
+	"currentReplicasQuery (recent range)",
 	"arrivalRateQuery (forecast range)",
 };
 
@@ -78,6 +79,8 @@ struct eval {
 	enum scaler_kind kind;
 	char *key;
 	int slot[SIG_N];             /* answer index per signal, -1 if none */
+	struct scaler_read reads[SIG_N]; /* what was sent, in that order */
+	size_t n_reads;
 	double series_step_s;
 	const char *window;          /* schedule window in force, or NULL */
 	scaler_done_fn *cb;
@@ -602,10 +605,16 @@ static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
 	struct state *st;
 	enum model_err merr = MODEL_OK;
 	double now = wall_now();
+	size_t i;
 
-	(void)n;
 	memset(&r, 0, sizeof(r));
 	memcpy(r.metric_name, e->m.metric_name, sizeof(r.metric_name));
+	for (i = 0; i < e->n_reads && i < n; i++)
+		e->reads[i].answer = &a[i];
+	r.meta = &e->m;
+	r.window = e->window;
+	r.reads = e->reads;
+	r.n_reads = e->n_reads < n ? e->n_reads : n;
 	states_sweep(s, now);
 	st = state_find(s, e->key, 1);
 	if (!st)
@@ -650,6 +659,8 @@ static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
 	r.b = d.b;
 	r.active = d.b.active;
 	r.target = d.target;
+	r.obs = &o;
+	r.d = &d;
 	if (st) {
 		if (o.w_measured > 0)
 			st->good_w = o.w_measured;
@@ -755,8 +766,13 @@ int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
 		q[n].query = query;
 		q[n].range_s = range;
 		q[n].step_s = step;
+		e->reads[n].key = sig_keys[i];
+		e->reads[n].query = query;
+		e->reads[n].range_s = range;
+		e->reads[n].step_s = step;
 		e->slot[i] = (int)n++;
 	}
+	e->n_reads = n;
 	if (fetch_submit(s->fetch, q, n, on_answers, e))
 		goto fail;
 	return 0;

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "decide.h"
 #include "fetch.h"
 #include "meta.h"
 #include "model.h"
@@ -37,6 +38,14 @@ enum scaler_kind {
 	SCALER_ACTIVE,   /* IsActive / StreamIsActive */
 };
 
+/* One backend read behind a result (see scaler_result.reads). */
+struct scaler_read {
+	const char *key;              /* e.g. "arrivalRateQuery" */
+	const char *query;            /* the PromQL as sent */
+	double range_s, step_s;       /* 0: an instant query */
+	const struct fetch_answer *answer;
+};
+
 struct scaler_result {
 	enum scaler_err err;
 	char msg[SCALER_MSG_MAX];     /* why, when err != SCALER_OK */
@@ -46,6 +55,14 @@ struct scaler_result {
 	int held;                     /* 1: signals unknown, last good held */
 	char metric_name[META_NAME_MAX];
 	int active;
+	/* What the answer was made of, for `staffer explain`.  Borrowed:
+	 * valid during the callback only, never NULL but where said. */
+	const struct meta *meta;      /* the tuning in force (window applied) */
+	const char *window;           /* that schedule window, or NULL */
+	const struct scaler_read *reads; /* every query, in the order sent */
+	size_t n_reads;
+	const struct decide_obs *obs; /* NULL unless the model ran (METRICS) */
+	const struct decision *d;     /* NULL unless the model ran (METRICS) */
 };
 
 typedef void scaler_done_fn(void *arg, const struct scaler_result *r);

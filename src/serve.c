@@ -46,17 +46,6 @@ static void usage(FILE *fp)
 "                        serve TLS; with a client CA, require mTLS\n");
 }
 
-/* Flag value from argv or, when absent, from the environment. */
-static const char *env_or(const char *v, const char *env)
-{
-	const char *e;
-
-	if (v)
-		return v;
-	e = getenv(env);
-	return e && *e ? e : NULL;
-}
-
 int cmd_serve(int argc, char **argv)
 {
 	const char *listen = NULL, *cfg_path = NULL, *prom = NULL;
@@ -117,30 +106,16 @@ int cmd_serve(int argc, char **argv)
 			return 2;
 		}
 	}
-	listen = env_or(listen, "STAFFER_LISTEN");
-	cfg_path = env_or(cfg_path, "STAFFER_CONFIG");
-	prom = env_or(prom, "STAFFER_PROMETHEUS");
-	level = env_or(level, "STAFFER_LOG_LEVEL");
-	state_path = env_or(state_path, "STAFFER_STATE_FILE");
+	listen = config_env_or(listen, "STAFFER_LISTEN");
+	level = config_env_or(level, "STAFFER_LOG_LEVEL");
+	state_path = config_env_or(state_path, "STAFFER_STATE_FILE");
 	o.listen = listen ? listen : ":9090";
 	if (level && log_set_level(level)) {
 		fprintf(stderr, "staffer serve: log level '%s': allowed: "
 			"debug, info, warn, error\n", level);
 		return 2;
 	}
-	if (cfg_path && prom) {
-		fprintf(stderr, "staffer serve: give --config or --prometheus, "
-			"not both (declare several backends in the config)\n");
-		return 2;
-	}
-	if (!cfg_path && !prom) {
-		fprintf(stderr, "staffer serve: no backend: give --config FILE "
-			"or --prometheus URL\n");
-		usage(stderr);
-		return 2;
-	}
-	if (cfg_path ? config_load_file(&cfg, cfg_path, err) :
-		       config_from_url(&cfg, prom, err)) {
+	if (config_from_flags(&cfg, cfg_path, prom, err)) {
 		fprintf(stderr, "staffer serve: %s\n", err);
 		return 2;
 	}

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Every test: unit (cmocka, build/tests/test_*), calc and lint (tests/cli/),
-# packaging (tests/packaging/run.sh), integration (tests/integration/run.sh),
+# Every test: unit (cmocka, build/tests/test_*), calc, lint and explain
+# (tests/cli/), packaging (tests/packaging/run.sh), integration (tests/integration/run.sh),
 # valgrind (tests/integration/valgrind.sh, one test).  Builds nothing: `make test` builds first and then calls this.
 # Prints one combined `N passed, N failed` last; exits non-zero on failure.
 set -u
@@ -75,6 +75,11 @@ add_counts calc "$rc"
 echo "=== lint"
 run tests/cli/lint.sh
 add_counts lint "$rc"
+
+# ---- explain through the real binary, no backend (usage, bad metadata, --file)
+echo "=== explain"
+run tests/cli/explain.sh
+add_counts explain "$rc"
 
 # ---- packaging: chart rendering, manifests, ScaledObjects against the CRD
 echo "=== packaging"

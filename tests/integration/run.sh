@@ -5,7 +5,8 @@
 #   tests/integration/run.sh
 #
 # 1. the whole suites (test_serve.py, then test_time.py: decisions over
-#    time, ~75 s) against build/staffer;
+#    time, ~75 s, then test_explain.py: `staffer explain` against the
+#    server's answers) against build/staffer;
 # 2. their smoke subsets against build/staffer-asan (ASan+UBSan), if it
 #    exists.
 #    LeakSanitizer stays on when it works here (detect_leaks=1); where it
@@ -66,6 +67,8 @@ echo "# integration: $bin"
 run_suite "$py" -u "$here/test_serve.py" --bin "$bin"
 echo "# integration over time: $bin"
 run_suite "$py" -u "$here/test_time.py" --bin "$bin"
+echo "# explain against a live server: $bin"
+run_suite "$py" -u "$here/test_explain.py" --bin "$bin"
 
 if [ -x "$asan" ]; then
 	if [ -z "${ASAN_OPTIONS:-}" ]; then
@@ -83,6 +86,7 @@ if [ -x "$asan" ]; then
 	echo "# integration smoke: $asan (ASAN_OPTIONS=$ASAN_OPTIONS)"
 	run_suite "$py" -u "$here/test_serve.py" --bin "$asan" --smoke --label "asan: "
 	run_suite "$py" -u "$here/test_time.py" --bin "$asan" --smoke --label "asan: "
+	run_suite "$py" -u "$here/test_explain.py" --bin "$asan" --smoke --label "asan: "
 else
 	echo "# $asan not built: sanitizer smoke run skipped"
 fi

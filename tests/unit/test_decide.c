@@ -87,15 +87,24 @@ static void test_forecast_from_series(void **state)
 	o.series_step_s = 15;
 	assert_int_equal(run(&m, &o, NULL, 0, &sig, &without), DECIDE_OK);
 	assert_false(without.b.forecast_used);   /* coldStartSeconds 0 */
+	assert_false(without.have_forecast);
 	m.cold_start_s = 180;
 	assert_int_equal(run(&m, &o, NULL, 0, &sig, &with), DECIDE_OK);
 	assert_true(with.b.forecast_used);
 	assert_true(fabs(sig.arrival_forecast - 8.5) < 1e-9);
 	assert_true(with.target > without.target);
+	/* The forecast made is kept, for explain: 180 s / 15 s = 12 steps of
+	 * trend 0.5 from level 2.5. */
+	assert_true(with.have_forecast);
+	assert_true(fabs(with.fc.value - 8.5) < 1e-9);
+	assert_true(fabs(with.fc.steps - 12) < 1e-9);
+	assert_true(fabs(with.fc.level - 2.5) < 1e-9);
+	assert_true(fabs(with.fc.trend - 0.5) < 1e-9);
 	/* One point is no series. */
 	o.n_series = 1;
 	assert_int_equal(run(&m, &o, NULL, 0, &sig, &with), DECIDE_OK);
 	assert_false(with.b.forecast_used);
+	assert_false(with.have_forecast);
 	meta_release(&m);
 }
 

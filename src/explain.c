@@ -1,0 +1,946 @@
+/*
+ * explain.c - `staffer explain`: the model on live metrics.
+ *
+ * For one trigger, what `staffer serve` would answer KEDA now, and why:
+ * every query as sent with its value or its error, then the breakdown as
+ * `staffer calc` prints it (report.h), the smoothing, the target and the
+ * activity.  It goes the server's own way, not a copy of it: the metadata
+ * through scaler_parse() (same messages), the answer through
+ * scaler_evaluate() with SCALER_METRICS and then SCALER_ACTIVE, over the
+ * fetch thread, against the backends of --config or --prometheus.
+ *
+ * The metadata comes from key=value arguments and/or --file, a ScaledObject
+ * YAML read by ydoc.c as `staffer lint` reads it; --name NS/NAME and
+ * --trigger N pick one staffer trigger when the file holds several, and
+ * key=value arguments override the file's keys.
+ *
+ * A fresh process has no smoothing memory: without currentReplicasQuery
+ * the target is the model's raw answer (a running server may still be
+ * stepping down from a higher one); with it, the target is smoothed from
+ * the replicas it reads, as every server pod does.  The output says which.
+ *
+ * Threading: the scaler's callback runs on the fetch thread and renders
+ * the report there (the result's borrowed pointers live only during it);
+ * the main thread waits on a condition variable with a deadline.
+ *
+ * Exit status: 0 an answer was computed, 1 the backend or the data is
+ * unavailable (the message names the query and why), 2 bad usage, input
+ * or metadata (the server's INVALID_ARGUMENT messages).
+ */
+#include <cjson/cJSON.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd.h"
+#include "config.h"
+#include "fetch.h"
+#include "log.h"
+#include "meta.h"
+#include "report.h"
+#include "scaler.h"
+#include "sched.h"
+#include "show.h"
+#include "tz.h"
+#include "ydoc.h"
+
+#define EXPLAIN_TIMEOUT_MAX 3600.0  /* --timeout, s */
+#define EXPLAIN_PROG "staffer explain"
+#define EXPLAIN_WHO_MAX (YDOC_WHO_MAX + 32)  /* "NS/NAME trigger N" */
+
+/* ---- metadata pairs ------------------------------------------------------ */
+
+/* A metadata map being put together: owned copies, at most META_KEYS_MAX
+ * pairs, as KEDA could send. */
+struct pairs {
+	char *keys[META_KEYS_MAX];
+	char *values[META_KEYS_MAX];
+	size_t n;
+};
+
+static void pairs_release(struct pairs *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		free(p->keys[i]);
+		free(p->values[i]);
+	}
+	p->n = 0;
+}
+
+/* Set key to value (len bytes of key), replacing an earlier value.  0, or
+ * -1 with the message printed (too many keys, out of memory). */
+static int pairs_set(struct pairs *p, const char *key, size_t klen,
+		     const char *value)
+{
+	char *k, *v;
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (strlen(p->keys[i]) == klen && !memcmp(p->keys[i], key, klen))
+			break;
+	if (i == META_KEYS_MAX) {
+		fprintf(stderr, EXPLAIN_PROG ": metadata has more than %d "
+			"keys; at most %d are allowed\n", META_KEYS_MAX,
+			META_KEYS_MAX);
+		return -1;
+	}
+	k = strndup(key, klen);
+	v = strdup(value);
+	if (!k || !v) {
+		free(k);
+		free(v);
+		fprintf(stderr, EXPLAIN_PROG ": out of memory\n");
+		return -1;
+	}
+	if (i < p->n) {
+		free(p->keys[i]);
+		free(p->values[i]);
+	} else {
+		p->n++;
+	}
+	p->keys[i] = k;
+	p->values[i] = v;
+	return 0;
+}
+
+/* ---- --file: the staffer triggers of a ScaledObject YAML ----------------- */
+
+/* One trigger of type external or external-push. */
+struct cand {
+	char who[YDOC_WHO_MAX];       /* "NS/NAME", shown */
+	char *ns, *name;              /* as written; NULL when absent */
+	long trigger;                 /* index in spec.triggers */
+	struct pairs md;
+	char *problems;               /* "FILE:LINE: ...\n" lines, or NULL */
+	size_t problems_len;
+};
+
+struct from_file {
+	const char *file;             /* as shown in messages */
+	struct cand *c;
+	size_t n, cap;
+	int nomem;
+};
+
+static void cand_release(struct cand *c)
+{
+	free(c->ns);
+	free(c->name);
+	free(c->problems);
+	pairs_release(&c->md);
+}
+
+/* ydoc_report_fn: keep the problem for when this trigger is chosen. */
+static void cand_problem(void *arg, unsigned long line, const char *msg)
+{
+	struct from_file *ff = arg;
+	struct cand *c = &ff->c[ff->n];
+	char head[64];
+	size_t add;
+	char *p;
+
+	snprintf(head, sizeof(head), ":%lu: ", line);
+	add = strlen(ff->file) + strlen(head) + strlen(msg) + 2;
+	p = realloc(c->problems, c->problems_len + add);
+	if (!p) {
+		ff->nomem = 1;
+		return;
+	}
+	c->problems = p;
+	c->problems_len += (size_t)snprintf(p + c->problems_len, add,
+					    "%s%s%s\n", ff->file, head, msg);
+}
+
+static char *dup_text(const struct ynode *n, int *nomem)
+{
+	char *s;
+
+	if (!ytext(n))
+		return NULL;
+	s = strdup(n->text);
+	if (!s)
+		*nomem = 1;
+	return s;
+}
+
+/* Take trigger t of ScaledObject obj as candidate ff->n.  -1: no memory. */
+static int take_trigger(struct from_file *ff, const struct ydoc *d,
+			const struct ynode *obj, const struct ynode *trig,
+			long t)
+{
+	const struct ynode *om = ymap_get(d, obj, "metadata", NULL);
+	struct ydoc_md md;
+	struct cand *c;
+	unsigned long line;
+	size_t i;
+	int rc = -1;
+
+	c = ydoc_room(ff->c, ff->n, &ff->cap, sizeof(*ff->c));
+	if (!c)
+		return -1;
+	ff->c = c;
+	c = &ff->c[ff->n];
+	memset(c, 0, sizeof(*c));
+	memset(&md, 0, sizeof(md));
+	ydoc_who(d, obj, c->who, sizeof(c->who));
+	c->ns = dup_text(ymap_get(d, om, "namespace", NULL), &ff->nomem);
+	c->name = dup_text(ymap_get(d, om, "name", NULL), &ff->nomem);
+	c->trigger = t;
+	if (ydoc_md_collect(d, trig, &md, &line, cand_problem, ff) < 0)
+		goto out;
+	if (md.n > META_KEYS_MAX) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "scalerMetadata has %zu keys; at "
+			 "most %d are allowed", md.n, META_KEYS_MAX);
+		cand_problem(ff, line, msg);
+	}
+	for (i = 0; i < md.n && i < META_KEYS_MAX; i++)
+		if (pairs_set(&c->md, md.keys[i], strlen(md.keys[i]),
+			      md.values[i]))
+			goto out;
+	rc = 0;
+out:
+	ff->n++;             /* released with the rest, taken or not */
+	ydoc_md_release(&md);
+	return rc || ff->nomem ? -1 : 0;
+}
+
+/* ydoc_object_fn: every staffer trigger of a keda.sh ScaledObject. */
+static int take_object(void *arg, const struct ydoc *d,
+		       const struct ynode *obj)
+{
+	struct from_file *ff = arg;
+	const char *api = ytext(ymap_get(d, obj, "apiVersion", NULL));
+	const struct ynode *triggers;
+	size_t i;
+
+	if (!api || strcmp(api, "keda.sh/v1alpha1"))
+		return 0;
+	triggers = ymap_get(d, ymap_get(d, obj, "spec", NULL), "triggers",
+			    NULL);
+	if (!triggers || triggers->kind != YN_SEQ)
+		return 0;
+	for (i = 0; i < triggers->n_kids; i++) {
+		const struct ynode *trig = &d->nodes[triggers->kids[i]];
+
+		if (ydoc_is_external(d, trig, NULL) &&
+		    take_trigger(ff, d, obj, trig, (long)i))
+			return -1;
+	}
+	return 0;
+}
+
+static int take_doc(void *arg, const struct ydoc *d)
+{
+	return ydoc_each_scaledobject(d, take_object, arg) ? -1 : 0;
+}
+
+/* c matches --name sel ("NS/NAME", or "NAME" in any namespace) and
+ * --trigger t (-1: any). */
+static int cand_match(const struct cand *c, const char *sel, long t)
+{
+	const char *slash = sel ? strchr(sel, '/') : NULL;
+
+	if (t >= 0 && c->trigger != t)
+		return 0;
+	if (!sel)
+		return 1;
+	if (!c->name)
+		return 0;
+	if (!slash)
+		return !strcmp(c->name, sel);
+	return c->ns && strlen(c->ns) == (size_t)(slash - sel) &&
+	       !memcmp(c->ns, sel, (size_t)(slash - sel)) &&
+	       !strcmp(c->name, slash + 1);
+}
+
+static void list_cands(const struct from_file *ff)
+{
+	size_t i;
+
+	for (i = 0; i < ff->n; i++)
+		fprintf(stderr, "  %s trigger %ld\n", ff->c[i].who,
+			ff->c[i].trigger);
+}
+
+/*
+ * Read path and move the metadata of the one trigger that --name and
+ * --trigger pick into *md, its namespace and name into *ns and *name
+ * (NULL when not written), "NS/NAME trigger N" into who.  0, or 2 with the
+ * message printed (unreadable, invalid YAML, no staffer trigger, none or
+ * several picked, metadata kubectl would refuse).
+ */
+static int read_file(const char *path, const char *sel, long t,
+		     struct pairs *md, char **ns, char **name,
+		     char who[EXPLAIN_WHO_MAX])
+{
+	struct from_file ff;
+	struct cand *pick = NULL;
+	size_t i, n = 0;
+	int rc = 2;
+
+	memset(&ff, 0, sizeof(ff));
+	ff.file = strcmp(path, "-") ? path : "<stdin>";
+	if (ydoc_read_file(path, EXPLAIN_PROG, stderr, take_doc, &ff))
+		goto out;
+	for (i = 0; i < ff.n; i++)
+		if (cand_match(&ff.c[i], sel, t)) {
+			n++;
+			pick = &ff.c[i];
+		}
+	if (ff.n == 0) {
+		fprintf(stderr, EXPLAIN_PROG ": %s: no ScaledObject "
+			"(keda.sh/v1alpha1) with a trigger of type external "
+			"or external-push\n", ff.file);
+		goto out;
+	}
+	if (n != 1) {
+		char shown[YDOC_SHOW_BUF];
+
+		if (sel)
+			show_escaped(shown, YDOC_SHOW_MAX, sel, strlen(sel));
+		if (n == 0)
+			fprintf(stderr, EXPLAIN_PROG ": %s: no staffer "
+				"trigger matches%s%s%s%s; the file holds:\n",
+				ff.file, sel ? " --name " : "",
+				sel ? shown : "", t >= 0 ? " --trigger " : "",
+				t >= 0 ? "N" : "");
+		else
+			fprintf(stderr, EXPLAIN_PROG ": %s: %zu staffer "
+				"triggers match; pick one with --name NS/NAME "
+				"(and --trigger N):\n", ff.file, n);
+		list_cands(&ff);
+		goto out;
+	}
+	if (pick->problems) {
+		fputs(pick->problems, stderr);
+		fprintf(stderr, EXPLAIN_PROG ": %s: ScaledObject %s trigger "
+			"%ld: metadata kubectl would refuse (see above)\n",
+			ff.file, pick->who, pick->trigger);
+		goto out;
+	}
+	snprintf(who, EXPLAIN_WHO_MAX, "%s trigger %ld", pick->who,
+		 pick->trigger);
+	*md = pick->md;
+	pick->md.n = 0;        /* moved */
+	*ns = pick->ns;
+	*name = pick->name;
+	pick->ns = pick->name = NULL;
+	rc = 0;
+out:
+	for (i = 0; i < ff.n; i++)
+		cand_release(&ff.c[i]);
+	free(ff.c);
+	return rc;
+}
+
+/* ---- one evaluation, rendered on the fetch thread ----------------------- */
+
+struct explain {
+	const struct config *cfg;
+	int json;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int done;                    /* under mu: the callback has run */
+	int timed_out;               /* under mu: gave up waiting */
+	char lost[96];               /* what an abandoned query shows */
+	/* the result, written by the callback before done */
+	enum scaler_err err;
+	char msg[SCALER_MSG_MAX];
+	int active;
+	char *text;                  /* the text report (METRICS, text) */
+	size_t text_len;
+	cJSON *o;                    /* the JSON object (METRICS, --json) */
+	int nomem;
+};
+
+/* What a failed answer shows: its error, or, after a timeout, that. */
+static const char *why_failed(const struct fetch_answer *a, const char *lost)
+{
+	return lost ? lost : a->msg;
+}
+
+/* One query and its answer, as a text line; lost: NULL, or what a
+ * failed answer shows after a timeout. */
+static void text_read(FILE *fp, const struct scaler_read *rd,
+		      const char *lost)
+{
+	const struct fetch_answer *a = rd->answer;
+	char q[META_QUERY_MAX + 4];
+
+	show_escaped(q, META_QUERY_MAX, rd->query, strlen(rd->query));
+	fprintf(fp, "query      %s", rd->key);
+	if (rd->range_s > 0)
+		fprintf(fp, " over %g s at %g s", rd->range_s, rd->step_s);
+	if (!a)
+		fprintf(fp, ": not answered\n");
+	else if (a->err != PROM_OK)
+		fprintf(fp, ": error: %s\n", why_failed(a, lost));
+	else if (rd->range_s > 0 && a->n > 0)
+		fprintf(fp, ": %zu point%s, last %g\n", a->n,
+			a->n == 1 ? "" : "s", a->vals[a->n - 1]);
+	else if (rd->range_s > 0)
+		fprintf(fp, ": no points\n");
+	else
+		fprintf(fp, " = %g\n", a->value);
+	fprintf(fp, "           %s\n", q);
+}
+
+/* One query and its answer, as a JSON object in array arr. */
+static int json_read(cJSON *arr, const struct scaler_read *rd,
+		     const char *lost)
+{
+	const struct fetch_answer *a = rd->answer;
+	cJSON *o = cJSON_CreateObject();
+	int ok;
+
+	if (!o)
+		return -1;
+	cJSON_AddItemToArray(arr, o);
+	ok = cJSON_AddStringToObject(o, "key", rd->key) &&
+	     cJSON_AddStringToObject(o, "query", rd->query) &&
+	     cJSON_AddNumberToObject(o, "range_seconds", rd->range_s) &&
+	     cJSON_AddNumberToObject(o, "step_seconds", rd->step_s);
+	if (!ok || !a)
+		return ok ? 0 : -1;
+	if (a->err != PROM_OK)
+		return cJSON_AddStringToObject(o, "error",
+					       why_failed(a, lost)) ? 0 : -1;
+	if (rd->range_s > 0)
+		return cJSON_AddNumberToObject(o, "points", (double)a->n) &&
+		       (a->n == 0 || cJSON_AddNumberToObject(o, "value",
+					a->vals[a->n - 1])) ? 0 : -1;
+	return cJSON_AddNumberToObject(o, "value", a->value) ? 0 : -1;
+}
+
+/* Why there is no forecast though coldStartSeconds asks for one. */
+static const char *no_forecast(const struct scaler_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n_reads; i++) {
+		const struct fetch_answer *a = r->reads[i].answer;
+
+		if (!strstr(r->reads[i].key, "(forecast range)"))
+			continue;
+		if (!a)
+			return "its range query was not answered";
+		if (a->err != PROM_OK)
+			return "its range query failed (see above)";
+		if (a->n < 2)
+			return "its range query returned fewer than 2 points";
+		if (r->obs->n_series == 0)
+			return "its range query has gaps (Holt needs evenly "
+			       "spaced points)";
+		return "no forecast could be made from the series (no "
+		       "service time to staff it, or values out of range)";
+	}
+	return "there was no range query";
+}
+
+/* The report of one decision; the time shown is now, in the trigger's
+ * zone (the scaler took the window at the call). */
+static void fill_report(struct report *rep, const struct scaler_result *r,
+			char when[TZ_TIME_MAX])
+{
+	const struct meta *m = r->meta;
+	time_t now = time(NULL);
+
+	memset(rep, 0, sizeof(*rep));
+	rep->m = m;
+	rep->s = &r->sig;
+	rep->b = &r->b;
+	if (r->d->have_forecast) {
+		rep->fc = &r->d->fc;
+		rep->fc_step_s = r->obs->series_step_s;
+		rep->fc_points = r->obs->n_series;
+	}
+	rep->no_forecast = no_forecast(r);
+	tz_format(m->tz, (int64_t)now, when, TZ_TIME_MAX);
+	rep->when = when;
+	rep->day = sched_day_name(tz_weekday(m->tz, (int64_t)now));
+	rep->zone = tz_name(m->tz);
+	rep->window = r->window;
+}
+
+static void text_metrics(FILE *fp, const struct explain *x,
+			 const struct scaler_result *r, const char *lost)
+{
+	const struct meta *m = r->meta;
+	const struct backend *be = config_backend(x->cfg, m->backend);
+	struct report rep;
+	char when[TZ_TIME_MAX];
+	size_t i;
+
+	fprintf(fp, "backend    '%s' %s\n", be ? be->name : "?",
+		be ? be->url : "?");
+	for (i = 0; i < r->n_reads; i++)
+		text_read(fp, &r->reads[i], lost);
+	if (!r->d)
+		return;
+	fill_report(&rep, r, when);
+	report_text(fp, &rep);
+	if (r->obs->have_view)
+		fprintf(fp, "smoothing  from currentReplicasQuery: %lld now, "
+			"%lld at most over the last %g s; scaleDownStep %ld\n",
+			(long long)r->obs->current,
+			(long long)r->obs->recent_max,
+			m->scale_down_period_s, m->scale_down_step);
+	else
+		fprintf(fp, "smoothing  none: a fresh process has no memory, "
+			"so this is the model's raw answer; a running server "
+			"lowers its last answer by at most scaleDownStep %ld "
+			"per scaleDownPeriodSeconds %g (currentReplicasQuery "
+			"makes every pod agree)\n", m->scale_down_step,
+			m->scale_down_period_s);
+	fprintf(fp, "target     %lld replicas (GetMetrics)\n",
+		(long long)r->target);
+}
+
+static int json_metrics(cJSON *o, const struct explain *x,
+			const struct scaler_result *r, const char *lost)
+{
+	const struct meta *m = r->meta;
+	const struct backend *be = config_backend(x->cfg, m->backend);
+	struct report rep;
+	char when[TZ_TIME_MAX];
+	cJSON *arr, *b;
+	size_t i;
+
+	b = cJSON_AddObjectToObject(o, "backend");
+	if (!b || !cJSON_AddStringToObject(b, "name", be ? be->name : "?") ||
+	    !cJSON_AddStringToObject(b, "url", be ? be->url : "?"))
+		return -1;
+	arr = cJSON_AddArrayToObject(o, "queries");
+	if (!arr)
+		return -1;
+	for (i = 0; i < r->n_reads; i++)
+		if (json_read(arr, &r->reads[i], lost))
+			return -1;
+	if (!r->d)
+		return 0;
+	fill_report(&rep, r, when);
+	if (report_json(o, &rep))
+		return -1;
+	if (!cJSON_AddNumberToObject(o, "raw_replicas", (double)r->d->raw) ||
+	    !cJSON_AddNumberToObject(o, "target", (double)r->target) ||
+	    !cJSON_AddStringToObject(o, "smoothing", r->obs->have_view ?
+				     "observed" : "none"))
+		return -1;
+	if (r->obs->have_view &&
+	    (!cJSON_AddNumberToObject(o, "current_replicas",
+				      (double)r->obs->current) ||
+	     !cJSON_AddNumberToObject(o, "recent_max_replicas",
+				      (double)r->obs->recent_max)))
+		return -1;
+	return 0;
+}
+
+/* The end of either callback: the outcome, and wake the main thread. */
+static void eval_done(struct explain *x, const struct scaler_result *r)
+{
+	pthread_mutex_lock(&x->mu);
+	x->err = r->err;
+	memcpy(x->msg, r->msg, sizeof(x->msg));
+	x->active = r->active;
+	x->done = 1;
+	pthread_cond_signal(&x->cv);
+	pthread_mutex_unlock(&x->mu);
+}
+
+/* scaler_done_fn for SCALER_METRICS: render while r's pointers live. */
+static void on_metrics(void *arg, const struct scaler_result *r)
+{
+	struct explain *x = arg;
+	const char *lost;
+	FILE *fp;
+
+	pthread_mutex_lock(&x->mu);
+	lost = x->timed_out ? x->lost : NULL;
+	pthread_mutex_unlock(&x->mu);
+	if (x->json) {
+		x->o = cJSON_CreateObject();
+		if (!x->o || json_metrics(x->o, x, r, lost))
+			x->nomem = 1;
+	} else {
+		fp = open_memstream(&x->text, &x->text_len);
+		if (fp) {
+			text_metrics(fp, x, r, lost);
+			if (fclose(fp))
+				x->nomem = 1;
+		} else {
+			x->nomem = 1;
+		}
+	}
+	eval_done(x, r);
+}
+
+/* scaler_done_fn for SCALER_ACTIVE. */
+static void on_active(void *arg, const struct scaler_result *r)
+{
+	eval_done(arg, r);
+}
+
+/*
+ * Evaluate m (moved in) and wait for the callback until *deadline.  0 when
+ * it ran; -1 when the fetch module refused the job; 1 on timeout, after
+ * which the fetch thread has been stopped (the callback has then run too,
+ * with "shutting down" answers).
+ */
+static int evaluate(struct explain *x, struct scaler *sc, struct fetch *f,
+		    const char *ns, const char *name, struct meta *m,
+		    enum scaler_kind kind, const struct timespec *deadline)
+{
+	int rc = 0, e = 0;
+
+	x->done = 0;
+	if (scaler_evaluate(sc, ns, name, m, kind, kind == SCALER_METRICS ?
+			    on_metrics : on_active, x))
+		return -1;
+	pthread_mutex_lock(&x->mu);
+	while (!x->done && e != ETIMEDOUT)
+		e = pthread_cond_timedwait(&x->cv, &x->mu, deadline);
+	if (!x->done) {
+		rc = 1;
+		x->timed_out = 1;
+	}
+	pthread_mutex_unlock(&x->mu);
+	if (rc)
+		fetch_stop(f);   /* completes the job: the callback runs */
+	return rc;
+}
+
+/* ---- the command ---------------------------------------------------------- */
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: staffer explain [options] [key=value ...]\n"
+"  What `staffer serve` would answer now for one trigger, and why: each\n"
+"  query with its value or error, then every term as `staffer calc` shows\n"
+"  it, the smoothing, the target and IsActive.\n"
+"  --config FILE      backends, as for serve (env STAFFER_CONFIG)\n"
+"  --prometheus URL   one backend 'default' (env STAFFER_PROMETHEUS)\n"
+"  --file FILE        a ScaledObject YAML (- for stdin): its staffer\n"
+"                     trigger's metadata; key=value arguments override it\n"
+"  --name NS/NAME     which ScaledObject of FILE (NAME: any namespace)\n"
+"  --trigger N        which of its triggers (from 0, as lint counts)\n"
+"  --json             one JSON object: calc's keys, the queries, target\n"
+"  --timeout SECONDS  give up after this long (default: twice the\n"
+"                     backend's timeoutSeconds + 10)\n"
+"  --log-level LEVEL  the server's own log lines (default error)\n"
+"  key=value          ScaledObject metadata (docs/metadata.md)\n"
+"exit status: 0 answered, 1 backend or data unavailable, 2 bad usage or\n"
+"metadata (the server's INVALID_ARGUMENT message)\n"
+"example: staffer explain --prometheus http://localhost:9090 \\\n"
+"           arrivalRateQuery='sum(rate(requests_total[1m]))' "
+"serviceTime=10\n");
+}
+
+/* The options and key=value arguments. */
+struct opts {
+	const char *cfg_path, *prom, *file, *sel, *level;
+	long trigger;                 /* -1: any */
+	double timeout_s;             /* 0: the default */
+	int json;
+	struct pairs args;
+};
+
+/* Parse argv into o.  -1 to exit 0 (help printed), 0 ok, 2 bad usage
+ * (message printed). */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *eq = strchr(a, '=');
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return -1;
+		}
+		if (!strcmp(a, "--json")) {
+			o->json = 1;
+			continue;
+		}
+		if (strncmp(a, "--", 2)) {
+			if (!eq || eq == a) {
+				fprintf(stderr, EXPLAIN_PROG ": '%.60s' is "
+					"not key=value\n", a);
+				usage(stderr);
+				return 2;
+			}
+			if (pairs_set(&o->args, a, (size_t)(eq - a), eq + 1))
+				return 2;
+			continue;
+		}
+		if (!v) {
+			fprintf(stderr, EXPLAIN_PROG ": %.60s needs a value\n",
+				a);
+			usage(stderr);
+			return 2;
+		}
+		i++;
+		if (!strcmp(a, "--config")) {
+			o->cfg_path = v;
+		} else if (!strcmp(a, "--prometheus")) {
+			o->prom = v;
+		} else if (!strcmp(a, "--file")) {
+			o->file = v;
+		} else if (!strcmp(a, "--name")) {
+			o->sel = v;
+		} else if (!strcmp(a, "--log-level")) {
+			o->level = v;
+		} else if (!strcmp(a, "--trigger")) {
+			if (meta_parse_long(v, &o->trigger) || o->trigger < 0 ||
+			    o->trigger > 10000) {
+				fprintf(stderr, EXPLAIN_PROG ": --trigger "
+					"'%.60s': allowed: a whole number "
+					"from 0 to 10000\n", v);
+				return 2;
+			}
+		} else if (!strcmp(a, "--timeout")) {
+			if (meta_parse_double(v, &o->timeout_s) ||
+			    !(o->timeout_s > 0) ||
+			    o->timeout_s > EXPLAIN_TIMEOUT_MAX) {
+				fprintf(stderr, EXPLAIN_PROG ": --timeout "
+					"'%.60s': allowed: a number above 0 up "
+					"to %g seconds\n", v,
+					EXPLAIN_TIMEOUT_MAX);
+				return 2;
+			}
+		} else {
+			fprintf(stderr, EXPLAIN_PROG ": unknown option "
+				"'%.60s'\n", a);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if ((o->sel || o->trigger >= 0) && !o->file) {
+		fprintf(stderr, EXPLAIN_PROG ": --name and --trigger pick a "
+			"trigger of --file FILE; there is no --file\n");
+		return 2;
+	}
+	if (!o->file && o->args.n == 0) {
+		fprintf(stderr, EXPLAIN_PROG ": no metadata: give key=value "
+			"arguments or --file FILE\n");
+		usage(stderr);
+		return 2;
+	}
+	return 0;
+}
+
+/* The metadata: FILE's, then the arguments over it.  0, or 2. */
+static int gather(struct opts *o, struct pairs *md, char **ns, char **name,
+		  char who[EXPLAIN_WHO_MAX])
+{
+	size_t i;
+
+	if (o->file && read_file(o->file, o->sel, o->trigger, md, ns, name,
+				 who))
+		return 2;
+	for (i = 0; i < o->args.n; i++)
+		if (pairs_set(md, o->args.keys[i], strlen(o->args.keys[i]),
+			      o->args.values[i]))
+			return 2;
+	return 0;
+}
+
+/* Print what was found, ending in err and msg (the evaluation's, or
+ * ours); active is IsActive's answer.  Returns the exit status. */
+static int finish(struct explain *x, enum scaler_err err, const char *msg,
+		  int active, const char *who)
+{
+	int rc = err == SCALER_EINVAL ? 2 : err == SCALER_EUNAVAIL ? 1 : 0;
+	char *text;
+
+	if (x->json && x->o) {
+		if (who && !cJSON_AddStringToObject(x->o, "scaledobject", who))
+			x->nomem = 1;
+		if (rc == 0 && !cJSON_AddBoolToObject(x->o, "is_active",
+						      active))
+			x->nomem = 1;
+		if (rc && (!cJSON_AddStringToObject(x->o, "error", msg) ||
+			   !cJSON_AddStringToObject(x->o, "status", rc == 2 ?
+				"invalid_argument" : "unavailable")))
+			x->nomem = 1;
+		text = cJSON_PrintUnformatted(x->o);
+		if (text)
+			printf("%s\n", text);
+		else
+			x->nomem = 1;
+		free(text);
+	} else if (x->text) {
+		if (who)
+			printf("trigger    %s\n", who);
+		fwrite(x->text, 1, x->text_len, stdout);
+		if (rc == 0)
+			printf("IsActive   %s\n", active ? "yes" : "no");
+	}
+	fflush(stdout);
+	if (x->nomem) {
+		fprintf(stderr, EXPLAIN_PROG ": out of memory\n");
+		return 1;
+	}
+	if (rc)
+		fprintf(stderr, EXPLAIN_PROG ": %s\n", msg);
+	return rc;
+}
+
+int cmd_explain(int argc, char **argv)
+{
+	struct opts o;
+	struct pairs md;
+	struct config cfg;
+	struct explain x;
+	struct fetch *f = NULL;
+	struct scaler *sc = NULL;
+	struct meta m;
+	struct timespec deadline;
+	const struct backend *be;
+	char err[CONFIG_ERR_MAX > SCALER_MSG_MAX ? CONFIG_ERR_MAX :
+		 SCALER_MSG_MAX];
+	char mmsg[SCALER_MSG_MAX], who[EXPLAIN_WHO_MAX];
+	char *ns = NULL, *name = NULL;
+	enum scaler_err merr = SCALER_OK;
+	int rc = 2, metrics_rc = 0, active_rc = 0, mactive = 0, sync = 0;
+	int curl_up = 0;
+
+	memset(&o, 0, sizeof(o));
+	memset(&md, 0, sizeof(md));
+	memset(&x, 0, sizeof(x));
+	o.trigger = -1;
+	config_init(&cfg);
+	meta_init(&m);
+	who[0] = '\0';
+	rc = parse_args(argc, argv, &o);
+	if (rc) {
+		rc = rc < 0 ? 0 : rc;
+		goto out;
+	}
+	rc = 2;
+	if (log_set_level(o.level ? o.level : "error")) {
+		fprintf(stderr, EXPLAIN_PROG ": log level '%.60s': allowed: "
+			"debug, info, warn, error\n", o.level);
+		goto out;
+	}
+	if (gather(&o, &md, &ns, &name, who))
+		goto out;
+	if (config_from_flags(&cfg, o.cfg_path, o.prom, err)) {
+		fprintf(stderr, EXPLAIN_PROG ": %s\n", err);
+		goto out;
+	}
+	rc = 1;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
+		fprintf(stderr, EXPLAIN_PROG ": curl_global_init failed\n");
+		goto out;
+	}
+	curl_up = 1;
+	if (pthread_mutex_init(&x.mu, NULL))
+		goto out;
+	if (pthread_cond_init(&x.cv, NULL)) {
+		pthread_mutex_destroy(&x.mu);
+		goto out;
+	}
+	sync = 1;
+	x.cfg = &cfg;
+	x.json = o.json;
+	f = fetch_new(&cfg);
+	sc = f ? scaler_new(&cfg, f, NULL) : NULL;
+	if (!sc) {
+		fprintf(stderr, EXPLAIN_PROG ": cannot start the fetch "
+			"thread\n");
+		goto out;
+	}
+	/* The server's parser and messages: bad metadata is exit 2. */
+	if (scaler_parse(sc, &m, (const char *const *)md.keys,
+			 (const char *const *)md.values, md.n, err) !=
+	    SCALER_OK) {
+		fprintf(stderr, EXPLAIN_PROG ": %s\n", err);
+		rc = 2;
+		goto out;
+	}
+	be = config_backend(&cfg, m.backend);
+	if (!(o.timeout_s > 0))
+		o.timeout_s = 2 * be->timeout_s + 10;
+	snprintf(x.lost, sizeof(x.lost), "no answer within %g s (--timeout)",
+		 o.timeout_s);
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += (time_t)o.timeout_s;
+	deadline.tv_nsec += (long)((o.timeout_s - (double)(time_t)o.timeout_s)
+				   * 1e9);
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	ns = ns ? ns : strdup("default");
+	name = name ? name : strdup("explain");
+	if (!ns || !name) {
+		fprintf(stderr, EXPLAIN_PROG ": out of memory\n");
+		goto out;
+	}
+	/* GetMetrics, then IsActive, as KEDA asks; the second reads what the
+	 * first fetched while the config's cache keeps it. */
+	metrics_rc = evaluate(&x, sc, f, ns, name, &m, SCALER_METRICS,
+			      &deadline);
+	merr = x.err;
+	memcpy(mmsg, x.msg, sizeof(mmsg));
+	mactive = x.active;
+	if (metrics_rc == 0 && merr == SCALER_OK) {
+		meta_release(&m);
+		meta_init(&m);
+		/* The same map parses the same way a second time, but for
+		 * memory running out. */
+		if (scaler_parse(sc, &m, (const char *const *)md.keys,
+				 (const char *const *)md.values, md.n, err) !=
+		    SCALER_OK) {
+			fprintf(stderr, EXPLAIN_PROG ": %s\n", err);
+			rc = 1;
+			goto out;
+		}
+		active_rc = evaluate(&x, sc, f, ns, name, &m, SCALER_ACTIVE,
+				     &deadline);
+		mactive = x.active;
+	}
+	if (metrics_rc < 0 || active_rc < 0) {
+		merr = SCALER_EUNAVAIL;
+		snprintf(mmsg, sizeof(mmsg), "the fetch thread refused the "
+			 "evaluation (out of memory?)");
+	} else if (metrics_rc || active_rc) {
+		merr = SCALER_EUNAVAIL;
+		snprintf(mmsg, sizeof(mmsg), "backend '%s': %s", be->name,
+			 x.lost);
+	} else if (merr == SCALER_OK) {
+		merr = x.err;        /* IsActive's */
+		memcpy(mmsg, x.msg, sizeof(mmsg));
+	}
+	rc = finish(&x, merr, mmsg, mactive, o.file ? who : NULL);
+out:
+	fetch_stop(f);
+	scaler_free(sc);
+	fetch_free(f);
+	if (sync) {
+		pthread_cond_destroy(&x.cv);
+		pthread_mutex_destroy(&x.mu);
+	}
+	free(x.text);
+	cJSON_Delete(x.o);
+	meta_release(&m);
+	pairs_release(&md);
+	pairs_release(&o.args);
+	free(ns);
+	free(name);
+	config_release(&cfg);
+	if (curl_up)
+		curl_global_cleanup();
+	return rc;
+}

@@ -1,0 +1,844 @@
+/*
+ * ydoc.c - see ydoc.h.
+ */
+#include "ydoc.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+#include "show.h"
+
+#define YDOC_STR_(x) #x
+#define YDOC_STR(x) YDOC_STR_(x)
+
+enum yload { YLOAD_DOC, YLOAD_END, YLOAD_ERROR, YLOAD_NOMEM };
+
+/* A YAML error found by ydoc_load rather than by libyaml. */
+struct yerr {
+	unsigned long line;    /* 0: libyaml's error, in the parser */
+	const char *msg;
+};
+
+void *ydoc_room(void *arr, size_t n, size_t *cap, size_t size)
+{
+	size_t c;
+	void *p;
+
+	if (n < *cap)
+		return arr;
+	c = *cap ? *cap * 2 : 8;
+	if (c > ((size_t)-1) / size)
+		return NULL;
+	p = realloc(arr, c * size);
+	if (p)
+		*cap = c;
+	return p;
+}
+
+static void ydoc_release(struct ydoc *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		free(d->nodes[i].text);
+		free(d->nodes[i].tag);
+		free(d->nodes[i].kids);
+	}
+	for (i = 0; i < d->n_anchors; i++)
+		free(d->anchors[i].name);
+	free(d->nodes);
+	free(d->anchors);
+	free(d->open);
+	memset(d, 0, sizeof(*d));
+}
+
+int ydoc_word_in(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(s, *list))
+			return 1;
+	return 0;
+}
+
+/* [+-]? then 0x.., 0o.., 0b.. or digits: Go's ParseInt with base 0. */
+static int yaml11_int(const char *s)
+{
+	const char *digits = "0123456789";
+
+	if (*s == '+' || *s == '-')
+		s++;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		digits = "0123456789abcdefABCDEF";
+		s += 2;
+	} else if (s[0] == '0' && (s[1] == 'o' || s[1] == 'O')) {
+		digits = "01234567";
+		s += 2;
+	} else if (s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) {
+		digits = "01";
+		s += 2;
+	}
+	return *s && strspn(s, digits) == strlen(s);
+}
+
+/* go-yaml v2's float: ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$ */
+static int yaml11_float(const char *s)
+{
+	size_t n;
+
+	if (*s == '+' || *s == '-')
+		s++;
+	if (*s == '.') {
+		n = strspn(++s, "0123456789");
+		if (!n)
+			return 0;
+		s += n;
+	} else {
+		n = strspn(s, "0123456789");
+		if (!n)
+			return 0;
+		s += n;
+		if (*s == '.')
+			s += 1 + strspn(s + 1, "0123456789");
+	}
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		n = strspn(s, "0123456789");
+		if (!n)
+			return 0;
+		s += n;
+	}
+	return *s == '\0';
+}
+
+/*
+ * The type go-yaml v2 (sigs.k8s.io/yaml, kubectl) gives a plain, untagged
+ * scalar: its fixed words, then, for text starting with a digit or sign,
+ * an int (underscores dropped) or a float.  Timestamps stay strings there.
+ */
+static enum yn_type yaml11_type(const char *s, size_t len)
+{
+	static const char *const nulls[] = {
+		"", "~", "null", "Null", "NULL", NULL };
+	static const char *const bools[] = {
+		"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
+		"true", "True", "TRUE", "false", "False", "FALSE",
+		"on", "On", "ON", "off", "Off", "OFF", NULL };
+	static const char *const floats[] = {
+		".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf",
+		"+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", NULL };
+	enum yn_type t = YT_STR;
+	char *plain;
+	size_t i, o;
+
+	if (strlen(s) != len)
+		return YT_STR;
+	if (ydoc_word_in(s, nulls))
+		return YT_NULL;
+	if (ydoc_word_in(s, bools))
+		return YT_BOOL;
+	if (ydoc_word_in(s, floats))
+		return YT_NUMBER;
+	if (!strcmp(s, "<<"))
+		return YT_MERGE;
+	if (s[0] == '.')
+		return yaml11_float(s) ? YT_NUMBER : YT_STR;
+	if (!isdigit((unsigned char)s[0]) && s[0] != '+' && s[0] != '-')
+		return YT_STR;
+	plain = malloc(len + 1);
+	if (!plain)
+		return YT_STR;   /* the message only loses a detail */
+	for (i = o = 0; i < len; i++)
+		if (s[i] != '_')
+			plain[o++] = s[i];
+	plain[o] = '\0';
+	if (yaml11_int(plain) || yaml11_float(plain))
+		t = YT_NUMBER;
+	free(plain);
+	return t;
+}
+
+/* The type of a scalar event's value, tags first. */
+static enum yn_type ydoc_scalar_type(const yaml_event_t *ev)
+{
+	const char *tag = (const char *)ev->data.scalar.tag;
+
+	if (tag && (!strcmp(tag, "!") || !strcmp(tag, YAML_STR_TAG)))
+		return YT_STR;
+	if (tag)
+		return YT_TAGGED;
+	if (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return YT_STR;
+	return yaml11_type((const char *)ev->data.scalar.value,
+			   ev->data.scalar.length);
+}
+
+/* Hang node i under the collection being read (none: i is the root). */
+static int ydoc_attach(struct ydoc *d, size_t i)
+{
+	struct ynode *parent;
+	size_t *k;
+
+	if (d->depth == 0)
+		return 0;
+	parent = &d->nodes[d->open[d->depth - 1]];
+	k = ydoc_room(parent->kids, parent->n_kids, &parent->cap_kids,
+		      sizeof(*k));
+	if (!k)
+		return -1;
+	parent->kids = k;
+	parent->kids[parent->n_kids++] = i;
+	return 0;
+}
+
+static int ydoc_anchor(struct ydoc *d, const yaml_char_t *name, size_t i)
+{
+	struct yanchor *a;
+
+	if (!name)
+		return 0;
+	a = ydoc_room(d->anchors, d->n_anchors, &d->cap_anchors,
+		      sizeof(*a));
+	if (!a)
+		return -1;
+	d->anchors = a;
+	a[d->n_anchors].name = strdup((const char *)name);
+	if (!a[d->n_anchors].name)
+		return -1;
+	a[d->n_anchors++].node = i;
+	return 0;
+}
+
+/* A new node from a scalar or collection-start event; -1: no memory. */
+static int ydoc_add(struct ydoc *d, const yaml_event_t *ev)
+{
+	const yaml_char_t *anchor;
+	struct ynode *n;
+	size_t *o, i = d->n;
+
+	n = ydoc_room(d->nodes, d->n, &d->cap, sizeof(*n));
+	if (!n)
+		return -1;
+	d->nodes = n;
+	n = &d->nodes[d->n++];
+	memset(n, 0, sizeof(*n));
+	n->line = (unsigned long)ev->start_mark.line + 1;
+	if (ev->type == YAML_SCALAR_EVENT) {
+		n->kind = YN_SCALAR;
+		n->type = ydoc_scalar_type(ev);
+		n->len = ev->data.scalar.length;
+		n->text = malloc(n->len + 1);
+		if (!n->text)
+			return -1;
+		memcpy(n->text, ev->data.scalar.value, n->len);
+		n->text[n->len] = '\0';
+		if (n->type == YT_TAGGED) {
+			n->tag = strdup((const char *)ev->data.scalar.tag);
+			if (!n->tag)
+				return -1;
+		}
+		anchor = ev->data.scalar.anchor;
+	} else if (ev->type == YAML_SEQUENCE_START_EVENT) {
+		n->kind = YN_SEQ;
+		anchor = ev->data.sequence_start.anchor;
+	} else {
+		n->kind = YN_MAP;
+		anchor = ev->data.mapping_start.anchor;
+	}
+	if (ydoc_attach(d, i) || ydoc_anchor(d, anchor, i))
+		return -1;
+	if (n->kind == YN_SCALAR)
+		return 0;
+	o = ydoc_room(d->open, d->depth, &d->cap_open, sizeof(*o));
+	if (!o)
+		return -1;
+	d->open = o;
+	d->open[d->depth++] = i;
+	return 0;
+}
+
+/* An alias: the anchored node again (the latest anchor of that name). */
+static int ydoc_alias(struct ydoc *d, const yaml_event_t *ev)
+{
+	const char *name = (const char *)ev->data.alias.anchor;
+	size_t i;
+
+	for (i = d->n_anchors; i-- > 0;)
+		if (!strcmp(d->anchors[i].name, name))
+			return ydoc_attach(d, d->anchors[i].node) ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Read the next document of the stream into d (empty, zeroed).  YLOAD_DOC:
+ * d holds it; YLOAD_END: no more; YLOAD_ERROR: the parser's problem, or
+ * ours in *e (an undefined alias, nesting deeper than YDOC_DEPTH,
+ * which also keeps libyaml's scanner from its quadratic time on deep flow
+ * collections); YLOAD_NOMEM.  d must be released in every case.
+ */
+static enum yload ydoc_load(yaml_parser_t *p, struct ydoc *d,
+			    struct yerr *e)
+{
+	yaml_event_t ev;
+	enum yload rc;
+	int r;
+
+	for (;;) {
+		if (!yaml_parser_parse(p, &ev))
+			return p->error == YAML_MEMORY_ERROR ? YLOAD_NOMEM
+							    : YLOAD_ERROR;
+		rc = YLOAD_NOMEM;
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+			rc = YLOAD_END;
+			goto out;
+		case YAML_DOCUMENT_END_EVENT:
+			rc = YLOAD_DOC;
+			goto out;
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			if (d->depth >= YDOC_DEPTH) {
+				e->line = (unsigned long)
+					  ev.start_mark.line + 1;
+				e->msg = "collections nested more than "
+					 YDOC_STR(YDOC_DEPTH) " deep";
+				rc = YLOAD_ERROR;
+				goto out;
+			}
+			/* fall through */
+		case YAML_SCALAR_EVENT:
+			if (ydoc_add(d, &ev))
+				goto out;
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			d->depth--;
+			break;
+		case YAML_ALIAS_EVENT:
+			r = ydoc_alias(d, &ev);
+			if (r < 0)
+				goto out;
+			if (r == 0) {
+				e->line = (unsigned long)
+					  ev.start_mark.line + 1;
+				e->msg = "an alias to an undefined anchor";
+				rc = YLOAD_ERROR;
+				goto out;
+			}
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+out:
+	yaml_event_delete(&ev);
+	return rc;
+}
+
+const struct ynode *ymap_get(const struct ydoc *d, const struct ynode *map,
+			     const char *key, const struct ynode **keynode)
+{
+	const struct ynode *k;
+	size_t i;
+
+	if (!map || map->kind != YN_MAP)
+		return NULL;
+	for (i = 0; i + 1 < map->n_kids; i += 2) {
+		k = &d->nodes[map->kids[i]];
+		if (k->kind == YN_SCALAR && !strcmp(k->text, key)) {
+			if (keynode)
+				*keynode = k;
+			return &d->nodes[map->kids[i + 1]];
+		}
+	}
+	return NULL;
+}
+
+const char *ytext(const struct ynode *n)
+{
+	return n && n->kind == YN_SCALAR ? n->text : NULL;
+}
+
+const struct ynode *ypath(const struct ydoc *d, const struct ynode *map,
+			  const char *const *keys, unsigned long *line)
+{
+	const struct ynode *k = NULL;
+
+	for (; map && *keys; keys++) {
+		map = ymap_get(d, map, *keys, &k);
+		if (map)
+			*line = k->line;
+	}
+	return map;
+}
+
+const char *ydoc_show(char buf[YDOC_SHOW_BUF], const struct ynode *n)
+{
+	if (!n || n->kind != YN_SCALAR)
+		snprintf(buf, YDOC_SHOW_BUF, "%s", "?");
+	else
+		show_escaped(buf, YDOC_SHOW_MAX, n->text, n->len);
+	return buf;
+}
+
+/* ---- trigger metadata --------------------------------------------------- */
+
+void ydoc_md_release(struct ydoc_md *md)
+{
+	free(md->keys);
+	free(md->values);
+	free(md->knodes);
+	free(md->vnodes);
+}
+
+static int md_push(struct ydoc_md *md, const struct ynode *k,
+		   const struct ynode *v)
+{
+	void *p;
+
+	if (!(p = ydoc_room(md->keys, md->n, &md->cap_keys,
+			    sizeof(*md->keys))))
+		return -1;
+	md->keys = p;
+	if (!(p = ydoc_room(md->values, md->n, &md->cap_values,
+			    sizeof(*md->values))))
+		return -1;
+	md->values = p;
+	if (!(p = ydoc_room(md->knodes, md->n, &md->cap_knodes,
+			    sizeof(*md->knodes))))
+		return -1;
+	md->knodes = p;
+	if (!(p = ydoc_room(md->vnodes, md->n, &md->cap_vnodes,
+			    sizeof(*md->vnodes))))
+		return -1;
+	md->vnodes = p;
+	md->keys[md->n] = k->text;
+	md->values[md->n] = v->kind == YN_SCALAR ? v->text : "";
+	md->knodes[md->n] = k;
+	md->vnodes[md->n] = v;
+	md->n++;
+	return 0;
+}
+
+size_t ydoc_md_find(const struct ydoc_md *md, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < md->n; i++)
+		if (!strcmp(md->keys[i], key))
+			break;
+	return i;
+}
+
+/* A standard tag without its prefix ("int" for tag:yaml.org,2002:int, to
+ * be shown as !!int); any other tag as it is. */
+static const char *ytag_short(const char *tag)
+{
+	static const char prefix[] = "tag:yaml.org,2002:";
+
+	if (!strncmp(tag, prefix, sizeof(prefix) - 1))
+		return tag + sizeof(prefix) - 1;
+	return tag;
+}
+
+/* Who is told about problems in one trigger's metadata. */
+struct md_out {
+	ydoc_report_fn *report;
+	void *arg;
+};
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void md_report(const struct md_out *o, unsigned long line,
+		      const char *fmt, ...)
+{
+	char msg[YDOC_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	o->report(o->arg, line, msg);
+}
+
+/* "ScaledObject metadata is map[string]string": report a value that is
+ * not a YAML string.  Returns 1 if it was reported. */
+static int md_check_value(const struct md_out *o, const struct ynode *k,
+			  const struct ynode *v)
+{
+	static const char why[] = "ScaledObject metadata is "
+				  "map[string]string";
+	char key[YDOC_SHOW_BUF], val[YDOC_SHOW_BUF];
+
+	ydoc_show(key, k);
+	if (v->kind != YN_SCALAR) {
+		md_report(o, k->line, "metadata '%s' is a %s, not a string: "
+			  "%s", key, v->kind == YN_MAP ? "map" : "list", why);
+		return 1;
+	}
+	ydoc_show(val, v);
+	switch (v->type) {
+	case YT_NULL:
+		md_report(o, k->line, "metadata '%s' has no value (YAML "
+			  "null%s%s): %s; give a quoted string or leave the "
+			  "key out", key, *val ? " " : "", val, why);
+		return 1;
+	case YT_BOOL:
+	case YT_NUMBER:
+		md_report(o, v->line, "metadata '%s': %s must be a quoted "
+			  "string (\"%s\"): %s", key, val, val, why);
+		return 1;
+	case YT_TAGGED:
+		md_report(o, v->line, "metadata '%s': '%s' is tagged %s%s, "
+			  "not a string: %s", key, val,
+			  ytag_short(v->tag) != v->tag ? "!!" : "",
+			  ytag_short(v->tag), why);
+		return 1;
+	default:
+		break;
+	}
+	if (strlen(v->text) != v->len) {
+		md_report(o, v->line, "metadata '%s': '%s' contains a NUL "
+			  "character", key, val);
+		return 1;
+	}
+	return 0;
+}
+
+/* Gather the pairs of metadata mapping map into md (ydoc_md_collect's
+ * rules); merged: map is merged in by `<<`.  -1: no memory. */
+static int md_collect(const struct md_out *o, const struct ydoc *d,
+		      const struct ynode *map, struct ydoc_md *md,
+		      int merged, int depth)
+{
+	const struct ynode *k, *v, *src;
+	size_t i, j, at;
+	char key[YDOC_SHOW_BUF];
+
+	for (i = 0; i + 1 < map->n_kids; i += 2) {
+		k = &d->nodes[map->kids[i]];
+		v = &d->nodes[map->kids[i + 1]];
+		if (k->kind != YN_SCALAR || strlen(k->text) != k->len) {
+			md_report(o, k->line, "metadata has a key that is "
+				  "not a plain string: %s", "ScaledObject "
+				  "metadata is map[string]string");
+			md->bad = 1;
+			continue;
+		}
+		if (k->type == YT_MERGE)
+			continue;
+		at = ydoc_md_find(md, k->text);
+		if (at < md->n && merged)
+			continue;
+		if (at < md->n) {
+			md_report(o, k->line, "metadata '%s' is given twice "
+				  "(first on line %lu); give each key once",
+				  ydoc_show(key, k), md->knodes[at]->line);
+			md->bad = 1;
+			continue;
+		}
+		md->bad |= md_check_value(o, k, v);
+		if (md_push(md, k, v))
+			return -1;
+	}
+	for (i = 0; i + 1 < map->n_kids; i += 2) {
+		k = &d->nodes[map->kids[i]];
+		v = &d->nodes[map->kids[i + 1]];
+		if (k->kind != YN_SCALAR || k->type != YT_MERGE)
+			continue;
+		if (depth >= YDOC_MERGE_DEPTH) {
+			md_report(o, k->line, "metadata merges ('<<') nest "
+				  "more than %d deep", YDOC_MERGE_DEPTH);
+			md->bad = 1;
+			continue;
+		}
+		for (j = 0; j < (v->kind == YN_SEQ ? v->n_kids : 1); j++) {
+			src = v->kind == YN_SEQ ? &d->nodes[v->kids[j]] : v;
+			if (src->kind != YN_MAP) {
+				md_report(o, k->line, "metadata '<<' must "
+					  "merge a map or a list of maps");
+				md->bad = 1;
+				continue;
+			}
+			if (md_collect(o, d, src, md, 1, depth + 1))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int ydoc_md_collect(const struct ydoc *d, const struct ynode *trig,
+		    struct ydoc_md *md, unsigned long *line,
+		    ydoc_report_fn *report, void *arg)
+{
+	struct md_out o = { report, arg };
+	const struct ynode *k = NULL, *map;
+
+	*line = trig->line;
+	map = ymap_get(d, trig, "metadata", &k);
+	if (k)
+		*line = k->line;
+	if (!map)
+		return 0;
+	if (map->kind != YN_MAP) {
+		md_report(&o, *line, "'metadata' is not a map: ScaledObject "
+			  "metadata is map[string]string");
+		return 1;
+	}
+	return md_collect(&o, d, map, md, 0, 0);
+}
+
+/* ---- ScaledObjects ------------------------------------------------------ */
+
+static const struct ynode *merged_get(const struct ydoc *d,
+				      const struct ynode *map,
+				      const char *key, int depth)
+{
+	const struct ynode *k, *v, *src, *r;
+	size_t i, j;
+
+	if ((r = ymap_get(d, map, key, NULL)) || !map ||
+	    depth >= YDOC_MERGE_DEPTH)
+		return r;
+	for (i = 0; i + 1 < map->n_kids; i += 2) {
+		k = &d->nodes[map->kids[i]];
+		v = &d->nodes[map->kids[i + 1]];
+		if (k->kind != YN_SCALAR || k->type != YT_MERGE)
+			continue;
+		for (j = 0; j < (v->kind == YN_SEQ ? v->n_kids : 1); j++) {
+			src = v->kind == YN_SEQ ? &d->nodes[v->kids[j]] : v;
+			r = merged_get(d, src, key, depth + 1);
+			if (r)
+				return r;
+		}
+	}
+	return NULL;
+}
+
+const struct ynode *ymap_get_merged(const struct ydoc *d,
+				    const struct ynode *map, const char *key)
+{
+	return merged_get(d, map, key, 0);
+}
+
+int ydoc_is_external(const struct ydoc *d, const struct ynode *trig,
+		     const char *address)
+{
+	const char *type = ytext(ymap_get(d, trig, "type", NULL));
+	const char *addr;
+
+	if (!type || (strcmp(type, "external") &&
+		      strcmp(type, "external-push")))
+		return 0;
+	if (!address)
+		return 1;
+	addr = ytext(ymap_get_merged(d, ymap_get(d, trig, "metadata", NULL),
+				     "scalerAddress"));
+	return addr && strstr(addr, address);
+}
+
+void ydoc_who(const struct ydoc *d, const struct ynode *obj, char *buf,
+	      size_t size)
+{
+	const struct ynode *md = ymap_get(d, obj, "metadata", NULL);
+	const struct ynode *name = ymap_get(d, md, "name", NULL);
+	const struct ynode *ns = ymap_get(d, md, "namespace", NULL);
+	char a[YDOC_SHOW_BUF], b[YDOC_SHOW_BUF];
+
+	if (!ytext(name))
+		snprintf(buf, size, "(no name)");
+	else if (ytext(ns))
+		snprintf(buf, size, "%s/%s", ydoc_show(a, ns),
+			 ydoc_show(b, name));
+	else
+		snprintf(buf, size, "%s", ydoc_show(b, name));
+}
+
+int ydoc_each_scaledobject(const struct ydoc *d, ydoc_object_fn *fn,
+			   void *arg)
+{
+	const struct ynode *root, *items, *obj;
+	const char *kind;
+	size_t i, n = 1;
+	int r;
+
+	if (d->n == 0)
+		return 0;
+	root = &d->nodes[0];
+	kind = ytext(ymap_get(d, root, "kind", NULL));
+	items = ymap_get(d, root, "items", NULL);
+	/* One level of List, as kubectl reads it: a List in a List is not
+	 * looked into. */
+	if (kind && !strcmp(kind, "List") && items && items->kind == YN_SEQ)
+		n = items->n_kids;
+	else
+		items = NULL;
+	for (i = 0; i < n; i++) {
+		obj = items ? &d->nodes[items->kids[i]] : root;
+		kind = ytext(ymap_get(d, obj, "kind", NULL));
+		if (!kind || strcmp(kind, "ScaledObject"))
+			continue;
+		r = fn(arg, d, obj);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/* ---- files -------------------------------------------------------------- */
+
+/* Read path ("-": stdin) whole into *buf (NUL-terminated).  0, or -1 with
+ * a message on stderr. */
+static int read_all(const char *path, const char *prog, char **buf,
+		    size_t *len)
+{
+	FILE *f = stdin;
+	size_t n = 0, cap = 0, got;
+	char *b = NULL, *p;
+	int rc = -1;
+
+	if (strcmp(path, "-")) {
+		f = fopen(path, "rb");
+		if (!f) {
+			fprintf(stderr, "%s: %s: cannot open: %s\n", prog,
+				path, strerror(errno));
+			return -1;
+		}
+	}
+	for (;;) {
+		if (cap - n < 2) {
+			cap = cap ? cap * 2 : 65536;
+			p = realloc(b, cap);
+			if (!p) {
+				fprintf(stderr, "%s: %s: out of memory\n",
+					prog, path);
+				goto out;
+			}
+			b = p;
+		}
+		got = fread(b + n, 1, cap - n - 1, f);
+		n += got;
+		if (n > YDOC_FILE_MAX) {
+			fprintf(stderr, "%s: %s: larger than %u bytes\n",
+				prog, path, YDOC_FILE_MAX);
+			goto out;
+		}
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		fprintf(stderr, "%s: %s: cannot read: %s\n", prog, path,
+			strerror(errno));
+		goto out;
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	b = NULL;
+	rc = 0;
+out:
+	free(b);
+	if (f != stdin)
+		fclose(f);
+	return rc;
+}
+
+/* The line of a reader error: the byte offset counted in lines. */
+static unsigned long offset_line(const char *buf, size_t len, size_t offset)
+{
+	unsigned long line = 1;
+	size_t i;
+
+	for (i = 0; i < offset && i < len; i++)
+		line += buf[i] == '\n';
+	return line;
+}
+
+/* line, or the file's last line when line is past it. */
+static unsigned long clamp_line(const char *buf, size_t len, size_t line)
+{
+	unsigned long last = offset_line(buf, len, len);
+
+	return line > last ? last : (unsigned long)line;
+}
+
+static void yaml_error(FILE *fp, const char *name, const yaml_parser_t *p,
+		       const char *buf, size_t len, const struct yerr *e)
+{
+	if (e->line) {
+		fprintf(fp, "%s:%lu: invalid YAML: %s\n", name, e->line,
+			e->msg);
+		return;
+	}
+	if (p->error == YAML_READER_ERROR) {
+		fprintf(fp, "%s:%lu: invalid YAML: %s\n", name,
+			offset_line(buf, len, p->problem_offset),
+			p->problem ? p->problem : "unreadable text");
+		return;
+	}
+	/* At the end of a file without a final newline libyaml counts one
+	 * line more than the file has: name its last line instead. */
+	fprintf(fp, "%s:%lu: invalid YAML: %s", name,
+		clamp_line(buf, len, p->problem_mark.line + 1),
+		p->problem ? p->problem : "syntax error");
+	if (p->context)
+		fprintf(fp, " (%s from line %lu)", p->context,
+			clamp_line(buf, len, p->context_mark.line + 1));
+	fprintf(fp, "\n");
+}
+
+enum ydoc_err ydoc_read_file(const char *path, const char *prog,
+			     FILE *yaml_fp, ydoc_doc_fn *fn, void *arg)
+{
+	yaml_parser_t parser;
+	struct ydoc doc;
+	enum yload r;
+	enum ydoc_err rc = YDOC_EREAD;
+	struct yerr yerr = { 0, NULL };
+	const char *name = strcmp(path, "-") ? path : "<stdin>";
+	char *buf = NULL;
+	size_t len;
+	int have_parser = 0;
+
+	if (read_all(path, prog, &buf, &len))
+		goto out;
+	if (!yaml_parser_initialize(&parser))
+		goto nomem;
+	have_parser = 1;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)buf,
+				     len);
+	for (;;) {
+		memset(&doc, 0, sizeof(doc));
+		r = ydoc_load(&parser, &doc, &yerr);
+		if (r == YLOAD_DOC && doc.n > 0 && fn(arg, &doc))
+			r = YLOAD_NOMEM;
+		ydoc_release(&doc);
+		if (r == YLOAD_NOMEM)
+			goto nomem;
+		if (r == YLOAD_ERROR) {
+			yaml_error(yaml_fp, name, &parser, buf, len, &yerr);
+			rc = YDOC_EYAML;
+			goto out;
+		}
+		if (r == YLOAD_END)
+			break;
+	}
+	rc = YDOC_OK;
+	goto out;
+nomem:
+	fprintf(stderr, "%s: %s: out of memory\n", prog, path);
+	rc = YDOC_ENOMEM;
+out:
+	if (have_parser)
+		yaml_parser_delete(&parser);
+	free(buf);
+	return rc;
+}

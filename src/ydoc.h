@@ -1,0 +1,184 @@
+/*
+ * ydoc.h - ScaledObject YAML as kubectl reads it: documents as trees,
+ * scalars typed the YAML 1.1 way, trigger metadata as meta_parse() takes
+ * it.  Shared by `staffer lint` (checks the YAML) and `staffer explain`
+ * (takes a trigger's metadata from it), so both read a file alike.
+ *
+ * The YAML is read with libyaml's event API into a small tree (struct
+ * ydoc) rather than its document loader, because only the events tell a
+ * plain `1.5` from `!!str 1.5`: scalars are typed as kubectl's YAML
+ * library (go-yaml v2, YAML 1.1) reads them.  Aliases share nodes and are
+ * never expanded, so an alias bomb costs nothing; merge keys (`<<`) are
+ * applied in trigger metadata, where kubectl applies them too.
+ *
+ * Bounds: a file of at most YDOC_FILE_MAX bytes, collections nested at
+ * most YDOC_DEPTH deep, merges within merges at most YDOC_MERGE_DEPTH.
+ * No globals; thread-safe for distinct documents.  Errors: the functions
+ * that read say so on the FILE they are given; the rest return codes.
+ */
+#ifndef STAFFER_YDOC_H
+#define STAFFER_YDOC_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define YDOC_FILE_MAX (16u << 20)  /* bytes in one input file */
+#define YDOC_DEPTH 256             /* nested collections in a document */
+#define YDOC_MERGE_DEPTH 8         /* merge keys within merge keys */
+#define YDOC_SHOW_MAX 60           /* characters of a value in a message */
+#define YDOC_SHOW_BUF (YDOC_SHOW_MAX + 4)  /* show.h: max + 4 */
+#define YDOC_WHO_MAX 160           /* "NS/NAME", shown */
+#define YDOC_MSG_MAX 512           /* one message about metadata */
+
+/* ---- a YAML document as a tree ------------------------------------------ */
+
+enum yn_kind { YN_SCALAR, YN_SEQ, YN_MAP };
+
+/* What kubectl reads a scalar as: the YAML 1.1 types of go-yaml v2. */
+enum yn_type {
+	YT_STR,
+	YT_NULL,
+	YT_BOOL,
+	YT_NUMBER,   /* int or float */
+	YT_MERGE,    /* a plain `<<` */
+	YT_TAGGED,   /* an explicit tag other than !!str */
+};
+
+struct ynode {
+	enum yn_kind kind;
+	enum yn_type type;     /* scalars */
+	char *text;            /* scalars: the value, NUL-terminated */
+	size_t len;            /* scalars: its bytes (a "\0" makes it more
+				* than strlen) */
+	char *tag;             /* YT_TAGGED: the tag */
+	unsigned long line;    /* where the node starts, from 1 */
+	size_t *kids;          /* SEQ: items; MAP: key, value, key, ... */
+	size_t n_kids, cap_kids;
+};
+
+struct yanchor {
+	char *name;
+	size_t node;
+};
+
+/* One document: nodes[0] is the root when n > 0.  Children are indexes,
+ * so the array may move while it grows.  Owned by ydoc_read_file(); the
+ * callbacks below only borrow it. */
+struct ydoc {
+	struct ynode *nodes;
+	size_t n, cap;
+	struct yanchor *anchors;
+	size_t n_anchors, cap_anchors;
+	size_t *open;          /* collections being read */
+	size_t depth, cap_open;
+};
+
+/* arr with room for element n (cap elements of size bytes now): the same
+ * or a moved array (*cap updated), or NULL (arr untouched and still owned
+ * by the caller) when memory is short. */
+void *ydoc_room(void *arr, size_t n, size_t *cap, size_t size);
+
+/* s is one of the words of list (NULL-terminated). */
+int ydoc_word_in(const char *s, const char *const *list);
+
+/* The value of key in mapping map (NULL if map is not one or lacks the
+ * key); *keynode, when given, gets the key's node. */
+const struct ynode *ymap_get(const struct ydoc *d, const struct ynode *map,
+			     const char *key, const struct ynode **keynode);
+
+/* Like ymap_get, with the pairs that `<<` merges into map (the first
+ * merged map that has key wins, as in go-yaml). */
+const struct ynode *ymap_get_merged(const struct ydoc *d,
+				    const struct ynode *map, const char *key);
+
+/* A scalar's text, or NULL for anything else (and for NULL). */
+const char *ytext(const struct ynode *n);
+
+/* Follow keys[] (NULL-terminated) down from map.  Returns the last value,
+ * or NULL when a key is missing; *line is the line of the deepest key
+ * found (unchanged when none is). */
+const struct ynode *ypath(const struct ydoc *d, const struct ynode *map,
+			  const char *const *keys, unsigned long *line);
+
+/* A user's text for a message: escaped, cut after YDOC_SHOW_MAX ("?" for
+ * what is not a scalar).  Returns buf. */
+const char *ydoc_show(char buf[YDOC_SHOW_BUF], const struct ynode *n);
+
+/* ---- reading a file ---------------------------------------------------- */
+
+enum ydoc_err {
+	YDOC_OK = 0,
+	YDOC_EREAD,    /* cannot open or read, or larger than YDOC_FILE_MAX */
+	YDOC_EYAML,    /* invalid YAML (the documents before it were read) */
+	YDOC_ENOMEM,
+};
+
+/* Called for each non-empty document, in order; d is valid during the
+ * call only.  Return 0 to go on, -1 for out of memory (reading stops). */
+typedef int ydoc_doc_fn(void *arg, const struct ydoc *d);
+
+/*
+ * Read every YAML document of path ("-": standard input) and call fn for
+ * each.  A YAML error is printed on yaml_fp as "NAME:LINE: invalid YAML:
+ * WHY" (NAME is path, or <stdin>); read and memory errors on stderr as
+ * "PROG: PATH: WHY".  Returns what went wrong, or YDOC_OK.
+ */
+enum ydoc_err ydoc_read_file(const char *path, const char *prog,
+			     FILE *yaml_fp, ydoc_doc_fn *fn, void *arg);
+
+/* ---- ScaledObjects ----------------------------------------------------- */
+
+/* Called for an object of kind ScaledObject (any apiVersion: the callee
+ * decides); return 0 to go on, nonzero to stop with that value. */
+typedef int ydoc_object_fn(void *arg, const struct ydoc *d,
+			   const struct ynode *obj);
+
+/* Call fn for the ScaledObject at d's root, or for each one among the
+ * items of a `kind: List` root.  Returns the first nonzero fn returned,
+ * or 0. */
+int ydoc_each_scaledobject(const struct ydoc *d, ydoc_object_fn *fn,
+			   void *arg);
+
+/* "NS/NAME", or "NAME" without a namespace, or "(no name)": shown (see
+ * ydoc_show), into buf of size bytes. */
+void ydoc_who(const struct ydoc *d, const struct ynode *obj, char *buf,
+	      size_t size);
+
+/* A trigger staffer answers: type external or external-push and, with
+ * address non-NULL, a scalerAddress (merges applied) that contains it. */
+int ydoc_is_external(const struct ydoc *d, const struct ynode *trig,
+		     const char *address);
+
+/* A trigger's metadata as meta_parse() takes it, with the nodes for line
+ * numbers.  keys/values borrow the document's text. */
+struct ydoc_md {
+	const char **keys, **values;
+	const struct ynode **knodes, **vnodes;
+	size_t n, cap_keys, cap_values, cap_knodes, cap_vnodes;
+	int bad;               /* a value kubectl would refuse was reported */
+};
+
+/* How problems in metadata are told: the line and one sentence. */
+typedef void ydoc_report_fn(void *arg, unsigned long line, const char *msg);
+
+/*
+ * Gather the `metadata` of trigger trig into md (zeroed by the caller):
+ * explicit keys first, a repeated one an error; `<<` merges the pairs of
+ * a map (or of a list of maps, the first winning) whose keys are not there
+ * yet, as go-yaml does.  Each value kubectl would refuse (metadata is
+ * map[string]string: not a string, a key given twice, a NUL) is reported
+ * through report and sets md->bad; the pair is still gathered.  *line is
+ * the line of the `metadata` key, or of the trigger when it has none.
+ * Returns 0; 1 when `metadata` is not a map (reported, md empty); -1 out
+ * of memory.  md must be released in every case.
+ */
+int ydoc_md_collect(const struct ydoc *d, const struct ynode *trig,
+		    struct ydoc_md *md, unsigned long *line,
+		    ydoc_report_fn *report, void *arg);
+
+/* The index of key in md, or md->n. */
+size_t ydoc_md_find(const struct ydoc_md *md, const char *key);
+
+void ydoc_md_release(struct ydoc_md *md);
+
+#endif

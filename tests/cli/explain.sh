@@ -1,0 +1,174 @@
+#!/bin/sh
+# tests/cli/explain.sh - `staffer explain` through the real binary, without
+# a metrics backend: usage, bad metadata (the server's messages, exit 2),
+# --file selection and its errors, and a backend that refuses connections
+# (exit 1, the query named).  The numbers against a live Prometheus and a
+# live server are in tests/integration/test_explain.py.
+#
+# usage: tests/cli/explain.sh        (STAFFER=path overrides build/staffer)
+# Prints "N passed, N failed"; exits 1 when anything failed.
+set -u
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=${STAFFER:-$ROOT/build/staffer}
+FIX=tests/cli/lint
+if [ ! -x "$BIN" ]; then
+	echo "explain.sh: $BIN not found; run make first" >&2
+	exit 2
+fi
+cd "$ROOT" || exit 2
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT INT TERM
+pass=0
+fail=0
+OUT=
+ERR=
+RC=0
+WHAT=
+# Loopback port 1: nobody listens, connections are refused at once.
+DEAD=http://127.0.0.1:1
+
+# explain ARGS...: run `staffer explain ARGS`, keep stdout, stderr, status.
+explain() {
+	WHAT="explain $*"
+	OUT=$("$BIN" explain "$@" 2>"$TMP/err" </dev/null)
+	RC=$?
+	ERR=$(cat "$TMP/err")
+}
+
+ok() {
+	pass=$((pass + 1))
+}
+
+bad() {
+	fail=$((fail + 1))
+	printf 'FAIL: %s\n  %s\n  stdout: %s\n  stderr: %s\n' "$1" "$WHAT" \
+		"$OUT" "$ERR" >&2
+}
+
+status() {
+	if [ "$RC" -eq "$2" ]; then ok; else bad "$1: exit $RC, want $2"; fi
+}
+
+# has NAME STREAM TEXT: stdout (out) or stderr (err) contains TEXT.
+has() {
+	if [ "$2" = out ]; then s=$OUT; else s=$ERR; fi
+	case $s in
+	*"$3"*) ok ;;
+	*) bad "$1: std$2 lacks '$3'" ;;
+	esac
+}
+
+# nothing_out NAME: nothing on stdout (errors are not answers).
+nothing_out() {
+	if [ -z "$OUT" ]; then ok; else bad "$1: output on stdout"; fi
+}
+
+# refuse NAME TEXT ARGS...: exit 2, TEXT on stderr, nothing on stdout.
+refuse() {
+	n=$1
+	t=$2
+	shift 2
+	explain "$@"
+	status "$n" 2
+	has "$n" err "$t"
+	nothing_out "$n"
+}
+
+Q='arrivalRateQuery=sum(rate(x[1m]))'
+
+# ---- usage ---------------------------------------------------------------
+
+explain --help
+status "help" 0
+has "help" out "--file FILE"
+refuse "no arguments" "no metadata" --prometheus "$DEAD"
+refuse "not key=value" "'beta' is not key=value" --prometheus "$DEAD" beta
+refuse "unknown option" "unknown option '--nope'" --nope 1 "$Q"
+refuse "option without value" "--config needs a value" "$Q" --config
+refuse "bad timeout" "--timeout '0'" --prometheus "$DEAD" --timeout 0 "$Q"
+refuse "bad trigger" "--trigger '-1'" --file x.yaml --trigger -1 "$Q"
+refuse "name without file" "there is no --file" --name a/b "$Q"
+refuse "no backend" "no backend: give --config FILE or --prometheus URL" \
+	"$Q" serviceTime=1
+refuse "both backends" "not both" --config "$FIX/config.json" \
+	--prometheus "$DEAD" "$Q"
+refuse "bad log level" "log level 'loud'" --log-level loud \
+	--prometheus "$DEAD" "$Q"
+
+# ---- bad metadata: the server's message, the same as calc's --------------
+
+explain --prometheus "$DEAD" "$Q" serviceTime=10 beta=abc
+status "bad beta" 2
+"$BIN" calc beta=abc 2>"$TMP/calc" >/dev/null
+want=$(sed 's/^staffer calc: //' "$TMP/calc")
+if [ "$ERR" = "staffer explain: $want" ]; then ok
+else bad "bad beta: not calc's message '$want'"; fi
+nothing_out "bad beta"
+refuse "unknown key" "metadata 'betta' is not a known key; did you mean\
+ 'beta'?" --prometheus "$DEAD" "$Q" betta=2
+refuse "missing arrivalRateQuery" "metadata 'arrivalRateQuery' is required" \
+	--prometheus "$DEAD" serviceTime=10
+refuse "undeclared backend" "metadata 'backend': 'nosuch' is not declared\
+ in staffer's config; declared: 'prom', 'mimir'" \
+	--config "$FIX/config.json" "$Q" serviceTime=1 backend=nosuch
+
+# ---- --file --------------------------------------------------------------
+
+refuse "missing file" "$TMP/none.yaml: cannot open" \
+	--prometheus "$DEAD" --file "$TMP/none.yaml"
+printf 'kind: Deployment\napiVersion: apps/v1\n' >"$TMP/deploy.yaml"
+refuse "no ScaledObject" "no ScaledObject (keda.sh/v1alpha1) with a trigger" \
+	--prometheus "$DEAD" --file "$TMP/deploy.yaml"
+refuse "invalid YAML" "$FIX/invalid.yaml:" \
+	--prometheus "$DEAD" --file "$FIX/invalid.yaml"
+refuse "unquoted number" "$FIX/unquoted.yaml:" \
+	--prometheus "$DEAD" --file "$FIX/unquoted.yaml"
+has "unquoted number" err "map[string]string"
+refuse "server's message from a file" "metadata 'betta' is not a known key" \
+	--prometheus "$DEAD" --file "$FIX/unknown-key.yaml"
+cat "$FIX/clean.yaml" >"$TMP/two.yaml"
+printf -- '---\n' >>"$TMP/two.yaml"
+sed 's/namespace: llm/namespace: batch/' "$FIX/clean.yaml" >>"$TMP/two.yaml"
+refuse "ambiguous" "2 staffer triggers match; pick one with --name" \
+	--prometheus "$DEAD" --file "$TMP/two.yaml"
+has "ambiguous" err "  llm/chat trigger 0"
+has "ambiguous" err "  batch/chat trigger 0"
+refuse "ambiguous name" "2 staffer triggers match" \
+	--prometheus "$DEAD" --file "$TMP/two.yaml" --name chat
+refuse "no such name" "no staffer trigger matches --name llm/nope" \
+	--prometheus "$DEAD" --file "$TMP/two.yaml" --name llm/nope
+# A key=value over the file's: the file's query is fine, beta is not.
+refuse "override" "metadata 'beta': 'x' is not a number" \
+	--prometheus "$DEAD" --file "$TMP/two.yaml" --name batch/chat beta=x
+
+# ---- a backend that refuses connections: exit 1, the query named ---------
+
+explain --prometheus "$DEAD" --file "$TMP/two.yaml" --name llm/chat
+status "refused" 1
+has "refused" err "staffer explain: arrivalRateQuery: "
+has "refused" err "(backend 'default')"
+has "refused" out "trigger    llm/chat trigger 0"
+has "refused" out "query      arrivalRateQuery: error: "
+# From stdin (explain() reads /dev/null: by hand).
+OUT=$("$BIN" explain --json --prometheus "$DEAD" --file - --name llm/chat \
+	<"$TMP/two.yaml" 2>"$TMP/err")
+RC=$?
+ERR=$(cat "$TMP/err")
+WHAT="explain --json --file - < two.yaml"
+status "refused json" 1
+has "refused json" out '"status":"unavailable"'
+has "refused json" out '"scaledobject":"llm/chat trigger 0"'
+# Every example parses: each one fails only on the backend (exit 1).
+printf '{"backends":[{"name":"prom","url":"%s"},{"name":"amp","url":"%s"},'\
+'{"name":"mimir","url":"%s"}],"defaultBackend":"prom"}\n' \
+	"$DEAD" "$DEAD" "$DEAD" >"$TMP/dead.json"
+for f in scaledobjects/*.yaml; do
+	explain --config "$TMP/dead.json" --file "$f"
+	status "example $f" 1
+	has "example $f" err "Query: "
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,420 @@
+#!/usr/bin/python3
+"""Integration tests for `staffer explain`: the real binary against a real
+Prometheus scraping tests/integration/exporter.py, checked against what a
+real `staffer serve` answers to python3-grpcio's GetMetrics and IsActive
+with the same metadata.
+
+    /usr/bin/python3 tests/integration/test_explain.py [--bin build/staffer]
+        [--smoke] [--only SUBSTRING]... [--label PREFIX]
+
+--smoke runs the subset marked smoke=True (used for build/staffer-asan).
+Prints `ok N - name` / `not ok N - name` per test and `N passed, N failed`.
+"""
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as h  # noqa: E402
+from harness import grpc, note  # noqa: E402
+
+INVALID = grpc.StatusCode.INVALID_ARGUMENT
+UNAVAIL = grpc.StatusCode.UNAVAILABLE
+
+test = h.Registry()
+
+# calc's JSON keys (report.h), which explain's --json carries too
+CALC_KEYS = ("staffing", "arrival_rate", "service_time", "queue_depth", "shed_rate",
+             "arrival_forecast", "arrival_used", "forecast_used", "busy_slots",
+             "headroom_slots", "drain_slots", "boost_slots", "total_slots",
+             "slots_per_replica", "exact_replicas", "replicas", "capped", "active")
+
+
+class Ctx:
+    pass
+
+
+_uniq = [0]
+
+
+def uniq(tag):
+    _uniq[0] += 1
+    return "e%d_%s_%04d" % (_uniq[0], tag, random.randrange(10000))
+
+
+class Run:
+    def __init__(self, rc, out, err):
+        self.rc, self.out, self.err = rc, out, err
+
+    def __repr__(self):
+        return "exit %s\n  stdout: %s\n  stderr: %s" % (self.rc, self.out, self.err)
+
+    def json(self):
+        try:
+            return json.loads(self.out)
+        except ValueError as e:
+            raise AssertionError("--json output is not JSON (%s): %r" % (e, self))
+
+
+def explain(c, *args, meta=None, backend="config", stdin=None, timeout=30):
+    """Run `staffer explain` with c's config (or no backend flag when
+    backend is None) and meta as key=value arguments."""
+    cmd = [c.bin, "explain"]
+    if backend == "config":
+        cmd += ["--config", c.cfg]
+    cmd += list(args)
+    cmd += ["%s=%s" % (k, v) for k, v in (meta or {}).items()]
+    p = subprocess.run(cmd, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=timeout, env=c.env)
+    r = Run(p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"))
+    bad = [l for l in r.err.splitlines()
+           if "Sanitizer" in l or "runtime error:" in l]
+    assert not bad, "sanitizer report from explain:\n%s" % r.err
+    return r
+
+
+def same_as_server(c, meta, *extra):
+    """explain --json and the server agree on the target and IsActive for
+    meta; returns explain's JSON."""
+    name = uniq("so")
+    want = c.cl.target(meta, name=name)
+    want_active = c.cl.active(meta, name=uniq("so"))
+    r = explain(c, "--json", *extra, meta=meta)
+    assert r.rc == 0, r
+    j = r.json()
+    assert j["target"] == want, "explain target %s, server %s\n%r" % (j["target"], want, r)
+    assert j["is_active"] == want_active, (want_active, r)
+    return j
+
+
+def write(c, name, text):
+    path = os.path.join(c.m.dir, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+SO = """apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata:
+  name: {name}
+  namespace: {ns}
+spec:
+  scaleTargetRef:
+    name: {name}
+  triggers:
+    - type: cpu
+      metadata:
+        value: "50"
+    - type: external
+      metadata:
+        scalerAddress: staffer.keda.svc:9090
+        arrivalRateQuery: {lam}
+        serviceTime: "{w}"
+        beta: "{beta}"
+"""
+
+
+# ----------------------------------------------------------------------------
+# the numbers: explain answers what the server answers
+
+
+@test("seed lambda=2, W=10: explain --json = server GetMetrics (27) and IsActive", smoke=True)
+def t_seed(c):
+    meta = c.m.signals(uniq("seed"), lam=2, w=10)
+    j = same_as_server(c, meta)
+    assert j["target"] == 27 and j["replicas"] == 27 and j["raw_replicas"] == 27, j
+    for k in CALC_KEYS + ("backend", "queries", "target", "raw_replicas", "smoothing",
+                          "is_active"):
+        assert k in j, "key %r missing: %s" % (k, j)
+    assert abs(j["busy_slots"] - 20) < 1e-9 and abs(j["headroom_slots"] - 6.7082) < 1e-4, j
+    assert j["backend"] == {"name": "prom", "url": c.m.prom_url}, j["backend"]
+    assert j["smoothing"] == "none", j
+    qs = {q["key"]: q for q in j["queries"]}
+    assert qs["arrivalRateQuery"]["query"] == meta["arrivalRateQuery"], qs
+    assert qs["arrivalRateQuery"]["value"] == 2 and qs["serviceTimeQuery"]["value"] == 10, qs
+    assert j["is_active"] is True
+
+
+@test("text output: each query with its value, calc's breakdown, smoothing, target, IsActive",
+      smoke=True)
+def t_text(c):
+    meta = c.m.signals(uniq("text"), lam=2, w=10, q=0, s=0)
+    r = explain(c, meta=meta)
+    assert r.rc == 0, r
+    lines = r.out.splitlines()
+    assert lines[0] == "backend    'prom' %s" % c.m.prom_url, r
+    for key in ("arrivalRateQuery", "serviceTimeQuery", "queueDepthQuery", "shedRateQuery"):
+        i = [n for n, l in enumerate(lines) if l.startswith("query      %s = " % key)]
+        assert i, "no query line for %s:\n%s" % (key, r.out)
+        assert lines[i[0] + 1].strip() == meta[key], (key, lines[i[0] + 1])
+    # the breakdown is calc's: the same lines for the same numbers
+    calc = subprocess.run([c.bin, "calc", "arrivalRate=2", "serviceTime=10", "queueDepth=0",
+                           "shedRate=0"], stdout=subprocess.PIPE, check=True,
+                          env=c.env).stdout.decode()
+    for l in calc.splitlines():
+        assert l in lines, "calc's line %r not in explain's output:\n%s" % (l, r.out)
+    assert any(l.startswith("smoothing  none: a fresh process") for l in lines), r.out
+    assert "target     27 replicas (GetMetrics)" in lines, r.out
+    assert lines[-1] == "IsActive   yes", r.out
+
+
+@test("queue, shedding, erlangc, slotsPerReplica, maxReplicas: explain = server")
+def t_many(c):
+    p = uniq("many")
+    base = c.m.signals(p, lam=3, w=4, q=80, s=1)
+    for extra in ({}, {"staffing": "erlangc", "targetWaitSeconds": "1",
+                       "waitProbability": "0.05"},
+                  {"slotsPerReplica": "4", "beta": "2"}, {"maxReplicas": "5"},
+                  {"staffing": "none", "drainSeconds": "60", "boostFactor": "2"}):
+        meta = dict(base, **extra)
+        j = same_as_server(c, meta)
+        note("%s -> %s" % (extra, j["target"]))
+    assert j["capped"] is False and j["target"] > 5
+
+
+@test("zero traffic: target 0, IsActive false, like the server")
+def t_zero(c):
+    meta = c.m.signals(uniq("zero"), lam=0, w=10)
+    j = same_as_server(c, meta)
+    assert j["target"] == 0 and j["is_active"] is False, j
+
+
+@test("currentReplicasQuery: the smoothed answer from the replicas read (= the server)")
+def t_current(c):
+    p = uniq("cur")
+    meta = c.m.signals(p, lam=2, w=10)    # raw 27
+    c.m.update(**{p + "_replicas": 30})
+    meta["currentReplicasQuery"] = p + "_replicas"
+    meta["scaleDownPeriodSeconds"] = "1"
+    j = same_as_server(c, meta)
+    assert j["smoothing"] == "observed" and j["current_replicas"] == 30, j
+    assert j["raw_replicas"] == 27 and j["target"] == 29, j   # 30 - scaleDownStep 1
+    r = explain(c, meta=meta)
+    assert "smoothing  from currentReplicasQuery: 30 now" in r.out, r
+
+
+@test("coldStartSeconds: the forecast range query is shown, the target = the server's")
+def t_forecast(c):
+    meta = c.m.signals(uniq("fc"), lam=2, w=10)
+    meta["coldStartSeconds"] = "60"
+    meta["forecastWindowSeconds"] = "60"
+    j = same_as_server(c, meta)
+    fq = [q for q in j["queries"] if "forecast range" in q["key"]]
+    assert len(fq) == 1 and fq[0]["range_seconds"] == 60, j["queries"]
+    r = explain(c, meta=meta)
+    assert r.rc == 0 and "forecast   " in r.out, r
+
+
+# ----------------------------------------------------------------------------
+# --file
+
+
+@test("--file: a ScaledObject YAML; --name picks one; key=value overrides", smoke=True)
+def t_file(c):
+    pa, pb = uniq("fa"), uniq("fb")
+    ma = c.m.signals(pa, lam=2, w=10)
+    mb = c.m.signals(pb, lam=1, w=5)
+    text = (SO.format(name="llama", ns="inference", lam=ma["arrivalRateQuery"], w=10, beta=1.5)
+            + "---\n" +
+            SO.format(name="mistral", ns="inference", lam=mb["arrivalRateQuery"], w=5, beta=1.5))
+    path = write(c, uniq("so") + ".yaml", text)
+    r = explain(c, "--file", path, "--name", "inference/llama", "--json")
+    assert r.rc == 0, r
+    j = r.json()
+    want = c.cl.target({"arrivalRateQuery": ma["arrivalRateQuery"], "serviceTime": "10",
+                        "beta": "1.5", "scalerAddress": "staffer.keda.svc:9090"},
+                       name=uniq("so"))
+    assert j["target"] == want == 27, (j, want)
+    assert j["scaledobject"] == "inference/llama trigger 1", j
+    # NAME alone, and a key=value over the file's beta
+    r = explain(c, "--file", path, "--name", "mistral", "--json", meta={"beta": "3"})
+    assert r.rc == 0, r
+    want = c.cl.target({"arrivalRateQuery": mb["arrivalRateQuery"], "serviceTime": "5",
+                        "beta": "3"}, name=uniq("so"))
+    assert r.json()["target"] == want, (r, want)    # 5 + 3 sqrt 5 = 11.7 -> 12
+    assert want == 12
+    # from stdin, text
+    r = explain(c, "--file", "-", "--name", "inference/llama", stdin=text.encode())
+    assert r.rc == 0 and r.out.startswith("trigger    inference/llama trigger 1\n"), r
+
+
+@test("--file: several triggers and no --name -> exit 2 listing the candidates")
+def t_file_ambiguous(c):
+    text = (SO.format(name="a", ns="n1", lam="x", w=1, beta=1) + "---\n" +
+            SO.format(name="b", ns="n2", lam="y", w=1, beta=1))
+    path = write(c, uniq("amb") + ".yaml", text)
+    r = explain(c, "--file", path)
+    assert r.rc == 2 and "2 staffer triggers match" in r.err, r
+    assert "n1/a trigger 1" in r.err and "n2/b trigger 1" in r.err, r
+    r = explain(c, "--file", path, "--name", "n3/zz")
+    assert r.rc == 2 and "no staffer trigger matches --name n3/zz" in r.err, r
+    assert "n1/a trigger 1" in r.err, r
+    r = explain(c, "--file", path, "--name", "n1/a", "--trigger", "0")
+    assert r.rc == 2 and "no staffer trigger matches" in r.err, r
+    assert r.out == "", r
+
+
+@test("--file: metadata kubectl would refuse, invalid YAML, a missing file -> exit 2")
+def t_file_bad(c):
+    text = SO.format(name="a", ns="n", lam="x", w=1, beta=1).replace('beta: "1"', "beta: 1")
+    path = write(c, uniq("num") + ".yaml", text)
+    r = explain(c, "--file", path)
+    assert r.rc == 2 and "metadata 'beta': 1 must be a quoted string" in r.err, r
+    assert ":18: " in r.err, r   # the line, as lint says it
+    path = write(c, uniq("inv") + ".yaml", "a: [\n")
+    r = explain(c, "--file", path)
+    assert r.rc == 2 and "invalid YAML" in r.err, r
+    r = explain(c, "--file", os.path.join(c.m.dir, "nope.yaml"))
+    assert r.rc == 2 and "cannot open" in r.err, r
+
+
+# ----------------------------------------------------------------------------
+# errors: the server's words, and never a silent zero
+
+
+@test("bad metadata -> exit 2 with the server's INVALID_ARGUMENT message", smoke=True)
+def t_invalid(c):
+    meta = c.m.signals(uniq("inv"), lam=2, w=10)
+    for bad in ({"beta": "abc"}, {"betta": "2"}, {"backend": "nosuch"},
+                {"staffing": "erlangc"}):
+        m = dict(meta, **bad)
+        details = h.expect_code(INVALID, c.cl.metrics_raw, m, name=uniq("so"))
+        r = explain(c, meta=m)
+        assert r.rc == 2, r
+        assert r.err == "staffer explain: %s\n" % details, (details, r)
+        assert r.out == "", r
+
+
+@test("a query returning two series -> exit 2, as the server's INVALID_ARGUMENT")
+def t_two_series(c):
+    m = {"arrivalRateQuery": "test_two_series", "serviceTime": "10"}
+    details = h.expect_code(INVALID, c.cl.metrics_raw, m, name=uniq("so"))
+    r = explain(c, meta=m)
+    assert r.rc == 2 and r.err == "staffer explain: %s\n" % details, (details, r)
+    assert "query      arrivalRateQuery: error:" in r.out, r
+
+
+@test("Prometheus down (a dead backend) -> exit 1 naming the query", smoke=True)
+def t_dead(c):
+    meta = c.m.signals(uniq("dead"), lam=2, w=10)
+    meta["backend"] = "dead"
+    details = h.expect_code(UNAVAIL, c.cl.metrics_raw, meta, name=uniq("so"))
+    r = explain(c, meta=meta)
+    assert r.rc == 1, r
+    assert r.err == "staffer explain: %s\n" % details, (details, r)
+    assert "arrivalRateQuery" in r.err and "backend 'dead'" in r.err, r
+    r = explain(c, "--json", meta=meta)
+    j = r.json()
+    assert r.rc == 1 and j["status"] == "unavailable" and "arrivalRateQuery" in j["error"], r
+    assert "target" not in j and "replicas" not in j, j
+    # --prometheus to a port nobody listens on: the same
+    r = explain(c, "--prometheus", "http://127.0.0.1:%d" % h.free_port(),
+                meta={"arrivalRateQuery": "x", "serviceTime": "1"}, backend=None)
+    assert r.rc == 1 and "arrivalRateQuery" in r.err, r
+
+
+@test("no data: a missing series, a missing W with demand -> exit 1 naming the query")
+def t_no_data(c):
+    p = uniq("nodata")
+    r = explain(c, meta={"arrivalRateQuery": p + "_absent", "serviceTime": "10"})
+    assert r.rc == 1 and "arrivalRateQuery" in r.err, r
+    meta = c.m.signals(p, lam=2)
+    meta["serviceTimeQuery"] = p + "_absent_w"
+    details = h.expect_code(UNAVAIL, c.cl.metrics_raw, meta, name=uniq("so"))
+    r = explain(c, meta=meta)
+    assert r.rc == 1 and r.err == "staffer explain: %s\n" % details, (details, r)
+    assert "serviceTimeQuery" in r.err, r
+
+
+@test("a hung backend: --timeout gives up, exit 1, in time", smoke=True)
+def t_timeout(c):
+    t0 = time.monotonic()
+    r = explain(c, "--timeout", "1", meta={"arrivalRateQuery": "x", "serviceTime": "1",
+                                           "backend": "slow"})
+    dt = time.monotonic() - t0
+    assert r.rc == 1 and "no answer within 1 s (--timeout)" in r.err and "backend 'slow'" in r.err, r
+    assert dt < 4, "took %.1fs" % dt
+
+
+@test("usage: no backend, both backends, bad options -> exit 2")
+def t_usage(c):
+    meta = {"arrivalRateQuery": "x", "serviceTime": "1"}
+    r = explain(c, meta=meta, backend=None)
+    assert r.rc == 2 and "no backend" in r.err, r
+    r = explain(c, "--prometheus", c.m.prom_url, meta=meta)
+    assert r.rc == 2 and "not both" in r.err, r
+    r = explain(c, "--timeout", "0", meta=meta)
+    assert r.rc == 2 and "--timeout" in r.err, r
+    r = explain(c, "--name", "a/b", meta=meta)
+    assert r.rc == 2 and "--file" in r.err, r
+
+
+# ----------------------------------------------------------------------------
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default=h.find_binary("staffer"))
+    ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--only", action="append", default=[])
+    ap.add_argument("--label", default="")
+    a = ap.parse_args()
+
+    tests = [t for t in test.tests if not a.smoke or t.smoke]
+    if a.only:
+        tests = [t for t in tests if any(o in t.name or o == t.fn.__name__ for o in a.only)]
+    for k in list(os.environ):  # the caller's settings must not leak in
+        if k.startswith("STAFFER_") and k != "STAFFER_TEST_KEEP":
+            del os.environ[k]
+    c = Ctx()
+    c.bin = os.path.abspath(a.bin)
+    c.env = dict(os.environ)
+    random.seed(os.getpid())
+    label = a.label
+    if not os.access(c.bin, os.X_OK):
+        print("not ok 1 - %ssetup: %s is not an executable (run make first)" % (label, c.bin))
+        print("0 passed, 1 failed")
+        return 1
+    note("binary %s" % c.bin)
+    try:
+        c.m = h.Metrics().start()
+        c.cfg = h.write_config(os.path.join(c.m.dir, "staffer.json"), [
+            {"name": "prom", "url": c.m.prom_url, "timeoutSeconds": 2},
+            {"name": "slow", "url": c.m.slow_url, "timeoutSeconds": 2},
+            {"name": "dead", "url": "http://127.0.0.1:%d" % h.free_port(),
+             "timeoutSeconds": 1},
+        ], ttl=0)
+        c.srv = h.Staffer(c.bin, config=c.cfg, args=["--log-level", "info"])
+        c.srv.start(20)
+        c.cl = h.Client(c.srv.addr)
+        c.on_fail = lambda: "staffer serve log, last lines:\n" + c.srv.log_tail(6)
+    except Exception as e:
+        print("not ok 1 - %ssetup" % label)
+        for line in str(e).splitlines():
+            print("#   " + line)
+        print("0 passed, 1 failed")
+        return 1
+    failed = None
+    try:
+        failed = h.run_tests(tests, c, label)
+    finally:
+        c.cl.close()
+        if c.srv.alive():
+            c.srv.stop(5)
+        c.m.stop()
+        if failed != 0:
+            os.environ["STAFFER_TEST_KEEP"] = "1"
+            note("logs kept: staffer %s, exporter and Prometheus in %s"
+                 % (c.srv.log_path, c.m.dir))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
