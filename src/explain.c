@@ -739,6 +739,70 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+#define EXPLAIN_FROM_ENV_LEN 7    /* strlen("FromEnv") */
+
+/* Whether args give key ("<k>FromEnv") or k itself. */
+static int args_cover(const struct pairs *args, const char *key)
+{
+	size_t i, base = strlen(key) - EXPLAIN_FROM_ENV_LEN;
+
+	for (i = 0; i < args->n; i++)
+		if (!strcmp(args->keys[i], key) ||
+		    (strlen(args->keys[i]) == base &&
+		     !strncmp(args->keys[i], key, base)))
+			return 1;
+	return 0;
+}
+
+/*
+ * "<key>FromEnv: NAME" from the file, as KEDA resolves it from the scale
+ * target's container: here from this process's environment.  A pair the
+ * arguments give anyway is dropped.  0, or -1 with the message printed.
+ */
+static int resolve_env(struct pairs *md, const struct pairs *args)
+{
+	char *dup, shown[68];
+	const char *v;
+	size_t i = 0;
+
+	while (i < md->n) {
+		if (!meta_is_from_env(md->keys[i])) {
+			i++;
+			continue;
+		}
+		if (args_cover(args, md->keys[i])) {
+			free(md->keys[i]);
+			free(md->values[i]);
+			md->n--;
+			md->keys[i] = md->keys[md->n];
+			md->values[i] = md->values[md->n];
+			continue;
+		}
+		v = getenv(md->values[i]);
+		if (!v) {
+			show_escaped(shown, sizeof(shown) - 4, md->values[i],
+				     strlen(md->values[i]));
+			fprintf(stderr, EXPLAIN_PROG ": metadata '%s' reads "
+				"environment variable '%s', which is not set "
+				"here (KEDA reads it from the scale target's "
+				"container); set it, or give %.*s=VALUE\n",
+				md->keys[i], shown,
+				(int)(strlen(md->keys[i]) -
+				      EXPLAIN_FROM_ENV_LEN), md->keys[i]);
+			return -1;
+		}
+		dup = strdup(v);
+		if (!dup) {
+			fprintf(stderr, EXPLAIN_PROG ": out of memory\n");
+			return -1;
+		}
+		free(md->values[i]);
+		md->values[i] = dup;
+		i++;
+	}
+	return 0;
+}
+
 /* The metadata: FILE's, then the arguments over it.  0, or 2. */
 static int gather(struct opts *o, struct pairs *md, char **ns, char **name,
 		  char who[EXPLAIN_WHO_MAX])
@@ -747,6 +811,8 @@ static int gather(struct opts *o, struct pairs *md, char **ns, char **name,
 
 	if (o->file && read_file(o->file, o->sel, o->trigger, md, ns, name,
 				 who))
+		return 2;
+	if (resolve_env(md, &o->args))
 		return 2;
 	for (i = 0; i < o->args.n; i++)
 		if (pairs_set(md, o->args.keys[i], strlen(o->args.keys[i]),

@@ -601,6 +601,24 @@ static void lint_md_report(void *arg, unsigned long line, const char *msg)
 	lint_report(w->l, line, 0, w->o, w->t, "%s", msg);
 }
 
+/* meta_parse() as the server will see it, but "<key>FromEnv" holds a
+ * variable that KEDA resolves in the cluster: only its name is checked
+ * here (meta_defer()). */
+static enum meta_err lint_meta(struct meta *m, const struct ydoc_md *md,
+			       struct meta_error *err)
+{
+	enum meta_err rc = META_OK;
+	size_t i;
+
+	for (i = 0; i < md->n && rc == META_OK; i++)
+		rc = meta_is_from_env(md->keys[i])
+		     ? meta_defer(m, md->keys[i], md->values[i], err)
+		     : meta_set(m, md->keys[i], md->values[i], err);
+	if (rc == META_OK)
+		rc = meta_check(m, 1, err);
+	return rc;
+}
+
 /* Check trigger number t.  -1: no memory. */
 static int lint_trigger(struct lint *l, const struct lint_obj *o, long t,
 			const struct ydoc *d, const struct ynode *trig)
@@ -630,7 +648,7 @@ static int lint_trigger(struct lint *l, const struct lint_obj *o, long t,
 		lint_trigger_warnings(l, o, t, d, trig, &md, NULL);
 		goto out;
 	}
-	if (meta_parse(&m, md.keys, md.values, md.n, &err) != META_OK) {
+	if (lint_meta(&m, &md, &err) != META_OK) {
 		if (err.code == META_ENOMEM) {
 			rc = -1;
 			goto out;

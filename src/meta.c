@@ -1097,6 +1097,57 @@ out:
 	return rc;
 }
 
+int meta_is_from_env(const char *key)
+{
+	return key && !meta_lookup(key) && meta_lookup_env(key) != NULL;
+}
+
+enum meta_err meta_defer(struct meta *m, const char *key,
+			 const char *env_name, struct meta_error *err)
+{
+	struct meta_error scratch;
+	const struct meta_key *k = key ? meta_lookup_env(key) : NULL;
+	unsigned long long bit;
+	char shown[META_SHOW_BUF];
+	const char *c;
+	enum meta_err rc = META_OK;
+
+	if (!err)
+		err = &scratch;
+	meta_error_clear(err);
+	if (!k || meta_lookup(key)) {
+		rc = meta_unknown(err, key ? key : "");
+		goto out;
+	}
+	bit = meta_bit((enum meta_key_id)(k - meta_keys));
+	if ((m->given & bit) && !(m->from_env & bit)) {
+		meta_show(shown, k->name);
+		rc = meta_fail(err, META_EVALUE, key,
+			       "metadata '%s' and '%s%s' are both given; keep "
+			       "one", shown, shown, META_FROM_ENV);
+		goto out;
+	}
+	if (!env_name)
+		env_name = "";
+	for (c = env_name; *c; c++)
+		if (*c <= ' ' || *c >= 0x7f || *c == '=')
+			break;
+	if (!*env_name || *c) {
+		meta_show(shown, env_name);
+		rc = meta_fail(err, META_EVALUE, key,
+			       "metadata '%s': '%s' is not an environment "
+			       "variable name; allowed: the name of a variable "
+			       "of the scale target's container (printable, "
+			       "no spaces or '='), e.g. MAX_NUM_SEQS",
+			       key, shown);
+		goto out;
+	}
+	m->given |= bit;
+	m->from_env |= bit;
+out:
+	return rc;
+}
+
 /* ---- cross-key checks ---------------------------------------------------- */
 
 /* Keys a staffing method cannot work without. */

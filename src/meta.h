@@ -119,6 +119,21 @@ enum meta_err meta_parse(struct meta *m, const char *const *keys,
 enum meta_err meta_set(struct meta *m, const char *key, const char *value,
 		       struct meta_error *err);
 
+/*
+ * For `staffer lint`, which sees a ScaledObject before KEDA does: KEDA
+ * replaces the value of "<key>FromEnv" (the name of an environment
+ * variable of the scale target's container) by the variable's value,
+ * which exists only in the cluster.  meta_is_from_env() tells whether key
+ * is a known key plus "FromEnv".  meta_defer() takes such a key with the
+ * variable's name: checks the name (not empty, printable ASCII without
+ * spaces or '=') and that the base key is not also given, and marks the
+ * key given with its default value in m, so that meta_check() counts it
+ * as present.  Same errors and contract as meta_set().
+ */
+int meta_is_from_env(const char *key);
+enum meta_err meta_defer(struct meta *m, const char *key,
+			 const char *env_name, struct meta_error *err);
+
 /* The cross-key checks meta_parse runs after the last meta_set.  With
  * need_queries 0 (staffer calc) the query keys are not required.  It also
  * resolves `timezone` (tz.h) and parses `schedule` (sched.h) into m: each

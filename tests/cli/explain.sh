@@ -143,6 +143,40 @@ refuse "no such name" "no staffer trigger matches --name llm/nope" \
 refuse "override" "metadata 'beta': 'x' is not a number" \
 	--prometheus "$DEAD" --file "$TMP/two.yaml" --name batch/chat beta=x
 
+# <key>FromEnv: read from this environment as KEDA reads the container's.
+sed 's/"MEAN SERVICE"/MEAN_SERVICE/' "$FIX/from-env.yaml" >"$TMP/env.yaml"
+unset MEAN_SERVICE STAFFER_BETA MAX_NUM_SEQS
+refuse "FromEnv unset" "metadata 'betaFromEnv' reads environment variable\
+ 'STAFFER_BETA', which is not set here (KEDA reads it from the scale\
+ target's container); set it, or give beta=VALUE" \
+	--prometheus "$DEAD" --file "$TMP/env.yaml"
+# Set: its value is checked as the key's own (the server's message).
+OUT=$(STAFFER_BETA=abc MAX_NUM_SEQS=8 MEAN_SERVICE=4 "$BIN" explain \
+	--prometheus "$DEAD" --file "$TMP/env.yaml" 2>"$TMP/err" </dev/null)
+RC=$?
+ERR=$(cat "$TMP/err")
+WHAT="STAFFER_BETA=abc explain --file env.yaml"
+status "FromEnv value" 2
+has "FromEnv value" err "staffer explain: metadata 'betaFromEnv': 'abc' is\
+ not a number; allowed: a number from 0 to 10 (default 1.5)"
+# Good values, or arguments in place of the variables: only the backend
+# fails (exit 1).
+OUT=$(STAFFER_BETA=2 MAX_NUM_SEQS=8 MEAN_SERVICE=4 "$BIN" explain \
+	--prometheus "$DEAD" --file "$TMP/env.yaml" 2>"$TMP/err" </dev/null)
+RC=$?
+WHAT="explain --file env.yaml with the variables set"
+status "FromEnv resolved" 1
+ERR=$(cat "$TMP/err")
+if grep -q '^staffer explain: arrivalRateQuery: ' "$TMP/err"; then ok
+else bad "FromEnv resolved: the backend's error is not the query's"; fi
+explain --prometheus "$DEAD" --file "$TMP/env.yaml" beta=2 \
+	slotsPerReplica=8 serviceTimeFromEnv=4
+status "FromEnv by arguments" 1
+case $ERR in
+"staffer explain: arrivalRateQuery: "*) ok ;;
+*) bad "FromEnv by arguments: the backend's error is not the query's" ;;
+esac
+
 # ---- a backend that refuses connections: exit 1, the query named ---------
 
 explain --prometheus "$DEAD" --file "$TMP/two.yaml" --name llm/chat

@@ -135,6 +135,21 @@ has "missing arrivalRateQuery" out "$FIX/missing-arrival.yaml:26:\
  required: PromQL giving the arrival rate in req/s, e.g.\
  sum(rate(gateway_requests_total[1m]))"
 
+# <key>FromEnv holds a variable's name, resolved by KEDA in the cluster:
+# the names are checked, the values are not (they do not exist yet), and
+# the key counts as given (serviceTime is required without a query).
+lint "$FIX/from-env.yaml"
+status "FromEnv names" 1
+has "FromEnv names" out "$FIX/from-env.yaml:31: ScaledObject llm/chat\
+ trigger 0: metadata 'serviceTimeFromEnv': 'MEAN SERVICE' is not an\
+ environment variable name; allowed: the name of a variable of the scale\
+ target's container (printable, no spaces or '='), e.g. MAX_NUM_SEQS"
+lines "FromEnv names" 1
+sed 's/"MEAN SERVICE"/MEAN_SERVICE/' "$FIX/from-env.yaml" >"$TMP/env-ok.yaml"
+lint "$TMP/env-ok.yaml"
+status "FromEnv names, fixed" 0
+quiet "FromEnv names, fixed"
+
 # ---- errors: values kubectl refuses ---------------------------------------
 
 lint "$FIX/unquoted.yaml"

@@ -1224,6 +1224,58 @@ static void test_from_env(void **state)
 	assert_int_equal(set_one("FromEnv", "1", &err), META_EUNKNOWN);
 }
 
+/* staffer lint's view: "<key>FromEnv" holds a variable's name, which is
+ * checked as a name and counts as the key being given. */
+static void test_defer(void **state)
+{
+	struct meta_error err;
+	struct meta m;
+
+	(void)state;
+	assert_true(meta_is_from_env("slotsPerReplicaFromEnv"));
+	assert_false(meta_is_from_env("slotsPerReplica"));
+	assert_false(meta_is_from_env("stafffingFromEnv"));
+	assert_false(meta_is_from_env("FromEnv"));
+
+	/* a required key given from the environment satisfies meta_check */
+	meta_init(&m);
+	assert_int_equal(meta_defer(&m, "arrivalRateQueryFromEnv", "RATE_Q",
+				    &err), META_OK);
+	assert_int_equal(meta_defer(&m, "serviceTimeFromEnv", "SVC", &err),
+			 META_OK);
+	assert_int_equal(meta_check(&m, 1, &err), META_OK);
+	meta_release(&m);
+
+	/* the name: not empty, no spaces, no '=' */
+	meta_init(&m);
+	assert_int_equal(meta_defer(&m, "betaFromEnv", "MY BETA", &err),
+			 META_EVALUE);
+	assert_string_equal(err.key, "betaFromEnv");
+	assert_contains(err.msg, "'MY BETA' is not an environment variable");
+	assert_int_equal(meta_defer(&m, "betaFromEnv", "", &err),
+			 META_EVALUE);
+	assert_int_equal(meta_defer(&m, "betaFromEnv", "A=B", &err),
+			 META_EVALUE);
+	assert_int_equal(meta_defer(&m, "betaFromEnv", NULL, &err),
+			 META_EVALUE);
+	/* not a FromEnv key at all */
+	assert_int_equal(meta_defer(&m, "beta", "X", &err), META_EUNKNOWN);
+	meta_release(&m);
+
+	/* both spellings, in either order */
+	meta_init(&m);
+	assert_int_equal(meta_set(&m, "beta", "2", &err), META_OK);
+	assert_int_equal(meta_defer(&m, "betaFromEnv", "B", &err),
+			 META_EVALUE);
+	assert_contains(err.msg, "are both given");
+	meta_release(&m);
+	meta_init(&m);
+	assert_int_equal(meta_defer(&m, "betaFromEnv", "B", &err), META_OK);
+	assert_int_equal(meta_set(&m, "beta", "2", &err), META_EVALUE);
+	assert_contains(err.msg, "are both given");
+	meta_release(&m);
+}
+
 /* Both spellings of one key: refused whichever comes first. */
 static void test_from_env_and_plain(void **state)
 {
@@ -1373,6 +1425,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_key_suggests),
 		cmocka_unit_test(test_unknown_key_no_suggestion),
 		cmocka_unit_test(test_from_env),
+		cmocka_unit_test(test_defer),
 		cmocka_unit_test(test_from_env_and_plain),
 		cmocka_unit_test(test_not_a_number),
 		cmocka_unit_test(test_trailing_junk),
