@@ -20,11 +20,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "awscred.h"
 #include "log.h"
+#include "secret.h"
 
 #define BUCKETS 4096
 #define SWEEP_EVERY_S 10.0
-#define SECRET_FILE_MAX 16384
 #define HOST_CONNECTIONS_MAX 16
 
 enum entry_state { ENTRY_IDLE, ENTRY_INFLIGHT, ENTRY_READY };
@@ -53,6 +54,7 @@ struct entry {
 	char msg[PROM_ERR_MAX];
 	/* the transfer (INFLIGHT) */
 	struct waiter *waiters;
+	struct entry *aws_next;      /* on fetch.aws_wait: no transfer yet */
 	CURL *easy;
 	struct curl_slist *headers;
 	char *body;
@@ -87,6 +89,12 @@ struct fetch {
 	struct entry *buckets[BUCKETS];
 	size_t n_entries;
 	double last_sweep;
+
+	/* SigV4 credentials (awscred.h): their refresh in flight, and the
+	 * entries waiting for it */
+	struct awscred_src *aws;
+	CURL *aws_easy;
+	struct entry *aws_wait;
 };
 
 double fetch_now(void)
@@ -307,43 +315,10 @@ too_big:
 	return 0;
 }
 
-/* Read a small secret file, trimming trailing whitespace.  Returns a
- * malloc()ed string or NULL (and a reason in why). */
-static char *read_secret(const char *path, char *why, size_t whylen)
-{
-	FILE *fp = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n;
-
-	if (!fp) {
-		snprintf(why, whylen, "cannot open '%s': %s", path,
-			 strerror(errno));
-		return NULL;
-	}
-	buf = malloc(SECRET_FILE_MAX + 1);
-	if (!buf) {
-		snprintf(why, whylen, "out of memory");
-		goto out;
-	}
-	n = fread(buf, 1, SECRET_FILE_MAX + 1, fp);
-	if (n > SECRET_FILE_MAX) {
-		snprintf(why, whylen, "'%s' is larger than %d bytes", path,
-			 SECRET_FILE_MAX);
-		free(buf);
-		buf = NULL;
-		goto out;
-	}
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' ||
-			 buf[n - 1] == ' ' || buf[n - 1] == '\t'))
-		n--;
-	buf[n] = '\0';
-out:
-	fclose(fp);
-	return buf;
-}
-
-/* Set up authentication on the handle.  0, or -1 with a reason. */
-static int setup_auth(struct entry *e, char *why, size_t whylen)
+/* Set up authentication on the handle (cred: SigV4's credentials, else
+ * NULL).  0, or -1 with a reason. */
+static int setup_auth(struct entry *e, const struct awscred *cred,
+		      char *why, size_t whylen)
 {
 	const struct backend *be = e->be;
 	char *tok = NULL, *user = NULL, *pass = NULL;
@@ -358,7 +333,7 @@ static int setup_auth(struct entry *e, char *why, size_t whylen)
 		size_t len;
 		struct curl_slist *l;
 
-		tok = read_secret(be->bearer_token_file, why, whylen);
+		tok = secret_read(be->bearer_token_file, why, whylen);
 		if (!tok)
 			goto out;
 		len = strlen(tok) + sizeof("Authorization: Bearer ");
@@ -375,8 +350,8 @@ static int setup_auth(struct entry *e, char *why, size_t whylen)
 		break;
 	}
 	case CONFIG_AUTH_BASIC:
-		user = read_secret(be->basic_user_file, why, whylen);
-		pass = user ? read_secret(be->basic_password_file, why,
+		user = secret_read(be->basic_user_file, why, whylen);
+		pass = user ? secret_read(be->basic_password_file, why,
 					  whylen) : NULL;
 		if (!user || !pass)
 			goto out;
@@ -386,38 +361,24 @@ static int setup_auth(struct entry *e, char *why, size_t whylen)
 		rc = 0;
 		break;
 	case CONFIG_AUTH_SIGV4: {
-		/* Static credentials from the environment.  The other links of
-		 * the AWS chain (web identity, pod identity) are not yet read. */
-		const char *id = getenv("AWS_ACCESS_KEY_ID");
-		const char *secret = getenv("AWS_SECRET_ACCESS_KEY");
-		const char *session = getenv("AWS_SESSION_TOKEN");
+		/* cred: from entry_start(), which got it from the chain */
 		char sig[128];
 
-		if (!id || !*id || !secret || !*secret) {
-			snprintf(why, whylen,
-				 "sigv4: AWS_ACCESS_KEY_ID and "
-				 "AWS_SECRET_ACCESS_KEY are not set; refusing "
-				 "to send an unsigned request");
-			goto out;
-		}
 		snprintf(sig, sizeof(sig), "aws:amz:%s:aps", be->sigv4_region);
 		curl_easy_setopt(e->easy, CURLOPT_AWS_SIGV4, sig);
-		curl_easy_setopt(e->easy, CURLOPT_USERNAME, id);
-		curl_easy_setopt(e->easy, CURLOPT_PASSWORD, secret);
-		if (session && *session) {
-			char hdr[4096];
+		curl_easy_setopt(e->easy, CURLOPT_USERNAME, cred->id);
+		curl_easy_setopt(e->easy, CURLOPT_PASSWORD, cred->secret);
+		if (cred->token[0]) {
+			char hdr[AWSCRED_TOKEN_MAX + 32];
 			struct curl_slist *l;
 
-			if (strlen(session) > sizeof(hdr) - 32) {
-				snprintf(why, whylen, "sigv4: session token "
-					 "too long");
+			snprintf(hdr, sizeof(hdr), "x-amz-security-token: %s",
+				 cred->token);
+			l = curl_slist_append(e->headers, hdr);
+			if (!l) {
+				snprintf(why, whylen, "out of memory");
 				goto out;
 			}
-			snprintf(hdr, sizeof(hdr), "x-amz-security-token: %s",
-				 session);
-			l = curl_slist_append(e->headers, hdr);
-			if (!l)
-				goto out;
 			e->headers = l;
 		}
 		rc = 0;
@@ -431,14 +392,75 @@ out:
 	return rc;
 }
 
-/* Start the transfer for e.  0, or -1 with why filled (e untouched). */
+/*
+ * SigV4 credentials for e into *cred: 0 ready; 1 parked on f->aws_wait
+ * until the refresh in flight ends (e is then INFLIGHT without a
+ * transfer, so that other callers coalesce on it); -1 with why.
+ */
+static int entry_cred(struct fetch *f, struct entry *e,
+		      struct awscred *cred, char *why, size_t whylen)
+{
+	double now = wall_now();
+	CURL *easy;
+
+	if (!f->aws) {
+		f->aws = awscred_new();
+		if (!f->aws) {
+			snprintf(why, whylen, "out of memory");
+			return -1;
+		}
+	}
+	easy = awscred_refresh(f->aws, e->be->sigv4_region, now);
+	if (easy) {
+		if (curl_multi_add_handle(f->multi, easy) != CURLM_OK) {
+			awscred_cancel(f->aws, easy);
+			snprintf(why, whylen, "sigv4: curl_multi_add_handle "
+				 "failed");
+			return -1;
+		}
+		f->aws_easy = easy;
+	}
+	switch (awscred_get(f->aws, now, cred, why, whylen)) {
+	case AWSCRED_READY:
+		return 0;
+	case AWSCRED_WAIT:
+		e->state = ENTRY_INFLIGHT;
+		e->aws_next = f->aws_wait;
+		f->aws_wait = e;
+		return 1;
+	default:
+		return -1;
+	}
+}
+
+/* Start the transfer for e.  0 (started, or parked for credentials), or
+ * -1 with why filled (e untouched). */
 static int entry_start(struct fetch *f, struct entry *e, char *why,
 		       size_t whylen)
 {
 	const struct backend *be = e->be;
+	struct awscred *cred = NULL;
 	char *url = NULL;
 	size_t i;
-	int rc = -1;
+	int rc = -1, r;
+
+	if (be->auth == CONFIG_AUTH_SIGV4) {
+		cred = malloc(sizeof(*cred));
+		if (!cred) {
+			snprintf(why, whylen, "out of memory");
+			goto out;
+		}
+		r = entry_cred(f, e, cred, why, whylen);
+		if (r < 0) {
+			snprintf(why + strlen(why), whylen - strlen(why), "%s",
+				 "; refusing to send an unsigned request");
+			goto out;
+		}
+		if (r > 0) {
+			rc = 0;
+			goto out;
+		}
+	}
 
 	if (e->range_s > 0) {
 		double end = wall_now();
@@ -470,7 +492,7 @@ static int entry_start(struct fetch *f, struct entry *e, char *why,
 		}
 		e->headers = l;
 	}
-	if (setup_auth(e, why, whylen))
+	if (setup_auth(e, cred, why, whylen))
 		goto out;
 	curl_easy_setopt(e->easy, CURLOPT_URL, url);
 	curl_easy_setopt(e->easy, CURLOPT_PRIVATE, e);
@@ -501,6 +523,11 @@ static int entry_start(struct fetch *f, struct entry *e, char *why,
 	e->state = ENTRY_INFLIGHT;
 	rc = 0;
 out:
+	if (cred) {
+		/* the secret does not linger in freed memory */
+		memset(cred, 0, sizeof(*cred));
+		free(cred);
+	}
 	free(url);
 	if (rc) {
 		if (e->easy)
@@ -547,6 +574,26 @@ static void entry_done(struct fetch *f, struct entry *e, CURLcode res)
 		}
 	}
 	entry_complete(f, e, err, msg);
+}
+
+/* The credentials refresh ended: start (or fail) the entries that waited
+ * for it. */
+static void aws_done(struct fetch *f, CURLcode res)
+{
+	struct entry *e = f->aws_wait, *next;
+	char why[PROM_ERR_MAX];
+
+	curl_multi_remove_handle(f->multi, f->aws_easy);
+	awscred_done(f->aws, f->aws_easy, res, wall_now());
+	f->aws_easy = NULL;
+	f->aws_wait = NULL;
+	for (; e; e = next) {
+		next = e->aws_next;
+		e->aws_next = NULL;
+		e->state = ENTRY_IDLE;
+		if (entry_start(f, e, why, sizeof(why)))
+			entry_complete(f, e, PROM_EHTTP, why);
+	}
 }
 
 /* Hand job j's queries to their entries. */
@@ -640,13 +687,20 @@ static void abort_all(struct fetch *f, struct job *incoming)
 {
 	size_t b, i;
 
+	if (f->aws_easy) {
+		curl_multi_remove_handle(f->multi, f->aws_easy);
+		awscred_cancel(f->aws, f->aws_easy);
+		f->aws_easy = NULL;
+	}
+	f->aws_wait = NULL;      /* INFLIGHT without a transfer: below */
 	for (b = 0; b < BUCKETS; b++) {
 		struct entry *e;
 
 		for (e = f->buckets[b]; e; e = e->next) {
 			if (e->state != ENTRY_INFLIGHT)
 				continue;
-			curl_multi_remove_handle(f->multi, e->easy);
+			if (e->easy)
+				curl_multi_remove_handle(f->multi, e->easy);
 			curl_easy_cleanup(e->easy);
 			e->easy = NULL;
 			curl_slist_free_all(e->headers);
@@ -697,6 +751,10 @@ static void *fetch_main(void *arg)
 
 			if (m->msg != CURLMSG_DONE)
 				continue;
+			if (m->easy_handle == f->aws_easy) {
+				aws_done(f, m->data.result);
+				continue;
+			}
 			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE,
 					  (char **)&e);
 			entry_done(f, e, m->data.result);
@@ -799,6 +857,7 @@ void fetch_free(struct fetch *f)
 			entry_free(e);
 		}
 	}
+	awscred_free(f->aws);
 	curl_multi_cleanup(f->multi);
 	pthread_mutex_destroy(&f->mu);
 	free(f);

@@ -45,6 +45,7 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
+#include "awscred.h"
 #include "cmd.h"
 #include "config.h"
 #include "externalscaler.pb-c.h"
@@ -797,6 +798,72 @@ FZ_TEST(prom_instant, prom_instant_corpus, prom_words,
 
 FZ_TEST(prom_range, prom_range_corpus, prom_words,
 	5000, check_prom_range, prom_gen, 8)
+
+/* ---- AWS credential replies (STS XML, container JSON) --------------------- */
+
+static const char *const aws_corpus[] = {
+	"<AssumeRoleWithWebIdentityResponse><AssumeRoleWithWebIdentityResult>"
+	"<Credentials><AccessKeyId>ASIAX</AccessKeyId><SecretAccessKey>s/+="
+	"</SecretAccessKey><SessionToken>t&amp;t</SessionToken><Expiration>"
+	"2027-01-15T08:00:00Z</Expiration></Credentials>"
+	"</AssumeRoleWithWebIdentityResult></AssumeRoleWithWebIdentityResponse>",
+	"<ErrorResponse><Error><Type>Sender</Type><Code>AccessDenied</Code>"
+	"<Message>Not authorized</Message></Error></ErrorResponse>",
+	"{\"AccessKeyId\":\"ASIAP\",\"SecretAccessKey\":\"s\",\"Token\":"
+	"\"t\",\"Expiration\":\"2027-01-15T08:00:00.5Z\"}",
+	"{\"AccessKeyId\":\"A\",\"SecretAccessKey\":\"s\"}",
+};
+
+static const char *const aws_words[] = {
+	"<AccessKeyId>", "</AccessKeyId>", "<SecretAccessKey>",
+	"</SecretAccessKey>", "<SessionToken>", "</SessionToken>",
+	"<Expiration>", "</Expiration>", "<Code>", "</Code>", "<Message>",
+	"&amp;", "&lt;", "&#0;", "&", "<", "\"Expiration\"", "\"Token\"",
+	"2027-01-15T08:00:00Z", "9999-12-31T23:59:60Z", "+00:00", ".",
+	"\x00", "\n", "\x1b[2J", "null", "[]", "{}",
+};
+
+/* Both parsers on the same bytes: 0 with every field printable and the
+ * expiry a time, or -1 with a message and *out untouched. */
+static void check_aws(struct fz *r, const char *in, size_t len, int valid)
+{
+	char *body = fz_copy(in, len, 0);
+	char why[AWSCRED_ERR_MAX];
+	struct awscred c, seen;
+	int k, rc;
+	size_t i;
+
+	(void)r;
+	(void)valid;
+	for (k = 0; k < 2; k++) {
+		memset(&c, 0x5a, sizeof(c));
+		seen = c;
+		memset(why, 'x', sizeof(why));
+		rc = k ? awscred_parse_container(body, len, 1e9, &c, why,
+						 sizeof(why))
+		       : awscred_parse_sts(body, len, &c, why, sizeof(why));
+		if (rc == 0) {
+			fz_accepted++;
+			FZ_CHECK(c.id[0] && c.secret[0], "empty key");
+			for (i = 0; c.token[i]; i++)
+				FZ_CHECK(c.token[i] > ' ' && c.token[i] < 0x7f,
+					 "token byte 0x%02x",
+					 (unsigned char)c.token[i]);
+			FZ_CHECK(c.expires >= 0 && c.expires < 3e11,
+				 "expiry %g", c.expires);
+		} else {
+			FZ_CHECK(rc == -1, "code %d", rc);
+			FZ_CHECK(!memcmp(&c, &seen, sizeof(c)),
+				 "out set on error");
+			fz_check_msg(why, sizeof(why), k ?
+				     "awscred_parse_container" :
+				     "awscred_parse_sts");
+		}
+	}
+	free(body);
+}
+
+FZ_TEST(awscred, aws_corpus, aws_words, 4000, check_aws, NULL, 0)
 
 /* ---- ScaledObject metadata ----------------------------------------------- */
 
@@ -2344,6 +2411,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fuzz_prom_instant),
 		cmocka_unit_test(test_fuzz_prom_range),
+		cmocka_unit_test(test_fuzz_awscred),
 		cmocka_unit_test(test_fuzz_meta),
 		cmocka_unit_test(test_fuzz_sched),
 		cmocka_unit_test(test_fuzz_tz_file),
