@@ -11,38 +11,12 @@
 # Prints "N passed, N failed"; exits 1 when anything failed.
 set -u
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BIN=${STAFFER:-$ROOT/build/staffer}
-if [ ! -x "$BIN" ]; then
-	echo "calc.sh: $BIN not found; run make first" >&2
-	exit 2
-fi
+NAME=calc.sh
+. "$(dirname "$0")/lib.sh"
 
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT INT TERM
-pass=0
-fail=0
-OUT=
-ERR=
-RC=0
-WHAT=
-
-# calc ARGS...: run `staffer calc ARGS`, keep stdout, stderr and status.
+# calc ARGS...: run `staffer calc ARGS`.
 calc() {
-	WHAT="calc $*"
-	OUT=$("$BIN" calc "$@" 2>"$TMP/err")
-	RC=$?
-	ERR=$(cat "$TMP/err")
-}
-
-ok() {
-	pass=$((pass + 1))
-}
-
-bad() {
-	fail=$((fail + 1))
-	printf 'FAIL: %s\n  %s\n  stdout: %s\n  stderr: %s\n' "$1" "$WHAT" \
-		"$OUT" "$ERR" >&2
+	run calc "$@"
 }
 
 # jget KEY: a top-level value of calc's one-line, flat JSON (the quote
@@ -68,20 +42,6 @@ near() {
 	fi
 }
 
-# status NAME CODE: calc exited with CODE.
-status() {
-	if [ "$RC" -eq "$2" ]; then ok; else bad "$1: exit $RC, want $2"; fi
-}
-
-# has NAME STREAM TEXT: stdout (out) or stderr (err) contains TEXT.
-has() {
-	if [ "$2" = out ]; then s=$OUT; else s=$ERR; fi
-	case $s in
-	*"$3"*) ok ;;
-	*) bad "$1: $2 lacks '$3'" ;;
-	esac
-}
-
 # refuse NAME KEY ARGS...: exit 2, and stderr names 'KEY'.
 refuse() {
 	n=$1
@@ -89,8 +49,8 @@ refuse() {
 	shift 2
 	calc "$@"
 	status "$n" 2
-	has "$n" err "'$k'"
-	if [ -z "$OUT" ]; then ok; else bad "$n: output on stdout"; fi
+	contains "$n" err "'$k'"
+	nothing_out "$n"
 }
 
 # ---- design section 2 seeds ----------------------------------------------
@@ -159,10 +119,10 @@ near "ramp" busy_slots 85 1e-9
 is "ramp" replicas 99             # 85 + 1.5 sqrt 85 = 98.83
 
 calc arrivalRateSeries=1,1.5,2,2.5 serviceTime=10 coldStartSeconds=180
-has "ramp text" out "forecast   lambda-hat = 8.5 req/s in 180 s (12 steps"
-has "ramp text" out ", used"
-has "ramp text" out "L = lambda-hat * W"
-has "ramp text" out "(last of series)"
+contains "ramp text" out "forecast   lambda-hat = 8.5 req/s in 180 s (12 steps"
+contains "ramp text" out ", used"
+contains "ramp text" out "L = lambda-hat * W"
+contains "ramp text" out "(last of series)"
 
 # The step: given, or from forecastWindowSeconds (400 / 40 = 10 s).
 calc --json arrivalRateSeries=1,1.5,2,2.5 serviceTime=10 \
@@ -181,7 +141,7 @@ near "ramp below lambda" arrival_used 9 0
 near "ramp below lambda" arrival_forecast 8.5 1e-9
 calc arrivalRateSeries=1,1.5,2,2.5 arrivalRate=9 serviceTime=10 \
 	coldStartSeconds=180
-has "ramp below lambda text" out "not used"
+contains "ramp below lambda text" out "not used"
 
 # A 40-point ramp from 1 to 4.9 req/s: exact, 20 steps ahead is 6.9.
 series=$(awk 'BEGIN { for (i = 0; i < 40; i++)
@@ -207,10 +167,10 @@ is "forecast only" replicas 72    # 4 steps of 1: 6 req/s, 60 + 11.62
 # No series, or no cold start: no forecast, and the text says so.
 calc arrivalRate=1 serviceTime=10 coldStartSeconds=180
 status "cold start without series" 0
-has "cold start without series" out "forecast   none"
+contains "cold start without series" out "forecast   none"
 calc arrivalRateSeries=3,2 serviceTime=10
 status "series without cold start" 0
-has "series without cold start" out "forecast   off"
+contains "series without cold start" out "forecast   off"
 calc --json arrivalRateSeries=3,2 serviceTime=10
 near "series without cold start" arrival_rate 2 0
 near "series without cold start" arrival_forecast 0 0
@@ -224,25 +184,25 @@ is "beyond, capped" capped true
 is "beyond, capped" total_slots null
 calc arrivalRate=1e9 serviceTime=10
 status "beyond, no cap" 1
-has "beyond, no cap" err "too large"
+contains "beyond, no cap" err "too large"
 
 # ---- bad input -----------------------------------------------------------
 
 refuse "series: not a number" arrivalRateSeries \
 	arrivalRateSeries=1,x,2 serviceTime=1 coldStartSeconds=60
-has "series: not a number" err "value 2 of 3, 'x'"
+contains "series: not a number" err "value 2 of 3, 'x'"
 refuse "series: negative" arrivalRateSeries \
 	arrivalRateSeries=1,2,-3 serviceTime=1 coldStartSeconds=60
-has "series: negative" err "value 3 of 3, '-3', is out of range"
+contains "series: negative" err "value 3 of 3, '-3', is out of range"
 refuse "series: nan" arrivalRateSeries \
 	arrivalRateSeries=nan serviceTime=1 coldStartSeconds=60
 long=0.$(awk 'BEGIN { for (i = 0; i < 70; i++) printf "0" }')1
 refuse "series: too long" arrivalRateSeries \
 	arrivalRateSeries=1,"$long" serviceTime=1 coldStartSeconds=60
-has "series: too long" err "value 2 of 2"
+contains "series: too long" err "value 2 of 2"
 refuse "series: empty value" arrivalRateSeries \
 	arrivalRateSeries=1,,2 serviceTime=1 coldStartSeconds=60
-has "series: empty value" err "value 2 of 3 is empty"
+contains "series: empty value" err "value 2 of 3 is empty"
 refuse "series: trailing comma" arrivalRateSeries \
 	arrivalRateSeries=1,2, serviceTime=1 coldStartSeconds=60
 refuse "series: empty" arrivalRateSeries \
@@ -251,7 +211,7 @@ many=$(awk 'BEGIN { for (i = 0; i < 1001; i++)
 	printf "%s1", (i ? "," : "") }')
 refuse "series: 1001 values" arrivalRateSeries \
 	arrivalRateSeries="$many" serviceTime=1 coldStartSeconds=60
-has "series: 1001 values" err "more than 1000"
+contains "series: 1001 values" err "more than 1000"
 most=$(awk 'BEGIN { for (i = 0; i < 1000; i++)
 	printf "%s1", (i ? "," : "") }')
 calc --json arrivalRateSeries="$most" serviceTime=1 coldStartSeconds=60
@@ -277,7 +237,6 @@ refuse "cold start negative" coldStartSeconds \
 
 calc --help
 status "help" 0
-has "help" out "arrivalRateSeries"
+contains "help" out "arrivalRateSeries"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

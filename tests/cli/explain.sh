@@ -9,60 +9,16 @@
 # Prints "N passed, N failed"; exits 1 when anything failed.
 set -u
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BIN=${STAFFER:-$ROOT/build/staffer}
+NAME=explain.sh
 FIX=tests/cli/lint
-if [ ! -x "$BIN" ]; then
-	echo "explain.sh: $BIN not found; run make first" >&2
-	exit 2
-fi
-cd "$ROOT" || exit 2
+. "$(dirname "$0")/lib.sh"
 
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT INT TERM
-pass=0
-fail=0
-OUT=
-ERR=
-RC=0
-WHAT=
 # Loopback port 1: nobody listens, connections are refused at once.
 DEAD=http://127.0.0.1:1
 
-# explain ARGS...: run `staffer explain ARGS`, keep stdout, stderr, status.
+# explain ARGS...: run `staffer explain ARGS`.
 explain() {
-	WHAT="explain $*"
-	OUT=$("$BIN" explain "$@" 2>"$TMP/err" </dev/null)
-	RC=$?
-	ERR=$(cat "$TMP/err")
-}
-
-ok() {
-	pass=$((pass + 1))
-}
-
-bad() {
-	fail=$((fail + 1))
-	printf 'FAIL: %s\n  %s\n  stdout: %s\n  stderr: %s\n' "$1" "$WHAT" \
-		"$OUT" "$ERR" >&2
-}
-
-status() {
-	if [ "$RC" -eq "$2" ]; then ok; else bad "$1: exit $RC, want $2"; fi
-}
-
-# has NAME STREAM TEXT: stdout (out) or stderr (err) contains TEXT.
-has() {
-	if [ "$2" = out ]; then s=$OUT; else s=$ERR; fi
-	case $s in
-	*"$3"*) ok ;;
-	*) bad "$1: std$2 lacks '$3'" ;;
-	esac
-}
-
-# nothing_out NAME: nothing on stdout (errors are not answers).
-nothing_out() {
-	if [ -z "$OUT" ]; then ok; else bad "$1: output on stdout"; fi
+	run explain "$@"
 }
 
 # refuse NAME TEXT ARGS...: exit 2, TEXT on stderr, nothing on stdout.
@@ -72,7 +28,7 @@ refuse() {
 	shift 2
 	explain "$@"
 	status "$n" 2
-	has "$n" err "$t"
+	contains "$n" err "$t"
 	nothing_out "$n"
 }
 
@@ -82,7 +38,7 @@ Q='arrivalRateQuery=sum(rate(x[1m]))'
 
 explain --help
 status "help" 0
-has "help" out "--file FILE"
+contains "help" out "--file FILE"
 refuse "no arguments" "no metadata" --prometheus "$DEAD"
 refuse "not key=value" "'beta' is not key=value" --prometheus "$DEAD" beta
 refuse "unknown option" "unknown option '--nope'" --nope 1 "$Q"
@@ -125,7 +81,7 @@ refuse "invalid YAML" "$FIX/invalid.yaml:" \
 	--prometheus "$DEAD" --file "$FIX/invalid.yaml"
 refuse "unquoted number" "$FIX/unquoted.yaml:" \
 	--prometheus "$DEAD" --file "$FIX/unquoted.yaml"
-has "unquoted number" err "map[string]string"
+contains "unquoted number" err "map[string]string"
 refuse "server's message from a file" "metadata 'betta' is not a known key" \
 	--prometheus "$DEAD" --file "$FIX/unknown-key.yaml"
 cat "$FIX/clean.yaml" >"$TMP/two.yaml"
@@ -133,8 +89,8 @@ printf -- '---\n' >>"$TMP/two.yaml"
 sed 's/namespace: llm/namespace: batch/' "$FIX/clean.yaml" >>"$TMP/two.yaml"
 refuse "ambiguous" "2 staffer triggers match; pick one with --name" \
 	--prometheus "$DEAD" --file "$TMP/two.yaml"
-has "ambiguous" err "  llm/chat trigger 0"
-has "ambiguous" err "  batch/chat trigger 0"
+contains "ambiguous" err "  llm/chat trigger 0"
+contains "ambiguous" err "  batch/chat trigger 0"
 refuse "ambiguous name" "2 staffer triggers match" \
 	--prometheus "$DEAD" --file "$TMP/two.yaml" --name chat
 refuse "no such name" "no staffer trigger matches --name llm/nope" \
@@ -157,7 +113,7 @@ RC=$?
 ERR=$(cat "$TMP/err")
 WHAT="STAFFER_BETA=abc explain --file env.yaml"
 status "FromEnv value" 2
-has "FromEnv value" err "staffer explain: metadata 'betaFromEnv': 'abc' is\
+contains "FromEnv value" err "staffer explain: metadata 'betaFromEnv': 'abc' is\
  not a number; allowed: a number from 0 to 10 (default 1.5)"
 # Good values, or arguments in place of the variables: only the backend
 # fails (exit 1).
@@ -181,10 +137,10 @@ esac
 
 explain --prometheus "$DEAD" --file "$TMP/two.yaml" --name llm/chat
 status "refused" 1
-has "refused" err "staffer explain: arrivalRateQuery: "
-has "refused" err "(backend 'default')"
-has "refused" out "trigger    llm/chat trigger 0"
-has "refused" out "query      arrivalRateQuery: error: "
+contains "refused" err "staffer explain: arrivalRateQuery: "
+contains "refused" err "(backend 'default')"
+contains "refused" out "trigger    llm/chat trigger 0"
+contains "refused" out "query      arrivalRateQuery: error: "
 # From stdin (explain() reads /dev/null: by hand).
 OUT=$("$BIN" explain --json --prometheus "$DEAD" --file - --name llm/chat \
 	<"$TMP/two.yaml" 2>"$TMP/err")
@@ -192,8 +148,8 @@ RC=$?
 ERR=$(cat "$TMP/err")
 WHAT="explain --json --file - < two.yaml"
 status "refused json" 1
-has "refused json" out '"status":"unavailable"'
-has "refused json" out '"scaledobject":"llm/chat trigger 0"'
+contains "refused json" out '"status":"unavailable"'
+contains "refused json" out '"scaledobject":"llm/chat trigger 0"'
 # Every example parses: each one fails only on the backend (exit 1).
 printf '{"backends":[{"name":"prom","url":"%s"},{"name":"amp","url":"%s"},'\
 '{"name":"mimir","url":"%s"}],"defaultBackend":"prom"}\n' \
@@ -201,8 +157,7 @@ printf '{"backends":[{"name":"prom","url":"%s"},{"name":"amp","url":"%s"},'\
 for f in scaledobjects/*.yaml; do
 	explain --config "$TMP/dead.json" --file "$f"
 	status "example $f" 1
-	has "example $f" err "Query: "
+	contains "example $f" err "Query: "
 done
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -11,76 +11,20 @@
 # Prints "N passed, N failed"; exits 1 when anything failed.
 set -u
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BIN=${STAFFER:-$ROOT/build/staffer}
+NAME=lint.sh
 FIX=tests/cli/lint
-if [ ! -x "$BIN" ]; then
-	echo "lint.sh: $BIN not found; run make first" >&2
-	exit 2
-fi
-# Relative names, so that messages read FILE:LINE as a user sees them.
-cd "$ROOT" || exit 2
+. "$(dirname "$0")/lib.sh"
 
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT INT TERM
-pass=0
-fail=0
-OUT=
-ERR=
-RC=0
-WHAT=
-
-# lint ARGS...: run `staffer lint ARGS`, keep stdout, stderr and status.
+# lint ARGS...: run `staffer lint ARGS`.
 lint() {
-	WHAT="lint $*"
-	OUT=$("$BIN" lint "$@" 2>"$TMP/err")
-	RC=$?
-	ERR=$(cat "$TMP/err")
+	run lint "$@"
 }
 
 # lint_stdin FILE ARGS...: the same with FILE on standard input.
 lint_stdin() {
 	f=$1
 	shift
-	WHAT="lint $* < $f"
-	OUT=$("$BIN" lint "$@" <"$f" 2>"$TMP/err")
-	RC=$?
-	ERR=$(cat "$TMP/err")
-}
-
-ok() {
-	pass=$((pass + 1))
-}
-
-bad() {
-	fail=$((fail + 1))
-	printf 'FAIL: %s\n  %s\n  stdout: %s\n  stderr: %s\n' "$1" "$WHAT" \
-		"$OUT" "$ERR" >&2
-}
-
-# status NAME CODE: lint exited with CODE.
-status() {
-	if [ "$RC" -eq "$2" ]; then ok; else bad "$1: exit $RC, want $2"; fi
-}
-
-# has NAME STREAM TEXT: stdout (out) or stderr (err) has a line that is
-# exactly TEXT.
-has() {
-	if [ "$2" = out ]; then s=$OUT; else s=$ERR; fi
-	if printf '%s\n' "$s" | grep -qxF -- "$3"; then
-		ok
-	else
-		bad "$1: no line '$3' on std$2"
-	fi
-}
-
-# contains NAME STREAM TEXT: stdout or stderr contains TEXT somewhere.
-contains() {
-	if [ "$2" = out ]; then s=$OUT; else s=$ERR; fi
-	case $s in
-	*"$3"*) ok ;;
-	*) bad "$1: '$3' not on std$2" ;;
-	esac
+	run_stdin "$f" lint "$@"
 }
 
 # lines NAME N: stdout has exactly N lines (findings).
@@ -116,13 +60,13 @@ quiet "clean fixture"
 
 lint "$FIX/unknown-key.yaml"
 status "unknown key" 1
-has "unknown key" out "$FIX/unknown-key.yaml:30: ScaledObject llm/chat\
+has_line "unknown key" out "$FIX/unknown-key.yaml:30: ScaledObject llm/chat\
  trigger 0: metadata 'betta' is not a known key; did you mean 'beta'?"
 lines "unknown key" 1
 
 lint "$FIX/bad-number.yaml"
 status "bad number" 1
-has "bad number" out "$FIX/bad-number.yaml:30: ScaledObject llm/chat\
+has_line "bad number" out "$FIX/bad-number.yaml:30: ScaledObject llm/chat\
  trigger 0: metadata 'beta': '1.5x' is not a number; allowed: a number\
  from 0 to 10 (default 1.5)"
 lines "bad number" 1
@@ -130,7 +74,7 @@ lines "bad number" 1
 lint "$FIX/missing-arrival.yaml"
 status "missing arrivalRateQuery" 1
 # The line of the trigger's `metadata:` key.
-has "missing arrivalRateQuery" out "$FIX/missing-arrival.yaml:26:\
+has_line "missing arrivalRateQuery" out "$FIX/missing-arrival.yaml:26:\
  ScaledObject llm/chat trigger 0: metadata 'arrivalRateQuery' is\
  required: PromQL giving the arrival rate in req/s, e.g.\
  sum(rate(gateway_requests_total[1m]))"
@@ -140,7 +84,7 @@ has "missing arrivalRateQuery" out "$FIX/missing-arrival.yaml:26:\
 # the key counts as given (serviceTime is required without a query).
 lint "$FIX/from-env.yaml"
 status "FromEnv names" 1
-has "FromEnv names" out "$FIX/from-env.yaml:31: ScaledObject llm/chat\
+has_line "FromEnv names" out "$FIX/from-env.yaml:31: ScaledObject llm/chat\
  trigger 0: metadata 'serviceTimeFromEnv': 'MEAN SERVICE' is not an\
  environment variable name; allowed: the name of a variable of the scale\
  target's container (printable, no spaces or '='), e.g. MAX_NUM_SEQS"
@@ -154,15 +98,15 @@ quiet "FromEnv names, fixed"
 
 lint "$FIX/unquoted.yaml"
 status "unquoted" 1
-has "unquoted number" out "$FIX/unquoted.yaml:29: ScaledObject llm/chat\
+has_line "unquoted number" out "$FIX/unquoted.yaml:29: ScaledObject llm/chat\
  trigger 0: metadata 'beta': 1.5 must be a quoted string (\"1.5\"): $MSG"
-has "unquoted bool" out "$FIX/unquoted.yaml:26: ScaledObject llm/chat\
+has_line "unquoted bool" out "$FIX/unquoted.yaml:26: ScaledObject llm/chat\
  trigger 0: metadata 'enableTLS': true must be a quoted string\
  (\"true\"): $MSG"
-has "unquoted hex" out "$FIX/unquoted.yaml:30: ScaledObject llm/chat\
+has_line "unquoted hex" out "$FIX/unquoted.yaml:30: ScaledObject llm/chat\
  trigger 0: metadata 'slotsPerReplica': 0x20 must be a quoted string\
  (\"0x20\"): $MSG"
-has "null value" out "$FIX/unquoted.yaml:31: ScaledObject llm/chat\
+has_line "null value" out "$FIX/unquoted.yaml:31: ScaledObject llm/chat\
  trigger 0: metadata 'shedThreshold' has no value (YAML null): $MSG;\
  give a quoted string or leave the key out"
 # `!!str 2026` is a string; meta_parse is not run after a type error.
@@ -170,7 +114,7 @@ lines "unquoted" 4
 
 lint "$FIX/duplicate.yaml"
 status "duplicate key" 1
-has "duplicate key" out "$FIX/duplicate.yaml:32: ScaledObject llm/chat\
+has_line "duplicate key" out "$FIX/duplicate.yaml:32: ScaledObject llm/chat\
  trigger 0: metadata 'serviceTime' is given twice (first on line 29);\
  give each key once"
 
@@ -181,7 +125,7 @@ status "backend without --config" 0
 quiet "backend without --config"
 lint --config "$FIX/config.json" "$FIX/backend.yaml"
 status "backend with --config" 1
-has "backend with --config" out "$FIX/backend.yaml:32: ScaledObject\
+has_line "backend with --config" out "$FIX/backend.yaml:32: ScaledObject\
  llm/chat trigger 0: metadata 'backend': 'thanos' is not declared in\
  staffer's config; declared: 'prom', 'mimir'"
 lint --config "$TMP/nonexistent.json" "$FIX/clean.yaml"
@@ -192,7 +136,7 @@ contains "missing config" err "cannot open"
 
 lint "$FIX/metrictype-value.yaml"
 status "metricType Value" 0
-has "metricType Value" out "$FIX/metrictype-value.yaml:26: warning:\
+has_line "metricType Value" out "$FIX/metrictype-value.yaml:26: warning:\
  ScaledObject llm/chat trigger 0: metricType 'Value': staffer needs\
  AverageValue; its answer is a replica count against a target of 1, and\
  with Value the HPA multiplies it by the ready pods; leave metricType out"
@@ -211,7 +155,7 @@ scaleUp.tolerance: the HPA's default 10% tolerance blocks +-1 steps"
 contains "no scaleDown window" out "$FIX/hpa-warnings.yaml:8: warning:\
  ScaledObject bare: no advanced.horizontalPodAutoscalerConfig.behavior.\
 scaleDown.stabilizationWindowSeconds: the HPA's default 300 s window"
-has "maxReplicas" out "$FIX/hpa-warnings.yaml:17: warning: ScaledObject\
+has_line "maxReplicas" out "$FIX/hpa-warnings.yaml:17: warning: ScaledObject\
  bare trigger 0: metadata 'maxReplicas' is 200, above maxReplicaCount\
  100: the HPA caps at 100 anyway; set maxReplicas to 100 or lower so\
  that staffer's answer stays within it"
@@ -225,7 +169,7 @@ contains "small fleet" out "$FIX/small-fleet.yaml:19: warning:\
 lint "$FIX/query-shape.yaml"
 status "query shape" 0
 lines "query shape" 2
-has "rate() alone" out "$FIX/query-shape.yaml:29: warning: ScaledObject\
+has_line "rate() alone" out "$FIX/query-shape.yaml:29: warning: ScaledObject\
  llm/shapes trigger 0: metadata 'shedRateQuery' may return several series\
  (it is not aggregated to one at its top level); it must return exactly\
  one: wrap it in sum() (see docs/lint.md)"
@@ -238,16 +182,16 @@ contains "sum by (pod)" out "$FIX/query-shape.yaml:30: warning:\
 lint "$FIX/multi-doc.yaml"
 status "multi-doc" 1
 lines "multi-doc: only the bad object" 1
-has "multi-doc" out "$FIX/multi-doc.yaml:67: ScaledObject llm/embed\
+has_line "multi-doc" out "$FIX/multi-doc.yaml:67: ScaledObject llm/embed\
  trigger 1: metadata 'serviceTime': '0' is out of range; allowed: a\
  number greater than 0 and at most 86400 seconds (default: none)"
 
 lint "$FIX/invalid.yaml"
 status "invalid YAML" 2
-has "invalid YAML: earlier documents still checked" out\
+has_line "invalid YAML: earlier documents still checked" out\
  "$FIX/invalid.yaml:20: ScaledObject llm/first trigger 0: metadata\
  'slotPerReplica' is not a known key; did you mean 'slotsPerReplica'?"
-has "invalid YAML" out "$FIX/invalid.yaml:27: invalid YAML: did not find\
+has_line "invalid YAML" out "$FIX/invalid.yaml:27: invalid YAML: did not find\
  expected ',' or '}' (while parsing a flow mapping from line 26)"
 
 lint "$FIX/list-merge.yaml"
@@ -264,13 +208,13 @@ sed 's/slotsPerReplica: "32"/slotsPerReplica: "3x"/' "$FIX/list-merge.yaml" \
 lint_stdin "$TMP/merge.yaml" --address staffer.keda -
 status "--address with a merged scalerAddress" 1
 lines "--address with a merged scalerAddress" 2
-has "--address with a merged scalerAddress" out "<stdin>:26: ScaledObject\
+has_line "--address with a merged scalerAddress" out "<stdin>:26: ScaledObject\
  llm/a trigger 0: metadata 'slotsPerReplica': '3x' is not a number;\
  allowed: a whole number from 1 to 100000 (default 1)"
 
 lint_stdin "$FIX/unknown-key.yaml" -
 status "stdin" 1
-has "stdin" out "<stdin>:30: ScaledObject llm/chat trigger 0: metadata\
+has_line "stdin" out "<stdin>:30: ScaledObject llm/chat trigger 0: metadata\
  'betta' is not a known key; did you mean 'beta'?"
 lint_stdin "$FIX/clean.yaml" "$FIX/bad-number.yaml" -
 status "a file and stdin" 1
@@ -295,12 +239,12 @@ contains "deep nesting" out "invalid YAML: collections nested more than"
 printf 'a: b\nkey: [1, 2' >"$TMP/eof.yaml"
 lint "$TMP/eof.yaml"
 status "error at the end, no final newline" 2
-has "error at the end, no final newline" out "$TMP/eof.yaml:2: invalid\
+has_line "error at the end, no final newline" out "$TMP/eof.yaml:2: invalid\
  YAML: did not find expected ',' or ']' (while parsing a flow sequence\
  from line 2)"
 printf 'a: b\nkey: [1, 2\n' >"$TMP/eof-nl.yaml"
 lint "$TMP/eof-nl.yaml"
-has "error at the end, final newline" out "$TMP/eof-nl.yaml:3: invalid\
+has_line "error at the end, final newline" out "$TMP/eof-nl.yaml:3: invalid\
  YAML: did not find expected ',' or ']' (while parsing a flow sequence\
  from line 2)"
 
@@ -327,5 +271,4 @@ lint --help
 status "help" 0
 contains "help" out "usage: staffer lint"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
