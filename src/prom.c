@@ -435,7 +435,7 @@ out:
 
 /*
  * A sample value as Prometheus writes it: a decimal or exponent number in a
- * string, or "NaN", "+Inf", "-Inf".  The whole string must be a number.
+ * string (not hexadecimal), or "NaN", "+Inf", "-Inf".  The whole string must be a number.
  * Anything that reads as non-finite (NaN, Inf, an overflow like "1e999")
  * is PROM_ENAN: the signal is unknown.  strtod() follows the C locale,
  * which the process never changes.
@@ -455,8 +455,11 @@ static enum prom_err prom_value(const char *text, double *out, char *err,
 			    shown);
 		goto out;
 	}
-	v = strtod(text, &end);
-	if (end == text || *end != '\0') {
+	/* strtod() also reads C's hexadecimal floats ("0x10", "0x1p4"),
+	 * which Prometheus never writes: a reply holding one is not from a
+	 * Prometheus API. */
+	v = strpbrk(text, "xX") ? 0 : strtod(text, &end);
+	if (end == text || end == NULL || *end != '\0') {
 		prom_seterr(err, errlen, "sample value '%s' is not a number",
 			    shown);
 		goto out;

@@ -361,6 +361,9 @@ static const struct bad bad_instant[] = {
 	{ VEC("\" 1\""), PROM_EPARSE, "' 1' is not a number" },
 	{ VEC("\"1 \""), PROM_EPARSE, "'1 ' is not a number" },
 	{ VEC("\"1x\""), PROM_EPARSE, "'1x' is not a number" },
+	/* C hexadecimal floats: strtod() reads them, Prometheus never writes them */
+	{ VEC("\"0x10\""), PROM_EPARSE, "'0x10' is not a number" },
+	{ VEC("\"0X1p4\""), PROM_EPARSE, "'0X1p4' is not a number" },
 	{ VEC("\"1,5\""), PROM_EPARSE, "'1,5' is not a number" },
 	{ DATA("vector", "[{\"metric\":{},\"value\":[\"1\",\"1\"]}]"),
 	  PROM_EPARSE, "time is a string" },
