@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "http.h"
 #include "secret.h"
 #include "show.h"
 
@@ -519,17 +520,8 @@ CURL *awscred_refresh(struct awscred_src *s, const char *region, double now)
 		s->headers = l;
 		curl_easy_setopt(s->easy, CURLOPT_HTTPHEADER, s->headers);
 	}
-	curl_easy_setopt(s->easy, CURLOPT_URL, url);
-	curl_easy_setopt(s->easy, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(s->easy, CURLOPT_WRITEDATA, s);
-	curl_easy_setopt(s->easy, CURLOPT_ERRORBUFFER, s->curl_err);
-	curl_easy_setopt(s->easy, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(s->easy, CURLOPT_TIMEOUT_MS,
-			 (long)(AWSCRED_TIMEOUT_S * 1000));
-	curl_easy_setopt(s->easy, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(s->easy, CURLOPT_USERAGENT, "staffer");
-	curl_easy_setopt(s->easy, CURLOPT_MAXFILESIZE_LARGE,
-			 (curl_off_t)AWSCRED_BODY_MAX);
+	http_easy_setup(s->easy, url, on_body, s, s->curl_err,
+			AWSCRED_TIMEOUT_S, AWSCRED_BODY_MAX);
 	rc = s->easy;
 out:
 	if (!rc)

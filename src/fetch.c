@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "awscred.h"
+#include "http.h"
 #include "log.h"
 #include "secret.h"
 
@@ -494,16 +495,9 @@ static int entry_start(struct fetch *f, struct entry *e, char *why,
 	}
 	if (setup_auth(e, cred, why, whylen))
 		goto out;
-	curl_easy_setopt(e->easy, CURLOPT_URL, url);
+	http_easy_setup(e->easy, url, on_body, e, e->curl_err, be->timeout_s,
+			f->cfg->max_body_bytes);
 	curl_easy_setopt(e->easy, CURLOPT_PRIVATE, e);
-	curl_easy_setopt(e->easy, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(e->easy, CURLOPT_WRITEDATA, e);
-	curl_easy_setopt(e->easy, CURLOPT_ERRORBUFFER, e->curl_err);
-	curl_easy_setopt(e->easy, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e->easy, CURLOPT_TIMEOUT_MS,
-			 (long)(be->timeout_s * 1000));
-	curl_easy_setopt(e->easy, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(e->easy, CURLOPT_USERAGENT, "staffer");
 	curl_easy_setopt(e->easy, CURLOPT_ACCEPT_ENCODING, "");
 	if (e->headers)
 		curl_easy_setopt(e->easy, CURLOPT_HTTPHEADER, e->headers);
@@ -513,9 +507,6 @@ static int entry_start(struct fetch *f, struct entry *e, char *why,
 		curl_easy_setopt(e->easy, CURLOPT_SSLCERT, be->cert_file);
 	if (be->key_file)
 		curl_easy_setopt(e->easy, CURLOPT_SSLKEY, be->key_file);
-	/* Reject a body over the cap as soon as it is announced. */
-	curl_easy_setopt(e->easy, CURLOPT_MAXFILESIZE_LARGE,
-			 (curl_off_t)f->cfg->max_body_bytes);
 	if (curl_multi_add_handle(f->multi, e->easy) != CURLM_OK) {
 		snprintf(why, whylen, "curl_multi_add_handle failed");
 		goto out;
