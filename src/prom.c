@@ -115,6 +115,11 @@ static int prom_fmt_time(char buf[PROM_TIME_MAX], double t)
 /*
  * base (less one trailing slash) + path + escaped query + params.  path
  * ends in "query=" and params is "" or starts with '&'.
+ *
+ * The parameters are in the order SigV4 signs them (sorted by name): AWS
+ * recomputes the signature over the sorted query, and libcurl 7.88
+ * (bookworm) signs the query as written, so any other order makes Amazon
+ * Managed Prometheus answer 403 to a correctly signed request.
  */
 static char *prom_url(const char *base, const char *path, const char *query,
 		      const char *params)
@@ -160,15 +165,16 @@ char *prom_range_url(const char *base, const char *query, double start_s,
 		     double end_s, double step_s)
 {
 	char s[PROM_TIME_MAX], e[PROM_TIME_MAX], st[PROM_TIME_MAX];
-	char params[3 * PROM_TIME_MAX + 24];
+	char path[PROM_TIME_MAX + 40], params[2 * PROM_TIME_MAX + 24];
 
 	/* A step that rounds to 0 ms would ask for unbounded points. */
 	if (!(step_s >= 0.001) || prom_fmt_time(s, start_s) ||
 	    prom_fmt_time(e, end_s) || prom_fmt_time(st, step_s))
 		return NULL;
-	snprintf(params, sizeof(params), "&start=%s&end=%s&step=%s", s, e,
-		 st);
-	return prom_url(base, "/api/v1/query_range?query=", query, params);
+	/* end, query, start, step: sorted (prom_url) */
+	snprintf(path, sizeof(path), "/api/v1/query_range?end=%s&query=", e);
+	snprintf(params, sizeof(params), "&start=%s&step=%s", s, st);
+	return prom_url(base, path, query, params);
 }
 
 /* ---- error text -------------------------------------------------------- */

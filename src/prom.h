@@ -39,8 +39,10 @@ const char *prom_strerror(enum prom_err e);
  */
 char *prom_query_url(const char *base, const char *query, double time_s);
 
-/* The URL of a range query from start_s to end_s at step_s (>= 1 ms);
- * NULL as for prom_query_url, or for a smaller step. */
+/* The URL of a range query from start_s to end_s at step_s (>= 1 ms):
+ * base + "/api/v1/query_range?end=E&query=<escaped>&start=S&step=ST",
+ * parameters sorted by name as SigV4 signs them.  NULL as for
+ * prom_query_url, or for a smaller step. */
 char *prom_range_url(const char *base, const char *query, double start_s,
 		     double end_s, double step_s);
 

@@ -120,9 +120,10 @@ static void test_range_url(void **state)
 				 "rate(x[1m])", 1000.5, 1600, 15);
 
 	assert_non_null(u);
+	/* parameters sorted by name: SigV4 signs them so (prom_url) */
 	assert_string_equal(u, "https://amp.example/workspaces/ws-1/api/v1/"
-			    "query_range?query=rate%28x%5B1m%5D%29"
-			    "&start=1000.500&end=1600.000&step=15.000");
+			    "query_range?end=1600.000&query=rate%28x%5B1m%5D"
+			    "%29&start=1000.500&step=15.000");
 	free(u);
 	assert_null(prom_range_url("http://h", "up", 0, 10, 0));
 	assert_null(prom_range_url("http://h", "up", 0, 10, -1));
