@@ -6,7 +6,9 @@
 #
 # 1. the whole suites (test_serve.py, then test_time.py: decisions over
 #    time, ~75 s, then test_explain.py: `staffer explain` against the
-#    server's answers) against build/staffer;
+#    server's answers, then test_aws.py: SigV4 and the AWS credential
+#    chain against a fake STS, container endpoint and AMP) against
+#    build/staffer;
 # 2. their smoke subsets against build/staffer-asan (ASan+UBSan), if it
 #    exists.
 #    LeakSanitizer stays on when it works here (detect_leaks=1); where it
@@ -69,6 +71,8 @@ echo "# integration over time: $bin"
 run_suite "$py" -u "$here/test_time.py" --bin "$bin"
 echo "# explain against a live server: $bin"
 run_suite "$py" -u "$here/test_explain.py" --bin "$bin"
+echo "# SigV4 and the AWS credential chain: $bin"
+run_suite "$py" -u "$here/test_aws.py" --bin "$bin"
 
 if [ -x "$asan" ]; then
 	if [ -z "${ASAN_OPTIONS:-}" ]; then
@@ -87,6 +91,7 @@ if [ -x "$asan" ]; then
 	run_suite "$py" -u "$here/test_serve.py" --bin "$asan" --smoke --label "asan: "
 	run_suite "$py" -u "$here/test_time.py" --bin "$asan" --smoke --label "asan: "
 	run_suite "$py" -u "$here/test_explain.py" --bin "$asan" --smoke --label "asan: "
+	run_suite "$py" -u "$here/test_aws.py" --bin "$asan" --smoke --label "asan: "
 else
 	echo "# $asan not built: sanitizer smoke run skipped"
 fi
