@@ -5,11 +5,13 @@ Message classes come from build/py (`make py`).  Every process started here
 is registered and killed at exit, on SIGINT/SIGTERM and on test failure.
 """
 
+import argparse
 import atexit
 import json
 import math
 import os
 import queue
+import random
 import shutil
 import signal
 import socket
@@ -602,3 +604,103 @@ def run_tests(tests, ctx, label=""):
     print("%d passed, %d failed" % (passed, failed))
     sys.stdout.flush()
     return failed
+
+
+# --------------------------------------------------------------------------
+# a suite's main()
+
+
+class Ctx:
+    """What one suite's tests share; its setup fills it in."""
+
+
+def suite_main(registry, setup, teardown, select=None, extra_args=()):
+    """The main() of every test_*.py.  Options --bin, --smoke, --only,
+    --label and extra_args ((flags, kwargs) pairs for argparse); the tests
+    chosen (smoke=True ones with --smoke; with --only, select(chosen,
+    all) may add the ones a selection needs); no STAFFER_* setting of the
+    caller's leaks in.  setup(c, args) starts what the tests share (an
+    exception is one failed "setup" test); teardown(c, failed) stops it
+    and, when failed, says where the logs were kept (STAFFER_TEST_KEEP is
+    then set, so they are).  Prints what run_tests() prints; returns the
+    exit status."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default=find_binary("staffer"))
+    ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--only", action="append", default=[])
+    ap.add_argument("--label", default="")
+    for flags, kw in extra_args:
+        ap.add_argument(*flags, **kw)
+    a = ap.parse_args()
+
+    tests = [t for t in registry.tests if not a.smoke or t.smoke]
+    if a.only:
+        tests = [t for t in tests if any(o in t.name or o == t.fn.__name__ for o in a.only)]
+        if select:
+            tests = select(tests, registry.tests)
+    for k in list(os.environ):  # the caller's settings must not leak in
+        if k.startswith("STAFFER_") and k != "STAFFER_TEST_KEEP":
+            del os.environ[k]
+    c = Ctx()
+    c.bin = os.path.abspath(a.bin)
+    random.seed(os.getpid())
+    label = a.label
+    if not os.access(c.bin, os.X_OK):
+        print("not ok 1 - %ssetup: %s is not an executable (run make first)" % (label, c.bin))
+        print("0 passed, 1 failed")
+        return 1
+    note("binary %s" % c.bin)
+    try:
+        setup(c, a)
+    except Exception as e:
+        print("not ok 1 - %ssetup" % label)
+        for line in str(e).splitlines():
+            print("#   " + line)
+        print("0 passed, 1 failed")
+        return 1
+    failed = None
+    t0 = time.monotonic()
+    try:
+        failed = run_tests(tests, c, label)
+    finally:
+        note("suite took %.1fs" % (time.monotonic() - t0))
+        if failed != 0:
+            os.environ["STAFFER_TEST_KEEP"] = "1"  # keep logs and data for a look
+        teardown(c, failed != 0)
+    return 1 if failed else 0
+
+
+def shared_start(c, backends, args=(), env=None, ready_timeout=20):
+    """The exporter, Prometheus and one `staffer serve` most tests share:
+    c.m (Metrics), c.cfg, c.srv (Staffer) and c.cl (Client).  backends(m)
+    lists the config's backends, given the running Metrics."""
+    c.m = Metrics().start()
+    c.cfg = write_config(os.path.join(c.m.dir, "staffer.json"), backends(c.m), ttl=0)
+    c.srv = Staffer(c.bin, config=c.cfg, env=env, args=["--log-level", "info"] + list(args))
+    c.srv.start(ready_timeout)
+    note("staffer ready in %.2fs on %s (log %s)" % (c.srv.startup_s, c.srv.addr,
+                                                    c.srv.log_path))
+    c.cl = Client(c.srv.addr)
+    c.on_fail = lambda: "shared staffer log, last lines:\n" + c.srv.log_tail(6)
+
+
+def shared_stop(c, failed):
+    """Undo shared_start() (whatever part of it ran)."""
+    if getattr(c, "cl", None):
+        c.cl.close()
+    if getattr(c, "srv", None) and c.srv.alive():
+        c.srv.stop(5)
+    if getattr(c, "m", None):
+        c.m.stop()
+        if failed:
+            note("logs kept: staffer %s, exporter and Prometheus in %s"
+                 % (c.srv.log_path if getattr(c, "srv", None) else "-", c.m.dir))
+
+
+def backends_all(m):
+    """prom, a backend that never answers (slow) and one nobody listens on."""
+    return [
+        {"name": "prom", "url": m.prom_url, "timeoutSeconds": 2},
+        {"name": "slow", "url": m.slow_url, "timeoutSeconds": 2},
+        {"name": "dead", "url": "http://127.0.0.1:%d" % free_port(), "timeoutSeconds": 1},
+    ]

@@ -17,7 +17,6 @@ scenario's set.  Prints `ok N - name` / `not ok N - name` per test and
 build/staffer-asan).
 """
 
-import argparse
 import calendar
 import contextlib
 import hmac
@@ -65,10 +64,6 @@ META = {"arrivalRateQuery": QUERY, "serviceTime": str(int(W))}
 ROLE_ARN = "arn:aws:iam::111122223333:role/staffer-it"
 
 test = h.Registry()
-
-
-class Ctx:
-    pass
 
 
 def rnd(n, alphabet=string.ascii_letters + string.digits):
@@ -853,58 +848,29 @@ def t_precedence_web(c):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default=h.find_binary("staffer"))
-    ap.add_argument("--smoke", action="store_true")
-    ap.add_argument("--only", action="append", default=[])
-    ap.add_argument("--label", default="")
-    a = ap.parse_args()
-
-    tests = [t for t in test.tests if not a.smoke or t.smoke]
-    if a.only:
-        tests = [t for t in tests if any(o in t.name or o == t.fn.__name__ for o in a.only)]
-    for k in list(os.environ):  # the caller's settings must not leak in
-        if k.startswith("STAFFER_") and k != "STAFFER_TEST_KEEP":
-            del os.environ[k]
-    c = Ctx()
-    c.bin = os.path.abspath(a.bin)
-    c.last = None
-    random.seed(os.getpid())
-    label = a.label
-    if not os.access(c.bin, os.X_OK):
-        print("not ok 1 - %ssetup: %s is not an executable (run make first)" % (label, c.bin))
-        print("0 passed, 1 failed")
-        return 1
-    note("binary %s" % c.bin)
-    try:
+    def setup(c, a):
+        c.last = None
         c.dir = h.tmpdir("staffer-aws-")
         c.f = Fake()
         c.cfg = h.write_config(os.path.join(c.dir, "staffer.json"), [
             {"name": "amp", "url": c.f.url + AMP_PREFIX, "timeoutSeconds": 2,
              "auth": {"type": "sigv4", "region": REGION}},
         ], default="amp", ttl=0)
-    except Exception as e:
-        print("not ok 1 - %ssetup" % label)
-        for line in str(e).splitlines():
-            print("#   " + line)
-        print("0 passed, 1 failed")
-        return 1
 
-    def on_fail():
-        out = c.f.summary()
-        if c.last is not None:
-            out += "\nstaffer log %s, last lines:\n%s" % (c.last.log_path, c.last.log_tail(8))
-        return out
-    c.on_fail = on_fail
-    failed = None
-    try:
-        failed = h.run_tests(tests, c, label)
-    finally:
+        def on_fail():
+            out = c.f.summary()
+            if c.last is not None:
+                out += "\nstaffer log %s, last lines:\n%s" % (c.last.log_path,
+                                                             c.last.log_tail(8))
+            return out
+        c.on_fail = on_fail
+
+    def teardown(c, failed):
         c.f.stop()
-        if failed != 0:
-            os.environ["STAFFER_TEST_KEEP"] = "1"
+        if failed:
             note("logs kept in %s" % c.dir)
-    return 1 if failed else 0
+
+    return h.suite_main(test, setup, teardown)
 
 
 if __name__ == "__main__":

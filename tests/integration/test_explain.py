@@ -11,7 +11,6 @@ with the same metadata.
 Prints `ok N - name` / `not ok N - name` per test and `N passed, N failed`.
 """
 
-import argparse
 import json
 import os
 import random
@@ -34,10 +33,6 @@ CALC_KEYS = ("staffing", "arrival_rate", "service_time", "queue_depth", "shed_ra
              "arrival_forecast", "arrival_used", "forecast_used", "busy_slots",
              "headroom_slots", "drain_slots", "boost_slots", "total_slots",
              "slots_per_replica", "exact_replicas", "replicas", "capped", "active")
-
-
-class Ctx:
-    pass
 
 
 _uniq = [0]
@@ -360,60 +355,11 @@ def t_usage(c):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default=h.find_binary("staffer"))
-    ap.add_argument("--smoke", action="store_true")
-    ap.add_argument("--only", action="append", default=[])
-    ap.add_argument("--label", default="")
-    a = ap.parse_args()
+    def setup(c, a):
+        c.env = dict(os.environ)
+        h.shared_start(c, h.backends_all)
 
-    tests = [t for t in test.tests if not a.smoke or t.smoke]
-    if a.only:
-        tests = [t for t in tests if any(o in t.name or o == t.fn.__name__ for o in a.only)]
-    for k in list(os.environ):  # the caller's settings must not leak in
-        if k.startswith("STAFFER_") and k != "STAFFER_TEST_KEEP":
-            del os.environ[k]
-    c = Ctx()
-    c.bin = os.path.abspath(a.bin)
-    c.env = dict(os.environ)
-    random.seed(os.getpid())
-    label = a.label
-    if not os.access(c.bin, os.X_OK):
-        print("not ok 1 - %ssetup: %s is not an executable (run make first)" % (label, c.bin))
-        print("0 passed, 1 failed")
-        return 1
-    note("binary %s" % c.bin)
-    try:
-        c.m = h.Metrics().start()
-        c.cfg = h.write_config(os.path.join(c.m.dir, "staffer.json"), [
-            {"name": "prom", "url": c.m.prom_url, "timeoutSeconds": 2},
-            {"name": "slow", "url": c.m.slow_url, "timeoutSeconds": 2},
-            {"name": "dead", "url": "http://127.0.0.1:%d" % h.free_port(),
-             "timeoutSeconds": 1},
-        ], ttl=0)
-        c.srv = h.Staffer(c.bin, config=c.cfg, args=["--log-level", "info"])
-        c.srv.start(20)
-        c.cl = h.Client(c.srv.addr)
-        c.on_fail = lambda: "staffer serve log, last lines:\n" + c.srv.log_tail(6)
-    except Exception as e:
-        print("not ok 1 - %ssetup" % label)
-        for line in str(e).splitlines():
-            print("#   " + line)
-        print("0 passed, 1 failed")
-        return 1
-    failed = None
-    try:
-        failed = h.run_tests(tests, c, label)
-    finally:
-        c.cl.close()
-        if c.srv.alive():
-            c.srv.stop(5)
-        c.m.stop()
-        if failed != 0:
-            os.environ["STAFFER_TEST_KEEP"] = "1"
-            note("logs kept: staffer %s, exporter and Prometheus in %s"
-                 % (c.srv.log_path, c.m.dir))
-    return 1 if failed else 0
+    return h.suite_main(test, setup, h.shared_stop)
 
 
 if __name__ == "__main__":

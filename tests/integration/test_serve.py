@@ -10,7 +10,6 @@ client.
 Prints `ok N - name` / `not ok N - name` per test and `N passed, N failed`.
 """
 
-import argparse
 import math
 import os
 import random
@@ -31,10 +30,6 @@ UNAVAIL = grpc.StatusCode.UNAVAILABLE
 UNIMPL = grpc.StatusCode.UNIMPLEMENTED
 
 test = h.Registry()
-
-
-class Ctx:
-    pass
 
 
 _uniq = [0]
@@ -920,71 +915,22 @@ def t_final_shutdown(c):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default=h.find_binary("staffer"))
-    ap.add_argument("--smoke", action="store_true")
-    ap.add_argument("--only", action="append", default=[])
-    ap.add_argument("--label", default="")
-    ap.add_argument("--ready-timeout", type=float, default=20)
-    a = ap.parse_args()
-
-    tests = [t for t in test.tests if not a.smoke or t.smoke]
-    if a.only:
-        tests = [t for t in tests if any(o in t.name or o == t.fn.__name__ for o in a.only)]
+    def select(chosen, every):
         # the final shutdown check always runs last
-        if t_final_shutdown not in [t.fn for t in tests]:
-            tests += [t for t in test.tests if t.fn is t_final_shutdown]
+        if t_final_shutdown not in [t.fn for t in chosen]:
+            chosen += [t for t in every if t.fn is t_final_shutdown]
+        return chosen
 
-    for k in list(os.environ):  # the caller's settings must not leak in
-        if k.startswith("STAFFER_") and k != "STAFFER_TEST_KEEP":
-            del os.environ[k]
-    c = Ctx()
-    c.bin = os.path.abspath(a.bin)
-    c.wrapper = ()
-    c.env = {}
-    c.grace = 5
-    c.ready_timeout = a.ready_timeout
-    random.seed(os.getpid())
-    label = a.label
-    if not os.access(c.bin, os.X_OK):
-        print("not ok 1 - %ssetup: %s is not an executable (run make first)" % (label, c.bin))
-        print("0 passed, 1 failed")
-        return 1
-    note("binary %s" % c.bin)
-    try:
-        c.m = h.Metrics().start()
-        dead_port = h.free_port()
-        c.cfg = h.write_config(os.path.join(c.m.dir, "staffer.json"), [
-            {"name": "prom", "url": c.m.prom_url, "timeoutSeconds": 2},
-            {"name": "slow", "url": c.m.slow_url, "timeoutSeconds": 2},
-            {"name": "dead", "url": "http://127.0.0.1:%d" % dead_port, "timeoutSeconds": 1},
-        ], ttl=0)
-        c.srv = h.Staffer(c.bin, config=c.cfg, env=c.env,
-                          args=["--log-level", "info", "--grace-seconds", str(c.grace)])
-        c.srv.start(c.ready_timeout)
-        note("staffer ready in %.2fs on %s (log %s)" % (c.srv.startup_s, c.srv.addr,
-                                                        c.srv.log_path))
-        c.cl = h.Client(c.srv.addr)
-        c.on_fail = lambda: "shared staffer log, last lines:\n" + c.srv.log_tail(6)
-    except Exception as e:
-        print("not ok 1 - %ssetup" % label)
-        for line in str(e).splitlines():
-            print("#   " + line)
-        print("0 passed, 1 failed")
-        return 1
-    failed = None
-    try:
-        failed = h.run_tests(tests, c, label)
-    finally:
-        c.cl.close()
-        if c.srv.alive():
-            c.srv.stop(5)
-        c.m.stop()
-        if failed != 0:
-            os.environ["STAFFER_TEST_KEEP"] = "1"  # keep logs and data for a look
-            note("logs kept: staffer %s, exporter and Prometheus in %s"
-                 % (c.srv.log_path, c.m.dir))
-    return 1 if failed else 0
+    def setup(c, a):
+        c.wrapper = ()
+        c.env = {}
+        c.grace = 5
+        c.ready_timeout = a.ready_timeout
+        h.shared_start(c, h.backends_all, ["--grace-seconds", str(c.grace)], c.env,
+                       c.ready_timeout)
+
+    return h.suite_main(test, setup, h.shared_stop, select,
+                        [(("--ready-timeout",), {"type": float, "default": 20})])
 
 
 if __name__ == "__main__":

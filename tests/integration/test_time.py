@@ -16,7 +16,6 @@ that take the exporter target or Prometheus down come after that.
 Prints `ok N - name` / `not ok N - name` per test and `N passed, N failed`.
 """
 
-import argparse
 import datetime
 import os
 import random
@@ -38,10 +37,6 @@ UNAVAIL = grpc.StatusCode.UNAVAILABLE
 test = h.Registry()
 
 HOLD = 4.0  # staleHoldSeconds used by the stale-data tests
-
-
-class Ctx:
-    pass
 
 
 _uniq = [0]
@@ -789,72 +784,24 @@ def t_final_shutdown(c):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default=h.find_binary("staffer"))
-    ap.add_argument("--smoke", action="store_true")
-    ap.add_argument("--only", action="append", default=[])
-    ap.add_argument("--label", default="")
-    ap.add_argument("--ready-timeout", type=float, default=20)
-    a = ap.parse_args()
+    def select(chosen, every):
+        if any(t.fn is t_forecast_check for t in chosen) and \
+                not any(t.fn is t_forecast_start for t in chosen):
+            chosen.insert(0, [t for t in every if t.fn is t_forecast_start][0])
+        if not any(t.fn is t_final_shutdown for t in chosen):
+            chosen += [t for t in every if t.fn is t_final_shutdown]
+        return chosen
 
-    tests = [t for t in test.tests if not a.smoke or t.smoke]
-    if a.only:
-        want = [t for t in tests if any(o in t.name or o == t.fn.__name__ for o in a.only)]
-        if any(t.fn is t_forecast_check for t in want) and \
-                not any(t.fn is t_forecast_start for t in want):
-            want.insert(0, [t for t in test.tests if t.fn is t_forecast_start][0])
-        if not any(t.fn is t_final_shutdown for t in want):
-            want += [t for t in test.tests if t.fn is t_final_shutdown]
-        tests = want
+    def setup(c, a):
+        c.wrapper = ()
+        c.env = {}
+        c.ready_timeout = a.ready_timeout
+        h.shared_start(c, lambda m: [{"name": "prom", "url": m.prom_url,
+                                      "timeoutSeconds": 2}],
+                       ["--grace-seconds", "5"], c.env, c.ready_timeout)
 
-    for k in list(os.environ):  # the caller's settings must not leak in
-        if k.startswith("STAFFER_") and k != "STAFFER_TEST_KEEP":
-            del os.environ[k]
-    c = Ctx()
-    c.bin = os.path.abspath(a.bin)
-    c.wrapper = ()
-    c.env = {}
-    c.ready_timeout = a.ready_timeout
-    random.seed(os.getpid())
-    label = a.label
-    if not os.access(c.bin, os.X_OK):
-        print("not ok 1 - %ssetup: %s is not an executable (run make first)" % (label, c.bin))
-        print("0 passed, 1 failed")
-        return 1
-    note("binary %s" % c.bin)
-    try:
-        c.m = h.Metrics().start()
-        c.cfg = h.write_config(os.path.join(c.m.dir, "staffer.json"), [
-            {"name": "prom", "url": c.m.prom_url, "timeoutSeconds": 2},
-        ], ttl=0)
-        c.srv = h.Staffer(c.bin, config=c.cfg, env=c.env,
-                          args=["--log-level", "info", "--grace-seconds", "5"])
-        c.srv.start(c.ready_timeout)
-        note("staffer ready in %.2fs on %s (log %s)" % (c.srv.startup_s, c.srv.addr,
-                                                        c.srv.log_path))
-        c.cl = h.Client(c.srv.addr)
-        c.on_fail = lambda: "shared staffer log, last lines:\n" + c.srv.log_tail(6)
-    except Exception as e:
-        print("not ok 1 - %ssetup" % label)
-        for line in str(e).splitlines():
-            print("#   " + line)
-        print("0 passed, 1 failed")
-        return 1
-    failed = None
-    t0 = time.monotonic()
-    try:
-        failed = h.run_tests(tests, c, label)
-    finally:
-        note("suite took %.1fs" % (time.monotonic() - t0))
-        c.cl.close()
-        if c.srv.alive():
-            c.srv.stop(5)
-        c.m.stop()
-        if failed != 0:
-            os.environ["STAFFER_TEST_KEEP"] = "1"  # keep logs and data for a look
-            note("logs kept: staffer %s, exporter and Prometheus in %s"
-                 % (c.srv.log_path, c.m.dir))
-    return 1 if failed else 0
+    return h.suite_main(test, setup, h.shared_stop, select,
+                        [(("--ready-timeout",), {"type": float, "default": 20})])
 
 
 if __name__ == "__main__":
