@@ -698,7 +698,10 @@ static enum tz_err tz_load(const char *name, struct tz **out)
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >=
 	    sizeof(path))
 		return TZ_ENOENT;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO (or a device) must not wait for a
+	 * writer; fstat() below then refuses anything but a regular file,
+	 * where the flag does nothing. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return errno == ENOENT || errno == ENOTDIR ||
 		       errno == ELOOP || errno == ENAMETOOLONG

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -612,6 +613,32 @@ static void test_parse_time(void **state)
 	assert_int_equal(tz_parse_time(NULL, NULL, &t), -1);
 }
 
+/* A FIFO where a zone file should be: refused at once as "no such zone"
+ * (opening it without O_NONBLOCK waited for a writer forever; the alarm
+ * turns such a hang into a failure). */
+static void test_fifo_zone(void **state)
+{
+	char dir[] = "/tmp/test_tz_XXXXXX", path[64];
+	const char *old = getenv("TZDIR");
+	const struct tz *z = NULL;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/Fifo_Zone", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	setenv("TZDIR", dir, 1);
+	alarm(10);
+	assert_int_equal(tz_get("Fifo_Zone", &z), TZ_ENOENT);
+	alarm(0);
+	assert_null(z);
+	if (old)
+		setenv("TZDIR", old, 1);
+	else
+		unsetenv("TZDIR");
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -627,6 +654,7 @@ int main(void)
 		cmocka_unit_test(test_calendar),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_parse_time),
+		cmocka_unit_test(test_fifo_zone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
