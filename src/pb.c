@@ -3,6 +3,10 @@
 
 #include <grpc/byte_buffer_reader.h>
 #include <grpc/slice.h>
+#include <stdint.h>
+#include <string.h>
+
+#define PB_DEPTH_MAX 8      /* messages within messages, as ours nest */
 
 grpc_byte_buffer *pb_pack(const ProtobufCMessage *msg)
 {
@@ -16,21 +20,106 @@ grpc_byte_buffer *pb_pack(const ProtobufCMessage *msg)
 	return bb;
 }
 
+/* A varint at p[0..len): its length in bytes (0 when cut or too long)
+ * and its value in *v. */
+static size_t pb_varint(const uint8_t *p, size_t len, uint64_t *v)
+{
+	size_t i;
+
+	*v = 0;
+	for (i = 0; i < len && i < 10; i++) {
+		*v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+		if (!(p[i] & 0x80))
+			return i + 1;
+	}
+	return 0;
+}
+
+/*
+ * Whether a string field of a message of type d, in wire format p[0..len),
+ * holds a NUL byte, at any depth.  protobuf-c hands strings over as C
+ * strings, so "1.5\0junk" would silently read as "1.5".  Stops (0) at
+ * anything malformed: protobuf-c has accepted the bytes already.
+ */
+static int pb_has_nul(const ProtobufCMessageDescriptor *d, const uint8_t *p,
+		      size_t len, int depth)
+{
+	const ProtobufCFieldDescriptor *f;
+	size_t i = 0, n;
+	uint64_t key, v;
+
+	while (i < len) {
+		n = pb_varint(p + i, len - i, &key);
+		if (!n)
+			return 0;
+		i += n;
+		switch (key & 7) {
+		case 0:                         /* varint */
+			n = pb_varint(p + i, len - i, &v);
+			if (!n)
+				return 0;
+			i += n;
+			break;
+		case 1:                         /* 64-bit */
+			i += 8;
+			break;
+		case 5:                         /* 32-bit */
+			i += 4;
+			break;
+		case 2:                         /* length-delimited */
+			n = pb_varint(p + i, len - i, &v);
+			if (!n || v > len - i - n)
+				return 0;
+			i += n;
+			f = key >> 3 <= UINT32_MAX ?
+			    protobuf_c_message_descriptor_get_field(
+				    d, (unsigned)(key >> 3)) : NULL;
+			if (f && f->type == PROTOBUF_C_TYPE_STRING &&
+			    memchr(p + i, 0, (size_t)v))
+				return 1;
+			if (f && f->type == PROTOBUF_C_TYPE_MESSAGE &&
+			    depth < PB_DEPTH_MAX &&
+			    pb_has_nul(f->descriptor, p + i, (size_t)v,
+				       depth + 1))
+				return 1;
+			i += (size_t)v;
+			break;
+		default:                        /* groups: not in our protos */
+			return 0;
+		}
+	}
+	return 0;
+}
+
 ProtobufCMessage *pb_unpack(const ProtobufCMessageDescriptor *d,
-			    grpc_byte_buffer *bb, size_t max_len)
+			    grpc_byte_buffer *bb, size_t max_len,
+			    const char **why)
 {
 	grpc_byte_buffer_reader reader;
 	grpc_slice s;
 	ProtobufCMessage *msg = NULL;
+	const char *w = "malformed request message";
 
-	if (!bb || grpc_byte_buffer_length(bb) > max_len)
-		return NULL;
+	if (!bb || grpc_byte_buffer_length(bb) > max_len) {
+		w = "request message too large";
+		goto out;
+	}
 	if (!grpc_byte_buffer_reader_init(&reader, bb))
-		return NULL;
+		goto out;
 	s = grpc_byte_buffer_reader_readall(&reader);
 	msg = protobuf_c_message_unpack(d, NULL, GRPC_SLICE_LENGTH(s),
 					GRPC_SLICE_START_PTR(s));
+	if (msg && pb_has_nul(d, GRPC_SLICE_START_PTR(s), GRPC_SLICE_LENGTH(s),
+			      0)) {
+		protobuf_c_message_free_unpacked(msg, NULL);
+		msg = NULL;
+		w = "request message holds a NUL byte in a string (a name or "
+		    "a metadata key or value); they must be text";
+	}
 	grpc_slice_unref(s);
 	grpc_byte_buffer_reader_destroy(&reader);
+out:
+	if (!msg && why)
+		*why = w;
 	return msg;
 }

@@ -276,11 +276,11 @@ static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 static ProtobufCMessage *unpack_or_reply(struct call *c,
 					 const ProtobufCMessageDescriptor *d)
 {
-	ProtobufCMessage *msg = pb_unpack(d, c->payload, RPC_RECV_MAX);
+	const char *why = NULL;
+	ProtobufCMessage *msg = pb_unpack(d, c->payload, RPC_RECV_MAX, &why);
 
 	if (!msg)
-		call_reply(c, GRPC_STATUS_INVALID_ARGUMENT,
-			   "malformed request message", NULL);
+		call_reply(c, GRPC_STATUS_INVALID_ARGUMENT, why, NULL);
 	return msg;
 }
 

@@ -312,6 +312,26 @@ def t_inv_backend(c):
     assert "arrivalRateQuery" in d, d
 
 
+@test("a NUL byte in a metadata value, key or name -> INVALID_ARGUMENT, not a cut string",
+      smoke=True)
+def t_inv_nul(c):
+    # protobuf-c hands strings over as C strings: "1.5\0junk" would read as
+    # "1.5".  Every RPC refuses the message instead.
+    want = "NUL byte in a string"
+    for meta, name in ((dict(base_meta(), beta="1.5\0junk"), uniq("so")),
+                       (dict(base_meta(), **{"beta\0x": "1.5"}), uniq("so")),
+                       (base_meta(), uniq("so") + "\0x")):
+        for fn in (c.cl.metrics_raw, c.cl.active, c.cl.spec):
+            d = expect_code(INVALID, fn, meta, name=name)
+            assert want in d, (fn, d)
+    s = c.cl.stream(dict(base_meta(), beta="2\0"), name=uniq("so"), timeout=5)
+    assert s.wait_end(5), "stream with a NUL in its metadata did not end"
+    assert s.code == INVALID and want in (s.details or ""), (s.code, s.details)
+    # the same values without the NUL are fine
+    d = c.cl.spec(dict(base_meta(), beta="1.5"), name=uniq("so"))
+    assert d.metricSpecs, d
+
+
 @test("malformed request bytes -> an error status, server keeps serving", smoke=True)
 def t_malformed(c):
     for method in ("GetMetrics", "IsActive", "GetMetricSpec"):

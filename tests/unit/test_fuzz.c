@@ -1952,13 +1952,13 @@ static ProtobufCMessage *pb_roundtrip(const ProtobufCMessageDescriptor *d,
 	size_t n1, n2;
 	uint8_t *p1, *p2;
 
-	msg = pb_unpack(d, bb, 1u << 20);
+	msg = pb_unpack(d, bb, 1u << 20, NULL);
 	grpc_byte_buffer_destroy(bb);
 	if (!msg)
 		return NULL;
 	bb2 = pb_pack(msg);
 	FZ_CHECK(bb2 != NULL, "pb_pack failed");
-	msg2 = pb_unpack(d, bb2, 1u << 20);
+	msg2 = pb_unpack(d, bb2, 1u << 20, NULL);
 	grpc_byte_buffer_destroy(bb2);
 	/* libprotobuf-c keeps an unknown field numbered 0 (when its tag is
 	 * written in two bytes), packs it in one byte and then refuses
@@ -2009,7 +2009,7 @@ static void check_pb(struct fz *r, const char *in, size_t len, int valid)
 			&externalscaler__scaled_object_ref__descriptor;
 
 		bb = pb_buffer(in, len);
-		FZ_CHECK(!pb_unpack(d, bb, len - 1), "cap ignored");
+		FZ_CHECK(!pb_unpack(d, bb, len - 1, NULL), "cap ignored");
 		grpc_byte_buffer_destroy(bb);
 	}
 }
