@@ -33,6 +33,7 @@ RUN apt-get update \
       libcurl4-openssl-dev \
       libcjson-dev \
       libyaml-dev \
+      libmicrohttpd-dev \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
@@ -49,7 +50,8 @@ SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 
 # Exactly the packages that own the binary's NEEDED libraries (libgrpc.so.29
 # and libgpr.so.29: libgrpc29; libprotobuf-c.so.1; libcurl.so.4;
-# libcjson.so.1; libyaml-0.so.2: libyaml-0-2, for `staffer lint`), plus CA
+# libcjson.so.1; libyaml-0.so.2: libyaml-0-2, for `staffer lint`;
+# libmicrohttpd.so.12: libmicrohttpd12, for /metrics), plus CA
 # certificates; libc6 is in the base image.
 # tests/packaging/run.sh checks this list against `readelf -d build/staffer`.
 # hadolint ignore=DL3008
@@ -60,6 +62,7 @@ RUN apt-get update \
       libcurl4 \
       libcjson1 \
       libyaml-0-2 \
+      libmicrohttpd12 \
       ca-certificates \
       tzdata \
  && rm -rf /var/lib/apt/lists/*

@@ -26,6 +26,7 @@
 #include "log.h"
 #include "meta.h"
 #include "pb.h"
+#include "stats.h"
 
 #define TICK_S 0.2            /* longest sleep of the loop: signal latency */
 
@@ -63,6 +64,7 @@ struct rpc_server {
 	int shutdown_done;
 	struct tag t_shutdown;
 	struct call *streams;     /* open StreamIsActive calls, CQ thread */
+	struct stats *stats;      /* NULL: not counted */
 };
 
 struct call {
@@ -77,6 +79,7 @@ struct call {
 	grpc_byte_buffer *reply;          /* the unary reply in flight */
 	grpc_byte_buffer *sending;        /* the stream message in flight */
 	int cancelled;
+	double arrived;                   /* fetch_now() when it came */
 
 	/* StreamIsActive only; guarded by mu (see the file comment). */
 	pthread_mutex_t mu;
@@ -189,6 +192,31 @@ static void on_unary_done(struct call *c, int ok)
  * Finish a unary call with a status and, when OK, a reply (ownership of
  * reply moves to the call).  Safe from any thread.
  */
+/* Count call c as answered with code (stats.h).  A generic call is named
+ * by its path's last part, which stats_rpc() only compares. */
+static void call_count(struct call *c, grpc_status_code code)
+{
+	char name[64] = "";
+	const char *path = NULL, *slash;
+	size_t n;
+
+	if (!c->srv->stats)
+		return;
+	if (c->method != M_GENERIC) {
+		path = methods[c->method].path;
+	} else {
+		n = GRPC_SLICE_LENGTH(c->details.method);
+		if (n >= sizeof(name))
+			n = sizeof(name) - 1;
+		memcpy(name, GRPC_SLICE_START_PTR(c->details.method), n);
+		name[n] = '\0';
+		path = name;
+	}
+	slash = strrchr(path, '/');
+	stats_rpc(c->srv->stats, slash ? slash + 1 : path, (int)code,
+		  fetch_now() - c->arrived);
+}
+
 static void call_reply(struct call *c, grpc_status_code code,
 		       const char *msg, grpc_byte_buffer *reply)
 {
@@ -197,6 +225,7 @@ static void call_reply(struct call *c, grpc_status_code code,
 	grpc_slice details = grpc_slice_from_copied_string(msg ? msg : "");
 	grpc_call_error err;
 
+	call_count(c, code);
 	memset(ops, 0, sizeof(ops));
 	op->op = GRPC_OP_SEND_INITIAL_METADATA;
 	op++;
@@ -451,6 +480,7 @@ static void on_requested(struct call *c, int ok)
 		call_free(c);
 		return;
 	}
+	c->arrived = fetch_now();
 	if (!srv->shutting_down)
 		request_call(srv, c->method);
 	if (c->method == M_GENERIC)
@@ -549,6 +579,7 @@ static void stream_send(struct call *c, int active)
 	c->sent_any = 1;
 	c->send_inflight = 1;
 	c->refs++;
+	stats_push(c->srv->stats, active);
 }
 
 static void on_stream_sent(struct call *c, int ok)
@@ -642,7 +673,10 @@ static void on_stream_closed(struct call *c, int ok)
 {
 	(void)ok;
 	stream_list_remove(c);
+	stats_stream(c->srv->stats, -1);
 	pthread_mutex_lock(&c->mu);
+	/* OK when we ended it (shutdown), else KEDA went away */
+	call_count(c, c->status_sent ? GRPC_STATUS_OK : GRPC_STATUS_CANCELLED);
 	c->closed = 1;
 	c->refs--;               /* the list's reference */
 	stream_unref_unlock(c);  /* the close batch's reference */
@@ -684,6 +718,7 @@ static void start_stream_is_active(struct call *c)
 	if (srv->streams)
 		srv->streams->prev = c;
 	srv->streams = c;
+	stats_stream(srv->stats, 1);
 	log_debug("StreamIsActive %s/%s: open, checking every %gs",
 		  ref->namespace_, ref->name, c->push_interval_s);
 	pthread_mutex_lock(&c->mu);
@@ -763,6 +798,7 @@ struct rpc_server *rpc_server_new(const struct rpc_options *o,
 	srv->sc = sc;
 	srv->fetch = f;
 	srv->grace_s = o->grace_s;
+	srv->stats = o->stats;
 	srv->t_shutdown.step = on_shutdown;
 	atomic_init(&srv->live, 0);
 

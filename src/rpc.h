@@ -27,8 +27,11 @@ struct rpc_options {
 	const char *tls_cert;     /* PEM files; NULL: plaintext */
 	const char *tls_key;
 	const char *tls_client_ca;/* require client certificates (mTLS) */
+	struct stats *stats;      /* calls counted here (stats.h); NULL: not
+				   * counted.  Must outlive the server. */
 };
 
+struct stats;
 struct rpc_server;
 
 /* Create, bind and start.  NULL with a message in err on failure (e.g. the

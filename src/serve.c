@@ -14,10 +14,12 @@
 #include "cmd.h"
 #include "config.h"
 #include "fetch.h"
+#include "httpd.h"
 #include "log.h"
 #include "meta.h"
 #include "rpc.h"
 #include "scaler.h"
+#include "stats.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -43,19 +45,25 @@ static void usage(FILE *fp)
 "  --state-file FILE     keep smoothing state across restarts (env\n"
 "                        STAFFER_STATE_FILE); see docs/deploy.md\n"
 "  --tls-cert FILE --tls-key FILE [--tls-client-ca FILE]\n"
-"                        serve TLS; with a client CA, require mTLS\n");
+"                        serve TLS; with a client CA, require mTLS\n"
+"  --metrics-listen ADDR serve /metrics (Prometheus) and /healthz over\n"
+"                        HTTP on :PORT or IPV4:PORT (default off; env\n"
+"                        STAFFER_METRICS_LISTEN)\n");
 }
 
 int cmd_serve(int argc, char **argv)
 {
 	const char *listen = NULL, *cfg_path = NULL, *prom = NULL;
-	const char *level = NULL, *state_path = NULL;
+	const char *level = NULL, *state_path = NULL, *metrics = NULL;
 	struct rpc_options o;
 	struct config cfg;
 	struct fetch *f = NULL;
 	struct scaler *sc = NULL;
 	struct rpc_server *srv = NULL;
+	struct stats *st = NULL;
+	struct httpd *web = NULL;
 	char err[CONFIG_ERR_MAX > RPC_ERR_MAX ? CONFIG_ERR_MAX : RPC_ERR_MAX];
+	char herr[HTTPD_ERR_MAX];
 	struct sigaction sa;
 	int i, rc = 1, grpc_up = 0;
 
@@ -93,6 +101,8 @@ int cmd_serve(int argc, char **argv)
 			}
 		} else if (!strcmp(a, "--state-file")) {
 			state_path = v;
+		} else if (!strcmp(a, "--metrics-listen")) {
+			metrics = v;
 		} else if (!strcmp(a, "--tls-cert")) {
 			o.tls_cert = v;
 		} else if (!strcmp(a, "--tls-key")) {
@@ -109,6 +119,7 @@ int cmd_serve(int argc, char **argv)
 	listen = config_env_or(listen, "STAFFER_LISTEN");
 	level = config_env_or(level, "STAFFER_LOG_LEVEL");
 	state_path = config_env_or(state_path, "STAFFER_STATE_FILE");
+	metrics = config_env_or(metrics, "STAFFER_METRICS_LISTEN");
 	o.listen = listen ? listen : ":9090";
 	if (level && log_set_level(level)) {
 		fprintf(stderr, "staffer serve: log level '%s': allowed: "
@@ -139,6 +150,21 @@ int cmd_serve(int argc, char **argv)
 		log_error("cannot start the fetch thread");
 		goto out;
 	}
+	st = stats_new();
+	if (!st) {
+		log_error("out of memory");
+		goto out;
+	}
+	o.stats = st;
+	/* before the gRPC server: once created, it must run to shut down */
+	if (metrics && *metrics) {
+		web = httpd_start(metrics, st, f, herr);
+		if (!web) {
+			log_error("%s", herr);
+			goto out;
+		}
+		log_info("metrics on http://%s/metrics", metrics);
+	}
 	srv = rpc_server_new(&o, sc, f, err);
 	if (!srv) {
 		log_error("%s", err);
@@ -150,12 +176,14 @@ int cmd_serve(int argc, char **argv)
 			 (size_t)i == cfg.default_backend ? " (default)" : "");
 	rc = rpc_server_run(srv, &stop_requested) ? 1 : 0;
 out:
+	httpd_stop(web);         /* it reads the fetch counters: first */
 	rpc_server_free(srv);
 	fetch_stop(f);
 	if (sc)
 		scaler_save(sc);   /* the fetch thread is gone: no race */
 	scaler_free(sc);
 	fetch_free(f);
+	stats_free(st);
 	config_release(&cfg);
 	if (grpc_up)
 		grpc_shutdown();

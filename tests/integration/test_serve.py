@@ -14,10 +14,12 @@ import math
 import os
 import random
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
+import urllib.error
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -330,6 +332,91 @@ def t_inv_nul(c):
     # the same values without the NUL are fine
     d = c.cl.spec(dict(base_meta(), beta="1.5"), name=uniq("so"))
     assert d.metricSpecs, d
+
+
+def scrape(url):
+    """/metrics as {'name{labels}': value}, checked by promtool first."""
+    body = h.http_get(url).decode()
+    r = subprocess.run(["promtool", "check", "metrics"], input=body, text=True,
+                       capture_output=True, timeout=20)
+    assert r.returncode == 0, "promtool check metrics: %s%s" % (r.stdout, r.stderr)
+    out = {}
+    for line in body.splitlines():
+        if line and not line.startswith("#"):
+            k, v = line.rsplit(" ", 1)
+            out[k] = float(v)
+    return out
+
+
+@test("--metrics-listen: /metrics counts each RPC by method and code, promtool-clean",
+      smoke=True)
+def t_metrics_endpoint(c):
+    port = h.free_port()
+    srv = h.Staffer(c.bin, config=c.cfg, env=c.env,
+                    args=["--log-level", "info", "--metrics-listen", "127.0.0.1:%d" % port])
+    srv.start(c.ready_timeout)
+    url = "http://127.0.0.1:%d" % port
+    try:
+        with h.Client(srv.addr) as cl:
+            before = scrape(url + "/metrics")
+            key = 'staffer_rpc_requests_total{method="GetMetrics",code="OK"}'
+            assert before[key] == 0, before[key]
+            meta = c.m.signals(uniq("met"), lam=2, w=10)
+            for _ in range(3):
+                assert cl.target(meta, name=uniq("so")) == 27
+            expect_code(INVALID, cl.metrics_raw, dict(base_meta(), betta="1"),
+                        name=uniq("so"))
+            assert cl.health() == hpb.HealthCheckResponse.SERVING
+            st = cl.stream(meta, name=uniq("so"), timeout=30)
+            first = st.next(5)
+            assert first is not None and first[1] is True, first
+            open_now = scrape(url + "/metrics")
+            st.cancel()
+            after = h.wait_until(
+                lambda: (lambda m: m if m.get("staffer_streams_open") == 0 else None)(
+                    scrape(url + "/metrics")), 5, 0.1, "the stream counted closed")
+        want = {
+            key: 3,
+            'staffer_rpc_requests_total{method="GetMetrics",code="INVALID_ARGUMENT"}': 1,
+            'staffer_rpc_requests_total{method="Check",code="OK"}': 1,
+            'staffer_rpc_requests_total{method="StreamIsActive",code="CANCELLED"}': 1,
+            'staffer_rpc_duration_seconds_count{method="GetMetrics"}': 4,
+            'staffer_stream_pushes_total{active="true"}': 1,
+        }
+        for k, v in want.items():   # the harness's readiness checks came before
+            got = after.get(k, 0) - before.get(k, 0)
+            assert got == v, "%s grew by %r, want %r" % (k, got, v)
+        assert open_now["staffer_streams_open"] == 1, open_now["staffer_streams_open"]
+        assert after["staffer_backend_requests_total"] >= 1, after
+        assert after['staffer_rpc_duration_seconds_bucket{method="GetMetrics",le="+Inf"}'] \
+            == after['staffer_rpc_duration_seconds_count{method="GetMetrics"}'] == 4
+        assert h.http_get(url + "/healthz") == b"ok\n"
+        try:
+            h.http_get(url + "/nope")
+            raise AssertionError("/nope answered 200")
+        except urllib.error.HTTPError as e:
+            assert e.code == 404, e.code
+    finally:
+        srv.stop(5)
+
+
+@test("--metrics-listen with a bad address or a port in use: a clear error, exit 1")
+def t_metrics_bad_addr(c):
+    for addr, want in (("nine", "allowed: :PORT"), ("127.0.0.1:0", "port 1 to 65535"),
+                       ("localhost:9", "IPV4:PORT")):
+        srv = h.Staffer(c.bin, config=c.cfg, env=c.env, args=["--metrics-listen", addr])
+        r = subprocess.run(srv.cmd, env=srv.env, capture_output=True, text=True, timeout=20)
+        assert r.returncode == 1 and want in r.stderr, (addr, r.returncode, r.stderr)
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    try:
+        srv = h.Staffer(c.bin, config=c.cfg, env=c.env,
+                        args=["--metrics-listen", "127.0.0.1:%d" % busy.getsockname()[1]])
+        r = subprocess.run(srv.cmd, env=srv.env, capture_output=True, text=True, timeout=20)
+        assert r.returncode == 1 and "cannot listen" in r.stderr, (r.returncode, r.stderr)
+    finally:
+        busy.close()
 
 
 @test("malformed request bytes -> an error status, server keeps serving", smoke=True)

@@ -625,7 +625,26 @@ def check_rendered(r, values, configcheck=None):
         "terminationGracePeriodSeconds must exceed --grace-seconds"
     assert "command" not in c, "keep the image's ENTRYPOINT (staffer serve)"
     ports = c["ports"]
-    assert ports == [{"name": "grpc", "containerPort": port, "protocol": "TCP"}], f"ports {ports}"
+    mport = (values.get("metrics") or {}).get("port", 0)
+    want = [{"name": "grpc", "containerPort": port, "protocol": "TCP"}]
+    if mport:
+        want.append({"name": "metrics", "containerPort": mport, "protocol": "TCP"})
+        assert flags.get("--metrics-listen") == f":{mport}", f"--metrics-listen :{mport}"
+        assert mport != port, "metrics.port must differ from port"
+        ann = spec["template"]["metadata"].get("annotations") or {}
+        user = values.get("podAnnotations") or {}
+        if "prometheus.io/scrape" in user:      # the user's wins, alone
+            assert ann.get("prometheus.io/scrape") == user["prometheus.io/scrape"], ann
+            assert ("prometheus.io/port" in ann) == ("prometheus.io/port" in user), ann
+        elif values["metrics"].get("scrapeAnnotations"):
+            assert ann.get("prometheus.io/scrape") == "true" and \
+                ann.get("prometheus.io/port") == str(mport) and \
+                ann.get("prometheus.io/path") == "/metrics", f"scrape annotations {ann}"
+        else:
+            assert "prometheus.io/scrape" not in ann, ann
+    else:
+        assert "--metrics-listen" not in flags, "metrics.port 0 must turn /metrics off"
+    assert ports == want, f"ports {ports}"
 
     # probes
     tls = values["tls"]

@@ -1,0 +1,211 @@
+/*
+ * stats.c - see stats.h.
+ */
+#include "stats.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The methods KEDA and Kubernetes call; the last is everything else. */
+static const char *const stats_methods[] = {
+	"IsActive", "StreamIsActive", "GetMetricSpec", "GetMetrics",
+	"StreamMetricSpec", "Check", "other",
+};
+#define STATS_METHODS (sizeof(stats_methods) / sizeof(stats_methods[0]))
+
+/* gRPC's status codes 0..16, by name. */
+static const char *const stats_codes[] = {
+	"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
+	"NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED",
+	"RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED",
+	"OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE",
+	"DATA_LOSS", "UNAUTHENTICATED",
+};
+#define STATS_CODES (sizeof(stats_codes) / sizeof(stats_codes[0]))
+
+/* Latency buckets, seconds: KEDA's calls should end in milliseconds; a
+ * slow backend shows up in the upper ones (its timeout, by default 5 s). */
+static const double stats_le[] = {
+	0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+};
+#define STATS_BUCKETS (sizeof(stats_le) / sizeof(stats_le[0]))
+
+struct stats {
+	pthread_mutex_t mu;
+	unsigned long long calls[STATS_METHODS][STATS_CODES];
+	unsigned long long bucket[STATS_METHODS][STATS_BUCKETS];
+	unsigned long long count[STATS_METHODS];
+	double sum[STATS_METHODS];
+	long streams;
+	unsigned long long pushes[2];
+};
+
+struct stats *stats_new(void)
+{
+	struct stats *s = calloc(1, sizeof(*s));
+
+	if (s)
+		pthread_mutex_init(&s->mu, NULL);
+	return s;
+}
+
+void stats_free(struct stats *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_destroy(&s->mu);
+	free(s);
+}
+
+static size_t stats_method(const char *m)
+{
+	size_t i;
+
+	for (i = 0; m && i < STATS_METHODS - 1; i++)
+		if (!strcmp(m, stats_methods[i]))
+			return i;
+	return STATS_METHODS - 1;
+}
+
+void stats_rpc(struct stats *s, const char *method, int code,
+	       double seconds)
+{
+	size_t m = stats_method(method), b;
+
+	if (!s)
+		return;
+	if (code < 0 || (size_t)code >= STATS_CODES)
+		code = 2;                         /* UNKNOWN */
+	if (!(seconds >= 0))
+		seconds = 0;
+	pthread_mutex_lock(&s->mu);
+	s->calls[m][code]++;
+	for (b = 0; b < STATS_BUCKETS; b++)
+		if (seconds <= stats_le[b])
+			s->bucket[m][b]++;
+	s->count[m]++;
+	s->sum[m] += seconds;
+	pthread_mutex_unlock(&s->mu);
+}
+
+void stats_stream(struct stats *s, int delta)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->streams += delta;
+	pthread_mutex_unlock(&s->mu);
+}
+
+void stats_push(struct stats *s, int active)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->pushes[active ? 1 : 0]++;
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* An appender that counts what did not fit, as snprintf does. */
+struct out {
+	char *buf;
+	size_t size, len;
+};
+
+static void out_printf(struct out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void out_printf(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	size_t room = o->len < o->size ? o->size - o->len : 0;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(room ? o->buf + o->len : NULL, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->len += (size_t)n;
+}
+
+size_t stats_render(struct stats *s, const struct fetch_stats *fs,
+		    char *buf, size_t size)
+{
+	struct stats c;
+	struct out o = { buf, size, 0 };
+	size_t m, k;
+
+	if (size)
+		buf[0] = '\0';
+	pthread_mutex_lock(&s->mu);
+	memcpy(c.calls, s->calls, sizeof(c.calls));
+	memcpy(c.bucket, s->bucket, sizeof(c.bucket));
+	memcpy(c.count, s->count, sizeof(c.count));
+	memcpy(c.sum, s->sum, sizeof(c.sum));
+	c.streams = s->streams;
+	c.pushes[0] = s->pushes[0];
+	c.pushes[1] = s->pushes[1];
+	pthread_mutex_unlock(&s->mu);
+
+	out_printf(&o, "# HELP staffer_rpc_requests_total gRPC calls answered, "
+		   "by method and status code.\n"
+		   "# TYPE staffer_rpc_requests_total counter\n");
+	for (m = 0; m < STATS_METHODS; m++)
+		for (k = 0; k < STATS_CODES; k++)
+			if (c.calls[m][k] || k == 0)
+				out_printf(&o, "staffer_rpc_requests_total{"
+					   "method=\"%s\",code=\"%s\"} %llu\n",
+					   stats_methods[m], stats_codes[k],
+					   c.calls[m][k]);
+	out_printf(&o, "# HELP staffer_rpc_duration_seconds Time from a "
+		   "call's arrival to its answer (a stream: how long it was "
+		   "open).\n"
+		   "# TYPE staffer_rpc_duration_seconds histogram\n");
+	for (m = 0; m < STATS_METHODS; m++) {
+		for (k = 0; k < STATS_BUCKETS; k++)
+			out_printf(&o, "staffer_rpc_duration_seconds_bucket{"
+				   "method=\"%s\",le=\"%g\"} %llu\n",
+				   stats_methods[m], stats_le[k],
+				   c.bucket[m][k]);
+		out_printf(&o, "staffer_rpc_duration_seconds_bucket{method="
+			   "\"%s\",le=\"+Inf\"} %llu\n"
+			   "staffer_rpc_duration_seconds_sum{method=\"%s\"} "
+			   "%.6f\n"
+			   "staffer_rpc_duration_seconds_count{method=\"%s\"} "
+			   "%llu\n", stats_methods[m], c.count[m],
+			   stats_methods[m], c.sum[m], stats_methods[m],
+			   c.count[m]);
+	}
+	out_printf(&o, "# HELP staffer_streams_open StreamIsActive streams "
+		   "open now.\n"
+		   "# TYPE staffer_streams_open gauge\n"
+		   "staffer_streams_open %ld\n"
+		   "# HELP staffer_stream_pushes_total IsActive values pushed "
+		   "on StreamIsActive streams.\n"
+		   "# TYPE staffer_stream_pushes_total counter\n"
+		   "staffer_stream_pushes_total{active=\"false\"} %llu\n"
+		   "staffer_stream_pushes_total{active=\"true\"} %llu\n",
+		   c.streams, c.pushes[0], c.pushes[1]);
+	if (fs)
+		out_printf(&o, "# HELP staffer_backend_requests_total HTTP "
+			   "requests sent to metrics backends.\n"
+			   "# TYPE staffer_backend_requests_total counter\n"
+			   "staffer_backend_requests_total %lu\n"
+			   "# HELP staffer_backend_cache_hits_total Query "
+			   "answers served from the cache (cacheTTLSeconds)."
+			   "\n"
+			   "# TYPE staffer_backend_cache_hits_total counter\n"
+			   "staffer_backend_cache_hits_total %lu\n"
+			   "# HELP staffer_backend_coalesced_total Query "
+			   "answers that joined an identical request in "
+			   "flight.\n"
+			   "# TYPE staffer_backend_coalesced_total counter\n"
+			   "staffer_backend_coalesced_total %lu\n",
+			   fs->requests, fs->cache_hits, fs->coalesced);
+	if (size)
+		buf[o.len < size ? o.len : size - 1] = '\0';
+	return o.len;
+}
