@@ -4,6 +4,7 @@
 #   make test       install what is missing, build, run every test
 #   make demo       install what is missing, build, run the live demo
 #   make bench      the decision-quality benchmark (bench/)
+#   make bench-service  the service benchmark: load, latency, memory (bench/)
 #   make V=1        show full commands
 
 CC      ?= cc
@@ -41,7 +42,7 @@ else
 Q = @
 endif
 
-.PHONY: all deps test unit integration demo bench clean lint valgrind py
+.PHONY: all deps test unit integration demo bench bench-service clean lint valgrind py
 # Keep the generated protobuf-c sources: they are inputs, not leftovers.
 .SECONDARY:
 all: $(B)/staffer
@@ -132,6 +133,10 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@bench/run.sh
+
+bench-service: deps
+	@$(MAKE) --no-print-directory all py
+	@/usr/bin/python3 bench/service.py
 
 valgrind: $(B)/staffer
 	@tests/integration/valgrind.sh
