@@ -46,7 +46,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	struct fetch_stats fs;
 	enum MHD_Result rc;
 	char *buf;
-	size_t n;
+	size_t n, size;
 
 	(void)version;
 	(void)upload;
@@ -61,19 +61,25 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	if (strcmp(url, "/metrics"))
 		return reply(conn, MHD_HTTP_NOT_FOUND, text,
 			     "not found; try /metrics\n", 24);
-	buf = malloc(HTTPD_BODY_MAX);
-	if (!buf)
-		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, text,
-			     "out of memory\n", 14);
 	if (h->f)
 		fetch_get_stats(h->f, &fs);
-	n = stats_render(h->st, h->f ? &fs : NULL, buf, HTTPD_BODY_MAX);
-	if (n >= HTTPD_BODY_MAX)
-		rc = reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, text,
-			   "metrics larger than the buffer\n", 31);
-	else
-		rc = reply(conn, MHD_HTTP_OK,
-			   "text/plain; version=0.0.4; charset=utf-8", buf, n);
+	/* Render, and again into a larger buffer if it grew meanwhile. */
+	for (size = HTTPD_BODY_INITIAL;; size = n + HTTPD_BODY_INITIAL) {
+		if (size > HTTPD_BODY_MAX)
+			return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				     text, "metrics larger than the cap\n", 28);
+		buf = malloc(size);
+		if (!buf)
+			return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				     text, "out of memory\n", 14);
+		n = stats_render(h->st, h->f ? &fs : NULL, fetch_now(), buf,
+				 size);
+		if (n < size)
+			break;
+		free(buf);
+	}
+	rc = reply(conn, MHD_HTTP_OK, "text/plain; version=0.0.4; "
+		   "charset=utf-8", buf, n);
 	free(buf);
 	return rc;
 }

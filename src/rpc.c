@@ -80,6 +80,7 @@ struct call {
 	grpc_byte_buffer *sending;        /* the stream message in flight */
 	int cancelled;
 	double arrived;                   /* fetch_now() when it came */
+	char *so_ns, *so_name;            /* GetMetrics: for stats_target() */
 
 	/* StreamIsActive only; guarded by mu (see the file comment). */
 	pthread_mutex_t mu;
@@ -143,6 +144,8 @@ static void call_free(struct call *c)
 		grpc_byte_buffer_destroy(c->sending);
 	if (c->ref)
 		externalscaler__scaled_object_ref__free_unpacked(c->ref, NULL);
+	free(c->so_ns);
+	free(c->so_name);
 	grpc_metadata_array_destroy(&c->md);
 	grpc_call_details_destroy(&c->details);
 	if (c->call)
@@ -368,6 +371,10 @@ static void on_metrics(void *arg, const struct scaler_result *r)
 		call_reply(c, scaler_status(r->err), r->msg, NULL);
 		return;
 	}
+	if (c->so_ns && c->so_name)
+		stats_target(c->srv->stats, c->so_ns, c->so_name,
+			     r->metric_name, (long long)r->target, r->held,
+			     fetch_now());
 	/* KEDA names the value after the metric it asked for anyway. */
 	v.metricname = (char *)r->metric_name;
 	v.metricvalue = r->target;
@@ -413,6 +420,10 @@ static void start_get_metrics(struct call *c)
 		goto out;
 	if (parse_ref(c, req->scaledobjectref, &m))
 		goto out;
+	if (c->srv->stats) {     /* the ref is freed before the answer */
+		c->so_ns = strdup(req->scaledobjectref->namespace_);
+		c->so_name = strdup(req->scaledobjectref->name);
+	}
 	evaluate(c, req->scaledobjectref, &m, SCALER_METRICS, on_metrics);
 out:
 	meta_release(&m);

@@ -4,6 +4,7 @@
 #include "stats.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,8 +34,24 @@ static const double stats_le[] = {
 };
 #define STATS_BUCKETS (sizeof(stats_le) / sizeof(stats_le[0]))
 
+#define STATS_BUCKETS_T 4096     /* hash buckets of the target table */
+
+/* The last GetMetrics answer of one ScaledObject's metric. */
+struct target {
+	struct target *next;
+	char *key;               /* "ns\0name\0metric\0", escaped */
+	size_t ns_len, name_len; /* offsets into key */
+	size_t key_len;          /* all of it, the NULs too */
+	long long value;
+	int held;
+	double at;
+};
+
 struct stats {
 	pthread_mutex_t mu;
+	struct target *targets[STATS_BUCKETS_T];
+	size_t n_targets;
+	unsigned long long targets_dropped;
 	unsigned long long calls[STATS_METHODS][STATS_CODES];
 	unsigned long long bucket[STATS_METHODS][STATS_BUCKETS];
 	unsigned long long count[STATS_METHODS];
@@ -54,10 +71,117 @@ struct stats *stats_new(void)
 
 void stats_free(struct stats *s)
 {
+	struct target *t;
+	size_t b;
+
 	if (!s)
 		return;
+	for (b = 0; b < STATS_BUCKETS_T; b++)
+		while ((t = s->targets[b]) != NULL) {
+			s->targets[b] = t->next;
+			free(t->key);
+			free(t);
+		}
 	pthread_mutex_destroy(&s->mu);
 	free(s);
+}
+
+/* A label value as the text format wants it (\\, \", \n escaped), cut
+ * at STATS_LABEL_MAX bytes of input; dst holds 2 * STATS_LABEL_MAX + 1. */
+static size_t stats_escape(char *dst, const char *src)
+{
+	size_t n = 0, i;
+
+	for (i = 0; src && src[i] && i < STATS_LABEL_MAX; i++) {
+		if (src[i] == '\\' || src[i] == '"' || src[i] == '\n') {
+			dst[n++] = '\\';
+			dst[n++] = src[i] == '\n' ? 'n' : src[i];
+		} else {
+			dst[n++] = src[i];
+		}
+	}
+	dst[n] = '\0';
+	return n;
+}
+
+static uint32_t stats_hash(const char *k, size_t len)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)k[i]) * 16777619u;
+	return h;
+}
+
+void stats_target(struct stats *s, const char *ns, const char *name,
+		  const char *metric, long long target, int held, double now)
+{
+	char e[3][2 * STATS_LABEL_MAX + 1], key[3 * (2 * STATS_LABEL_MAX + 1)];
+	size_t l[3], len, b;
+	struct target *t;
+
+	if (!s)
+		return;
+	l[0] = stats_escape(e[0], ns);
+	l[1] = stats_escape(e[1], name);
+	l[2] = stats_escape(e[2], metric);
+	memcpy(key, e[0], l[0] + 1);
+	memcpy(key + l[0] + 1, e[1], l[1] + 1);
+	memcpy(key + l[0] + l[1] + 2, e[2], l[2] + 1);
+	len = l[0] + l[1] + l[2] + 3;
+	b = stats_hash(key, len) % STATS_BUCKETS_T;
+	pthread_mutex_lock(&s->mu);
+	for (t = s->targets[b]; t; t = t->next)
+		if (t->key_len == len && t->ns_len == l[0] &&
+		    t->name_len == l[1] && !memcmp(t->key, key, len))
+			break;
+	if (!t && s->n_targets < STATS_TARGETS_MAX) {
+		t = calloc(1, sizeof(*t));
+		if (t && !(t->key = malloc(len))) {
+			free(t);
+			t = NULL;
+		}
+		if (t) {
+			memcpy(t->key, key, len);
+			t->ns_len = l[0];
+			t->name_len = l[1];
+			t->key_len = len;
+			t->next = s->targets[b];
+			s->targets[b] = t;
+			s->n_targets++;
+		}
+	}
+	if (t) {
+		t->value = target;
+		t->held = held;
+		t->at = now;
+	} else {
+		s->targets_dropped++;
+	}
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* Forget targets unasked since before now - STATS_TARGET_IDLE_S (mu
+ * held). */
+static void stats_expire(struct stats *s, double now)
+{
+	struct target **pp, *t;
+	size_t b;
+
+	for (b = 0; b < STATS_BUCKETS_T; b++) {
+		pp = &s->targets[b];
+		while ((t = *pp) != NULL) {
+			if (now - t->at > STATS_TARGET_IDLE_S) {
+				*pp = t->next;
+				free(t->key);
+				free(t);
+				s->n_targets--;
+			} else {
+				pp = &t->next;
+			}
+		}
+	}
 }
 
 static size_t stats_method(const char *m)
@@ -131,8 +255,41 @@ static void out_printf(struct out *o, const char *fmt, ...)
 		o->len += (size_t)n;
 }
 
+/* The target gauges (mu held). */
+static void stats_render_targets(struct stats *s, struct out *o)
+{
+	const struct target *t;
+	size_t b;
+
+	out_printf(o, "# HELP staffer_target_replicas The replicas GetMetrics "
+		   "last answered, per ScaledObject and metric.\n"
+		   "# TYPE staffer_target_replicas gauge\n");
+	for (b = 0; b < STATS_BUCKETS_T; b++)
+		for (t = s->targets[b]; t; t = t->next)
+			out_printf(o, "staffer_target_replicas{namespace=\"%s\","
+				   "scaledobject=\"%s\",metric=\"%s\"} %lld\n",
+				   t->key, t->key + t->ns_len + 1,
+				   t->key + t->ns_len + t->name_len + 2,
+				   t->value);
+	out_printf(o, "# HELP staffer_target_held 1 when that answer was the "
+		   "last good target, held while the signals are unknown.\n"
+		   "# TYPE staffer_target_held gauge\n");
+	for (b = 0; b < STATS_BUCKETS_T; b++)
+		for (t = s->targets[b]; t; t = t->next)
+			out_printf(o, "staffer_target_held{namespace=\"%s\","
+				   "scaledobject=\"%s\",metric=\"%s\"} %d\n",
+				   t->key, t->key + t->ns_len + 1,
+				   t->key + t->ns_len + t->name_len + 2,
+				   t->held ? 1 : 0);
+	out_printf(o, "# HELP staffer_target_series_dropped_total Answers not "
+		   "shown as a gauge: more than %d ScaledObjects.\n"
+		   "# TYPE staffer_target_series_dropped_total counter\n"
+		   "staffer_target_series_dropped_total %llu\n",
+		   STATS_TARGETS_MAX, s->targets_dropped);
+}
+
 size_t stats_render(struct stats *s, const struct fetch_stats *fs,
-		    char *buf, size_t size)
+		    double now, char *buf, size_t size)
 {
 	struct stats c;
 	struct out o = { buf, size, 0 };
@@ -141,6 +298,8 @@ size_t stats_render(struct stats *s, const struct fetch_stats *fs,
 	if (size)
 		buf[0] = '\0';
 	pthread_mutex_lock(&s->mu);
+	stats_expire(s, now);
+	stats_render_targets(s, &o);
 	memcpy(c.calls, s->calls, sizeof(c.calls));
 	memcpy(c.bucket, s->bucket, sizeof(c.bucket));
 	memcpy(c.count, s->count, sizeof(c.count));

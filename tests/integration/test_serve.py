@@ -362,8 +362,9 @@ def t_metrics_endpoint(c):
             key = 'staffer_rpc_requests_total{method="GetMetrics",code="OK"}'
             assert before[key] == 0, before[key]
             meta = c.m.signals(uniq("met"), lam=2, w=10)
-            for _ in range(3):
-                assert cl.target(meta, name=uniq("so")) == 27
+            names = [uniq("so") for _ in range(3)]
+            for n in names:
+                assert cl.target(meta, name=n) == 27
             expect_code(INVALID, cl.metrics_raw, dict(base_meta(), betta="1"),
                         name=uniq("so"))
             assert cl.health() == hpb.HealthCheckResponse.SERVING
@@ -387,6 +388,12 @@ def t_metrics_endpoint(c):
             got = after.get(k, 0) - before.get(k, 0)
             assert got == v, "%s grew by %r, want %r" % (k, got, v)
         assert open_now["staffer_streams_open"] == 1, open_now["staffer_streams_open"]
+        for n in names:   # the last answer per ScaledObject, as a gauge
+            g = 'staffer_target_replicas{namespace="default",scaledobject="%s",' \
+                'metric="staffer"}' % n
+            assert after.get(g) == 27, "%s = %r" % (g, after.get(g))
+            g = g.replace("staffer_target_replicas", "staffer_target_held")
+            assert after.get(g) == 0, "%s = %r" % (g, after.get(g))
         assert after["staffer_backend_requests_total"] >= 1, after
         assert after['staffer_rpc_duration_seconds_bucket{method="GetMetrics",le="+Inf"}'] \
             == after['staffer_rpc_duration_seconds_count{method="GetMetrics"}'] == 4

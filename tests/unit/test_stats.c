@@ -51,7 +51,7 @@ static void test_counts(void **state)
 	stats_push(s, 1);
 	stats_push(s, 0);
 	stats_push(s, 1);
-	assert_true(stats_render(s, NULL, buf, BUF) < BUF);
+	assert_true(stats_render(s, NULL, 0, buf, BUF) < BUF);
 
 	has_line(buf, "staffer_rpc_requests_total{method=\"GetMetrics\","
 		 "code=\"OK\"} 2");
@@ -100,7 +100,7 @@ static void test_backend_and_small_buffer(void **state)
 	size_t n, m;
 
 	(void)state;
-	n = stats_render(s, &fs, buf, BUF);
+	n = stats_render(s, &fs, 0, buf, BUF);
 	assert_true(n > 0 && n < BUF);
 	assert_int_equal(strlen(buf), n);
 	has_line(buf, "staffer_backend_requests_total 12");
@@ -108,11 +108,49 @@ static void test_backend_and_small_buffer(void **state)
 	has_line(buf, "staffer_backend_coalesced_total 4");
 	/* too small: the size needed, as snprintf, and a terminated prefix */
 	memset(small, 'x', sizeof(small));
-	m = stats_render(s, &fs, small, sizeof(small));
+	m = stats_render(s, &fs, 0, small, sizeof(small));
 	assert_int_equal(m, n);
 	assert_int_equal(strlen(small), sizeof(small) - 1);
 	assert_memory_equal(small, buf, sizeof(small) - 1);
-	assert_int_equal(stats_render(s, &fs, NULL, 0), n);
+	assert_int_equal(stats_render(s, &fs, 0, NULL, 0), n);
+	free(buf);
+	stats_free(s);
+}
+
+/* The last target per ScaledObject: updated in place, label values
+ * escaped, forgotten when idle, and bounded. */
+static void test_targets(void **state)
+{
+	struct stats *s = stats_new();
+	char *buf = malloc(1 << 22), name[32];
+	int i;
+
+	(void)state;
+	stats_target(s, "llm", "chat", "staffer", 12, 0, 100);
+	stats_target(s, "llm", "chat", "staffer", 27, 1, 110);   /* update */
+	stats_target(s, "llm", "code", "staffer", 3, 0, 200);
+	stats_target(s, "a\"b", "c\\d\ne", "m", 1, 0, 200);
+	assert_true(stats_render(s, NULL, 300, buf, 1 << 22) < (1 << 22));
+	has_line(buf, "staffer_target_replicas{namespace=\"llm\",scaledobject="
+		 "\"chat\",metric=\"staffer\"} 27");
+	has_line(buf, "staffer_target_held{namespace=\"llm\",scaledobject="
+		 "\"chat\",metric=\"staffer\"} 1");
+	has_line(buf, "staffer_target_replicas{namespace=\"llm\",scaledobject="
+		 "\"code\",metric=\"staffer\"} 3");
+	has_line(buf, "staffer_target_replicas{namespace=\"a\\\"b\","
+		 "scaledobject=\"c\\\\d\\ne\",metric=\"m\"} 1");
+	assert_null(strstr(buf, "} 12\n"));
+	/* idle past STATS_TARGET_IDLE_S: chat (last at 110) goes, code stays */
+	stats_render(s, NULL, 110 + STATS_TARGET_IDLE_S + 1, buf, 1 << 22);
+	assert_null(strstr(buf, "scaledobject=\"chat\""));
+	assert_non_null(strstr(buf, "scaledobject=\"code\""));
+	/* bounded: the 10001st ScaledObject is counted, not shown */
+	for (i = 0; i < STATS_TARGETS_MAX + 5; i++) {
+		snprintf(name, sizeof(name), "so-%d", i);
+		stats_target(s, "bulk", name, "staffer", i, 0, 1000);
+	}
+	stats_render(s, NULL, 1000, buf, 1 << 22);
+	has_line(buf, "staffer_target_series_dropped_total 7");
 	free(buf);
 	stats_free(s);
 }
@@ -122,6 +160,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_backend_and_small_buffer),
+		cmocka_unit_test(test_targets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
