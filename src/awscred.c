@@ -569,16 +569,16 @@ enum awscred_state awscred_get(struct awscred_src *s, double now,
 	return AWSCRED_FAIL;
 }
 
-void awscred_done(struct awscred_src *s, CURL *easy, CURLcode res,
-		  double now)
+int awscred_done(struct awscred_src *s, CURL *easy, CURLcode res,
+		 double now)
 {
 	char why[AWSCRED_ERR_MAX], shown[AWSCRED_SHOW_MAX + 4];
 	struct awscred c;
 	long status = 0;
-	int r;
+	int r, rc = -1;
 
 	if (!easy || easy != s->easy)
-		return;
+		return -1;
 	curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
 	if (s->body_too_big || res == CURLE_FILESIZE_EXCEEDED) {
 		fail(s, now, "%s: reply larger than %d bytes", s->easy_what,
@@ -615,8 +615,10 @@ void awscred_done(struct awscred_src *s, CURL *easy, CURLcode res,
 	s->refreshed_at = now;
 	s->failed_at = 0;
 	s->why[0] = '\0';
+	rc = 0;
 out:
 	easy_release(s);
+	return rc;
 }
 
 void awscred_cancel(struct awscred_src *s, CURL *easy)

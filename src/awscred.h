@@ -93,9 +93,11 @@ enum awscred_state awscred_get(struct awscred_src *s, double now,
 			       size_t whylen);
 
 /* The refresh handle finished with res (already removed from the multi):
- * parse the reply and free the handle. */
-void awscred_done(struct awscred_src *s, CURL *easy, CURLcode res,
-		  double now);
+ * parse the reply and free the handle.  0 when fresh credentials were
+ * stored, -1 when the refresh failed (awscred_get() says why) or easy is
+ * not the refresh in flight. */
+int awscred_done(struct awscred_src *s, CURL *easy, CURLcode res,
+		 double now);
 
 /* Free a refresh handle that will not finish (shutdown). */
 void awscred_cancel(struct awscred_src *s, CURL *easy);

@@ -573,10 +573,17 @@ static void aws_done(struct fetch *f, CURLcode res)
 {
 	struct entry *e = f->aws_wait, *next;
 	char why[PROM_ERR_MAX];
+	int ok;
 
 	curl_multi_remove_handle(f->multi, f->aws_easy);
-	awscred_done(f->aws, f->aws_easy, res, wall_now());
+	ok = awscred_done(f->aws, f->aws_easy, res, wall_now()) == 0;
 	f->aws_easy = NULL;
+	pthread_mutex_lock(&f->mu);
+	if (ok)
+		f->stats.cred_ok++;
+	else
+		f->stats.cred_failed++;
+	pthread_mutex_unlock(&f->mu);
 	f->aws_wait = NULL;
 	for (; e; e = next) {
 		next = e->aws_next;

@@ -79,6 +79,8 @@ struct fetch_stats {
 	unsigned long requests;   /* HTTP requests sent */
 	unsigned long cache_hits; /* answers served from cache */
 	unsigned long coalesced;  /* answers that joined a request in flight */
+	unsigned long cred_ok;    /* AWS credential refreshes that worked */
+	unsigned long cred_failed;/* ... and that failed (awscred.h) */
 };
 void fetch_get_stats(struct fetch *f, struct fetch_stats *out);
 

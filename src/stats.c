@@ -362,8 +362,18 @@ size_t stats_render(struct stats *s, const struct fetch_stats *fs,
 			   "answers that joined an identical request in "
 			   "flight.\n"
 			   "# TYPE staffer_backend_coalesced_total counter\n"
-			   "staffer_backend_coalesced_total %lu\n",
-			   fs->requests, fs->cache_hits, fs->coalesced);
+			   "staffer_backend_coalesced_total %lu\n"
+			   "# HELP staffer_aws_credential_refreshes_total "
+			   "Requests for SigV4 credentials sent to STS or the "
+			   "container endpoint, by result.\n"
+			   "# TYPE staffer_aws_credential_refreshes_total "
+			   "counter\n"
+			   "staffer_aws_credential_refreshes_total{result=\"ok\"} "
+			   "%lu\n"
+			   "staffer_aws_credential_refreshes_total{result="
+			   "\"error\"} %lu\n",
+			   fs->requests, fs->cache_hits, fs->coalesced,
+			   fs->cred_ok, fs->cred_failed);
 	if (size)
 		buf[o.len < size ? o.len : size - 1] = '\0';
 	return o.len;

@@ -419,7 +419,10 @@ def staffer(c, env):
     """Start `staffer serve` with the sigv4 backend and exactly env on top
     of base_env(); yield (server, client); stop it (SIGTERM, exit 0, no
     sanitizer report)."""
-    s = h.Staffer(c.bin, config=c.cfg, args=["--log-level", "info"], dirpath=c.dir)
+    mport = h.free_port()
+    s = h.Staffer(c.bin, config=c.cfg, dirpath=c.dir, args=[
+        "--log-level", "info", "--metrics-listen", "127.0.0.1:%d" % mport])
+    s.metrics_url = "http://127.0.0.1:%d/metrics" % mport
     s.env = base_env()
     s.env.update(env)
     c.last = s
@@ -436,6 +439,16 @@ def staffer(c, env):
             assert rc == 0, "staffer exited %s after SIGTERM\n%s" % (rc, s.log_tail())
             reps = s.sanitizer_reports()
             assert not reps, "sanitizer reports:\n" + "\n".join(reps)
+
+
+def refreshes(s):
+    """staffer's own count of credential requests: (ok, error)."""
+    got = {}
+    for line in h.http_get(s.metrics_url).decode().splitlines():
+        if line.startswith("staffer_aws_credential_refreshes_total{"):
+            k, v = line.rsplit(" ", 1)
+            got[k.split('"')[1]] = int(float(v))
+    return got.get("ok"), got.get("error")
 
 
 def target(cl, name="so"):
@@ -623,7 +636,9 @@ def t_web_identity(c):
     with staffer(c, web_env(c, tok + "\n")) as (s, cl):
         for _ in range(4):
             target(cl)
+        counted = refreshes(s)
     sn = f.snap()
+    assert counted == (1, 0), "staffer counted (ok, error) refreshes %r, want (1, 0)" % (counted,)
     assert len(sn["sts"]) == 1, "STS called %d times, want 1" % len(sn["sts"])
     call = sn["sts"][0]
     assert call["problems"] == [], call["problems"]
@@ -706,6 +721,8 @@ def t_sts_denied(c):
         d1 = unavailable(cl)
         d2 = unavailable(cl, name="so2")
         sn = f.snap()
+        counted = refreshes(s)
+    assert counted == (0, 1), "staffer counted (ok, error) refreshes %r, want (0, 1)" % (counted,)
     note("UNAVAILABLE: %s" % d1)
     for d in (d1, d2):
         assert "AccessDenied" in d and msg in d, "message %r lacks STS's Code/Message" % d

@@ -94,7 +94,7 @@ static void test_counts(void **state)
 
 static void test_backend_and_small_buffer(void **state)
 {
-	struct fetch_stats fs = { 12, 30, 4 };
+	struct fetch_stats fs = { 12, 30, 4, 2, 1 };
 	struct stats *s = stats_new();
 	char *buf = malloc(BUF), small[100];
 	size_t n, m;
@@ -106,6 +106,9 @@ static void test_backend_and_small_buffer(void **state)
 	has_line(buf, "staffer_backend_requests_total 12");
 	has_line(buf, "staffer_backend_cache_hits_total 30");
 	has_line(buf, "staffer_backend_coalesced_total 4");
+	has_line(buf, "staffer_aws_credential_refreshes_total{result=\"ok\"} 2");
+	has_line(buf, "staffer_aws_credential_refreshes_total{result=\"error\"} "
+		 "1");
 	/* too small: the size needed, as snprintf, and a terminated prefix */
 	memset(small, 'x', sizeof(small));
 	m = stats_render(s, &fs, 0, small, sizeof(small));
