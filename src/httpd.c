@@ -119,6 +119,14 @@ bad:
 	return -1;
 }
 
+int httpd_check_addr(const char *addr, char err[HTTPD_ERR_MAX])
+{
+	struct sockaddr_in sin;
+	int any;
+
+	return parse_addr(addr, &sin, &any, err);
+}
+
 struct httpd *httpd_start(const char *addr, struct stats *st,
 			  struct fetch *f, char err[HTTPD_ERR_MAX])
 {

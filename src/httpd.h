@@ -26,6 +26,9 @@
 
 struct httpd;
 
+/* 0 when addr has the form httpd_start() takes, else -1 with err. */
+int httpd_check_addr(const char *addr, char err[HTTPD_ERR_MAX]);
+
 /*
  * Listen on addr (":port" for every address, IPv4 and IPv6, or
  * "a.b.c.d:port"; port 1..65535) and serve st and f's counters (f may be

@@ -120,6 +120,10 @@ int cmd_serve(int argc, char **argv)
 	level = config_env_or(level, "STAFFER_LOG_LEVEL");
 	state_path = config_env_or(state_path, "STAFFER_STATE_FILE");
 	metrics = config_env_or(metrics, "STAFFER_METRICS_LISTEN");
+	if (metrics && *metrics && httpd_check_addr(metrics, herr)) {
+		fprintf(stderr, "staffer serve: --metrics-listen: %s\n", herr);
+		return 2;
+	}
 	o.listen = listen ? listen : ":9090";
 	if (level && log_set_level(level)) {
 		fprintf(stderr, "staffer serve: log level '%s': allowed: "

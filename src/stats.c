@@ -255,32 +255,33 @@ static void out_printf(struct out *o, const char *fmt, ...)
 		o->len += (size_t)n;
 }
 
-/* The target gauges (mu held). */
-static void stats_render_targets(struct stats *s, struct out *o)
+/* One gauge family over every target (mu held): name, its help, and
+ * held ? the held flag : the replicas. */
+static void stats_render_family(struct stats *s, struct out *o,
+				const char *name, const char *help, int held)
 {
 	const struct target *t;
 	size_t b;
 
-	out_printf(o, "# HELP staffer_target_replicas The replicas GetMetrics "
-		   "last answered, per ScaledObject and metric.\n"
-		   "# TYPE staffer_target_replicas gauge\n");
+	out_printf(o, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 	for (b = 0; b < STATS_BUCKETS_T; b++)
 		for (t = s->targets[b]; t; t = t->next)
-			out_printf(o, "staffer_target_replicas{namespace=\"%s\","
-				   "scaledobject=\"%s\",metric=\"%s\"} %lld\n",
-				   t->key, t->key + t->ns_len + 1,
+			out_printf(o, "%s{namespace=\"%s\",scaledobject=\"%s\","
+				   "metric=\"%s\"} %lld\n", name, t->key,
+				   t->key + t->ns_len + 1,
 				   t->key + t->ns_len + t->name_len + 2,
-				   t->value);
-	out_printf(o, "# HELP staffer_target_held 1 when that answer was the "
-		   "last good target, held while the signals are unknown.\n"
-		   "# TYPE staffer_target_held gauge\n");
-	for (b = 0; b < STATS_BUCKETS_T; b++)
-		for (t = s->targets[b]; t; t = t->next)
-			out_printf(o, "staffer_target_held{namespace=\"%s\","
-				   "scaledobject=\"%s\",metric=\"%s\"} %d\n",
-				   t->key, t->key + t->ns_len + 1,
-				   t->key + t->ns_len + t->name_len + 2,
-				   t->held ? 1 : 0);
+				   held ? (long long)(t->held != 0) : t->value);
+}
+
+/* The target gauges (mu held). */
+static void stats_render_targets(struct stats *s, struct out *o)
+{
+	stats_render_family(s, o, "staffer_target_replicas", "The replicas "
+			    "GetMetrics last answered, per ScaledObject and "
+			    "metric.", 0);
+	stats_render_family(s, o, "staffer_target_held", "1 when that answer "
+			    "was the last good target, held while the signals "
+			    "are unknown.", 1);
 	out_printf(o, "# HELP staffer_target_series_dropped_total Answers not "
 		   "shown as a gauge: more than %d ScaledObjects.\n"
 		   "# TYPE staffer_target_series_dropped_total counter\n"

@@ -407,13 +407,18 @@ def t_metrics_endpoint(c):
         srv.stop(5)
 
 
-@test("--metrics-listen with a bad address or a port in use: a clear error, exit 1")
+@test("--metrics-listen: a bad address exits 2 (usage), a port in use 1, both named")
 def t_metrics_bad_addr(c):
     for addr, want in (("nine", "allowed: :PORT"), ("127.0.0.1:0", "port 1 to 65535"),
                        ("localhost:9", "IPV4:PORT")):
         srv = h.Staffer(c.bin, config=c.cfg, env=c.env, args=["--metrics-listen", addr])
         r = subprocess.run(srv.cmd, env=srv.env, capture_output=True, text=True, timeout=20)
-        assert r.returncode == 1 and want in r.stderr, (addr, r.returncode, r.stderr)
+        assert r.returncode == 2 and want in r.stderr and "--metrics-listen" in r.stderr, \
+            (addr, r.returncode, r.stderr)
+    env = dict(c.env, STAFFER_METRICS_LISTEN="nine")   # the variable, too
+    srv = h.Staffer(c.bin, config=c.cfg, env=env)
+    r = subprocess.run(srv.cmd, env=srv.env, capture_output=True, text=True, timeout=20)
+    assert r.returncode == 2 and "'nine'" in r.stderr, (r.returncode, r.stderr)
     busy = socket.socket()
     busy.bind(("127.0.0.1", 0))
     busy.listen(1)
