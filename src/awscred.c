@@ -28,9 +28,7 @@ struct awscred_src {
 	enum src_kind easy_kind;
 	char easy_what[128];         /* "STS AssumeRoleWithWebIdentity at URL" */
 	struct curl_slist *headers;
-	char *body;
-	size_t body_len;
-	int body_too_big;
+	struct http_body body;
 	char curl_err[CURL_ERROR_SIZE];
 	double failed_at;            /* Unix time of the last failure; 0 */
 	double refreshed_at;         /* of the last success; 0 */
@@ -311,9 +309,7 @@ static void easy_release(struct awscred_src *s)
 	s->easy = NULL;
 	curl_slist_free_all(s->headers);
 	s->headers = NULL;
-	free(s->body);
-	s->body = NULL;
-	s->body_len = 0;
+	http_body_release(&s->body);
 }
 
 void awscred_free(struct awscred_src *s)
@@ -336,21 +332,6 @@ static void fail(struct awscred_src *s, double now, const char *fmt, ...)
 	vsnprintf(s->why, sizeof(s->why), fmt, ap);
 	va_end(ap);
 	s->failed_at = now > 0 ? now : 1;
-}
-
-static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
-{
-	struct awscred_src *s = userp;
-	size_t len = size * nmemb;
-
-	if (len > AWSCRED_BODY_MAX - s->body_len) {
-		s->body_too_big = 1;
-		return 0;
-	}
-	memcpy(s->body + s->body_len, data, len);
-	s->body_len += len;
-	s->body[s->body_len] = '\0';
-	return len;
 }
 
 /* The STS request: URL into url[], form into *form (malloc()ed).  0, or
@@ -452,7 +433,8 @@ static int container_request(struct awscred_src *s, double now,
 	if (*p || strlen(t) > AWSCRED_TOKEN_MAX) {
 		free(t);
 		fail(s, now, "the container authorization token holds control "
-		     "characters or is longer than 4096 bytes");
+		     "characters or is longer than %d bytes",
+		     AWSCRED_TOKEN_MAX);
 		return -1;
 	}
 	*auth = malloc(strlen(t) + sizeof("Authorization: "));
@@ -492,15 +474,12 @@ CURL *awscred_refresh(struct awscred_src *s, const char *region, double now)
 	if (kind == SRC_WEB ? sts_request(s, region, now, url, &form)
 			    : container_request(s, now, url, &auth))
 		goto out;
-	s->body = malloc(AWSCRED_BODY_MAX + 1);
 	s->easy = curl_easy_init();
-	if (!s->body || !s->easy) {
+	if (!s->easy) {
 		fail(s, now, "out of memory");
 		goto out;
 	}
-	s->body[0] = '\0';
-	s->body_len = 0;
-	s->body_too_big = 0;
+	http_body_reset(&s->body, AWSCRED_BODY_MAX);
 	s->curl_err[0] = '\0';
 	s->easy_kind = kind;
 	if (kind == SRC_WEB) {
@@ -520,8 +499,8 @@ CURL *awscred_refresh(struct awscred_src *s, const char *region, double now)
 		s->headers = l;
 		curl_easy_setopt(s->easy, CURLOPT_HTTPHEADER, s->headers);
 	}
-	http_easy_setup(s->easy, url, on_body, s, s->curl_err,
-			AWSCRED_TIMEOUT_S, AWSCRED_BODY_MAX);
+	http_easy_setup(s->easy, url, &s->body, s->curl_err,
+			AWSCRED_TIMEOUT_S);
 	rc = s->easy;
 out:
 	if (!rc)
@@ -580,7 +559,7 @@ int awscred_done(struct awscred_src *s, CURL *easy, CURLcode res,
 	if (!easy || easy != s->easy)
 		return -1;
 	curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
-	if (s->body_too_big || res == CURLE_FILESIZE_EXCEEDED) {
+	if (s->body.too_big || res == CURLE_FILESIZE_EXCEEDED) {
 		fail(s, now, "%s: reply larger than %d bytes", s->easy_what,
 		     AWSCRED_BODY_MAX);
 		goto out;
@@ -593,13 +572,13 @@ int awscred_done(struct awscred_src *s, CURL *easy, CURLcode res,
 		goto out;
 	}
 	r = s->easy_kind == SRC_WEB
-	    ? awscred_parse_sts(s->body, s->body_len, &c, why, sizeof(why))
-	    : awscred_parse_container(s->body, s->body_len, now, &c, why,
+	    ? awscred_parse_sts(s->body.buf, s->body.len, &c, why, sizeof(why))
+	    : awscred_parse_container(s->body.buf, s->body.len, now, &c, why,
 				      sizeof(why));
 	if (status != 200) {
 		if (r == 0 || s->easy_kind != SRC_WEB) {
-			show_text(shown, AWSCRED_SHOW_MAX, s->body,
-				  s->body_len);
+			show_text(shown, AWSCRED_SHOW_MAX, s->body.buf,
+				  s->body.len);
 			snprintf(why, sizeof(why), "%s", shown);
 		}
 		fail(s, now, "%s: HTTP status %ld: %s", s->easy_what, status,

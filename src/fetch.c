@@ -58,10 +58,7 @@ struct entry {
 	struct entry *aws_next;      /* on fetch.aws_wait: no transfer yet */
 	CURL *easy;
 	struct curl_slist *headers;
-	char *body;
-	size_t body_len, body_cap;
-	size_t body_max;             /* the config's cap on one body */
-	int body_too_big;
+	struct http_body body;       /* capped at the config's maxBodyBytes */
 	char curl_err[CURL_ERROR_SIZE];
 };
 
@@ -148,6 +145,7 @@ static void entry_free_answer(struct entry *e)
 static void entry_free(struct entry *e)
 {
 	entry_free_answer(e);
+	http_body_release(&e->body);
 	free(e->query);
 	free(e);
 }
@@ -255,7 +253,7 @@ static void entry_complete(struct fetch *f, struct entry *e,
 		double *ts = NULL, *vals = NULL;
 		size_t n = 0;
 
-		e->err = prom_parse_range(e->body, e->body_len, &ts, &vals, &n,
+		e->err = prom_parse_range(e->body.buf, e->body.len, &ts, &vals, &n,
 					  e->msg, sizeof(e->msg));
 		e->ts = ts;
 		e->vals = vals;
@@ -263,14 +261,12 @@ static void entry_complete(struct fetch *f, struct entry *e,
 	} else if (err == PROM_OK) {
 		double v = 0.0;
 
-		e->err = prom_parse_instant(e->body, e->body_len, &v, e->msg,
+		e->err = prom_parse_instant(e->body.buf, e->body.len, &v, e->msg,
 					    sizeof(e->msg));
 		if (e->err == PROM_OK)
 			e->value = v;
 	}
-	free(e->body);
-	e->body = NULL;
-	e->body_len = e->body_cap = 0;
+	http_body_release(&e->body);
 	e->fetched_at = now;
 	e->state = ENTRY_READY;
 	if (e->err != PROM_OK)
@@ -287,34 +283,6 @@ static void entry_complete(struct fetch *f, struct entry *e,
 	}
 }
 
-static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
-{
-	struct entry *e = userp;
-	size_t len = size * nmemb;
-
-	/* Servers need not announce the length: cap while receiving. */
-	if (len > e->body_max || e->body_len > e->body_max - len)
-		goto too_big;
-	if (e->body_len + len + 1 > e->body_cap) {
-		size_t ncap = e->body_cap ? e->body_cap : 4096;
-		char *nb;
-
-		while (ncap < e->body_len + len + 1)
-			ncap *= 2;
-		nb = realloc(e->body, ncap);
-		if (!nb)
-			return 0;
-		e->body = nb;
-		e->body_cap = ncap;
-	}
-	memcpy(e->body + e->body_len, data, len);
-	e->body_len += len;
-	e->body[e->body_len] = '\0';
-	return len;
-too_big:
-	e->body_too_big = 1;
-	return 0;
-}
 
 /* Set up authentication on the handle (cred: SigV4's credentials, else
  * NULL).  0, or -1 with a reason. */
@@ -440,17 +408,13 @@ static int entry_start(struct fetch *f, struct entry *e, char *why,
 		       size_t whylen)
 {
 	const struct backend *be = e->be;
-	struct awscred *cred = NULL;
+	struct awscred sigv4, *cred = NULL;
 	char *url = NULL;
 	size_t i;
 	int rc = -1, r;
 
 	if (be->auth == CONFIG_AUTH_SIGV4) {
-		cred = malloc(sizeof(*cred));
-		if (!cred) {
-			snprintf(why, whylen, "out of memory");
-			goto out;
-		}
+		cred = &sigv4;
 		r = entry_cred(f, e, cred, why, whylen);
 		if (r < 0) {
 			snprintf(why + strlen(why), whylen - strlen(why), "%s",
@@ -480,9 +444,7 @@ static int entry_start(struct fetch *f, struct entry *e, char *why,
 		snprintf(why, whylen, "curl_easy_init failed");
 		goto out;
 	}
-	e->body_len = 0;
-	e->body_max = f->cfg->max_body_bytes;
-	e->body_too_big = 0;
+	http_body_reset(&e->body, f->cfg->max_body_bytes);
 	e->curl_err[0] = '\0';
 	for (i = 0; i < be->n_headers; i++) {
 		struct curl_slist *l = curl_slist_append(e->headers,
@@ -495,8 +457,7 @@ static int entry_start(struct fetch *f, struct entry *e, char *why,
 	}
 	if (setup_auth(e, cred, why, whylen))
 		goto out;
-	http_easy_setup(e->easy, url, on_body, e, e->curl_err, be->timeout_s,
-			f->cfg->max_body_bytes);
+	http_easy_setup(e->easy, url, &e->body, e->curl_err, be->timeout_s);
 	curl_easy_setopt(e->easy, CURLOPT_PRIVATE, e);
 	curl_easy_setopt(e->easy, CURLOPT_ACCEPT_ENCODING, "");
 	if (e->headers)
@@ -514,11 +475,8 @@ static int entry_start(struct fetch *f, struct entry *e, char *why,
 	e->state = ENTRY_INFLIGHT;
 	rc = 0;
 out:
-	if (cred) {
-		/* the secret does not linger in freed memory */
-		memset(cred, 0, sizeof(*cred));
-		free(cred);
-	}
+	if (cred)      /* the secret does not linger on the stack */
+		explicit_bzero(cred, sizeof(*cred));
 	free(url);
 	if (rc) {
 		if (e->easy)
@@ -545,7 +503,7 @@ static void entry_done(struct fetch *f, struct entry *e, CURLcode res)
 	e->headers = NULL;
 	msg[0] = '\0';
 
-	if (e->body_too_big || res == CURLE_FILESIZE_EXCEEDED) {
+	if (e->body.too_big || res == CURLE_FILESIZE_EXCEEDED) {
 		err = PROM_ETOOBIG;
 		snprintf(msg, sizeof(msg), "response body larger than %zu "
 			 "bytes", f->cfg->max_body_bytes);
@@ -557,7 +515,7 @@ static void entry_done(struct fetch *f, struct entry *e, CURLcode res)
 		double v;
 
 		/* Prometheus explains bad queries in a JSON body (400/422). */
-		err = prom_parse_instant(e->body, e->body_len, &v, msg,
+		err = prom_parse_instant(e->body.buf, e->body.len, &v, msg,
 					 sizeof(msg));
 		if (err != PROM_EAPI && err != PROM_EQUERY) {
 			err = PROM_ESTATUS;
