@@ -739,17 +739,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-#define EXPLAIN_FROM_ENV_LEN 7    /* strlen("FromEnv") */
-
-/* Whether args give key ("<k>FromEnv") or k itself. */
-static int args_cover(const struct pairs *args, const char *key)
+/* Whether args give key or base, the key it stands for. */
+static int args_cover(const struct pairs *args, const char *key,
+		      const char *base)
 {
-	size_t i, base = strlen(key) - EXPLAIN_FROM_ENV_LEN;
+	size_t i;
 
 	for (i = 0; i < args->n; i++)
 		if (!strcmp(args->keys[i], key) ||
-		    (strlen(args->keys[i]) == base &&
-		     !strncmp(args->keys[i], key, base)))
+		    !strcmp(args->keys[i], base))
 			return 1;
 	return 0;
 }
@@ -762,15 +760,16 @@ static int args_cover(const struct pairs *args, const char *key)
 static int resolve_env(struct pairs *md, const struct pairs *args)
 {
 	char *dup, shown[68];
-	const char *v;
+	const char *v, *base;
 	size_t i = 0;
 
 	while (i < md->n) {
-		if (!meta_is_from_env(md->keys[i])) {
+		base = meta_from_env_base(md->keys[i]);
+		if (!base) {
 			i++;
 			continue;
 		}
-		if (args_cover(args, md->keys[i])) {
+		if (args_cover(args, md->keys[i], base)) {
 			free(md->keys[i]);
 			free(md->values[i]);
 			md->n--;
@@ -785,10 +784,8 @@ static int resolve_env(struct pairs *md, const struct pairs *args)
 			fprintf(stderr, EXPLAIN_PROG ": metadata '%s' reads "
 				"environment variable '%s', which is not set "
 				"here (KEDA reads it from the scale target's "
-				"container); set it, or give %.*s=VALUE\n",
-				md->keys[i], shown,
-				(int)(strlen(md->keys[i]) -
-				      EXPLAIN_FROM_ENV_LEN), md->keys[i]);
+				"container); set it, or give %s=VALUE\n",
+				md->keys[i], shown, base);
 			return -1;
 		}
 		dup = strdup(v);

@@ -611,7 +611,7 @@ static enum meta_err lint_meta(struct meta *m, const struct ydoc_md *md,
 	size_t i;
 
 	for (i = 0; i < md->n && rc == META_OK; i++)
-		rc = meta_is_from_env(md->keys[i])
+		rc = meta_from_env_base(md->keys[i])
 		     ? meta_defer(m, md->keys[i], md->values[i], err)
 		     : meta_set(m, md->keys[i], md->values[i], err);
 	if (rc == META_OK)

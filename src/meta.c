@@ -918,6 +918,20 @@ static enum meta_err meta_bad_value(struct meta_error *err,
 	return meta_bad_value_as(err, k, k->name, v, why);
 }
 
+/* "beta" and "betaFromEnv" together (name: the one given second): which
+ * would win depends on the order of a Go map. */
+static enum meta_err meta_both_given(struct meta_error *err,
+				     const struct meta_key *k,
+				     const char *name)
+{
+	char shown[META_SHOW_BUF];
+
+	meta_show(shown, k->name);
+	return meta_fail(err, META_EVALUE, name, "metadata '%s' and '%s%s' "
+			 "are both given; keep one", shown, shown,
+			 META_FROM_ENV);
+}
+
 static enum meta_err meta_unknown(struct meta_error *err, const char *key)
 {
 	char shown[META_SHOW_BUF], near[META_SHOW_BUF];
@@ -1054,13 +1068,8 @@ enum meta_err meta_set(struct meta *m, const char *key, const char *value,
 	bit = meta_bit((enum meta_key_id)(k - meta_keys));
 	if (!value)
 		value = "";
-	/* "beta" and "betaFromEnv" together: which one wins would depend on
-	 * the order of a Go map. */
 	if ((m->given & bit) && !(m->from_env & bit) != !env) {
-		meta_show(shown, k->name);
-		rc = meta_fail(err, META_EVALUE, name,
-			       "metadata '%s' and '%s%s' are both given; keep "
-			       "one", shown, shown, META_FROM_ENV);
+		rc = meta_both_given(err, k, name);
 		goto out;
 	}
 	if (k->type == META_T_IGNORED) {
@@ -1097,9 +1106,14 @@ out:
 	return rc;
 }
 
-int meta_is_from_env(const char *key)
+const char *meta_from_env_base(const char *key)
 {
-	return key && !meta_lookup(key) && meta_lookup_env(key) != NULL;
+	const struct meta_key *k;
+
+	if (!key || meta_lookup(key))
+		return NULL;
+	k = meta_lookup_env(key);
+	return k ? k->name : NULL;
 }
 
 enum meta_err meta_defer(struct meta *m, const char *key,
@@ -1121,10 +1135,7 @@ enum meta_err meta_defer(struct meta *m, const char *key,
 	}
 	bit = meta_bit((enum meta_key_id)(k - meta_keys));
 	if ((m->given & bit) && !(m->from_env & bit)) {
-		meta_show(shown, k->name);
-		rc = meta_fail(err, META_EVALUE, key,
-			       "metadata '%s' and '%s%s' are both given; keep "
-			       "one", shown, shown, META_FROM_ENV);
+		rc = meta_both_given(err, k, key);
 		goto out;
 	}
 	if (!env_name)

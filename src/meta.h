@@ -120,17 +120,19 @@ enum meta_err meta_set(struct meta *m, const char *key, const char *value,
 		       struct meta_error *err);
 
 /*
- * For `staffer lint`, which sees a ScaledObject before KEDA does: KEDA
- * replaces the value of "<key>FromEnv" (the name of an environment
- * variable of the scale target's container) by the variable's value,
- * which exists only in the cluster.  meta_is_from_env() tells whether key
- * is a known key plus "FromEnv".  meta_defer() takes such a key with the
+ * For `staffer lint` and `staffer explain`, which see a ScaledObject
+ * before KEDA does: KEDA replaces the value of "<key>FromEnv" (the name of
+ * an environment variable of the scale target's container) by the
+ * variable's value, which exists only in the cluster.
+ * meta_from_env_base() gives the known key such a key stands for
+ * ("slotsPerReplicaFromEnv" -> "slotsPerReplica", a static string), or
+ * NULL for any other key.  meta_defer() takes such a key with the
  * variable's name: checks the name (not empty, printable ASCII without
  * spaces or '=') and that the base key is not also given, and marks the
  * key given with its default value in m, so that meta_check() counts it
  * as present.  Same errors and contract as meta_set().
  */
-int meta_is_from_env(const char *key);
+const char *meta_from_env_base(const char *key);
 enum meta_err meta_defer(struct meta *m, const char *key,
 			 const char *env_name, struct meta_error *err);
 

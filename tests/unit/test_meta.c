@@ -1232,10 +1232,12 @@ static void test_defer(void **state)
 	struct meta m;
 
 	(void)state;
-	assert_true(meta_is_from_env("slotsPerReplicaFromEnv"));
-	assert_false(meta_is_from_env("slotsPerReplica"));
-	assert_false(meta_is_from_env("stafffingFromEnv"));
-	assert_false(meta_is_from_env("FromEnv"));
+	assert_string_equal(meta_from_env_base("slotsPerReplicaFromEnv"),
+			    "slotsPerReplica");
+	assert_null(meta_from_env_base("slotsPerReplica"));
+	assert_null(meta_from_env_base("stafffingFromEnv"));
+	assert_null(meta_from_env_base("FromEnv"));
+	assert_null(meta_from_env_base(NULL));
 
 	/* a required key given from the environment satisfies meta_check */
 	meta_init(&m);
