@@ -191,10 +191,6 @@ static void on_unary_done(struct call *c, int ok)
 	call_free(c);
 }
 
-/*
- * Finish a unary call with a status and, when OK, a reply (ownership of
- * reply moves to the call).  Safe from any thread.
- */
 /* Count call c as answered with code (stats.h).  A generic call is named
  * by its path's last part, which stats_rpc() only compares. */
 static void call_count(struct call *c, grpc_status_code code)
@@ -220,6 +216,10 @@ static void call_count(struct call *c, grpc_status_code code)
 		  fetch_now() - c->arrived);
 }
 
+/*
+ * Finish a unary call with a status and, when OK, a reply (ownership of
+ * reply moves to the call).  Safe from any thread.
+ */
 static void call_reply(struct call *c, grpc_status_code code,
 		       const char *msg, grpc_byte_buffer *reply)
 {
