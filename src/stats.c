@@ -47,11 +47,9 @@ struct target {
 	double at;
 };
 
-struct stats {
-	pthread_mutex_t mu;
-	struct target *targets[STATS_BUCKETS_T];
-	size_t n_targets;
-	unsigned long long targets_dropped;
+/* The counters, copied whole for a scrape so that rendering them does
+ * not hold the lock the RPC threads take. */
+struct counters {
 	unsigned long long calls[STATS_METHODS][STATS_CODES];
 	unsigned long long bucket[STATS_METHODS][STATS_BUCKETS];
 	unsigned long long count[STATS_METHODS];
@@ -60,12 +58,23 @@ struct stats {
 	unsigned long long pushes[2];
 };
 
+struct stats {
+	pthread_mutex_t mu;          /* n: taken by the RPC threads */
+	struct counters n;
+	pthread_mutex_t tmu;         /* the targets: the fetch thread, scrapes */
+	struct target *targets[STATS_BUCKETS_T];
+	size_t n_targets;
+	unsigned long long targets_dropped;
+};
+
 struct stats *stats_new(void)
 {
 	struct stats *s = calloc(1, sizeof(*s));
 
-	if (s)
+	if (s) {
 		pthread_mutex_init(&s->mu, NULL);
+		pthread_mutex_init(&s->tmu, NULL);
+	}
 	return s;
 }
 
@@ -83,6 +92,7 @@ void stats_free(struct stats *s)
 			free(t);
 		}
 	pthread_mutex_destroy(&s->mu);
+	pthread_mutex_destroy(&s->tmu);
 	free(s);
 }
 
@@ -131,7 +141,7 @@ void stats_target(struct stats *s, const char *ns, const char *name,
 	memcpy(key + l[0] + l[1] + 2, e[2], l[2] + 1);
 	len = l[0] + l[1] + l[2] + 3;
 	b = stats_hash(key, len) % STATS_BUCKETS_T;
-	pthread_mutex_lock(&s->mu);
+	pthread_mutex_lock(&s->tmu);
 	for (t = s->targets[b]; t; t = t->next)
 		if (t->key_len == len && t->ns_len == l[0] &&
 		    t->name_len == l[1] && !memcmp(t->key, key, len))
@@ -159,10 +169,10 @@ void stats_target(struct stats *s, const char *ns, const char *name,
 	} else {
 		s->targets_dropped++;
 	}
-	pthread_mutex_unlock(&s->mu);
+	pthread_mutex_unlock(&s->tmu);
 }
 
-/* Forget targets unasked since before now - STATS_TARGET_IDLE_S (mu
+/* Forget targets unasked since before now - STATS_TARGET_IDLE_S (tmu
  * held). */
 static void stats_expire(struct stats *s, double now)
 {
@@ -206,12 +216,12 @@ void stats_rpc(struct stats *s, const char *method, int code,
 	if (!(seconds >= 0))
 		seconds = 0;
 	pthread_mutex_lock(&s->mu);
-	s->calls[m][code]++;
+	s->n.calls[m][code]++;
 	for (b = 0; b < STATS_BUCKETS; b++)
 		if (seconds <= stats_le[b])
-			s->bucket[m][b]++;
-	s->count[m]++;
-	s->sum[m] += seconds;
+			s->n.bucket[m][b]++;
+	s->n.count[m]++;
+	s->n.sum[m] += seconds;
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -220,7 +230,7 @@ void stats_stream(struct stats *s, int delta)
 	if (!s)
 		return;
 	pthread_mutex_lock(&s->mu);
-	s->streams += delta;
+	s->n.streams += delta;
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -229,7 +239,7 @@ void stats_push(struct stats *s, int active)
 	if (!s)
 		return;
 	pthread_mutex_lock(&s->mu);
-	s->pushes[active ? 1 : 0]++;
+	s->n.pushes[active ? 1 : 0]++;
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -255,7 +265,7 @@ static void out_printf(struct out *o, const char *fmt, ...)
 		o->len += (size_t)n;
 }
 
-/* One gauge family over every target (mu held): name, its help, and
+/* One gauge family over every target (tmu held): name, its help, and
  * held ? the held flag : the replicas. */
 static void stats_render_family(struct stats *s, struct out *o,
 				const char *name, const char *help, int held)
@@ -273,7 +283,7 @@ static void stats_render_family(struct stats *s, struct out *o,
 				   held ? (long long)(t->held != 0) : t->value);
 }
 
-/* The target gauges (mu held). */
+/* The target gauges (tmu held). */
 static void stats_render_targets(struct stats *s, struct out *o)
 {
 	stats_render_family(s, o, "staffer_target_replicas", "The replicas "
@@ -292,23 +302,19 @@ static void stats_render_targets(struct stats *s, struct out *o)
 size_t stats_render(struct stats *s, const struct fetch_stats *fs,
 		    double now, char *buf, size_t size)
 {
-	struct stats c;
+	struct counters c;
 	struct out o = { buf, size, 0 };
 	size_t m, k;
 
 	if (size)
 		buf[0] = '\0';
 	pthread_mutex_lock(&s->mu);
+	c = s->n;
+	pthread_mutex_unlock(&s->mu);
+	pthread_mutex_lock(&s->tmu);
 	stats_expire(s, now);
 	stats_render_targets(s, &o);
-	memcpy(c.calls, s->calls, sizeof(c.calls));
-	memcpy(c.bucket, s->bucket, sizeof(c.bucket));
-	memcpy(c.count, s->count, sizeof(c.count));
-	memcpy(c.sum, s->sum, sizeof(c.sum));
-	c.streams = s->streams;
-	c.pushes[0] = s->pushes[0];
-	c.pushes[1] = s->pushes[1];
-	pthread_mutex_unlock(&s->mu);
+	pthread_mutex_unlock(&s->tmu);
 
 	out_printf(&o, "# HELP staffer_rpc_requests_total gRPC calls answered, "
 		   "by method and status code.\n"

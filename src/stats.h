@@ -13,7 +13,9 @@
  * STATS_TARGETS_MAX of them, each forgotten STATS_TARGET_IDLE_S after
  * its last answer (label values escaped, cut at STATS_LABEL_MAX bytes).
  *
- * Threading: every function may be called from any thread (one mutex).
+ * Threading: every function may be called from any thread.  The counters
+ * the RPC threads bump have their own mutex, held only for a copy during
+ * a scrape; the target table has another (the fetch thread and scrapes).
  */
 #ifndef STAFFER_STATS_H
 #define STAFFER_STATS_H
