@@ -130,6 +130,12 @@ int httpd_check_addr(const char *addr, char err[HTTPD_ERR_MAX])
 struct httpd *httpd_start(const char *addr, struct stats *st,
 			  struct fetch *f, char err[HTTPD_ERR_MAX])
 {
+	struct MHD_OptionItem ops[] = {
+		{ MHD_OPTION_CONNECTION_LIMIT, HTTPD_CONNECTIONS_MAX, NULL },
+		{ MHD_OPTION_CONNECTION_TIMEOUT, HTTPD_TIMEOUT_S, NULL },
+		{ MHD_OPTION_END, 0, NULL },     /* the address, when given */
+		{ MHD_OPTION_END, 0, NULL },
+	};
 	struct sockaddr_in sin;
 	struct httpd *h;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
@@ -144,35 +150,20 @@ struct httpd *httpd_start(const char *addr, struct stats *st,
 	}
 	h->st = st;
 	h->f = f;
-	/* ":port": IPv6 and IPv4 on one socket where the host has IPv6,
-	 * else IPv4 alone */
+	/* IPV4:PORT binds that address; ":port" IPv6 and IPv4 on one socket
+	 * where the host has IPv6, else IPv4 alone */
+	ops[2].value = 0;
+	ops[2].ptr_value = &sin;
+	ops[2].option = any ? MHD_OPTION_END : MHD_OPTION_SOCK_ADDR;
 	if (any)
 		h->d = MHD_start_daemon(flags | MHD_USE_DUAL_STACK,
 					ntohs(sin.sin_port), NULL, NULL,
-					on_request, h,
-					MHD_OPTION_CONNECTION_LIMIT,
-					(unsigned)HTTPD_CONNECTIONS_MAX,
-					MHD_OPTION_CONNECTION_TIMEOUT,
-					(unsigned)HTTPD_TIMEOUT_S,
+					on_request, h, MHD_OPTION_ARRAY, ops,
 					MHD_OPTION_END);
-	if (any && !h->d)
+	if (!h->d)
 		h->d = MHD_start_daemon(flags, ntohs(sin.sin_port), NULL,
-					NULL, on_request, h,
-					MHD_OPTION_CONNECTION_LIMIT,
-					(unsigned)HTTPD_CONNECTIONS_MAX,
-					MHD_OPTION_CONNECTION_TIMEOUT,
-					(unsigned)HTTPD_TIMEOUT_S,
-					MHD_OPTION_END);
-	else if (!any)
-		h->d = MHD_start_daemon(flags, ntohs(sin.sin_port), NULL,
-					NULL, on_request, h,
-					MHD_OPTION_SOCK_ADDR,
-					(struct sockaddr *)&sin,
-					MHD_OPTION_CONNECTION_LIMIT,
-					(unsigned)HTTPD_CONNECTIONS_MAX,
-					MHD_OPTION_CONNECTION_TIMEOUT,
-					(unsigned)HTTPD_TIMEOUT_S,
-					MHD_OPTION_END);
+					NULL, on_request, h, MHD_OPTION_ARRAY,
+					ops, MHD_OPTION_END);
 	if (!h->d) {
 		snprintf(err, HTTPD_ERR_MAX, "metrics address '%.64s': cannot "
 			 "listen (in use, or not an address of this host)",
