@@ -97,3 +97,82 @@ enum model_err forecast_ahead(const double *vals, size_t n, double step_s,
 	*out = f;
 	return MODEL_OK;
 }
+
+enum model_err forecast_error_rms(const double *vals, size_t n, double alpha,
+				  double beta, double steps_ahead,
+				  size_t warmup, double *out, size_t *count)
+{
+	double level, trend, sq = 0;
+	size_t i, h, m = 0;
+	double hist_l[1], hist_t[1];
+
+	(void)hist_l; (void)hist_t;
+	if (!forecast_args_ok(vals, n, alpha, beta, steps_ahead, out))
+		return MODEL_EINVAL;
+	h = (size_t)llround(steps_ahead);
+	if (h < 1)
+		h = 1;
+	level = vals[0];
+	trend = n > 1 ? vals[1] - vals[0] : 0.0;
+	for (i = 1; i < n; i++) {
+		double prev = level;
+
+		level = alpha * vals[i] + (1.0 - alpha) * (level + trend);
+		trend = beta * (level - prev) + (1.0 - beta) * trend;
+		if (i >= warmup && i + h < n) {
+			double f = level + (double)h * trend;
+			double e = vals[i + h] - (f > 0 ? f : 0);
+
+			sq += e * e;
+			m++;
+		}
+	}
+	if (m == 0 || !isfinite(sq))
+		return MODEL_ERANGE;
+	*out = sqrt(sq / (double)m);
+	if (count)
+		*count = m;
+	return MODEL_OK;
+}
+
+/* EXPERIMENT: RMS of the rate's excess, h steps ahead, over what a
+ * decision made then staffed for: max(Holt forecast, max over the hold). */
+enum model_err forecast_exceed_rms(const double *vals, size_t n, double alpha,
+				   double beta, double steps_ahead,
+				   size_t hold_steps, size_t warmup,
+				   double *out, size_t *count)
+{
+	double level, trend, sq = 0;
+	size_t i, j, h, m = 0;
+
+	if (!forecast_args_ok(vals, n, alpha, beta, steps_ahead, out))
+		return MODEL_EINVAL;
+	h = (size_t)llround(steps_ahead);
+	if (h < 1)
+		h = 1;
+	level = vals[0];
+	trend = n > 1 ? vals[1] - vals[0] : 0.0;
+	for (i = 1; i < n; i++) {
+		double prev = level;
+
+		level = alpha * vals[i] + (1.0 - alpha) * (level + trend);
+		trend = beta * (level - prev) + (1.0 - beta) * trend;
+		if (i >= warmup && i + h < n) {
+			double f = level + (double)h * trend, e;
+
+			for (j = i >= hold_steps ? i - hold_steps : 0; j <= i; j++)
+				if (vals[j] > f)
+					f = vals[j];
+			e = vals[i + h] - f;
+			if (e > 0)
+				sq += e * e;
+			m++;
+		}
+	}
+	if (m == 0 || !isfinite(sq))
+		return MODEL_ERANGE;
+	*out = sqrt(sq / (double)m);
+	if (count)
+		*count = m;
+	return MODEL_OK;
+}

@@ -75,4 +75,14 @@ enum model_err forecast_ahead(const double *vals, size_t n, double step_s,
 			      double horizon_s, double alpha, double beta,
 			      struct forecast *out);
 
+/* EXPERIMENT: RMS of Holt's steps_ahead errors over the series. */
+enum model_err forecast_error_rms(const double *vals, size_t n, double alpha,
+				  double beta, double steps_ahead,
+				  size_t warmup, double *out, size_t *count);
+
+enum model_err forecast_exceed_rms(const double *vals, size_t n, double alpha,
+				   double beta, double steps_ahead,
+				   size_t hold_steps, size_t warmup,
+				   double *out, size_t *count);
+
 #endif

@@ -33,6 +33,18 @@ struct tz;
 #define META_ERR_MAX 512      /* bytes in an error message, with NUL */
 #define META_KEYS_MAX 128     /* entries in one scalerMetadata map */
 
+/* What a number key stores for "auto" (scaleDownHoldSeconds,
+ * rateWindowSeconds, peakedness): resolved where it is used. */
+#define META_AUTO (-1.0)
+/* coldStartSeconds by default: a typical LLM replica (image pulled and
+ * cached, weights loaded from local or network storage). */
+#define META_COLD_START_DEFAULT 120.0
+/* rateWindowSeconds when arrivalRateQuery has no range to read it from. */
+#define META_RATE_WINDOW_DEFAULT 60.0
+/* The metrics lag beyond the rate window: a scrape interval and an HPA
+ * sync (15 s each by default). */
+#define META_LAG_EXTRA_S 30.0
+
 enum meta_err {
 	META_OK = 0,
 	META_EUNKNOWN,   /* unknown key */
@@ -71,6 +83,11 @@ struct meta {
 
 	long scale_down_step;         /* replicas per period */
 	double scale_down_period_s;
+	double scale_down_hold_s;     /* META_AUTO or seconds; see
+				       * meta_hold_seconds() */
+	double rate_window_s;         /* > 0 after meta_check() (resolved
+				       * from arrivalRateQuery or 60) */
+	double peakedness;            /* META_AUTO (measured) or z */
 
 	double stale_hold_s;          /* hold the last target on unknown data */
 	double push_interval_s;       /* StreamIsActive re-check period */
@@ -184,6 +201,28 @@ int meta_parse_long(const char *s, long *out);
 /* The known key whose name is nearest to `key` (edit distance, case
  * folded), or NULL if none is reasonably close. */
 const char *meta_nearest_key(const char *key);
+
+/*
+ * The scale-down hold in force, in seconds: scaleDownHoldSeconds, or for
+ * auto coldStartSeconds + rateWindowSeconds + META_LAG_EXTRA_S when
+ * coldStartSeconds > 0, else 0.  Capacity is released only after the
+ * arrival rate stayed below what it serves for this long (decide.h).  m
+ * must have passed meta_check().
+ */
+double meta_hold_seconds(const struct meta *m);
+
+/*
+ * 1 when scale-down is limited to scaleDownStep replicas per
+ * scaleDownPeriodSeconds: either key is given (in the metadata or the
+ * schedule window in force), or there is no hold (meta_hold_seconds() is
+ * 0), where the step limit is all that keeps a dip from costing a cold
+ * start.
+ */
+int meta_step_limited(const struct meta *m);
+
+/* Where rate_window_s came from, for calc and explain: "given",
+ * "arrivalRateQuery" or "default". */
+const char *meta_rate_window_source(const struct meta *m);
 
 /* Known keys, for docs and lint: number of keys and the i-th name. */
 size_t meta_key_count(void);

@@ -340,6 +340,14 @@ int policy_run_init(struct policy_run *r, const struct policy *p)
 	r->hpa = malloc(sizeof(*r->hpa));
 	if (!r->hpa)
 		return -1;
+	if (p->kind == POLICY_STAFFER) {
+		r->series = malloc(DECIDE_SERIES_MAX * sizeof(*r->series));
+		if (!r->series) {
+			free(r->hpa);
+			r->hpa = NULL;
+			return -1;
+		}
+	}
 	hpa_init(r->hpa, &p->hpa);
 	keda_init(&r->keda, &p->keda);
 	smooth_init(&r->sm);
@@ -350,6 +358,8 @@ void policy_run_free(struct policy_run *r)
 {
 	free(r->hpa);
 	r->hpa = NULL;
+	free(r->series);
+	r->series = NULL;
 }
 
 /*
@@ -378,40 +388,43 @@ static int policy_staffer_obs(struct policy_run *r,
 	return 0;
 }
 
-#define POLICY_SERIES_MAX 2048 /* points of one range query (the forecast
-				 * window allows 86400 / 60 + 1) */
-
 /*
- * The forecast input, as scaler.c fetches it: the range query of
- * arrivalRateQuery over forecastWindowSeconds at
- * forecast_step_seconds(window), points at now - window + k step, each
- * rate() as of that instant.  No series (no forecast) when a point has no
- * data (a gap).  vals must hold POLICY_SERIES_MAX values.
+ * The series decide() reads, as scaler.c fetches it: the range query of
+ * arrivalRateQuery over decide_series_query()'s range at its step, points
+ * at now - range + k step, each rate() as of that instant.  Points before
+ * the first scrape are left out (Prometheus has no data there: the series
+ * is shorter); a gap after data began means no series, as in the server.
  */
-static void policy_series(const struct policy_run *r,
-			  const struct policy_view *v, double *vals,
-			  struct decide_obs *o)
+static void policy_series(const struct policy_run *r, const struct meta *m,
+			  const struct policy_view *v, struct decide_obs *o)
 {
-	const struct meta *m = &r->p->meta;
-	double step, start;
-	size_t n, k;
+	double range, step, start, x;
+	size_t n, k, got = 0;
 
-	if (!(m->cold_start_s > 0) || !v->arrivals)
+	decide_series_query(m, &range, &step);
+	if (!(range > 0) || !v->arrivals || !r->series)
 		return;
-	step = forecast_step_seconds(m->forecast_window_s);
-	n = (size_t)floor(m->forecast_window_s / step + 1e-9) + 1;
-	if (n < 2 || n > POLICY_SERIES_MAX)
+	n = (size_t)floor(range / step + 1e-9) + 1;
+	if (n < 2 || n > DECIDE_SERIES_MAX)
 		return;
 	start = v->now - (double)(n - 1) * step;
 	for (k = 0; k < n; k++) {
+		/* A window reaching back before t = 0 is not full: the fleet
+		 * had been running, but its Prometheus starts empty. */
+		if (start + (double)k * step < v->rate_window_s)
+			continue;
 		if (simprom_rate(v->arrivals, start + (double)k * step,
-				 v->rate_window_s, &vals[k]))
-			return;
-		if (vals[k] < 0)
-			vals[k] = 0;
+				 v->rate_window_s, &x)) {
+			if (got)
+				return;
+			continue;
+		}
+		r->series[got++] = x > 0 ? x : 0;
 	}
-	o->series = vals;
-	o->n_series = n;
+	if (got < 2)
+		return;
+	o->series = r->series;
+	o->n_series = got;
 	o->series_step_s = step;
 }
 
@@ -436,7 +449,7 @@ static int policy_observed(const struct policy_run *r,
 		return 0;
 	step = range / 30 < 1 ? 1 : range / 30 > 15 ? 15 : range / 30;
 	n = (size_t)floor(range / step + 1e-9) + 1;
-	for (k = 0; k < n && k < POLICY_SERIES_MAX; k++)
+	for (k = 0; k < n && k < DECIDE_SERIES_MAX; k++)
 		if (!simprom_last(v->replicas, v->now - range +
 				  (double)k * step, &x) && x > *recent)
 			*recent = x;
@@ -447,18 +460,22 @@ static int policy_observed(const struct policy_run *r,
 static int32_t policy_staffer(struct policy_run *r,
 			      const struct policy_view *v)
 {
-	double vals[POLICY_SERIES_MAX];
 	struct model_signals s;
 	struct decide_obs o;
 	struct decision d;
 	enum model_err merr;
 	double cur, recent;
+	struct meta m = r->p->meta; /* shallow: borrowed strings */
 
+	/* The simulated Prometheus rates over its own window, which is what
+	 * the arrivalRateQuery's range would say. */
+	if (strcmp(meta_rate_window_source(&m), "given"))
+		m.rate_window_s = v->rate_window_s;
 	if (policy_staffer_obs(r, v, &o)) {
 		r->metric_errors++;
 		return -1;
 	}
-	policy_series(r, v, vals, &o);
+	policy_series(r, &m, v, &o);
 	if (!policy_observed(r, v, &cur, &recent)) {
 		o.have_view = 1;
 		o.current = (int64_t)llround(cur);
@@ -468,11 +485,19 @@ static int32_t policy_staffer(struct policy_run *r,
 	 * starts from it, as that of a server that had been running. */
 	if (!r->sm.primed)
 		smooth_seed(&r->sm, v->spec, v->now);
-	if (decide_observations(&r->p->meta, &o, v->now, &r->sm, &s, &d,
+	if (decide_observations(&m, &o, v->now, &r->sm, &s, &d,
 				&merr) != DECIDE_OK) {
 		r->metric_errors++;
 		return -1;
 	}
+	if (getenv("STAFFER_XSERIES") && fabs(v->now - atof(getenv("STAFFER_XSERIES"))) < 8) {
+		size_t q;
+		for (q = 0; q < o.n_series; q++) fprintf(stderr, "%.2f ", o.series[q]);
+		fprintf(stderr, "\n");
+	}
+	if (getenv("STAFFER_XDEBUG"))
+		fprintf(stderr, "XD t=%.0f lam=%.2f fc=%.2f held=%.2f z=%.2f zr=%.2f W=%.2f Q=%.0f S=%.2f busy=%.1f head=%.1f drain=%.1f boost=%.1f raw=%lld tgt=%lld spec=%d src=%d\n",
+			v->now, s.arrival_rate, s.arrival_forecast, s.arrival_held, d.b.peakedness, d.peak_raw, s.service_time_s, s.queue_depth, s.shed_rate, d.b.busy_slots, d.b.headroom_slots, d.b.drain_slots, d.b.boost_slots, (long long)d.raw, (long long)d.target, v->spec, (int)d.b.source);
 	if (d.b.forecast_used)
 		r->forecasts++;
 	r->last = d;

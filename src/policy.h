@@ -124,6 +124,7 @@ struct policy_run {
 	struct keda keda;
 	struct smooth sm;
 	double last_w;            /* last good mean service time */
+	double *series;           /* staffer: DECIDE_SERIES_MAX points */
 	struct decision last;     /* staffer's last decision */
 	int have_last;
 	uint64_t metric_errors;   /* GetMetrics that failed */

@@ -400,8 +400,11 @@ static void sim_view(const struct sim *s, struct policy_view *v)
 {
 	v->now = s->now;
 	v->arrival_rate = sim_rate(s, S_ARR);
-	v->service_rate = sim_rate(s, S_SVC_SUM);
-	v->completion_rate = sim_rate(s, S_SVC_CNT);
+	{
+		double ww = getenv("SX_WWIN") ? atof(getenv("SX_WWIN")) : s->c->rate_window_s, x;
+		v->service_rate = simprom_rate(&s->ser[S_SVC_SUM], s->now, ww, &x) ? NAN : x;
+		v->completion_rate = simprom_rate(&s->ser[S_SVC_CNT], s->now, ww, &x) ? NAN : x;
+	}
 	v->shed_rate = sim_rate(s, S_SHED);
 	v->busy_rate = sim_rate(s, S_BUSY);
 	v->queue_depth = sim_gauge(s, S_QUEUE);
@@ -616,9 +619,13 @@ int sim_run(const struct sim_config *c, const struct trace *t,
 	s.d = d;
 	s.p = p;
 	/* Keep what the longest query looks back over. */
-	span = c->rate_window_s;
-	if (p->kind == POLICY_STAFFER && p->meta.cold_start_s > 0)
-		span += p->meta.forecast_window_s;
+	span = c->rate_window_s + 300;
+	if (p->kind == POLICY_STAFFER) {
+		double range, step;
+
+		decide_series_query(&p->meta, &range, &step);
+		span += range;
+	}
 	if (p->kind == POLICY_STAFFER && p->meta.current_replicas_query &&
 	    p->meta.scale_down_period_s + SIMPROM_LOOKBACK_S > span)
 		span = p->meta.scale_down_period_s + SIMPROM_LOOKBACK_S;
