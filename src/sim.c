@@ -71,11 +71,12 @@ struct sim {
 				     * request */
 	size_t expire;              /* next request the timeout looks at */
 	uint64_t born;              /* replicas created so far */
-	/* Routed gateways: the ready replicas oldest first, round-robin's
-	 * next pick (SIM_NONE: the oldest), a pending flush of the gateway,
-	 * and the queues of replicas put to drain, to route again. */
+	/* Routed gateways: the ready replicas oldest first and round-robin's
+	 * next pick (SIM_NONE: the oldest); least-loaded's heap of them; a
+	 * flush of the gateway pending; the queues of replicas put to drain,
+	 * to route again. */
 	uint32_t rhead, rtail, rrnext;
-	struct simll ll;            /* least-loaded: the ready replicas */
+	struct simll ll;
 	int route_pending;
 	uint32_t *moved;
 	size_t nmoved, capmoved;

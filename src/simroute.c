@@ -69,7 +69,7 @@ uint32_t simq_pop(struct simq_links *l, struct simq *q)
 	return i;
 }
 
-/* ---- least-loaded ------------------------------------------------------- */
+/* ---- least-loaded -------------------------------------------------------- */
 
 void simll_init(struct simll *l)
 {
