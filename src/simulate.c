@@ -3,7 +3,8 @@
  * fleet under each autoscaling policy and compare the outcomes.
  *
  * Reads the traffic (a per-request CSV, a ServeGen rate file or a
- * synthetic shape), gives every request its service time, then runs
+ * synthetic shape), gives every request its service time, picks one warm
+ * start for all (--initial-replicas: first-minute, auto or N), then runs
  * sim_run once per policy on the same requests and prints a table, or one
  * JSON object per policy with --json.  --timeseries writes every policy's
  * samples as CSV, --plot draws them with gnuplot.  Usage errors exit 2,
@@ -86,23 +87,23 @@ static void simulate_usage(FILE *fp)
 "  --perf-spec M,HW,TP (llama2-70b,h100-80gb,4)  --batch B (slots, max 64)\n"
 "fleet and control:\n"
 "  --slots N (16)  --queue-timeout S (60)  --cold-start S (120)\n"
-"  --routing shared|least-loaded|round-robin (shared): one gateway queue,\n"
-"                      or a queue per replica, the request sent on arrival\n"
-"                      to the replica with the fewest requests, or in turn\n"
-"  --initial-replicas first-minute|auto|N (first-minute): the warm start\n"
-"                      of every policy; first-minute: the mean concurrency\n"
-"                      of the first 60 s in replicas (what was measured\n"
-"                      before the autoscaler); auto: enough for the first\n"
-"                      cold start (peeks into the future)\n"
+"  --routing shared|least-loaded|round-robin (shared)  the gateway: one\n"
+"                      queue for the fleet, or a queue per replica, each\n"
+"                      request sent on arrival to the replica with the\n"
+"                      fewest requests running and queued, or in turn\n"
+"  --initial-replicas first-minute|auto|N (first-minute)  every policy's\n"
+"                      warm start: the first 60 s's mean concurrency in\n"
+"                      replicas (measurable before autoscaling), or auto:\n"
+"                      enough for the first cold start (peeks ahead)\n"
 "  --sla S (2)  --scrape-interval S (15)  --rate-window S (60)\n"
 "  --hpa-sync S (15)  --hpa-tolerance X (0.1)  --downscale-window S (300)\n"
 "  --max-replicas N (100: each policy's default maxReplicaCount)\n"
 "policies (repeat --policy; default: all eight at their defaults):\n"
 "  staffer[:METADATA]  keda-queue[:threshold=T]  keda-running[:threshold=T]\n"
-"  keda-combined[:queue=T,running=T]  keda-sum[:threshold=T] (running +\n"
-"  queued per replica, default slots)  hpa-util[:target=U]  oracle\n"
-"  static[:replicas=N] (a fixed fleet, default the warm start)\n"
-"  a policy that can never scale up is marked (static) in the table and\n"
+"  keda-combined[:queue=T,running=T]  hpa-util[:target=U]  oracle\n"
+"  keda-sum[:threshold=T]  running + waiting per replica (T: slots)\n"
+"  static[:replicas=N]  a fixed fleet, no HPA or KEDA (N: the warm start)\n"
+"  a policy that can never scale up is marked (static) in the table,\n"
 "  \"never_scales_up\": true in --json\n"
 "  common keys (not static): minReplicaCount maxReplicaCount cooldownPeriod\n"
 "  pollingInterval activationThreshold tolerance upTolerance downTolerance\n"
