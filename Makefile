@@ -28,7 +28,7 @@ GEN_HDR  = $(PROTOS:%=$(GEN)/%.pb-c.h)
 LIB_SRC  = src/model.c src/erlang.c src/smooth.c src/meta.c src/config.c \
            src/prom.c src/show.c src/csv.c src/log.c src/secret.c src/http.c src/awscred.c src/stats.c src/httpd.c src/fetch.c src/scaler.c src/pb.c \
            src/rpc.c src/report.c src/calc.c src/explain.c src/serve.c src/forecast.c src/decide.c \
-           src/simrng.c src/simheap.c src/perf.c src/trace.c \
+           src/simrng.c src/simheap.c src/simroute.c src/perf.c src/trace.c \
            src/simprom.c src/hpa.c src/keda.c src/demand.c src/policy.c \
            src/sim.c src/simplot.c src/simulate.c \
            src/sched.c src/tz.c src/ydoc.c src/lint.c src/peak.c src/promql.c

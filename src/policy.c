@@ -17,6 +17,8 @@ static const char *const policy_names[] = {
 	[POLICY_KEDA_COMBINED] = "keda-combined",
 	[POLICY_HPA_UTIL] = "hpa-util",
 	[POLICY_ORACLE] = "oracle",
+	[POLICY_KEDA_SUM] = "keda-sum",
+	[POLICY_STATIC] = "static",
 };
 
 #define POLICY_NKINDS (sizeof(policy_names) / sizeof(policy_names[0]))
@@ -183,6 +185,16 @@ static int policy_own(struct policy *p, const char *k, const char *v,
 			return 1;
 		return policy_num(k, v, 0, 1, 1, &p->util_target, err,
 				  errlen) ? -1 : 0;
+	case POLICY_KEDA_SUM:
+		if (strcmp(k, "threshold"))
+			return 1;
+		return policy_num(k, v, 0, 1, POLICY_THRESHOLD_MAX,
+				  &p->sum_threshold, err, errlen) ? -1 : 0;
+	case POLICY_STATIC:
+		if (strcmp(k, "replicas"))
+			return 1;
+		return policy_int(k, v, 0, HPA_REPLICAS_MAX,
+				  &p->static_replicas, err, errlen) ? -1 : 0;
 	case POLICY_ORACLE:
 		return 1;
 	}
@@ -196,7 +208,10 @@ static const char *policy_own_keys(enum policy_kind k)
 		return "any ScaledObject metadata key";
 	case POLICY_KEDA_QUEUE:
 	case POLICY_KEDA_RUNNING:
+	case POLICY_KEDA_SUM:
 		return "threshold";
+	case POLICY_STATIC:
+		return "replicas";
 	case POLICY_KEDA_COMBINED:
 		return "queue, running";
 	case POLICY_HPA_UTIL:
@@ -211,8 +226,18 @@ static const char *policy_own_keys(enum policy_kind k)
 static int policy_set(struct policy *p, const char *k, const char *v,
 		      char *err, size_t errlen)
 {
-	int r = policy_common(p, k, v, err, errlen);
+	int r;
 
+	/* A static fleet has no ScaledObject and no HPA to configure. */
+	if (p->kind == POLICY_STATIC) {
+		r = policy_own(p, k, v, err, errlen);
+		if (r <= 0)
+			return r;
+		snprintf(err, errlen, "unknown key '%.60s' for policy "
+			 "'static'; allowed: replicas", k);
+		return -1;
+	}
+	r = policy_common(p, k, v, err, errlen);
 	if (r <= 0)
 		return r;
 	r = policy_own(p, k, v, err, errlen);
@@ -236,6 +261,8 @@ static void policy_defaults(struct policy *p, long slots,
 	keda_config_init(&p->keda);
 	p->queue_threshold = 5;
 	p->running_threshold = 0.75 * (double)slots;
+	p->sum_threshold = (double)slots;
+	p->static_replicas = -1;
 	p->util_target = 0.7;
 	p->activation = 0;
 	if (p->kind == POLICY_STAFFER) {
@@ -277,7 +304,7 @@ int policy_parse(struct policy *p, const char *spec,
 	if (i == POLICY_NKINDS) {
 		snprintf(err, errlen, "unknown policy '%.60s'; allowed: "
 			 "staffer, keda-queue, keda-running, keda-combined, "
-			 "hpa-util, oracle", buf);
+			 "keda-sum, hpa-util, oracle, static", buf);
 		return -1;
 	}
 	p->kind = (enum policy_kind)i;
@@ -538,6 +565,13 @@ int32_t policy_proposal(struct policy_run *r, const struct policy_view *v)
 					  policy_or0(v->inflight),
 					  p->running_threshold);
 		return a > b ? a : b;
+	case POLICY_KEDA_SUM:
+		/* One query, inflight + queue: NaN on either side is no
+		 * answer, which ignoreNullValues reads as 0. */
+		return hpa_calc_external_avg(r->hpa, v->status,
+					     policy_or0(v->inflight +
+							v->queue_depth),
+					     p->sum_threshold);
 	case POLICY_HPA_UTIL:
 		if (isnan(v->busy_rate) || v->ready <= 0 || v->slots <= 0)
 			return -1;
@@ -546,6 +580,7 @@ int32_t policy_proposal(struct policy_run *r, const struct policy_view *v)
 				     v->status - v->ready, per_pod,
 				     p->util_target);
 	case POLICY_ORACLE:
+	case POLICY_STATIC:
 		return -1;
 	}
 	return -1;
@@ -578,13 +613,33 @@ int policy_active(struct policy_run *r, const struct policy_view *v)
 	case POLICY_KEDA_COMBINED:
 		return policy_or0(v->queue_depth) > p->activation ||
 		       policy_or0(v->inflight) > p->activation;
+	case POLICY_KEDA_SUM:
+		return policy_or0(v->inflight + v->queue_depth) >
+		       p->activation;
 	case POLICY_HPA_UTIL:
 		util = v->ready > 0 && v->slots > 0 ?
 		       policy_or0(v->busy_rate) / ((double)v->slots * v->ready)
 		       : 0;
 		return util > p->activation;
 	case POLICY_ORACLE:
+	case POLICY_STATIC:
 		return 1;
 	}
 	return 1;
+}
+
+int policy_never_scales_up(const struct policy_run *r, long slots)
+{
+	switch (r->p->kind) {
+	case POLICY_STATIC:
+		return 1;
+	case POLICY_KEDA_RUNNING:
+		/* One full replica is the highest ratio there is (the
+		 * replica count cancels exactly in the HPA's arithmetic):
+		 * if the HPA keeps one replica for it, it never adds any. */
+		return hpa_calc_external_avg(r->hpa, 1, (double)slots,
+					     r->p->running_threshold) <= 1;
+	default:
+		return 0;
+	}
 }

@@ -25,12 +25,20 @@
  *                  0.75 x slots per replica).
  *   keda-combined  both triggers on one ScaledObject (the HPA takes the
  *                  larger proposal): queue=T, running=T.
+ *   keda-sum       one KEDA Prometheus trigger on running + waiting
+ *                  requests (the in-flight gauge plus the queue-depth
+ *                  gauge: one PromQL sum, so no answer if either has
+ *                  none), AverageValue threshold=T per replica (default
+ *                  slots: a replica's worth of work); KEDA's default HPA
+ *                  as keda-running.
  *   hpa-util       HPA on a Pods metric, the busy-slot fraction of each
  *                  ready replica averaged over the rate window (what a GPU
  *                  utilisation metric gives), target=U (default 0.7).
  *   oracle         clairvoyant (see the simulator): no keys but the
  *                  replica bounds.
- * Keys every policy takes (the ScaledObject's own fields):
+ *   static         a fixed fleet, no HPA and no KEDA: replicas=N (default
+ *                  -1: the run's initial replicas).  Its only key.
+ * Keys every other policy takes (the ScaledObject's own fields):
  * minReplicaCount (default 1; 0 enables scale to zero), maxReplicaCount
  * (default 100), cooldownPeriod (300 s), pollingInterval (30 s),
  * activationThreshold (KEDA Prometheus triggers, default 0).  HPA keys
@@ -40,6 +48,23 @@
  * downWindow (stabilizationWindowSeconds), upSelect, downSelect
  * (Max|Min|Disabled), upPolicies, downPolicies ("Pods/4/15+Percent/
  * 100/15"), behavior=none (spec.behavior nil: KEDA's default).
+ *
+ * Configurations that can never scale up (policy_never_scales_up):
+ * static, and keda-running whose threshold a full replica cannot exceed
+ * by more than the up-tolerance t.  In-flight requests per replica are
+ * at most slots, so the HPA's ratio in-flight / (threshold x replicas)
+ * is at most slots / threshold, and it scales up only above 1 + t:
+ * keda-running scales up only if slots / threshold > 1 + t, threshold
+ * read in milli units as the HPA reads it (policy.c asks the HPA's own
+ * arithmetic about one full replica, so rounding cannot disagree).  With
+ * 16 slots and t = 0.1: threshold 14.545 (16 / 14.545 = 1.10003) can
+ * scale up, 14.546 (1.09996) and above cannot.  Such a fleet stays at
+ * its warm start however the load grows: it is a static fleet that
+ * merely scales down.  Two exceptions that do not answer load: KEDA's
+ * activation 0 -> max(minReplicaCount, 1), and the in-flight gauge still
+ * counting requests on draining replicas, which status.replicas does
+ * not, for the length of a drain after a scale-down.  keda-combined is
+ * never labelled (its queue trigger can always scale up).
  *
  * policy_parse fills a struct policy (it owns its metadata: release it);
  * struct policy_run holds one run's controller state.
@@ -66,6 +91,8 @@ enum policy_kind {
 	POLICY_KEDA_COMBINED,
 	POLICY_HPA_UTIL,
 	POLICY_ORACLE,
+	POLICY_KEDA_SUM,
+	POLICY_STATIC,
 };
 
 struct policy {
@@ -73,6 +100,8 @@ struct policy {
 	char name[POLICY_NAME_MAX];  /* the spec as written */
 	double queue_threshold;      /* per replica */
 	double running_threshold;    /* per replica */
+	double sum_threshold;        /* keda-sum, per replica */
+	int32_t static_replicas;     /* static; -1: the initial replicas */
 	double util_target;          /* busy fraction, (0, 1] */
 	double activation;           /* KEDA activationThreshold */
 	struct meta meta;            /* staffer's metadata */
@@ -141,6 +170,11 @@ int32_t policy_proposal(struct policy_run *r, const struct policy_view *v);
 /* KEDA's scale loop: GetMetrics, then IsActive.  1 active, 0 inactive,
  * -1 on a scaler error (KEDA then takes no action). */
 int policy_active(struct policy_run *r, const struct policy_view *v);
+
+/* 1 when this configuration can never scale up on a fleet of `slots`
+ * slots per replica (the rule above), else 0.  r is initialised (its HPA
+ * carries the tolerances in effect). */
+int policy_never_scales_up(const struct policy_run *r, long slots);
 
 const char *policy_kind_name(enum policy_kind k);
 

@@ -7,7 +7,13 @@
  * equal times heap events go first (a completion frees its slot before a
  * request arriving at that instant is placed), in push order.  Before any
  * event at time t, requests whose wait exceeded the queue timeout before
- * t are shed, in FIFO order, so the shed counter is exact at every scrape.
+ * t are shed, oldest first, wherever they wait, so the shed counter is
+ * exact at every scrape: a cursor walks the requests in arrival order
+ * and sheds those still waiting, so the check costs O(1) per event and
+ * O(requests) in all, whatever the number of queues.
+ *
+ * Waiting requests sit on simroute lists: the gateway's, and with routing
+ * each ready replica's own.  The queue-depth gauge counts them all.
  */
 #include "sim.h"
 
@@ -18,16 +24,27 @@
 
 #include "simheap.h"
 #include "simprom.h"
+#include "simroute.h"
 
 enum { EV_DONE, EV_READY, EV_SCRAPE, EV_HPA, EV_KEDA, EV_ORACLE,
-       EV_SAMPLE };
+       EV_SAMPLE, EV_ROUTE };
 
 enum { R_STARTING, R_READY, R_DRAINING, R_GONE };
+
+/* Where a request is: not arrived (or over: done or shed), waiting at the
+ * gateway, waiting in a replica's own queue, running. */
+enum { Q_OUT = 0, Q_GATEWAY, Q_REPLICA, Q_RUNNING };
+
+#define SIM_NONE UINT32_MAX      /* no replica: the ready list's ends */
 
 struct sim_replica {
 	double created, ready_at;
 	long busy;
 	int state;
+	uint64_t born;           /* creation order: routing's "oldest" */
+	/* Routed gateways only: */
+	struct simq q;           /* routed here, not started yet */
+	uint32_t rnext, rprev;   /* the ready list, oldest first */
 };
 
 enum { S_ARR, S_SVC_SUM, S_SVC_CNT, S_SHED, S_BUSY, S_QUEUE, S_INFLIGHT,
@@ -46,9 +63,23 @@ struct sim {
 	int32_t spec, n_starting, n_ready, n_draining, peak;
 	uint64_t free_ready;        /* free slots on ready serving replicas */
 
-	uint32_t *queue;            /* FIFO ring of request indices */
-	size_t qhead, qlen;
-	uint32_t *req_rep;          /* replica serving each request */
+	struct simq_links links;    /* every queue's links */
+	struct simq gw;             /* the gateway's FIFO */
+	size_t qlen;                /* waiting anywhere: the queue gauge */
+	uint8_t *where;             /* Q_* of each request */
+	uint32_t *req_rep;          /* replica serving (or queueing) each
+				     * request */
+	size_t expire;              /* next request the timeout looks at */
+	uint64_t born;              /* replicas created so far */
+	/* Routed gateways: the ready replicas oldest first and round-robin's
+	 * next pick (SIM_NONE: the oldest); least-loaded's heap of them; a
+	 * flush of the gateway pending; the queues of replicas put to drain,
+	 * to route again. */
+	uint32_t rhead, rtail, rrnext;
+	struct simll ll;
+	int route_pending;
+	uint32_t *moved;
+	size_t nmoved, capmoved;
 	double *waits;
 	size_t nwaits;
 	size_t next;                /* next arrival */
@@ -76,6 +107,33 @@ void sim_config_init(struct sim_config *c)
 	c->initial_replicas = 1;
 	c->end_s = 0;
 	c->ts_step_s = 0;
+	c->routing = SIM_ROUTE_SHARED;
+}
+
+static const char *const sim_routing_names[] = {
+	[SIM_ROUTE_SHARED] = "shared",
+	[SIM_ROUTE_LEAST_LOADED] = "least-loaded",
+	[SIM_ROUTE_ROUND_ROBIN] = "round-robin",
+};
+
+#define SIM_NROUTINGS (sizeof(sim_routing_names) / \
+		       sizeof(sim_routing_names[0]))
+
+int sim_routing_parse(const char *s, enum sim_routing *out)
+{
+	size_t i;
+
+	for (i = 0; i < SIM_NROUTINGS; i++)
+		if (!strcmp(s, sim_routing_names[i])) {
+			*out = (enum sim_routing)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *sim_routing_name(enum sim_routing r)
+{
+	return (size_t)r < SIM_NROUTINGS ? sim_routing_names[r] : "?";
 }
 
 int sim_config_check(const struct sim_config *c, char *err, size_t errlen)
@@ -110,6 +168,8 @@ int sim_config_check(const struct sim_config *c, char *err, size_t errlen)
 		  c->end_s / c->ts_step_s > 1e7))
 		what = "timeseries step must be >= 0 and give at most 1e7 "
 		       "points";
+	else if ((size_t)c->routing >= SIM_NROUTINGS)
+		what = "routing must be shared, least-loaded or round-robin";
 	if (what) {
 		snprintf(err, errlen, "%s", what);
 		return -1;
@@ -126,6 +186,25 @@ int32_t sim_initial_replicas(const struct sim_config *c,
 
 	if (need < min)
 		need = min;
+	if (need > SIM_REPLICAS_MAX)
+		need = SIM_REPLICAS_MAX;
+	return (int32_t)need;
+}
+
+int32_t sim_first_minute_replicas(const struct sim_config *c,
+				  const struct trace *t, int32_t min)
+{
+	double work = 0, need;
+	size_t i;
+
+	/* The trace is sorted: stop at the first arrival past the minute. */
+	for (i = 0; i < t->n && t->req[i].arrival_s < SIM_WARM_WINDOW_S; i++)
+		work += t->req[i].service_s;
+	need = ceil(work / SIM_WARM_WINDOW_S / (double)c->slots);
+	if (need < min)
+		need = min;
+	if (need < 1)
+		need = 1;
 	if (need > SIM_REPLICAS_MAX)
 		need = SIM_REPLICAS_MAX;
 	return (int32_t)need;
@@ -157,6 +236,30 @@ static double sim_overlap(const struct sim *s, double from, double to)
 
 /* ---- the fleet ----------------------------------------------------------- */
 
+static int sim_routed(const struct sim *s)
+{
+	return s->c->routing != SIM_ROUTE_SHARED;
+}
+
+static int sim_ll(const struct sim *s)
+{
+	return s->c->routing == SIM_ROUTE_LEAST_LOADED;
+}
+
+/* Routed: what least-loaded compares, requests running and queued. */
+static uint64_t sim_load(const struct sim_replica *x)
+{
+	return (uint64_t)x->busy + x->q.len;
+}
+
+/* Least-loaded: tell the heap replica r's load changed (only ready
+ * replicas are in it). */
+static void sim_touch(struct sim *s, uint32_t r)
+{
+	if (sim_ll(s) && s->rep[r].state == R_READY)
+		simll_set(&s->ll, r, sim_load(&s->rep[r]));
+}
+
 static void sim_gone(struct sim *s, size_t r)
 {
 	struct sim_replica *x = &s->rep[r];
@@ -167,6 +270,42 @@ static void sim_gone(struct sim *s, size_t r)
 	else if (x->state == R_DRAINING)
 		s->n_draining--;
 	x->state = R_GONE;
+}
+
+/* Routed: replica r joins the ready list at its end.  Replicas become
+ * ready in creation order (one cold start for all), so the list stays
+ * oldest first. */
+static void sim_list_add(struct sim *s, uint32_t r)
+{
+	struct sim_replica *x = &s->rep[r];
+
+	x->rnext = SIM_NONE;
+	x->rprev = s->rtail;
+	if (s->rtail == SIM_NONE)
+		s->rhead = r;
+	else
+		s->rep[s->rtail].rnext = r;
+	s->rtail = r;
+	if (sim_ll(s))
+		simll_add(&s->ll, r, sim_load(x), x->born);
+}
+
+static void sim_list_del(struct sim *s, uint32_t r)
+{
+	struct sim_replica *x = &s->rep[r];
+
+	if (sim_ll(s))
+		simll_del(&s->ll, r);
+	if (s->rrnext == r)
+		s->rrnext = x->rnext;
+	if (x->rprev == SIM_NONE)
+		s->rhead = x->rnext;
+	else
+		s->rep[x->rprev].rnext = x->rnext;
+	if (x->rnext == SIM_NONE)
+		s->rtail = x->rprev;
+	else
+		s->rep[x->rnext].rprev = x->rprev;
 }
 
 static int sim_new_replica(struct sim *s, int ready)
@@ -190,6 +329,8 @@ static int sim_new_replica(struct sim *s, int ready)
 				return -1;
 			s->rep = x;
 			s->caprep = cap;
+			if (sim_ll(s) && simll_reserve(&s->ll, cap))
+				return -1;
 		}
 		s->nrep++;
 	}
@@ -197,10 +338,15 @@ static int sim_new_replica(struct sim *s, int ready)
 	x->created = s->now;
 	x->ready_at = ready ? s->now : s->now + s->c->cold_start_s;
 	x->busy = 0;
+	x->born = s->born++;
+	simq_init(&x->q);
+	x->rnext = x->rprev = SIM_NONE;
 	if (ready) {
 		x->state = R_READY;
 		s->n_ready++;
 		s->free_ready += (uint64_t)s->c->slots;
+		if (sim_routed(s))
+			sim_list_add(s, (uint32_t)r);
 		return 0;
 	}
 	x->state = R_STARTING;
@@ -221,51 +367,10 @@ static long sim_newest(const struct sim *s, int st)
 	return best;
 }
 
-static void sim_remove_one(struct sim *s)
-{
-	long r = sim_newest(s, R_STARTING);
-	struct sim_replica *x;
-
-	if (r >= 0) {
-		sim_gone(s, (size_t)r);
-		return;
-	}
-	r = sim_newest(s, R_READY);
-	if (r < 0)
-		return;
-	x = &s->rep[r];
-	s->n_ready--;
-	s->busy_serving -= (uint64_t)x->busy;
-	s->free_ready -= (uint64_t)(s->c->slots - x->busy);
-	x->state = R_DRAINING;
-	s->n_draining++;
-	if (x->busy == 0)
-		sim_gone(s, (size_t)r);
-}
-
-static int sim_set_spec(struct sim *s, int32_t target)
-{
-	int32_t live = s->n_starting + s->n_ready;
-
-	if (target < 0)
-		target = 0;
-	if (target == s->spec)
-		return 0;
-	s->scale_events++;
-	s->spec = target;
-	if (target > s->peak)
-		s->peak = target;
-	for (; live < target; live++)
-		if (sim_new_replica(s, 0))
-			return -1;
-	for (; live > target; live--)
-		sim_remove_one(s);
-	return 0;
-}
-
 /* ---- requests ------------------------------------------------------------ */
 
-/* The ready serving replica with the most free slots, or -1. */
+/* Shared queue: the ready serving replica with the most free slots, or
+ * -1. */
 static long sim_pick(const struct sim *s)
 {
 	long best = -1, slots = s->c->slots;
@@ -284,6 +389,21 @@ static long sim_pick(const struct sim *s)
 	return best;
 }
 
+/* Routed: the replica the next request goes to, or SIM_NONE when none is
+ * ready.  Least-loaded: fewest requests running and queued on it, ties
+ * to the oldest (the heap); round-robin: the ready list in turn. */
+static uint32_t sim_pick_routed(struct sim *s)
+{
+	uint32_t r;
+
+	if (sim_ll(s))
+		return simll_min(&s->ll);
+	r = s->rrnext != SIM_NONE ? s->rrnext : s->rhead;
+	if (r != SIM_NONE)
+		s->rrnext = s->rep[r].rnext;
+	return r;
+}
+
 static int sim_start(struct sim *s, uint32_t q, size_t r)
 {
 	const struct trace_req *req = &s->t->req[q];
@@ -297,19 +417,53 @@ static int sim_start(struct sim *s, uint32_t q, size_t r)
 	s->inflight++;
 	s->busy_serving++;
 	s->req_rep[q] = (uint32_t)r;
+	s->where[q] = Q_RUNNING;
 	return simheap_push(&s->heap, s->now + req->service_s, EV_DONE, q);
 }
 
+static void sim_wait_gateway(struct sim *s, uint32_t q)
+{
+	simq_push(&s->links, &s->gw, q);
+	s->where[q] = Q_GATEWAY;
+	s->qlen++;
+}
+
+/* Routed: send request q (in no queue) to a replica: it starts there at
+ * once if a slot is free (then its queue is empty), else joins that
+ * replica's queue; with no ready replica it waits at the gateway. */
+static int sim_route(struct sim *s, uint32_t q)
+{
+	uint32_t r = sim_pick_routed(s);
+	struct sim_replica *x;
+
+	if (r == SIM_NONE) {
+		sim_wait_gateway(s, q);
+		return 0;
+	}
+	x = &s->rep[r];
+	if (x->busy < s->c->slots) {
+		if (sim_start(s, q, r))
+			return -1;
+	} else {
+		simq_push(&s->links, &x->q, q);
+		s->where[q] = Q_REPLICA;
+		s->req_rep[q] = r;
+		s->qlen++;
+	}
+	sim_touch(s, r);
+	return 0;
+}
+
+/* Shared: start gateway requests while a slot is free anywhere. */
 static int sim_dispatch(struct sim *s)
 {
-	while (s->qlen > 0) {
+	while (s->gw.len > 0) {
 		long r = sim_pick(s);
 		uint32_t q;
 
 		if (r < 0)
 			break;
-		q = s->queue[s->qhead];
-		s->qhead = (s->qhead + 1) % s->t->n;
+		q = simq_pop(&s->links, &s->gw);
 		s->qlen--;
 		if (sim_start(s, q, (size_t)r))
 			return -1;
@@ -317,15 +471,40 @@ static int sim_dispatch(struct sim *s)
 	return 0;
 }
 
-/* Shed every queued request whose wait exceeds the timeout before t. */
+/* Routed: route what waits at the gateway, oldest first, while a replica
+ * is ready (sim_route never sends back to the gateway then). */
+static int sim_flush(struct sim *s)
+{
+	uint32_t q;
+
+	s->route_pending = 0;
+	while (s->rhead != SIM_NONE && s->gw.len > 0) {
+		q = simq_pop(&s->links, &s->gw);
+		s->where[q] = Q_OUT;
+		s->qlen--;
+		if (sim_route(s, q))
+			return -1;
+	}
+	return 0;
+}
+
+/* Shed every waiting request whose wait exceeds the timeout before t.
+ * Arrival order is expiry order, so the cursor never goes back. */
 static void sim_expire(struct sim *s, double t)
 {
-	while (s->qlen > 0) {
-		uint32_t q = s->queue[s->qhead];
+	while (s->expire < s->next &&
+	       s->t->req[s->expire].arrival_s + s->c->queue_timeout_s < t) {
+		uint32_t q = (uint32_t)s->expire++;
 
-		if (!(s->t->req[q].arrival_s + s->c->queue_timeout_s < t))
-			break;
-		s->qhead = (s->qhead + 1) % s->t->n;
+		if (s->where[q] == Q_GATEWAY)
+			simq_unlink(&s->links, &s->gw, q);
+		else if (s->where[q] == Q_REPLICA) {
+			simq_unlink(&s->links, &s->rep[s->req_rep[q]].q, q);
+			sim_touch(s, s->req_rep[q]);
+		} else {
+			continue;
+		}
+		s->where[q] = Q_OUT;
 		s->qlen--;
 		s->shed++;
 		s->cnt[S_SHED] += 1;
@@ -337,18 +516,28 @@ static int sim_arrive(struct sim *s)
 	uint32_t q = (uint32_t)s->next++;
 
 	s->cnt[S_ARR] += 1;
-	s->queue[(s->qhead + s->qlen) % s->t->n] = q;
-	s->qlen++;
-	return sim_dispatch(s);
+	if (!sim_routed(s)) {
+		sim_wait_gateway(s, q);
+		return sim_dispatch(s);
+	}
+	/* FIFO at the gateway: nobody overtakes those already waiting
+	 * there (they are on their way to a replica just made ready). */
+	if (s->gw.len > 0) {
+		sim_wait_gateway(s, q);
+		return 0;
+	}
+	return sim_route(s, q);
 }
 
 static int sim_done(struct sim *s, uint32_t q)
 {
 	size_t r = s->req_rep[q];
 	struct sim_replica *x = &s->rep[r];
+	uint32_t next;
 
 	x->busy--;
 	s->inflight--;
+	s->where[q] = Q_OUT;
 	s->cnt[S_SVC_SUM] += s->t->req[q].service_s;
 	s->cnt[S_SVC_CNT] += 1;
 	if (x->state == R_DRAINING) {
@@ -358,7 +547,16 @@ static int sim_done(struct sim *s, uint32_t q)
 	}
 	s->busy_serving--;
 	s->free_ready++;
-	return sim_dispatch(s);
+	if (!sim_routed(s))
+		return sim_dispatch(s);
+	next = simq_pop(&s->links, &x->q);
+	if (next != SIMQ_NIL) {
+		s->qlen--;
+		if (sim_start(s, next, r))
+			return -1;
+	}
+	sim_touch(s, (uint32_t)r);
+	return 0;
 }
 
 static int sim_ready(struct sim *s, uint32_t r)
@@ -376,7 +574,119 @@ static int sim_ready(struct sim *s, uint32_t r)
 	s->n_starting--;
 	s->n_ready++;
 	s->free_ready += (uint64_t)s->c->slots;
-	return sim_dispatch(s);
+	if (!sim_routed(s))
+		return sim_dispatch(s);
+	sim_list_add(s, r);
+	/* Flush the gateway once every replica ready at this instant is on
+	 * the list (their events were pushed before this one), so a backlog
+	 * is spread over all of them, not all sent to the first. */
+	if (s->gw.len > 0 && !s->route_pending) {
+		s->route_pending = 1;
+		return simheap_push(&s->heap, s->now, EV_ROUTE, 0);
+	}
+	return 0;
+}
+
+/* ---- scaling ------------------------------------------------------------- */
+
+/* Routed: keep the requests queued on a replica put to drain, to route
+ * again (sim_reroute); they keep their arrival time. */
+static int sim_take_queue(struct sim *s, struct sim_replica *x)
+{
+	uint32_t q;
+
+	if (s->nmoved + x->q.len > s->capmoved) {
+		size_t cap = s->capmoved ? s->capmoved : 256;
+		uint32_t *m;
+
+		while (cap < s->nmoved + x->q.len)
+			cap *= 2;
+		if (cap > s->t->n)
+			cap = s->t->n;
+		m = realloc(s->moved, cap * sizeof(*m));
+		if (!m)
+			return -1;
+		s->moved = m;
+		s->capmoved = cap;
+	}
+	while ((q = simq_pop(&s->links, &x->q)) != SIMQ_NIL) {
+		s->moved[s->nmoved++] = q;
+		s->where[q] = Q_OUT;
+		s->qlen--;
+	}
+	return 0;
+}
+
+static int sim_remove_one(struct sim *s)
+{
+	long r = sim_newest(s, R_STARTING);
+	struct sim_replica *x;
+
+	if (r >= 0) {
+		sim_gone(s, (size_t)r);
+		return 0;
+	}
+	r = sim_newest(s, R_READY);
+	if (r < 0)
+		return 0;
+	x = &s->rep[r];
+	s->n_ready--;
+	s->busy_serving -= (uint64_t)x->busy;
+	s->free_ready -= (uint64_t)(s->c->slots - x->busy);
+	x->state = R_DRAINING;
+	s->n_draining++;
+	if (sim_routed(s)) {
+		sim_list_del(s, (uint32_t)r);
+		if (sim_take_queue(s, x))
+			return -1;
+	}
+	if (x->busy == 0)
+		sim_gone(s, (size_t)r);
+	return 0;
+}
+
+static int sim_cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Route the drained queues again, oldest arrival first.  The gateway is
+ * empty here (it only holds requests while no replica is ready, and one
+ * was, to be drained), so those that find no replica keep FIFO order in
+ * it. */
+static int sim_reroute(struct sim *s)
+{
+	size_t i;
+
+	qsort(s->moved, s->nmoved, sizeof(*s->moved), sim_cmp_u32);
+	for (i = 0; i < s->nmoved; i++)
+		if (sim_route(s, s->moved[i]))
+			return -1;
+	s->nmoved = 0;
+	return 0;
+}
+
+static int sim_set_spec(struct sim *s, int32_t target)
+{
+	int32_t live = s->n_starting + s->n_ready;
+
+	if (target < 0)
+		target = 0;
+	if (target == s->spec)
+		return 0;
+	s->scale_events++;
+	s->spec = target;
+	if (target > s->peak)
+		s->peak = target;
+	for (; live < target; live++)
+		if (sim_new_replica(s, 0))
+			return -1;
+	for (; live > target; live--)
+		if (sim_remove_one(s))
+			return -1;
+	return s->nmoved > 0 ? sim_reroute(s) : 0;
 }
 
 /* ---- control ------------------------------------------------------------- */
@@ -523,6 +833,8 @@ static int sim_event(struct sim *s, const struct simev *e, sim_sample_fn *fn,
 			sim_sample(s, fn, arg);
 		return simheap_push(&s->heap, s->now + c->ts_step_s,
 				    EV_SAMPLE, 0);
+	case EV_ROUTE:
+		return sim_flush(s);
 	}
 	return 0;
 }
@@ -578,6 +890,7 @@ static void sim_results(struct sim *s, struct sim_result *o)
 	o->scale_events = s->scale_events;
 	o->metric_errors = s->run.metric_errors;
 	o->peak_replicas = s->peak;
+	o->never_scales_up = policy_never_scales_up(&s->run, s->c->slots);
 }
 
 static void sim_free(struct sim *s)
@@ -589,9 +902,12 @@ static void sim_free(struct sim *s)
 	for (k = 0; k < S_N; k++)
 		simseries_free(&s->ser[k]);
 	free(s->rep);
-	free(s->queue);
+	simq_links_free(&s->links);
+	simll_free(&s->ll);
+	free(s->where);
 	free(s->req_rep);
 	free(s->waits);
+	free(s->moved);
 }
 
 int sim_run(const struct sim_config *c, const struct trace *t,
@@ -603,7 +919,7 @@ int sim_run(const struct sim_config *c, const struct trace *t,
 	struct simev e;
 	double span;
 	size_t cap;
-	int32_t i;
+	int32_t i, start;
 	int k, rc = -1;
 
 	memset(&s, 0, sizeof(s));
@@ -635,25 +951,34 @@ int sim_run(const struct sim_config *c, const struct trace *t,
 	for (k = 0; k < S_N; k++)
 		if (simseries_init(&s.ser[k], cap))
 			goto oom;
-	s.queue = malloc(t->n * sizeof(*s.queue));
+	s.where = calloc(t->n, sizeof(*s.where));
 	s.req_rep = malloc(t->n * sizeof(*s.req_rep));
 	s.waits = malloc(t->n * sizeof(*s.waits));
-	if (!s.queue || !s.req_rep || !s.waits ||
-	    policy_run_init(&s.run, p))
+	if (simq_links_init(&s.links, t->n) || !s.where || !s.req_rep ||
+	    !s.waits || policy_run_init(&s.run, p))
 		goto oom;
-	for (i = 0; i < c->initial_replicas; i++)
+	simq_init(&s.gw);
+	simll_init(&s.ll);
+	s.rhead = s.rtail = s.rrnext = SIM_NONE;
+	/* A static fleet is its own size from the start, for the whole
+	 * run: no HPA, no KEDA. */
+	start = c->initial_replicas;
+	if (p->kind == POLICY_STATIC && p->static_replicas >= 0)
+		start = p->static_replicas;
+	for (i = 0; i < start; i++)
 		if (sim_new_replica(&s, 1))
 			goto oom;
-	s.spec = s.peak = c->initial_replicas;
+	s.spec = s.peak = start;
 	if (simheap_push(&s.heap, 0, EV_SCRAPE, 0))
 		goto oom;
 	if (p->kind == POLICY_ORACLE) {
 		if (simheap_push(&s.heap, 0, EV_ORACLE, 0))
 			goto oom;
-	} else if (simheap_push(&s.heap, c->rate_window_s +
-				c->hpa_sync_s / 2, EV_HPA, 0) ||
-		   simheap_push(&s.heap, c->rate_window_s +
-				p->keda.poll_s / 3, EV_KEDA, 0)) {
+	} else if (p->kind != POLICY_STATIC &&
+		   (simheap_push(&s.heap, c->rate_window_s +
+				 c->hpa_sync_s / 2, EV_HPA, 0) ||
+		    simheap_push(&s.heap, c->rate_window_s +
+				 p->keda.poll_s / 3, EV_KEDA, 0))) {
 		goto oom;
 	}
 	if (c->ts_step_s > 0 && simheap_push(&s.heap, 0, EV_SAMPLE, 0))

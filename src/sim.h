@@ -9,14 +9,31 @@
  *    (they vanish at once), then the newest ready ones, which drain: they
  *    get no new work, finish what they hold, and cost replica-seconds
  *    until empty (as a Deployment's terminating pods with a grace period).
- *  - Gateway: one FIFO queue.  A request starts on the ready, serving
- *    replica with the most free slots (ties: the oldest); a request that
- *    has waited longer than queue_timeout_s is shed.
+ *    Routed, what was queued on a draining replica and not started goes
+ *    back to the gateway and is routed again, oldest arrival first,
+ *    keeping its arrival time (its wait, and its timeout, keep counting).
+ *  - Gateway, by `routing`:
+ *     shared        one FIFO queue for the fleet: a request starts on the
+ *                   ready, serving replica with the most free slots
+ *                   (ties: the lowest slot in the replica table).
+ *     least-loaded  on arrival the request goes to the ready, serving
+ *                   replica with the fewest requests running and queued
+ *                   on it (ties: the oldest replica) ...
+ *     round-robin   ... or to the next of them in turn (oldest first,
+ *                   cyclic).
+ *    Routed, each replica serves its own FIFO queue with its slots; no
+ *    work moves between replicas.  With no ready replica a request waits
+ *    at the gateway, and those waiting there are routed, oldest first,
+ *    once one becomes ready (after every replica ready at that instant
+ *    is).  A request that has waited longer than queue_timeout_s,
+ *    wherever it waits, is shed.
  *  - Metrics: every scrape_s (at 0, scrape_s, ...) the simulated
  *    Prometheus scrapes the gateway's counters (arrivals, shed, completed
  *    service seconds sum and count, busy slot-seconds of serving
- *    replicas) and gauges (queue depth, in-flight requests); queries use
- *    simprom's rate() over rate_window_s and instant gauges.
+ *    replicas) and gauges (queue depth: every waiting request, at the
+ *    gateway and in every replica's queue; in-flight: running requests,
+ *    draining replicas' too); queries use simprom's rate() over
+ *    rate_window_s and instant gauges.
  *  - Control: the HPA syncs every hpa_sync_s at w + hpa_sync_s / 2 + k
  *    hpa_sync_s (hpa.h); KEDA polls every pollingInterval at w +
  *    pollingInterval / 3 + k pollingInterval s (keda.h), w being the
@@ -31,9 +48,14 @@
  *    policy's [minReplicaCount, maxReplicaCount]: replicas are started
  *    exactly one cold start before they are needed and kept through any
  *    dip shorter than a cold start.  No metrics, no HPA.
+ *  - Static: `static` holds its replicas (initial_replicas unless the
+ *    policy says) ready from t = 0 to the end; no HPA, no KEDA.
  *  - Start: initial_replicas ready replicas at t = 0 for every policy;
  *    staffer's smoothing starts from that count at its first decision,
- *    as a server that had been running would.
+ *    as a server that had been running would.  The caller picks the
+ *    count: sim_first_minute_replicas (what an operator measured before
+ *    switching the autoscaler on, the default of `staffer simulate`) or
+ *    sim_initial_replicas (which peeks at the first cold start).
  *  - Accounting: replica-seconds over [0, end_s]; requests arriving
  *    before end_s are all followed until they start or are shed.
  *
@@ -52,6 +74,13 @@
 
 #define SIM_SLOTS_MAX 100000L
 #define SIM_REPLICAS_MAX 200000u  /* replicas alive at once, draining too */
+#define SIM_WARM_WINDOW_S 60.0    /* the first-minute warm start's window */
+
+enum sim_routing {
+	SIM_ROUTE_SHARED = 0,     /* one gateway queue (the default) */
+	SIM_ROUTE_LEAST_LOADED,   /* per-replica queues, fewest requests */
+	SIM_ROUTE_ROUND_ROBIN,    /* per-replica queues, in turn */
+};
 
 struct sim_config {
 	long slots;              /* per replica, 1 .. SIM_SLOTS_MAX */
@@ -65,10 +94,18 @@ struct sim_config {
 	int32_t initial_replicas;/* >= 0 */
 	double end_s;            /* accounting horizon, > 0 */
 	double ts_step_s;        /* timeseries period, 0 = none */
+	enum sim_routing routing;
 };
 
+/* Defaults: 1 slot, 60 s timeout, 120 s cold start, 2 s SLA, 15 s
+ * scrape, 60 s rate window, 15 s sync and oracle step, 1 replica, shared
+ * routing; end_s must be set. */
 void sim_config_init(struct sim_config *c);
 int sim_config_check(const struct sim_config *c, char *err, size_t errlen);
+
+/* "shared", "least-loaded", "round-robin": 0, or -1 when unknown. */
+int sim_routing_parse(const char *s, enum sim_routing *out);
+const char *sim_routing_name(enum sim_routing r);
 
 struct sim_result {
 	uint64_t requests;       /* arrivals */
@@ -86,6 +123,8 @@ struct sim_result {
 	uint64_t scale_events;   /* changes of spec.replicas */
 	uint64_t metric_errors;  /* GetMetrics failures (staffer) */
 	int32_t peak_replicas;
+	int never_scales_up;     /* policy_never_scales_up: a fixed fleet
+				  * in disguise, whatever the load */
 };
 
 /* One timeseries point. */
@@ -111,9 +150,18 @@ int sim_run(const struct sim_config *c, const struct trace *t,
 	    struct sim_result *out, sim_sample_fn *fn, void *arg, char *err,
 	    size_t errlen);
 
-/* The warm start used for every policy: ceil(max c(u) / slots) over
- * [0, cold_start_s + hpa_sync_s], at least min. */
+/* A warm start that peeks into the future ("auto"): ceil(max c(u) /
+ * slots) over [0, cold_start_s + hpa_sync_s], c being the ideal
+ * concurrency, at least min. */
 int32_t sim_initial_replicas(const struct sim_config *c,
 			     const struct demand *d, int32_t min);
+
+/* The warm start an operator could have measured ("first-minute"):
+ * ceil(W / SIM_WARM_WINDOW_S / slots), W the service seconds of the
+ * requests arriving in [0, SIM_WARM_WINDOW_S) (t sorted, service times
+ * set), i.e. the mean concurrency of the first minute in replicas; at
+ * least min and at least 1. */
+int32_t sim_first_minute_replicas(const struct sim_config *c,
+				  const struct trace *t, int32_t min);
 
 #endif

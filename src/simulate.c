@@ -3,7 +3,8 @@
  * fleet under each autoscaling policy and compare the outcomes.
  *
  * Reads the traffic (a per-request CSV, a ServeGen rate file or a
- * synthetic shape), gives every request its service time, then runs
+ * synthetic shape), gives every request its service time, picks one warm
+ * start for all (--initial-replicas: first-minute, auto or N), then runs
  * sim_run once per policy on the same requests and prints a table, or one
  * JSON object per policy with --json.  --timeseries writes every policy's
  * samples as CSV, --plot draws them with gnuplot.  Usage errors exit 2,
@@ -33,8 +34,8 @@
 #define SIMULATE_DEFAULT_PATH_MAX 4096
 
 static const char *const simulate_default_policies[] = {
-	"staffer", "keda-queue", "keda-running", "keda-combined",
-	"hpa-util", "oracle",
+	"staffer", "keda-queue", "keda-running", "keda-combined", "keda-sum",
+	"hpa-util", "static", "oracle",
 };
 
 struct simulate_opts {
@@ -49,7 +50,7 @@ struct simulate_opts {
 	const char *perf_file, *perf_spec;
 	double batch;
 	struct sim_config sc;
-	const char *initial;
+	const char *initial, *routing;
 	double hpa_tolerance, downscale_window;
 	long max_replicas;
 	const char *policies[SIMULATE_POLICIES_MAX];
@@ -86,14 +87,25 @@ static void simulate_usage(FILE *fp)
 "  --perf-spec M,HW,TP (llama2-70b,h100-80gb,4)  --batch B (slots, max 64)\n"
 "fleet and control:\n"
 "  --slots N (16)  --queue-timeout S (60)  --cold-start S (120)\n"
-"  --initial-replicas N|auto (auto: enough for the first cold start)\n"
+"  --routing shared|least-loaded|round-robin (shared)  the gateway: one\n"
+"                      queue for the fleet, or a queue per replica, each\n"
+"                      request sent on arrival to the replica with the\n"
+"                      fewest requests running and queued, or in turn\n"
+"  --initial-replicas first-minute|auto|N (first-minute)  every policy's\n"
+"                      warm start: the first 60 s's mean concurrency in\n"
+"                      replicas (measurable before autoscaling), or auto:\n"
+"                      enough for the first cold start (peeks ahead)\n"
 "  --sla S (2)  --scrape-interval S (15)  --rate-window S (60)\n"
 "  --hpa-sync S (15)  --hpa-tolerance X (0.1)  --downscale-window S (300)\n"
 "  --max-replicas N (100: each policy's default maxReplicaCount)\n"
-"policies (repeat --policy; default: all six at their defaults):\n"
+"policies (repeat --policy; default: all eight at their defaults):\n"
 "  staffer[:METADATA]  keda-queue[:threshold=T]  keda-running[:threshold=T]\n"
 "  keda-combined[:queue=T,running=T]  hpa-util[:target=U]  oracle\n"
-"  common keys: minReplicaCount maxReplicaCount cooldownPeriod\n"
+"  keda-sum[:threshold=T]  running + waiting per replica (T: slots)\n"
+"  static[:replicas=N]  a fixed fleet, no HPA or KEDA (N: the warm start)\n"
+"  a policy that can never scale up is marked (static) in the table,\n"
+"  \"never_scales_up\": true in --json\n"
+"  common keys (not static): minReplicaCount maxReplicaCount cooldownPeriod\n"
 "  pollingInterval activationThreshold tolerance upTolerance downTolerance\n"
 "  upWindow downWindow upSelect downSelect upPolicies downPolicies\n"
 "  behavior=none\n"
@@ -124,7 +136,8 @@ static void simulate_defaults(struct simulate_opts *o)
 	o->perf_spec = "llama2-70b,h100-80gb,4";
 	sim_config_init(&o->sc);
 	o->sc.slots = 16;
-	o->initial = "auto";
+	o->initial = "first-minute";
+	o->routing = "shared";
 	o->hpa_tolerance = 0.1;
 	o->downscale_window = 300;
 	o->max_replicas = 100;
@@ -170,6 +183,7 @@ static const struct opt simulate_opts_table[] = {
 	  "seconds" },
 	{ "--cold-start", OT_DBL, OO(sc.cold_start_s), 0, 86400, "seconds" },
 	{ "--initial-replicas", OT_STR, OO(initial), 0, 0, NULL },
+	{ "--routing", OT_STR, OO(routing), 0, 0, NULL },
 	{ "--sla", OT_DBL, OO(sc.sla_s), 0, 86400, "seconds" },
 	{ "--scrape-interval", OT_DBL, OO(sc.scrape_s), 1, 3600, "seconds" },
 	{ "--rate-window", OT_DBL, OO(sc.rate_window_s), 2, 86400,
@@ -493,6 +507,7 @@ static int simulate_json(const char *name, const struct sim_result *r)
 	simulate_num(o, "replica_hours", r->replica_hours);
 	simulate_num(o, "lower_bound_hours", r->lower_bound_hours);
 	cJSON_AddNumberToObject(o, "scale_events", (double)r->scale_events);
+	cJSON_AddBoolToObject(o, "never_scales_up", r->never_scales_up);
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	if (!text)
@@ -503,10 +518,23 @@ static int simulate_json(const char *name, const struct sim_result *r)
 	return 0;
 }
 
-static void simulate_row(const char *name, const struct sim_result *r)
+#define SIMULATE_NAME_W 34
+#define SIMULATE_STATIC " (static)"
+
+static void simulate_row(const struct policy *p, const struct sim_result *r)
 {
+	char label[SIMULATE_NAME_W + 1];
+	int w = SIMULATE_NAME_W - (int)strlen(SIMULATE_STATIC);
+
+	/* The mark must survive a long name: cut the name, not the mark.
+	 * `static` itself says so already. */
+	if (r->never_scales_up && p->kind != POLICY_STATIC)
+		snprintf(label, sizeof(label), "%.*s%s", w, p->name,
+			 SIMULATE_STATIC);
+	else
+		snprintf(label, sizeof(label), "%s", p->name);
 	printf("%-34.34s %7.2f %6.2f %7.2f %7.2f %7.2f %9.1f %5.2f %6llu\n",
-	       name, 100 * r->sla_attainment, 100 * r->shed_fraction,
+	       label, 100 * r->sla_attainment, 100 * r->shed_fraction,
 	       r->wait_p50, r->wait_p95, r->wait_p99, r->replica_hours,
 	       r->lower_bound_hours > 0 ?
 	       r->replica_hours / r->lower_bound_hours : 0.0,
@@ -515,7 +543,7 @@ static void simulate_row(const char *name, const struct sim_result *r)
 
 static void simulate_header(const struct simulate_opts *o,
 			    const struct trace *t, const struct perf *perf,
-			    double batch, const char *desc)
+			    double batch, const char *desc, const char *warm)
 {
 	double work = trace_work_s(t);
 
@@ -526,10 +554,11 @@ static void simulate_header(const struct simulate_opts *o,
 		printf(" (perf: %s, batch %g)", perf->desc, batch);
 	printf(", mean %.2f s; offered load %.1f busy slots\n",
 	       t->n ? work / t->n : 0, t->span_s > 0 ? work / t->span_s : 0);
-	printf("fleet     %ld slots/replica, cold start %g s, queue timeout "
-	       "%g s, SLA wait %g s, start %d replicas\n", o->sc.slots,
+	printf("fleet     %ld slots/replica, %s routing, cold start %g s, "
+	       "queue timeout %g s, SLA wait %g s, start %d replicas (%s)\n",
+	       o->sc.slots, sim_routing_name(o->sc.routing),
 	       o->sc.cold_start_s, o->sc.queue_timeout_s, o->sc.sla_s,
-	       (int)o->sc.initial_replicas);
+	       (int)o->sc.initial_replicas, warm);
 	printf("control   scrape %g s, rate window %g s, HPA sync %g s\n\n",
 	       o->sc.scrape_s, o->sc.rate_window_s, o->sc.hpa_sync_s);
 	printf("%-34s %7s %6s %7s %7s %7s %9s %5s %6s\n", "policy", "SLA%",
@@ -549,6 +578,7 @@ int cmd_simulate(int argc, char **argv)
 	char err[SIMULATE_ERR_MAX], desc[512];
 	char dat_path[64] = "";
 	const char *names[SIMULATE_POLICIES_MAX];
+	const char *warm = "given";
 	double batch = 1;
 	size_t i, npol;
 	int32_t min_all = INT32_MAX;
@@ -570,6 +600,11 @@ int cmd_simulate(int argc, char **argv)
 			    sizeof(simulate_default_policies[0]); i++)
 			o.policies[o.npolicies++] =
 				simulate_default_policies[i];
+	}
+	if (sim_routing_parse(o.routing, &o.sc.routing)) {
+		fprintf(stderr, "staffer simulate: --routing '%.40s': allowed "
+			"shared, least-loaded, round-robin\n", o.routing);
+		goto out;
 	}
 	npol = o.npolicies;
 	pol = calloc(npol, sizeof(*pol));
@@ -602,20 +637,29 @@ int cmd_simulate(int argc, char **argv)
 		goto out;
 	}
 	o.sc.end_s = t.span_s > 0 ? t.span_s : 1;
-	if (!strcmp(o.initial, "auto")) {
+	/* Both warm starts respect the lowest minReplicaCount: an operator
+	 * would not have run fewer. */
+	if (!strcmp(o.initial, "first-minute")) {
+		o.sc.initial_replicas = sim_first_minute_replicas(&o.sc, &t,
+				min_all > 1 ? min_all : 1);
+		warm = "first-minute";
+	} else if (!strcmp(o.initial, "auto")) {
 		o.sc.initial_replicas = sim_initial_replicas(&o.sc, &d,
 				min_all > 1 ? min_all : 1);
+		warm = "auto";
 	} else {
 		long v;
 
 		if (meta_parse_long(o.initial, &v) || v < 0 ||
 		    v > HPA_REPLICAS_MAX) {
 			fprintf(stderr, "staffer simulate: --initial-replicas "
-				"'%.40s': allowed auto or a whole number from "
-				"0 to %d\n", o.initial, HPA_REPLICAS_MAX);
+				"'%.40s': allowed first-minute, auto or a "
+				"whole number from 0 to %d\n", o.initial,
+				HPA_REPLICAS_MAX);
 			goto out;
 		}
 		o.sc.initial_replicas = (int32_t)v;
+		warm = "given";
 	}
 	o.sc.ts_step_s = (o.ts_file || o.plot_file) ? o.ts_step : 0;
 	if (sim_config_check(&o.sc, err, sizeof(err))) {
@@ -649,7 +693,7 @@ int cmd_simulate(int argc, char **argv)
 		}
 	}
 	if (!o.json)
-		simulate_header(&o, &t, &perf, batch, desc);
+		simulate_header(&o, &t, &perf, batch, desc, warm);
 	for (i = 0; i < npol; i++) {
 		struct sim_result r;
 
@@ -666,7 +710,7 @@ int cmd_simulate(int argc, char **argv)
 			if (simulate_json(pol[i].name, &r))
 				goto out;
 		} else {
-			simulate_row(pol[i].name, &r);
+			simulate_row(&pol[i], &r);
 		}
 	}
 	if (!o.json)

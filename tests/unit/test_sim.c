@@ -22,6 +22,7 @@
 #include "simheap.h"
 #include "simprom.h"
 #include "simrng.h"
+#include "simroute.h"
 #include "trace.h"
 
 #define assert_near(a, b, tol) \
@@ -568,7 +569,12 @@ static void test_cold_start(void **state)
 	trace_free(&t);
 }
 
-static void run_synth(const char *spec, uint64_t seed, struct sim_result *r)
+static const enum sim_routing all_routings[] = {
+	SIM_ROUTE_SHARED, SIM_ROUTE_LEAST_LOADED, SIM_ROUTE_ROUND_ROBIN,
+};
+
+static void run_synth_routed(const char *spec, uint64_t seed,
+			     enum sim_routing routing, struct sim_result *r)
 {
 	struct trace t;
 	struct demand d;
@@ -592,11 +598,17 @@ static void run_synth(const char *spec, uint64_t seed, struct sim_result *r)
 	c.slots = 16;
 	c.end_s = t.span_s;
 	c.initial_replicas = sim_initial_replicas(&c, &d, 1);
+	c.routing = routing;
 	assert_int_equal(sim_run(&c, &t, &d, &p, r, NULL, NULL, err,
 				 sizeof(err)), 0);
 	policy_release(&p);
 	demand_free(&d);
 	trace_free(&t);
+}
+
+static void run_synth(const char *spec, uint64_t seed, struct sim_result *r)
+{
+	run_synth_routed(spec, seed, SIM_ROUTE_SHARED, r);
 }
 
 static void test_determinism(void **state)
@@ -614,6 +626,30 @@ static void test_determinism(void **state)
 	assert_memory_equal(&a, &b, sizeof(a));
 }
 
+/* Same seed, same output under every routing, scaling both ways (the
+ * surge makes keda-queue add replicas and drain them again); and the
+ * routings do differ. */
+static void test_determinism_routing(void **state)
+{
+	static const char *const specs[] = { "keda-queue", "staffer",
+					     "keda-sum" };
+	struct sim_result a, b, shared;
+	size_t i, k;
+
+	for (k = 0; k < 3; k++) {
+		run_synth_routed(specs[k], 3, SIM_ROUTE_SHARED, &shared);
+		for (i = 1; i < 3; i++) {
+			run_synth_routed(specs[k], 3, all_routings[i], &a);
+			run_synth_routed(specs[k], 3, all_routings[i], &b);
+			assert_memory_equal(&a, &b, sizeof(a));
+			assert_int_equal(a.requests, shared.requests);
+			assert_true(a.started + a.shed == a.requests);
+			if (k == 0)
+				assert_true(a.wait_mean != shared.wait_mean);
+		}
+	}
+}
+
 /* The clairvoyant oracle never makes anyone wait, surge included. */
 static void test_oracle(void **state)
 {
@@ -623,6 +659,656 @@ static void test_oracle(void **state)
 	assert_near(r.sla_attainment, 1.0, 0);
 	assert_near(r.wait_p99, 0, 0);
 	assert_true(r.replica_hours >= r.lower_bound_hours);
+}
+
+/* ---- gateway routing ----------------------------------------------------- */
+
+/* The least-loaded heap against a scan, through random additions,
+ * removals and load changes (ties by birth order). */
+static void test_simll_random(void **state)
+{
+	struct simll l;
+	struct simrng g;
+	uint64_t load[64], born[64];
+	int in[64];
+	size_t step, i;
+
+	simll_init(&l);
+	simrng_seed(&g, 9);
+	memset(in, 0, sizeof(in));
+	assert_int_equal(simll_reserve(&l, 32), 0);
+	assert_int_equal(simll_reserve(&l, 64), 0);
+	assert_int_equal(simll_min(&l), SIMLL_NONE);
+	for (i = 0; i < 64; i++)
+		born[i] = (i * 37) % 64;        /* distinct, not in id order */
+	for (step = 0; step < 20000; step++) {
+		uint32_t id = (uint32_t)(simrng_next(&g) % 64);
+		uint32_t want = SIMLL_NONE;
+
+		if (!in[id]) {
+			load[id] = simrng_next(&g) % 5;
+			simll_add(&l, id, load[id], born[id]);
+			in[id] = 1;
+		} else if (simrng_next(&g) % 3 == 0) {
+			simll_del(&l, id);
+			in[id] = 0;
+		} else {
+			load[id] = simrng_next(&g) % 5;
+			simll_set(&l, id, load[id]);
+		}
+		for (i = 0; i < 64; i++)
+			if (in[i] && (want == SIMLL_NONE ||
+				      load[i] < load[want] ||
+				      (load[i] == load[want] &&
+				       born[i] < born[want])))
+				want = (uint32_t)i;
+		assert_int_equal(simll_min(&l), want);
+	}
+	simll_free(&l);
+}
+
+/* One hand-made world: requests (arrival, service), a policy, a fleet. */
+struct world {
+	const double *at, *svc;
+	size_t n;
+	double span;
+	const char *policy;
+	long slots;
+	int32_t initial;
+	double timeout, cold;
+	enum sim_routing routing;
+	double ts_step;
+	sim_sample_fn *fn;
+	void *arg;
+};
+
+static void world_init(struct world *w, const double *at, const double *svc,
+		       size_t n, double span, const char *policy, long slots,
+		       int32_t initial)
+{
+	memset(w, 0, sizeof(*w));
+	w->at = at;
+	w->svc = svc;
+	w->n = n;
+	w->span = span;
+	w->policy = policy;
+	w->slots = slots;
+	w->initial = initial;
+	w->timeout = 1000;
+	w->cold = 120;
+}
+
+static void run_world(const struct world *w, struct sim_result *r)
+{
+	struct trace t;
+	struct demand d;
+	struct policy p;
+	struct sim_config c;
+	char err[512];
+
+	make_trace(&t, w->at, w->svc, w->n, w->span);
+	demand_init(&d);
+	assert_int_equal(demand_build(&d, &t, err, sizeof(err)), 0);
+	parse_policy(&p, w->policy, w->slots);
+	sim_config_init(&c);
+	c.slots = w->slots;
+	c.initial_replicas = w->initial;
+	c.queue_timeout_s = w->timeout;
+	c.cold_start_s = w->cold;
+	c.routing = w->routing;
+	c.end_s = w->span;
+	c.ts_step_s = w->ts_step;
+	if (sim_run(&c, &t, &d, &p, r, w->fn, w->arg, err, sizeof(err))) {
+		print_error("sim_run: %s\n", err);
+		fail();
+	}
+	policy_release(&p);
+	demand_free(&d);
+	trace_free(&t);
+}
+
+static void test_routing_names(void **state)
+{
+	enum sim_routing r;
+	struct sim_config c;
+	char err[128];
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(sim_routing_parse(
+			sim_routing_name(all_routings[i]), &r), 0);
+		assert_int_equal(r, all_routings[i]);
+	}
+	assert_int_equal(sim_routing_parse("least_loaded", &r), -1);
+	sim_config_init(&c);
+	assert_int_equal(c.routing, SIM_ROUTE_SHARED);
+	c.end_s = 10;
+	assert_int_equal(sim_config_check(&c, err, sizeof(err)), 0);
+	c.routing = (enum sim_routing)3;
+	assert_int_equal(sim_config_check(&c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "routing"));
+}
+
+/* Three replicas of one slot; the first request holds replica 0 for
+ * 1000 s, then nine short ones arrive 10 s apart.  Round-robin sends
+ * every third to replica 0, behind the long one: requests 3, 6 and 9 wait
+ * there until their 60 s timeout, exactly 3 of 9.  Least-loaded and the
+ * shared queue never send anything to the busy replica. */
+static void test_route_round_robin_cycles(void **state)
+{
+	double at[10], svc[10];
+	struct world w;
+	struct sim_result r;
+	size_t i;
+
+	for (i = 0; i < 10; i++) {
+		at[i] = 10.0 * (double)i;
+		svc[i] = i == 0 ? 1000 : 1;
+	}
+	world_init(&w, at, svc, 10, 200, "static", 1, 3);
+	w.timeout = 60;
+	w.routing = SIM_ROUTE_ROUND_ROBIN;
+	run_world(&w, &r);
+	assert_int_equal(r.shed, 3);
+	assert_int_equal(r.started, 7);
+	assert_near(r.wait_p99, 0, 0);
+	/* Four replicas: every fourth, requests 4 and 8. */
+	w.initial = 4;
+	run_world(&w, &r);
+	assert_int_equal(r.shed, 2);
+	w.initial = 3;
+	w.routing = SIM_ROUTE_LEAST_LOADED;
+	run_world(&w, &r);
+	assert_int_equal(r.shed, 0);
+	assert_near(r.wait_p99, 0, 0);
+	w.routing = SIM_ROUTE_SHARED;
+	run_world(&w, &r);
+	assert_int_equal(r.shed, 0);
+}
+
+/* Two replicas of one slot.  Request 0 holds replica 0 for 100 s;
+ * request 1 is done on replica 1 at t = 2; request 2 arrives at t = 3.
+ * Round-robin sends it to replica 0: it waits 97 s behind the long one
+ * while replica 1 idles.  Least-loaded (load 0 against 1) and the shared
+ * queue start it at once. */
+static void test_route_wait_behind_long(void **state)
+{
+	double at[] = { 0, 1, 3 }, svc[] = { 100, 1, 1 };
+	struct world w;
+	struct sim_result r;
+
+	world_init(&w, at, svc, 3, 200, "static", 1, 2);
+	w.routing = SIM_ROUTE_ROUND_ROBIN;
+	run_world(&w, &r);
+	assert_int_equal(r.started, 3);
+	assert_near(r.wait_p99, 97, 1e-9);
+	assert_near(r.wait_mean, 97.0 / 3, 1e-9);
+	assert_int_equal(r.within_sla, 2);
+	w.routing = SIM_ROUTE_LEAST_LOADED;
+	run_world(&w, &r);
+	assert_near(r.wait_p99, 0, 0);
+	assert_int_equal(r.within_sla, 3);
+	w.routing = SIM_ROUTE_SHARED;
+	run_world(&w, &r);
+	assert_near(r.wait_p99, 0, 0);
+}
+
+/*
+ * Two replicas of one slot, by hand:
+ *   request  arrives  service
+ *      0        0       100
+ *      1        0.5      10
+ *      2        1         1
+ *      3        2         1
+ *      4       11         1
+ * least-loaded: 0 -> r0, 1 -> r1 (load 0 < 1), 2 -> r0 (1 = 1: the
+ *   oldest; starts at 100, waits 99), 3 -> r1 (1 < 2; starts at 10.5,
+ *   waits 8.5, done 11.5), 4 -> r1 (1 < 2; starts 11.5, waits 0.5).
+ * round-robin: 0 r0, 1 r1, 2 r0, 3 r1 as above, 4 -> r0 behind request 2
+ *   (100 .. 101): waits 90.
+ * shared: 2 starts when r1 frees at 10.5 (9.5), 3 at 11.5 (9.5), 4 at
+ *   12.5 (1.5).
+ * (Between identical replicas the tie rule cannot show: the other rule
+ * gives the same waits with the replicas' names swapped.  The drain test
+ * below, where the newest replica is the one to go, tells them apart.)
+ */
+static void test_route_least_loaded_emptier(void **state)
+{
+	double at[] = { 0, 0.5, 1, 2, 11 }, svc[] = { 100, 10, 1, 1, 1 };
+	struct world w;
+	struct sim_result r;
+
+	world_init(&w, at, svc, 5, 200, "static", 1, 2);
+	w.routing = SIM_ROUTE_LEAST_LOADED;
+	run_world(&w, &r);
+	assert_int_equal(r.started, 5);
+	assert_near(r.wait_mean, (99 + 8.5 + 0.5) / 5, 1e-9);
+	assert_near(r.wait_p99, 99, 1e-9);
+	assert_int_equal(r.within_sla, 3);
+	w.routing = SIM_ROUTE_ROUND_ROBIN;
+	run_world(&w, &r);
+	assert_near(r.wait_mean, (99 + 8.5 + 90) / 5, 1e-9);
+	assert_int_equal(r.within_sla, 2);
+	w.routing = SIM_ROUTE_SHARED;
+	run_world(&w, &r);
+	assert_near(r.wait_mean, (9.5 + 9.5 + 1.5) / 5, 1e-9);
+	assert_int_equal(r.within_sla, 3);
+}
+
+/*
+ * A drain hands its queue back.  The oracle, capped at 2 replicas, holds
+ * 2 until t = 15, when the demand ahead is 1 (request 1 until 15.05) and
+ * it drains the newest, r1.  Both routings gave 0 and 2 to r0, 1 and 3
+ * to r1: at t = 15 request 3 (arrived 0.3) still waits on r1, goes back
+ * to the gateway and on to r0, behind request 2 (14.9 .. 15.4): it
+ * starts at 15.4, a wait of 15.1 counted from its arrival.  With a 15 s
+ * timeout its wait expires at 15.3 and it is shed, not restarted.
+ * (Were least-loaded's ties to go to the newest, r1 would hold 0 and 2,
+ * nothing would be queued on it at t = 15, and 3 would wait 14.75.)
+ */
+static void test_route_drain_reroutes(void **state)
+{
+	double at[] = { 0, 0.1, 0.2, 0.3 }, svc[] = { 14.9, 14.95, 0.5, 0.5 };
+	struct world w;
+	struct sim_result r;
+	size_t i;
+
+	for (i = 1; i < 3; i++) {
+		world_init(&w, at, svc, 4, 60, "oracle:maxReplicaCount=2", 1,
+			   2);
+		w.cold = 0;
+		w.routing = all_routings[i];
+		run_world(&w, &r);
+		assert_int_equal(r.scale_events, 1);
+		assert_int_equal(r.started, 4);
+		assert_near(r.wait_p99, 15.1, 1e-9);
+		assert_near(r.wait_mean, (14.7 + 15.1) / 4, 1e-9);
+		/* r0 for 60 s, r1 until its last request ends at 15.05 */
+		assert_near(r.replica_hours, (60 + 15.05) / 3600, 1e-12);
+		w.timeout = 15;
+		run_world(&w, &r);
+		assert_int_equal(r.shed, 1);
+		assert_int_equal(r.started, 3);
+		assert_near(r.wait_p99, 14.7, 1e-9);
+	}
+}
+
+/*
+ * No replica at all: the oracle starts two at t = 0 (demand 2), ready at
+ * t = 30.  Requests of t = 1 and 2 wait at the gateway and are routed
+ * once both replicas are ready, one each: waits 29 and 28 under every
+ * routing (least-loaded does not pile both on the first one ready, where
+ * the second would wait for the first to end at 130).
+ */
+static void test_route_gateway_waits(void **state)
+{
+	double at[] = { 1, 2 }, svc[] = { 100, 100 };
+	struct world w;
+	struct sim_result r;
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		world_init(&w, at, svc, 2, 200, "oracle", 1, 0);
+		w.cold = 30;
+		w.routing = all_routings[i];
+		run_world(&w, &r);
+		assert_int_equal(r.started, 2);
+		assert_near(r.wait_p50, 28, 1e-9);
+		assert_near(r.wait_p99, 29, 1e-9);
+		assert_int_equal(r.peak_replicas, 2);
+	}
+}
+
+struct queue_acc {
+	uint64_t queue[64], shed[64];
+};
+
+static void queue_sample(void *arg, const struct sim_sample *x)
+{
+	struct queue_acc *a = arg;
+	size_t i = (size_t)x->t;
+
+	if (i < 64 && (double)i == x->t) {
+		a->queue[i] = x->queue;
+		a->shed[i] = x->shed;
+	}
+}
+
+/*
+ * Timeouts under every routing, exact at every sample: one replica of one
+ * slot held 100 s by request 0; requests 1, 2, 3 (t = 1, 2, 3) queue
+ * (at the gateway or on the replica) and reach their 10 s timeout at 11,
+ * 12, 13, so they are gone by the next instant: the queue reads 3, 2, 1,
+ * 0, 0 at t = 11 .. 15, one shed in each of the samples of t = 12, 13,
+ * 14.  With no replica at all they are shed from the gateway.
+ */
+static void test_route_timeouts(void **state)
+{
+	double at[] = { 0, 1, 2, 3 }, svc[] = { 100, 1, 1, 1 };
+	static const uint64_t q[] = { 3, 2, 1, 0, 0 }, sh[] = { 0, 1, 1, 1,
+								 0 };
+	struct queue_acc acc;
+	struct world w;
+	struct sim_result r;
+	size_t i, k;
+
+	for (i = 0; i < 3; i++) {
+		world_init(&w, at, svc, 4, 60, "static", 1, 1);
+		w.timeout = 10;
+		w.routing = all_routings[i];
+		w.ts_step = 1;
+		w.fn = queue_sample;
+		w.arg = &acc;
+		memset(&acc, 0, sizeof(acc));
+		run_world(&w, &r);
+		assert_int_equal(r.shed, 3);
+		assert_int_equal(r.started, 1);
+		for (k = 0; k < 5; k++) {
+			assert_int_equal(acc.queue[11 + k], q[k]);
+			assert_int_equal(acc.shed[11 + k], sh[k]);
+		}
+		world_init(&w, at, svc, 4, 60, "static:replicas=0", 1, 1);
+		w.timeout = 10;
+		w.routing = all_routings[i];
+		run_world(&w, &r);
+		assert_int_equal(r.shed, 4);
+		assert_int_equal(r.started, 0);
+		assert_near(r.replica_hours, 0, 0);
+	}
+}
+
+/* Little's law under least-loaded, as test_littles_law for the shared
+ * queue: the routing must lose no request and no busy slot. */
+static void test_littles_law_least_loaded(void **state)
+{
+	struct trace t;
+	struct demand d;
+	struct policy p;
+	struct sim_config c;
+	struct sim_result r;
+	struct trace_synth s = { TRACE_POISSON, 10, 7200, 100, 10 };
+	struct busy_acc acc;
+	struct simrng rng;
+	char err[512];
+	double lw;
+
+	simrng_seed(&rng, 42);
+	trace_init(&t);
+	demand_init(&d);
+	assert_int_equal(trace_synth(&t, &s, &rng, err, sizeof(err)), 0);
+	assert_int_equal(trace_set_service(&t, TRACE_SVC_EXP, NULL, 1, 5, 1,
+					   &rng, err, sizeof(err)), 0);
+	assert_int_equal(demand_build(&d, &t, err, sizeof(err)), 0);
+	parse_policy(&p, "static", 16);
+	sim_config_init(&c);
+	c.slots = 16;
+	c.initial_replicas = 10;
+	c.routing = SIM_ROUTE_LEAST_LOADED;
+	c.end_s = t.span_s;
+	c.ts_step_s = 1;
+	memset(&acc, 0, sizeof(acc));
+	acc.t_from = 100;
+	assert_int_equal(sim_run(&c, &t, &d, &p, &r, busy_sample, &acc, err,
+				 sizeof(err)), 0);
+	lw = (double)t.n / t.span_s * trace_work_s(&t) / (double)t.n;
+	assert_near(acc.sum / acc.n, lw, 0.03 * lw);
+	assert_int_equal(r.started, r.requests);
+	assert_int_equal(r.shed, 0);
+	assert_near(r.wait_p99, 0, 0);
+	assert_int_equal(acc.queue_max, 0);
+	policy_release(&p);
+	demand_free(&d);
+	trace_free(&t);
+}
+
+/* ---- static and keda-sum ------------------------------------------------- */
+
+struct spec_acc {
+	int32_t spec_min, spec_max, ready_min;
+	size_t n;
+};
+
+static void spec_sample(void *arg, const struct sim_sample *x)
+{
+	struct spec_acc *a = arg;
+
+	if (a->n == 0 || x->spec < a->spec_min)
+		a->spec_min = x->spec;
+	if (a->n == 0 || x->spec > a->spec_max)
+		a->spec_max = x->spec;
+	if (a->n == 0 || x->ready < a->ready_min)
+		a->ready_min = x->ready;
+	a->n++;
+}
+
+/* static holds exactly N replicas through a surge that would make any
+ * autoscaler move, and nothing else: no scale event, N x span hours. */
+static void test_static_fleet(void **state)
+{
+	double at[200], svc[200];
+	struct spec_acc acc;
+	struct world w;
+	struct sim_result r;
+	size_t i;
+
+	for (i = 0; i < 200; i++) {
+		at[i] = 100 + (double)i;        /* 1 req/s of 30 s: 30 busy */
+		svc[i] = 30;
+	}
+	world_init(&w, at, svc, 200, 600, "static:replicas=3", 4, 5);
+	w.timeout = 60;
+	w.ts_step = 15;
+	w.fn = spec_sample;
+	w.arg = &acc;
+	for (i = 0; i < 3; i++) {
+		memset(&acc, 0, sizeof(acc));
+		w.routing = all_routings[i];
+		run_world(&w, &r);
+		assert_int_equal(r.scale_events, 0);
+		assert_int_equal(r.peak_replicas, 3);
+		assert_near(r.replica_hours, 3 * 600.0 / 3600, 1e-12);
+		assert_int_equal(acc.spec_min, 3);
+		assert_int_equal(acc.spec_max, 3);
+		assert_int_equal(acc.ready_min, 3);
+		assert_true(r.never_scales_up);
+		assert_true(r.shed > 0);        /* 12 slots for 30 busy */
+	}
+	/* Default: the run's initial replicas. */
+	w.policy = "static";
+	w.fn = NULL;
+	run_world(&w, &r);
+	assert_int_equal(r.scale_events, 0);
+	assert_int_equal(r.peak_replicas, 5);
+	assert_near(r.replica_hours, 5 * 600.0 / 3600, 1e-12);
+}
+
+static void test_static_parse(void **state)
+{
+	struct policy p;
+	char err[POLICY_ERR_MAX];
+
+	parse_policy(&p, "static", 16);
+	assert_int_equal(p.kind, POLICY_STATIC);
+	assert_int_equal(p.static_replicas, -1);
+	policy_release(&p);
+	parse_policy(&p, "static:replicas=0", 16);
+	assert_int_equal(p.static_replicas, 0);
+	policy_release(&p);
+	assert_int_equal(policy_parse(&p, "static:minReplicaCount=2", NULL,
+				      NULL, 0, 16, 100, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "allowed: replicas"));
+	policy_release(&p);
+	assert_int_equal(policy_parse(&p, "static:replicas=-1", NULL, NULL, 0,
+				      16, 100, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "'replicas'"));
+	policy_release(&p);
+	assert_int_equal(policy_parse(&p, "keda-sum:threshold=0", NULL, NULL,
+				      0, 16, 100, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "'threshold'"));
+	policy_release(&p);
+}
+
+static void sum_view(struct policy_view *v, int32_t status, double inflight,
+		     double queue)
+{
+	memset(v, 0, sizeof(*v));
+	v->status = v->spec = v->ready = status;
+	v->inflight = inflight;
+	v->queue_depth = queue;
+	v->slots = 16;
+}
+
+/*
+ * keda-sum by hand, AverageValue on running + waiting per replica,
+ * tolerance 0.1 (inclusive band):
+ *  - default threshold = slots 16; 4 replicas, 50 running + 14 waiting:
+ *    64 / (16 x 4) = 1.0, inside: 4;
+ *  - 60 + 20 = 80: 1.25, outside: ceil(80 / 16) = 5;
+ *  - 40 + 0: 0.625: ceil(40 / 16) = 3;
+ *  - threshold 10 at 3 replicas: 33 + 0 = 1.1, on the band's edge: 3;
+ *    34: 1.133: ceil(3.4) = 4;
+ *  - the queue gauge without data: the sum has none, read as 0: 0.
+ */
+static void test_keda_sum(void **state)
+{
+	struct policy p;
+	struct policy_run run;
+	struct policy_view v;
+
+	parse_policy(&p, "keda-sum", 16);
+	assert_near(p.sum_threshold, 16, 0);
+	assert_int_equal(policy_run_init(&run, &p), 0);
+	sum_view(&v, 4, 50, 14);
+	assert_int_equal(policy_proposal(&run, &v), 4);
+	sum_view(&v, 4, 60, 20);
+	assert_int_equal(policy_proposal(&run, &v), 5);
+	sum_view(&v, 4, 40, 0);
+	assert_int_equal(policy_proposal(&run, &v), 3);
+	sum_view(&v, 4, 40, NAN);
+	assert_int_equal(policy_proposal(&run, &v), 0);
+	assert_int_equal(policy_active(&run, &v), 0);
+	sum_view(&v, 4, 0, 1);
+	assert_int_equal(policy_active(&run, &v), 1);
+	policy_run_free(&run);
+	policy_release(&p);
+
+	parse_policy(&p, "keda-sum:threshold=10", 16);
+	assert_int_equal(policy_run_init(&run, &p), 0);
+	sum_view(&v, 3, 33, 0);
+	assert_int_equal(policy_proposal(&run, &v), 3);
+	sum_view(&v, 3, 30, 4);
+	assert_int_equal(policy_proposal(&run, &v), 4);
+	assert_false(policy_never_scales_up(&run, 16));
+	policy_run_free(&run);
+	policy_release(&p);
+}
+
+static int never_up(const char *spec, long slots)
+{
+	struct policy p;
+	struct policy_run run;
+	int v;
+
+	parse_policy(&p, spec, slots);
+	assert_int_equal(policy_run_init(&run, &p), 0);
+	v = policy_never_scales_up(&run, slots);
+	policy_run_free(&run);
+	policy_release(&p);
+	return v;
+}
+
+/*
+ * keda-running with 16 slots and tolerance 0.1 scales up only if
+ * 16 / threshold > 1.1, threshold in milli units: 16000 / 14545 =
+ * 1.100034 can, 16000 / 14546 = 1.099959 cannot.  Then a real run at
+ * both sides of the edge: 40 long requests on one full replica.
+ */
+static void test_never_scales_up(void **state)
+{
+	double at[40], svc[40];
+	struct world w;
+	struct sim_result r;
+	size_t i;
+
+	assert_false(never_up("keda-running:threshold=14.5", 16));
+	assert_false(never_up("keda-running:threshold=14.545", 16));
+	assert_true(never_up("keda-running:threshold=14.546", 16));
+	assert_true(never_up("keda-running:threshold=14.6", 16));
+	assert_true(never_up("keda-running:threshold=16", 16));
+	assert_false(never_up("keda-running", 16));        /* 12 */
+	/* Up-tolerance 0.2: the edge moves to 16 / 1.2 = 13.333. */
+	assert_false(never_up("keda-running:upTolerance=0.2,threshold=13.333",
+			      16));
+	assert_true(never_up("keda-running:upTolerance=0.2,threshold=13.334",
+			     16));
+	/* Tolerance 0: any threshold below slots scales up. */
+	assert_false(never_up("keda-running:tolerance=0,threshold=15.999",
+			      16));
+	assert_true(never_up("keda-running:tolerance=0,threshold=16", 16));
+	assert_true(never_up("static", 16));
+	assert_false(never_up("keda-combined:running=16", 16));
+	assert_false(never_up("keda-queue", 16));
+	assert_false(never_up("keda-sum:threshold=100", 16));
+	assert_false(never_up("hpa-util", 16));
+	assert_false(never_up("oracle", 16));
+	assert_false(never_up("staffer", 16));
+
+	for (i = 0; i < 40; i++) {
+		at[i] = (double)i / 40;
+		svc[i] = 1000;
+	}
+	world_init(&w, at, svc, 40, 400, "keda-running:threshold=14.545", 16,
+		   1);
+	run_world(&w, &r);
+	assert_false(r.never_scales_up);
+	assert_true(r.scale_events > 0);
+	assert_true(r.peak_replicas >= 2);
+	w.policy = "keda-running:threshold=14.546";
+	run_world(&w, &r);
+	assert_true(r.never_scales_up);
+	assert_int_equal(r.scale_events, 0);
+	assert_int_equal(r.peak_replicas, 1);
+}
+
+/* ---- warm starts --------------------------------------------------------- */
+
+/*
+ * First minute: requests at 0, 10, 59.9 with 30 + 50 + 100 = 180 service
+ * seconds (the one at 60 s is outside [0, 60)): a mean concurrency of 3.
+ * 2 slots: ceil(1.5) = 2; 3 slots: exactly 1; 1 slot: 3; 4 slots:
+ * ceil(0.75) = 1.  The floor: min 5 gives 5, and a quiet first minute
+ * still 1.  "auto" peeks ahead and sees only 2 at once.
+ */
+static void test_first_minute(void **state)
+{
+	double at[] = { 0, 10, 59.9, 60 }, svc[] = { 30, 50, 100, 1000 };
+	double late[] = { 60, 61 }, lsvc[] = { 500, 500 };
+	struct trace t;
+	struct demand d;
+	struct sim_config c;
+	char err[256];
+
+	make_trace(&t, at, svc, 4, 120);
+	sim_config_init(&c);
+	c.slots = 2;
+	assert_int_equal(sim_first_minute_replicas(&c, &t, 1), 2);
+	c.slots = 3;
+	assert_int_equal(sim_first_minute_replicas(&c, &t, 1), 1);
+	c.slots = 1;
+	assert_int_equal(sim_first_minute_replicas(&c, &t, 1), 3);
+	assert_int_equal(sim_first_minute_replicas(&c, &t, 0), 3);
+	c.slots = 4;
+	assert_int_equal(sim_first_minute_replicas(&c, &t, 1), 1);
+	assert_int_equal(sim_first_minute_replicas(&c, &t, 5), 5);
+	c.slots = 1;
+	demand_init(&d);
+	assert_int_equal(demand_build(&d, &t, err, sizeof(err)), 0);
+	assert_int_equal(sim_initial_replicas(&c, &d, 1), 2);
+	demand_free(&d);
+	trace_free(&t);
+	make_trace(&t, late, lsvc, 2, 120);
+	assert_int_equal(sim_first_minute_replicas(&c, &t, 0), 1);
+	trace_free(&t);
 }
 
 static void test_policy_parse_errors(void **state)
@@ -686,6 +1372,21 @@ int main(void)
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_oracle),
 		cmocka_unit_test(test_policy_parse_errors),
+		cmocka_unit_test(test_routing_names),
+		cmocka_unit_test(test_simll_random),
+		cmocka_unit_test(test_route_round_robin_cycles),
+		cmocka_unit_test(test_route_wait_behind_long),
+		cmocka_unit_test(test_route_least_loaded_emptier),
+		cmocka_unit_test(test_route_drain_reroutes),
+		cmocka_unit_test(test_route_gateway_waits),
+		cmocka_unit_test(test_route_timeouts),
+		cmocka_unit_test(test_littles_law_least_loaded),
+		cmocka_unit_test(test_static_fleet),
+		cmocka_unit_test(test_static_parse),
+		cmocka_unit_test(test_keda_sum),
+		cmocka_unit_test(test_never_scales_up),
+		cmocka_unit_test(test_first_minute),
+		cmocka_unit_test(test_determinism_routing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
