@@ -2,7 +2,6 @@
 #include "decide.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "forecast.h"
@@ -78,12 +77,13 @@ static int decide_forecast(const struct meta *m, const struct decide_obs *o,
 	/* Holt needs history: on a short series (a new metric) the first
 	 * difference that starts its trend dominates the forecast. */
 	k = decide_tail(o->n_series, o->series_step_s, m->forecast_window_s);
-	if (k < 2 || (double)k < (getenv("SX_FMIN") ? atof(getenv("SX_FMIN")) : DECIDE_FORECAST_MIN_SHARE) *
+	if (k < 2 || (double)k < DECIDE_FORECAST_MIN_SHARE *
 	    (floor(m->forecast_window_s / o->series_step_s + 1e-9) + 1))
 		return 0;
 	return forecast_ahead(o->series + o->n_series - k, k,
-			      o->series_step_s, m->cold_start_s + (getenv("SX_FH") ? atof(getenv("SX_FH")) : 0),
-			      m->forecast_alpha, m->forecast_beta, fc) ==
+			      o->series_step_s, meta_horizon_seconds(m),
+			      m->forecast_alpha, m->forecast_beta,
+			      m->forecast_damping, fc) ==
 	       MODEL_OK;
 }
 
@@ -93,7 +93,7 @@ static double decide_held(const struct decide_obs *o, double hold_s)
 	double best = 0;
 	size_t k, i;
 
-	if (!(hold_s > 0) || o->n_series < 2)
+	if (!(hold_s > 0) || o->n_series < 1)
 		return 0;
 	k = decide_tail(o->n_series, o->series_step_s, hold_s);
 	for (i = o->n_series - k; i < o->n_series; i++)
@@ -120,12 +120,12 @@ static int64_t decide_down(const struct meta *m, const struct decide_obs *o,
 					   m->scale_down_period_s);
 		return raw;
 	}
-	if (!have_series) {
+	prev = o->have_view ? o->current :
+	       st && st->primed ? st->target : -1;
+	if (!have_series && prev > raw) {
 		/* No evidence that demand stayed below: release nothing. */
 		d->down = DECIDE_DOWN_NO_SERIES;
-		prev = o->have_view ? o->current :
-		       st && st->primed ? st->target : -1;
-		return prev > raw ? prev : raw;
+		return prev;
 	}
 	d->down = d->b.source == MODEL_FROM_HELD ? DECIDE_DOWN_HOLD
 						 : DECIDE_DOWN_FREE;
@@ -133,11 +133,9 @@ static int64_t decide_down(const struct meta *m, const struct decide_obs *o,
 	 * answer that hovers at a whole number (W and lambda move by a few
 	 * percent from one call to the next) must not release a replica and
 	 * ask for it again a minute later, each time paying a cold start. */
-	prev = o->have_view ? o->current :
-	       st && st->primed ? st->target : -1;
 	if (prev > raw && isfinite(d->b.exact_replicas)) {
-		double margin = getenv("SX_HYST") ? atof(getenv("SX_HYST")) : DECIDE_DOWN_MARGIN;
-		double up = model_ceil(d->b.exact_replicas + margin);
+		double up = model_ceil(d->b.exact_replicas +
+					DECIDE_DOWN_MARGIN);
 
 		if (up > (double)prev)
 			up = (double)prev;
@@ -179,7 +177,7 @@ enum decide_err decide_observations(const struct meta *m,
 			return DECIDE_ENOW;
 		s.service_time_s = 0;
 	}
-	have_series = o->n_series >= 2 && o->series_step_s > 0;
+	have_series = o->n_series >= 1 && o->series_step_s > 0;
 	d.hold_s = meta_hold_seconds(m);
 
 	/* Without W neither a forecast nor a held rate can be staffed;
@@ -194,32 +192,12 @@ enum decide_err decide_observations(const struct meta *m,
 		z = m->peakedness;
 	} else if (have_series &&
 		   peak_estimate(o->series, o->n_series, o->series_step_s,
-				 m->rate_window_s, &z, &d.peak_raw) ==
+				 m->rate_window_s, m->peakedness_max, &z,
+				 &d.peak_raw) ==
 		   MODEL_OK) {
-		d.peak_measured = 1;
-		if (m->model.drain_excess >= 10 && s.service_time_s > 0) {
-			double f = s.service_time_s / m->rate_window_s;
-			z = 1 + (z - 1) * (f < 1 ? f : 1);
-		}
+		d.peak_measured = !isnan(d.peak_raw);
 	} else {
 		z = 1;
-	}
-	if (getenv("SX_SIGMA") && have_series && s.service_time_s > 0) {
-		double sg = 0, l, hz = atof(getenv("SX_SIGMA"));
-		size_t cnt = 0;
-		double hor = (m->cold_start_s + (hz > 1 ? hz : 0)) / o->series_step_s;
-		enum model_err fe = getenv("SX_EXCEED") ?
-			forecast_exceed_rms(o->series, o->n_series, m->forecast_alpha,
-				       m->forecast_beta, hor, (size_t)(d.hold_s / o->series_step_s), 4, &sg, &cnt) :
-			forecast_error_rms(o->series, o->n_series, m->forecast_alpha,
-				       m->forecast_beta, hor, 4, &sg, &cnt);
-		if (fe == MODEL_OK && cnt >= 8) {
-			l = fmax(s.arrival_rate, fmax(s.arrival_forecast, s.arrival_held)) * s.service_time_s;
-			if (l > 0) {
-				z += pow(s.service_time_s * sg, 2) / l;
-				if (z > MODEL_PEAK_MAX) z = MODEL_PEAK_MAX;
-			}
-		}
 	}
 	s.peakedness = z;
 

@@ -84,7 +84,7 @@ struct decide_obs {
 	double w_last;         /* last good W; <= 0: none */
 	const double *series;  /* decide_series_query()'s answer, evenly */
 	size_t n_series;       /* spaced, oldest first, the last one now; */
-	double series_step_s;  /* n < 2: none */
+	double series_step_s;  /* n 0: none (a new metric may have 1) */
 	int have_view;         /* currentReplicasQuery answered: */
 	int64_t current;       /* replicas now */
 	int64_t recent_max;    /* highest over scaleDownPeriodSeconds */

@@ -32,14 +32,25 @@ static int forecast_args_ok(const double *vals, size_t n, double alpha,
 	return 1;
 }
 
-enum model_err forecast_holt(const double *vals, size_t n, double alpha,
-			     double beta, double steps_ahead, double *out,
-			     double *level_out, double *trend_out)
+/* The damped trend's sum phi + phi^2 + ... + phi^h for a real h >= 0:
+ * h itself when phi is 1 (Holt's linear trend). */
+static double forecast_damped_steps(double phi, double h)
+{
+	if (phi >= 1.0)
+		return h;
+	return phi * (1.0 - pow(phi, h)) / (1.0 - phi);
+}
+
+enum model_err forecast_holt_damped(const double *vals, size_t n,
+				    double alpha, double beta, double phi,
+				    double steps_ahead, double *out,
+				    double *level_out, double *trend_out)
 {
 	double level, trend, fc;
 	size_t i;
 
-	if (!forecast_args_ok(vals, n, alpha, beta, steps_ahead, out))
+	if (!forecast_args_ok(vals, n, alpha, beta, steps_ahead, out) ||
+	    !(phi > 0.0 && phi <= 1.0))
 		return MODEL_EINVAL;
 
 	level = vals[0];
@@ -47,10 +58,11 @@ enum model_err forecast_holt(const double *vals, size_t n, double alpha,
 	for (i = 1; i < n; i++) {
 		double prev = level;
 
-		level = alpha * vals[i] + (1.0 - alpha) * (level + trend);
-		trend = beta * (level - prev) + (1.0 - beta) * trend;
+		level = alpha * vals[i] + (1.0 - alpha) *
+			(level + phi * trend);
+		trend = beta * (level - prev) + (1.0 - beta) * phi * trend;
 	}
-	fc = level + steps_ahead * trend;
+	fc = level + forecast_damped_steps(phi, steps_ahead) * trend;
 	/* Overflow anywhere above shows up as Inf or NaN at the end. */
 	if (!isfinite(level) || !isfinite(trend) || !isfinite(fc))
 		return MODEL_ERANGE;
@@ -61,6 +73,14 @@ enum model_err forecast_holt(const double *vals, size_t n, double alpha,
 	if (trend_out != NULL)
 		*trend_out = trend;
 	return MODEL_OK;
+}
+
+enum model_err forecast_holt(const double *vals, size_t n, double alpha,
+			     double beta, double steps_ahead, double *out,
+			     double *level_out, double *trend_out)
+{
+	return forecast_holt_damped(vals, n, alpha, beta, 1.0, steps_ahead,
+				    out, level_out, trend_out);
 }
 
 double forecast_step_seconds(double window_s)
@@ -79,7 +99,7 @@ double forecast_step_seconds(double window_s)
 
 enum model_err forecast_ahead(const double *vals, size_t n, double step_s,
 			      double horizon_s, double alpha, double beta,
-			      struct forecast *out)
+			      double phi, struct forecast *out)
 {
 	struct forecast f;
 	enum model_err err;
@@ -90,89 +110,11 @@ enum model_err forecast_ahead(const double *vals, size_t n, double step_s,
 	f.steps = horizon_s / step_s;
 	if (!isfinite(f.steps))
 		return MODEL_EINVAL;
-	err = forecast_holt(vals, n, alpha, beta, f.steps, &f.value,
-			    &f.level, &f.trend);
+	err = forecast_holt_damped(vals, n, alpha, beta, phi, f.steps,
+				   &f.value, &f.level, &f.trend);
 	if (err != MODEL_OK)
 		return err;
 	*out = f;
 	return MODEL_OK;
 }
 
-enum model_err forecast_error_rms(const double *vals, size_t n, double alpha,
-				  double beta, double steps_ahead,
-				  size_t warmup, double *out, size_t *count)
-{
-	double level, trend, sq = 0;
-	size_t i, h, m = 0;
-	double hist_l[1], hist_t[1];
-
-	(void)hist_l; (void)hist_t;
-	if (!forecast_args_ok(vals, n, alpha, beta, steps_ahead, out))
-		return MODEL_EINVAL;
-	h = (size_t)llround(steps_ahead);
-	if (h < 1)
-		h = 1;
-	level = vals[0];
-	trend = n > 1 ? vals[1] - vals[0] : 0.0;
-	for (i = 1; i < n; i++) {
-		double prev = level;
-
-		level = alpha * vals[i] + (1.0 - alpha) * (level + trend);
-		trend = beta * (level - prev) + (1.0 - beta) * trend;
-		if (i >= warmup && i + h < n) {
-			double f = level + (double)h * trend;
-			double e = vals[i + h] - (f > 0 ? f : 0);
-
-			sq += e * e;
-			m++;
-		}
-	}
-	if (m == 0 || !isfinite(sq))
-		return MODEL_ERANGE;
-	*out = sqrt(sq / (double)m);
-	if (count)
-		*count = m;
-	return MODEL_OK;
-}
-
-/* EXPERIMENT: RMS of the rate's excess, h steps ahead, over what a
- * decision made then staffed for: max(Holt forecast, max over the hold). */
-enum model_err forecast_exceed_rms(const double *vals, size_t n, double alpha,
-				   double beta, double steps_ahead,
-				   size_t hold_steps, size_t warmup,
-				   double *out, size_t *count)
-{
-	double level, trend, sq = 0;
-	size_t i, j, h, m = 0;
-
-	if (!forecast_args_ok(vals, n, alpha, beta, steps_ahead, out))
-		return MODEL_EINVAL;
-	h = (size_t)llround(steps_ahead);
-	if (h < 1)
-		h = 1;
-	level = vals[0];
-	trend = n > 1 ? vals[1] - vals[0] : 0.0;
-	for (i = 1; i < n; i++) {
-		double prev = level;
-
-		level = alpha * vals[i] + (1.0 - alpha) * (level + trend);
-		trend = beta * (level - prev) + (1.0 - beta) * trend;
-		if (i >= warmup && i + h < n) {
-			double f = level + (double)h * trend, e;
-
-			for (j = i >= hold_steps ? i - hold_steps : 0; j <= i; j++)
-				if (vals[j] > f)
-					f = vals[j];
-			e = vals[i + h] - f;
-			if (e > 0)
-				sq += e * e;
-			m++;
-		}
-	}
-	if (m == 0 || !isfinite(sq))
-		return MODEL_ERANGE;
-	*out = sqrt(sq / (double)m);
-	if (count)
-		*count = m;
-	return MODEL_OK;
-}

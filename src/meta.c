@@ -71,9 +71,11 @@ enum meta_key_id {
 	MK_COLD_START,
 	MK_RATE_WINDOW,
 	MK_PEAKEDNESS,
+	MK_PEAKEDNESS_MAX,
 	MK_FORECAST_WINDOW,
 	MK_FORECAST_ALPHA,
 	MK_FORECAST_BETA,
+	MK_FORECAST_DAMPING,
 	MK_COST_PER_REPLICA_HOUR,
 	MK_SLA_PENALTY,
 	MK_SCHEDULE,
@@ -303,7 +305,7 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	[MK_DRAIN] = {
 		.name = "drainSeconds", .type = META_T_DOUBLE,
 		.flags = META_F_WINDOW,
-		.min = 1, .max = 86400, .def = 300, .unit = "seconds",
+		.min = 1, .max = 86400, .def = 30, .unit = "seconds",
 		.what = "the time to work off a backlog in",
 		.example = "120",
 		.off = MOFF(model.drain_s),
@@ -344,8 +346,8 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 		.name = "scaleDownHoldSeconds", .type = META_T_DOUBLE,
 		.flags = META_F_WINDOW,
 		.min = 0, .max = 86400, .def = META_AUTO, .unit = "seconds",
-		.note = "default auto: coldStartSeconds + rateWindowSeconds + "
-			"30, or 0 when coldStartSeconds is 0",
+		.note = "default auto: coldStartSeconds + rateWindowSeconds / "
+			"2 + 30, or 0 when coldStartSeconds is 0",
 		.what = "how long the arrival rate must stay below what the "
 			"fleet serves before capacity is released",
 		.example = "300",
@@ -374,11 +376,20 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 		.name = "peakedness", .type = META_T_DOUBLE,
 		.flags = META_F_WINDOW,
 		.min = 0.1, .max = 100, .def = META_AUTO,
-		.note = "default auto: measured, clamped to 1 to 16; off is 1",
+		.note = "default auto: measured, from 1 to peakednessMax; off "
+			"is 1",
 		.what = "how much burstier than Poisson the arrivals are, for "
 			"the headroom",
 		.example = "4",
 		.off = MOFF(peakedness), .words = meta_peak_words,
+	},
+	[MK_PEAKEDNESS_MAX] = {
+		.name = "peakednessMax", .type = META_T_DOUBLE,
+		.flags = META_F_WINDOW,
+		.min = 1, .max = 100, .def = META_PEAKEDNESS_MAX_DEFAULT,
+		.what = "the ceiling on a measured peakedness",
+		.example = "8",
+		.off = MOFF(peakedness_max),
 	},
 	[MK_FORECAST_WINDOW] = {
 		.name = "forecastWindowSeconds", .type = META_T_DOUBLE,
@@ -403,6 +414,15 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 		.what = "the Holt trend smoothing factor",
 		.example = "0.1",
 		.off = MOFF(forecast_beta),
+	},
+	[MK_FORECAST_DAMPING] = {
+		.name = "forecastDamping", .type = META_T_DOUBLE,
+		.flags = META_F_MINX | META_F_WINDOW,
+		.min = 0, .max = 1, .def = META_FORECAST_DAMPING_DEFAULT,
+		.what = "how much of the Holt trend is kept per step ahead "
+			"(1: no damping)",
+		.example = "0.9",
+		.off = MOFF(forecast_damping),
 	},
 	[MK_COST_PER_REPLICA_HOUR] = {
 		.name = "costPerReplicaHour", .type = META_T_DOUBLE,
@@ -1288,6 +1308,13 @@ static const char *meta_idle_beta(const struct meta *m, int need_queries)
 	return why[m->model.staffing];
 }
 
+static const char *meta_idle_peak(const struct meta *m, int need_queries)
+{
+	(void)need_queries;
+	return m->peakedness == META_AUTO ? NULL
+		: "unless 'peakedness' is auto";
+}
+
 static const char *meta_idle_forecast(const struct meta *m,
 				      int need_queries)
 {
@@ -1316,12 +1343,16 @@ static const struct meta_rule meta_rules[] = {
 	  "when the forecast is on ('coldStartSeconds' above 0)" },
 	{ MK_FORECAST_BETA, meta_idle_forecast,
 	  "when the forecast is on ('coldStartSeconds' above 0)" },
+	{ MK_FORECAST_DAMPING, meta_idle_forecast,
+	  "when the forecast is on ('coldStartSeconds' above 0)" },
 	{ MK_SHED_THRESHOLD, meta_idle_shed,
 	  "to the shed rate that 'shedRateQuery' reads" },
 	{ MK_BOOST_FACTOR, meta_idle_shed,
 	  "to the shed rate that 'shedRateQuery' reads" },
 	{ MK_DRAIN, meta_idle_drain,
 	  "to the queue that 'queueDepthQuery' reads" },
+	{ MK_PEAKEDNESS_MAX, meta_idle_peak,
+	  "to a measured peakedness ('peakedness' auto)" },
 };
 
 #define META_COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -1555,13 +1586,21 @@ const char *meta_at(const struct meta *m, time_t now, struct meta *out)
 	return sched_window_text(&m->sched, (unsigned)wi);
 }
 
+double meta_lag_seconds(const struct meta *m)
+{
+	return m->rate_window_s / 2 + META_LAG_EXTRA_S;
+}
+
+double meta_horizon_seconds(const struct meta *m)
+{
+	return m->cold_start_s > 0 ? m->cold_start_s + meta_lag_seconds(m) : 0;
+}
+
 double meta_hold_seconds(const struct meta *m)
 {
 	if (m->scale_down_hold_s >= 0)
 		return m->scale_down_hold_s;
-	if (!(m->cold_start_s > 0))
-		return 0;
-	return (m->cold_start_s + m->rate_window_s + META_LAG_EXTRA_S) * (getenv("SX_HOLDK") ? atof(getenv("SX_HOLDK")) : 1);
+	return meta_horizon_seconds(m);
 }
 
 int meta_step_limited(const struct meta *m)
@@ -1710,10 +1749,6 @@ void meta_init(struct meta *m)
 	m->tz = NULL;
 	m->given = 0;
 	m->from_env = 0;
-	/* EXPERIMENT */
-	m->model.drain_excess = getenv("SX_DRAIN") ? atoi(getenv("SX_DRAIN")) : 1;
-	if (getenv("SX_ZW")) m->model.drain_excess += 10;
-	m->model.boost_mode = getenv("SX_BOOST") ? atoi(getenv("SX_BOOST")) : 0;
 }
 
 void meta_release(struct meta *m)

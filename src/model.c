@@ -29,13 +29,15 @@ void model_params_init(struct model_params *p)
 	p->beta = 1.5;
 	p->target_wait_s = 0.0;    /* unset: erlangc and cost require it */
 	p->wait_probability = 0.0; /* unset: erlangc requires it */
-	p->drain_s = 300.0;
+	p->drain_s = 30.0;
 	p->shed_threshold = 0.0;
 	p->boost_factor = 1.0;
 	p->cost_per_replica_hour = 0.0;
 	p->sla_penalty_per_hour = 0.0;
 	p->max_replicas = 0;
 	p->activation_arrival_rate = 0.0;
+	p->drain_excess = 0;
+	p->boost_net = 0;
 }
 
 /* finite and >= 0 (false for NaN). */
@@ -238,19 +240,15 @@ enum model_err model_evaluate(const struct model_params *p,
 		}
 	}
 
-	/* Backlog beyond what the busy slots already hold, cleared in D. */
-	excess = p->drain_excess % 10 ? q - b.busy_slots : q;
+	/* The backlog: Q requests wait for a slot, on top of the L that
+	 * the arrivals keep busy; cleared in D.  (v1 drained only
+	 * max(0, Q - L), as if busy slots could also take the waiting.) */
+	excess = p->drain_excess ? q - b.busy_slots : q;
 	if (excess > 0.0)
 		b.drain_slots = excess * w / p->drain_s;
 
-	if (model_boosting(p, s)) {
+	if (model_boosting(p, s) && !p->boost_net)
 		b.boost_slots = p->boost_factor * s->shed_rate * w;
-		if (p->boost_mode == 1)
-			b.boost_slots = 0;
-		else if (p->boost_mode == 2)
-			b.boost_slots = fmax(0.0, b.boost_slots -
-					     b.headroom_slots - b.drain_slots);
-	}
 
 	b.total_slots = b.busy_slots + b.headroom_slots + b.drain_slots +
 			b.boost_slots;

@@ -55,11 +55,15 @@ struct model_params {
 	double sla_penalty_per_hour; /* >= 0 (cost) */
 	long max_replicas;           /* cap; 0 = no cap */
 	double activation_arrival_rate; /* req/s; IsActive threshold */
-	int drain_excess;            /* EXPERIMENT: drain max(0, Q - L) */
-	int boost_mode;              /* EXPERIMENT: 0 gross, 1 none, 2 max */
+	/* Ablations for the simulator (policy.h), never set by metadata:
+	 * the rules v1 had or could have had, to show in the benchmark why
+	 * the defaults are what they are.  0 is the rule staffer uses. */
+	int drain_excess;            /* 1: drain max(0, Q - L), not Q */
+	int boost_net;               /* 1: no boost (shed requests taken to
+				      * be in lambda already) */
 };
 
-/* Fill p with the design's defaults (sqrt, beta 1.5, D 300 s, n 1 ...). */
+/* Fill p with the defaults (sqrt, beta 1.5, D 30 s, n 1 ...). */
 void model_params_init(struct model_params *p);
 
 /*

@@ -10,13 +10,15 @@
 #include <math.h>
 
 enum model_err peak_estimate(const double *vals, size_t n, double step_s,
-			     double window_s, double *out, double *raw_out)
+			     double window_s, double max, double *out,
+			     double *raw_out)
 {
 	double sum = 0, sq = 0, mean, z, lag;
 	size_t i, j, k, nd;
 
 	if (vals == NULL || out == NULL || !(step_s > 0) || !isfinite(step_s) ||
-	    !(window_s > 0) || !isfinite(window_s))
+	    !(window_s > 0) || !isfinite(window_s) || !(max >= PEAK_MIN) ||
+	    !isfinite(max))
 		return MODEL_EINVAL;
 	for (i = 0; i < n; i++)
 		if (!(vals[i] >= 0) || !isfinite(vals[i]))
@@ -24,7 +26,7 @@ enum model_err peak_estimate(const double *vals, size_t n, double step_s,
 
 	lag = ceil(window_s / step_s - 1e-9);
 	j = lag < 1 ? 1 : (size_t)lag;
-	z = 1.0;
+	z = NAN;
 	if (n <= 2 * j || n - 2 * j < PEAK_MIN_DIFFS)
 		goto out;
 	for (i = 0; i < n; i++)
@@ -40,10 +42,10 @@ enum model_err peak_estimate(const double *vals, size_t n, double step_s,
 	}
 	z = window_s * (sq / (double)nd) / (6 * mean);
 	if (!isfinite(z))
-		z = PEAK_MAX; /* squares overflowed: as bursty as it gets */
+		z = max; /* squares overflowed: as bursty as it gets */
 out:
 	if (raw_out)
 		*raw_out = z;
-	*out = z < PEAK_MIN ? PEAK_MIN : z > PEAK_MAX ? PEAK_MAX : z;
+	*out = isnan(z) ? 1.0 : z < PEAK_MIN ? PEAK_MIN : z > max ? max : z;
 	return MODEL_OK;
 }

@@ -35,23 +35,25 @@
 #define PEAK_MIN_DIFFS 8
 #define PEAK_MIN_COUNT 10.0
 
-/* The range an estimate is clamped to (metadata peakedness: auto).  Below
- * 1 is smoother than Poisson, which LLM traffic is not: a reading under 1
- * is sampling noise.  Above PEAK_MAX the burst is not noise to be covered
- * by headroom but a change of level for the forecast and the hold. */
+/* The floor of an estimate (metadata peakedness: auto): below 1 is
+ * smoother than Poisson, which LLM traffic is not; a reading under 1 is
+ * sampling noise.  The ceiling is the caller's (metadata peakednessMax):
+ * far above it a burst is not noise to be covered by headroom but a change
+ * of level, which the forecast and the hold follow. */
 #define PEAK_MIN 1.0
-#define PEAK_MAX 16.0
 
 /*
  * Estimate z from vals[0..n-1] (oldest first, step_s apart, every value
  * finite and >= 0), each a rate over window_s.  On MODEL_OK stores the
- * estimate clamped to [PEAK_MIN, PEAK_MAX] in *out, and 1.0 when the
- * series says too little (see above); *raw_out (may be NULL) gets the
- * unclamped estimate, or 1.0 when there was too little.  MODEL_EINVAL for
- * bad arguments (step_s or window_s not finite and > 0, a value negative
- * or not finite, vals or out NULL); outputs then untouched.
+ * estimate clamped to [PEAK_MIN, max] in *out, and 1.0 when the series
+ * says too little (see above); *raw_out (may be NULL) gets the unclamped
+ * estimate, or NaN when there was too little.  MODEL_EINVAL for bad
+ * arguments (step_s or window_s not finite and > 0, max not finite and
+ * >= PEAK_MIN, a value negative or not finite, vals or out NULL); outputs
+ * then untouched.
  */
 enum model_err peak_estimate(const double *vals, size_t n, double step_s,
-			     double window_s, double *out, double *raw_out);
+			     double window_s, double max, double *out,
+			     double *raw_out);
 
 #endif

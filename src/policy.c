@@ -158,6 +158,33 @@ static int policy_own(struct policy *p, const char *k, const char *v,
 
 	switch (p->kind) {
 	case POLICY_STAFFER:
+		if (!strcmp(k, "forecast")) {
+			if (strcmp(v, "perfect")) {
+				snprintf(err, errlen, "'forecast': '%.40s' is "
+					 "not allowed; allowed: perfect (the "
+					 "simulator's reference)", v);
+				return -1;
+			}
+			p->perfect_forecast = 1;
+			return 0;
+		}
+		/* Ablations of the model's rules (model.h), to show what
+		 * the rules staffer does not use would have done. */
+		if (!strcmp(k, "drain") || !strcmp(k, "boost")) {
+			int *flag = k[0] == 'd' ? &p->meta.model.drain_excess
+						: &p->meta.model.boost_net;
+			const char *yes = k[0] == 'd' ? "excess" : "none";
+			const char *no = k[0] == 'd' ? "queue" : "gross";
+
+			if (strcmp(v, yes) && strcmp(v, no)) {
+				snprintf(err, errlen, "'%s': '%.40s' is not "
+					 "allowed; allowed: %s (staffer's "
+					 "rule) or %s", k, v, no, yes);
+				return -1;
+			}
+			*flag = !strcmp(v, yes);
+			return 0;
+		}
 		if (meta_set(&p->meta, k, v, &me) == META_OK)
 			return 0;
 		snprintf(err, errlen, "%s", me.msg);
@@ -205,7 +232,8 @@ static const char *policy_own_keys(enum policy_kind k)
 {
 	switch (k) {
 	case POLICY_STAFFER:
-		return "any ScaledObject metadata key";
+		return "any ScaledObject metadata key; forecast=perfect, "
+		       "drain=queue|excess, boost=gross|none";
 	case POLICY_KEDA_QUEUE:
 	case POLICY_KEDA_RUNNING:
 	case POLICY_KEDA_SUM:
@@ -448,7 +476,7 @@ static void policy_series(const struct policy_run *r, const struct meta *m,
 		}
 		r->series[got++] = x > 0 ? x : 0;
 	}
-	if (got < 2)
+	if (got < 1)
 		return;
 	o->series = r->series;
 	o->n_series = got;
@@ -483,6 +511,23 @@ static int policy_observed(const struct policy_run *r,
 	return 0;
 }
 
+/* The highest true arrival rate over a rate window that ends within
+ * [now, now + horizon_s] (15 s apart): what a perfect forecast of the
+ * measured rate would have to cover before a replica asked for now is
+ * ready. */
+static double policy_truth(const struct policy_view *v, double horizon_s)
+{
+	double best = 0, u, w = v->rate_window_s;
+
+	for (u = v->now; u <= v->now + horizon_s + 1e-9; u += 15) {
+		double r = (double)trace_count(v->trace, u - w, u) / w;
+
+		if (r > best)
+			best = r;
+	}
+	return best;
+}
+
 /* GetMetrics: the server's decision for these signals. */
 static int32_t policy_staffer(struct policy_run *r,
 			      const struct policy_view *v)
@@ -503,6 +548,10 @@ static int32_t policy_staffer(struct policy_run *r,
 		return -1;
 	}
 	policy_series(r, &m, v, &o);
+	if (r->p->perfect_forecast && v->trace) {
+		o.have_truth = 1;
+		o.truth = policy_truth(v, v->cold_start_s);
+	}
 	if (!policy_observed(r, v, &cur, &recent)) {
 		o.have_view = 1;
 		o.current = (int64_t)llround(cur);
@@ -517,14 +566,6 @@ static int32_t policy_staffer(struct policy_run *r,
 		r->metric_errors++;
 		return -1;
 	}
-	if (getenv("STAFFER_XSERIES") && fabs(v->now - atof(getenv("STAFFER_XSERIES"))) < 8) {
-		size_t q;
-		for (q = 0; q < o.n_series; q++) fprintf(stderr, "%.2f ", o.series[q]);
-		fprintf(stderr, "\n");
-	}
-	if (getenv("STAFFER_XDEBUG"))
-		fprintf(stderr, "XD t=%.0f lam=%.2f fc=%.2f held=%.2f z=%.2f zr=%.2f W=%.2f Q=%.0f S=%.2f busy=%.1f head=%.1f drain=%.1f boost=%.1f raw=%lld tgt=%lld spec=%d src=%d\n",
-			v->now, s.arrival_rate, s.arrival_forecast, s.arrival_held, d.b.peakedness, d.peak_raw, s.service_time_s, s.queue_depth, s.shed_rate, d.b.busy_slots, d.b.headroom_slots, d.b.drain_slots, d.b.boost_slots, (long long)d.raw, (long long)d.target, v->spec, (int)d.b.source);
 	if (d.b.forecast_used)
 		r->forecasts++;
 	r->last = d;

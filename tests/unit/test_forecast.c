@@ -204,33 +204,29 @@ static void test_ahead(void **state)
 	struct forecast f;
 	size_t i;
 
-	assert_int_equal(forecast_ahead(ramp, N_OF(ramp), 15.0, 180.0, 0.3,
-					0.15, &f), MODEL_OK);
+	assert_int_equal(forecast_ahead(ramp, N_OF(ramp), 15.0, 180.0, 0.3, 0.15, 1.0, &f), MODEL_OK);
 	assert_near(f.steps, 12.0, 0.0);
 	assert_near(f.level, 2.5, 1e-12);
 	assert_near(f.trend, 0.5, 1e-12);
 	assert_near(f.value, 8.5, 1e-12);
 	/* A fractional horizon: 50 s on 15 s steps. */
-	assert_int_equal(forecast_ahead(ramp, N_OF(ramp), 15.0, 50.0, 0.3,
-					0.15, &f), MODEL_OK);
+	assert_int_equal(forecast_ahead(ramp, N_OF(ramp), 15.0, 50.0, 0.3, 0.15, 1.0, &f), MODEL_OK);
 	assert_near(f.steps, 50.0 / 15.0, 1e-15);
 	assert_near(f.value, 2.5 + 0.5 * 50.0 / 15.0, 1e-12);
 	/* Horizon 0: the level. */
-	assert_int_equal(forecast_ahead(ramp, N_OF(ramp), 15.0, 0.0, 0.3,
-					0.15, &f), MODEL_OK);
+	assert_int_equal(forecast_ahead(ramp, N_OF(ramp), 15.0, 0.0, 0.3, 0.15, 1.0, &f), MODEL_OK);
 	assert_near(f.value, f.level, 0.0);
 	/* Same as forecast_holt with steps = horizon / step, noisy data. */
 	for (i = 0; i < N_OF(v); i++)
 		v[i] = 3.0 + 0.2 * (double)i + (i % 3 == 0 ? 0.7 : -0.4);
-	assert_int_equal(forecast_ahead(v, N_OF(v), 22.5, 300.0, 0.4, 0.2,
-					&f), MODEL_OK);
+	assert_int_equal(forecast_ahead(v, N_OF(v), 22.5, 300.0, 0.4, 0.2, 1.0, &f), MODEL_OK);
 	assert_int_equal(forecast_holt(v, N_OF(v), 0.4, 0.2, 300.0 / 22.5,
 				       &direct, NULL, NULL), MODEL_OK);
 	assert_near(f.value, direct, 0.0);
 	/* A fall is clamped at 0; level and trend say why. */
 	for (i = 0; i < 10; i++)
 		v[i] = 100.0 - 10.0 * (double)i;
-	assert_int_equal(forecast_ahead(v, 10, 15.0, 180.0, 0.3, 0.15, &f),
+	assert_int_equal(forecast_ahead(v, 10, 15.0, 180.0, 0.3, 0.15, 1.0, &f),
 			 MODEL_OK);
 	assert_near(f.value, 0.0, 0.0);
 	assert_near(f.trend, -10.0, 1e-9);
@@ -244,31 +240,27 @@ static void test_ahead_invalid(void **state)
 
 	memset(&f, 0x5a, sizeof(f));
 	before = f;
-	assert_int_equal(forecast_ahead(ramp, 4, 0.0, 180.0, 0.3, 0.15, &f),
+	assert_int_equal(forecast_ahead(ramp, 4, 0.0, 180.0, 0.3, 0.15, 1.0, &f),
 			 MODEL_EINVAL);
-	assert_int_equal(forecast_ahead(ramp, 4, -15.0, 180.0, 0.3, 0.15,
-					&f), MODEL_EINVAL);
-	assert_int_equal(forecast_ahead(ramp, 4, NAN, 180.0, 0.3, 0.15, &f),
+	assert_int_equal(forecast_ahead(ramp, 4, -15.0, 180.0, 0.3, 0.15, 1.0, &f), MODEL_EINVAL);
+	assert_int_equal(forecast_ahead(ramp, 4, NAN, 180.0, 0.3, 0.15, 1.0, &f),
 			 MODEL_EINVAL);
-	assert_int_equal(forecast_ahead(ramp, 4, INFINITY, 180.0, 0.3, 0.15,
-					&f), MODEL_EINVAL);
-	assert_int_equal(forecast_ahead(ramp, 4, 15.0, -1.0, 0.3, 0.15, &f),
+	assert_int_equal(forecast_ahead(ramp, 4, INFINITY, 180.0, 0.3, 0.15, 1.0, &f), MODEL_EINVAL);
+	assert_int_equal(forecast_ahead(ramp, 4, 15.0, -1.0, 0.3, 0.15, 1.0, &f),
 			 MODEL_EINVAL);
-	assert_int_equal(forecast_ahead(ramp, 4, 15.0, NAN, 0.3, 0.15, &f),
+	assert_int_equal(forecast_ahead(ramp, 4, 15.0, NAN, 0.3, 0.15, 1.0, &f),
 			 MODEL_EINVAL);
-	assert_int_equal(forecast_ahead(ramp, 4, 15.0, INFINITY, 0.3, 0.15,
-					&f), MODEL_EINVAL);
+	assert_int_equal(forecast_ahead(ramp, 4, 15.0, INFINITY, 0.3, 0.15, 1.0, &f), MODEL_EINVAL);
 	/* A step so small that horizon / step overflows. */
-	assert_int_equal(forecast_ahead(ramp, 4, 1e-320, 180.0, 0.3, 0.15,
-					&f), MODEL_EINVAL);
+	assert_int_equal(forecast_ahead(ramp, 4, 1e-320, 180.0, 0.3, 0.15, 1.0, &f), MODEL_EINVAL);
 	/* forecast_holt's own checks and errors come through. */
-	assert_int_equal(forecast_ahead(NULL, 4, 15.0, 180.0, 0.3, 0.15, &f),
+	assert_int_equal(forecast_ahead(NULL, 4, 15.0, 180.0, 0.3, 0.15, 1.0, &f),
 			 MODEL_EINVAL);
-	assert_int_equal(forecast_ahead(ramp, 0, 15.0, 180.0, 0.3, 0.15, &f),
+	assert_int_equal(forecast_ahead(ramp, 0, 15.0, 180.0, 0.3, 0.15, 1.0, &f),
 			 MODEL_EINVAL);
-	assert_int_equal(forecast_ahead(ramp, 4, 15.0, 180.0, 0.0, 0.15, &f),
+	assert_int_equal(forecast_ahead(ramp, 4, 15.0, 180.0, 0.0, 0.15, 1.0, &f),
 			 MODEL_EINVAL);
-	assert_int_equal(forecast_ahead(big, 2, 15.0, 30.0, 0.3, 0.15, &f),
+	assert_int_equal(forecast_ahead(big, 2, 15.0, 30.0, 0.3, 0.15, 1.0, &f),
 			 MODEL_ERANGE);
 	assert_memory_equal(&f, &before, sizeof(f));
 	assert_int_equal(forecast_ahead(ramp, 4, 15.0, 180.0, 0.3, 0.15,

@@ -58,13 +58,13 @@ static void test_poisson(void **state)
 	for (i = 0; i < N_OF(counts); i++)
 		counts[i] = poisson(&r, 20 * 15); /* 20 req/s, 15 s steps */
 	rates_from_counts(counts, N_OF(counts), 4, 60, rates, &n);
-	assert_int_equal(peak_estimate(rates, n, 15, 60, &z, &raw), MODEL_OK);
+	assert_int_equal(peak_estimate(rates, n, 15, 60, 16, &z, &raw), MODEL_OK);
 	assert_true(raw > 0.85 && raw < 1.15);
 	assert_true(z >= PEAK_MIN && z < 1.15);
 
 	for (i = 0; i < 50; i++)
 		rates[i] = 20;
-	assert_int_equal(peak_estimate(rates, 50, 15, 60, &z, &raw), MODEL_OK);
+	assert_int_equal(peak_estimate(rates, 50, 15, 60, 16, &z, &raw), MODEL_OK);
 	assert_true(raw == 0);
 	assert_true(z == PEAK_MIN);
 }
@@ -84,7 +84,7 @@ static void test_batches(void **state)
 	for (i = 0; i < N_OF(counts); i++)
 		counts[i] = 4 * poisson(&r, 5 * 15); /* 5 batches/s of 4 */
 	rates_from_counts(counts, N_OF(counts), 4, 60, rates, &n);
-	assert_int_equal(peak_estimate(rates, n, 15, 60, &z, &raw), MODEL_OK);
+	assert_int_equal(peak_estimate(rates, n, 15, 60, 16, &z, &raw), MODEL_OK);
 	assert_true(raw > 3.4 && raw < 4.6);
 	assert_true(fabs(z - raw) < 1e-12);
 }
@@ -103,13 +103,13 @@ static void test_ramp(void **state)
 	for (i = 0; i < N_OF(counts); i++)
 		counts[i] = poisson(&r, (10 + 0.05 * (double)i) * 15);
 	rates_from_counts(counts, N_OF(counts), 4, 60, rates, &n);
-	assert_int_equal(peak_estimate(rates, n, 15, 60, &z, &raw), MODEL_OK);
+	assert_int_equal(peak_estimate(rates, n, 15, 60, 16, &z, &raw), MODEL_OK);
 	assert_true(raw > 0.8 && raw < 1.25);
 
 	/* Without noise at all, a ramp gives exactly 0 (clamped to 1). */
 	for (i = 0; i < 100; i++)
 		rates[i] = 5 + 0.5 * (double)i;
-	assert_int_equal(peak_estimate(rates, 100, 15, 60, &z, &raw), MODEL_OK);
+	assert_int_equal(peak_estimate(rates, 100, 15, 60, 16, &z, &raw), MODEL_OK);
 	assert_true(fabs(raw) < 1e-9);
 	assert_true(z == PEAK_MIN);
 }
@@ -129,17 +129,19 @@ static void test_hand_worked(void **state)
 	 * z = 60 * 64 / (6 * 10) = 64. */
 	for (i = 0; i < 16; i++)
 		v[i] = 10 + ((i / 4) % 2 ? -2 : 2);
-	assert_int_equal(peak_estimate(v, 16, 15, 60, &z, &raw), MODEL_OK);
+	assert_int_equal(peak_estimate(v, 16, 15, 60, 16, &z, &raw), MODEL_OK);
 	assert_true(fabs(raw - 64) < 1e-9);
-	assert_true(z == PEAK_MAX);
+	assert_true(z == 16);
+	assert_int_equal(peak_estimate(v, 16, 15, 60, 100, &z, &raw), MODEL_OK);
+	assert_true(fabs(z - 64) < 1e-9);
 
 	/* window 90, step 60: j = 2, and 2 j + 8 = 12 points needed: with 11
 	 * there are 7 differences, too few: the estimate is 1. */
 	for (i = 0; i < 12; i++)
 		v[i] = 10 + (i % 2 ? 1 : 0);
-	assert_int_equal(peak_estimate(v, 11, 60, 90, &z, &raw), MODEL_OK);
-	assert_true(raw == 1 && z == 1);
-	assert_int_equal(peak_estimate(v, 12, 60, 90, &z, &raw), MODEL_OK);
+	assert_int_equal(peak_estimate(v, 11, 60, 90, 16, &z, &raw), MODEL_OK);
+	assert_true(isnan(raw) && z == 1);
+	assert_int_equal(peak_estimate(v, 12, 60, 90, 16, &z, &raw), MODEL_OK);
 	/* d = v[k] - 2 v[k-2] + v[k-4] = 0 for a period-2 pattern. */
 	assert_true(fabs(raw) < 1e-12);
 }
@@ -153,8 +155,8 @@ static void test_sparse(void **state)
 	(void)state;
 	for (i = 0; i < N_OF(v); i++)
 		v[i] = i % 7 == 0 ? 0.1 : 0; /* ~ one arrival per window */
-	assert_int_equal(peak_estimate(v, N_OF(v), 15, 60, &z, &raw), MODEL_OK);
-	assert_true(z == 1 && raw == 1);
+	assert_int_equal(peak_estimate(v, N_OF(v), 15, 60, 16, &z, &raw), MODEL_OK);
+	assert_true(z == 1 && isnan(raw));
 }
 
 static void test_invalid(void **state)
@@ -162,25 +164,29 @@ static void test_invalid(void **state)
 	double v[20] = { 0 }, z = 42, raw = 42;
 
 	(void)state;
-	assert_int_equal(peak_estimate(NULL, 20, 15, 60, &z, &raw),
+	assert_int_equal(peak_estimate(NULL, 20, 15, 60, 16, &z, &raw),
 			 MODEL_EINVAL);
-	assert_int_equal(peak_estimate(v, 20, 0, 60, &z, &raw), MODEL_EINVAL);
-	assert_int_equal(peak_estimate(v, 20, 15, NAN, &z, &raw),
+	assert_int_equal(peak_estimate(v, 20, 0, 60, 16, &z, &raw), MODEL_EINVAL);
+	assert_int_equal(peak_estimate(v, 20, 15, NAN, 16, &z, &raw),
 			 MODEL_EINVAL);
-	assert_int_equal(peak_estimate(v, 20, INFINITY, 60, &z, &raw),
+	assert_int_equal(peak_estimate(v, 20, INFINITY, 60, 16, &z, &raw),
 			 MODEL_EINVAL);
 	v[3] = -1;
-	assert_int_equal(peak_estimate(v, 20, 15, 60, &z, &raw), MODEL_EINVAL);
+	assert_int_equal(peak_estimate(v, 20, 15, 60, 16, &z, &raw), MODEL_EINVAL);
 	v[3] = NAN;
-	assert_int_equal(peak_estimate(v, 20, 15, 60, &z, &raw), MODEL_EINVAL);
+	assert_int_equal(peak_estimate(v, 20, 15, 60, 16, &z, &raw), MODEL_EINVAL);
+	v[3] = 0;
+	assert_int_equal(peak_estimate(v, 20, 15, 60, 0.5, &z, &raw),
+			 MODEL_EINVAL);
+	assert_int_equal(peak_estimate(v, 20, 15, 60, INFINITY, &z, &raw),
+			 MODEL_EINVAL);
 	assert_true(z == 42 && raw == 42);
-	assert_int_equal(peak_estimate(v, 20, 15, 60, NULL, &raw),
+	assert_int_equal(peak_estimate(v, 20, 15, 60, 16, NULL, &raw),
 			 MODEL_EINVAL);
 	/* Huge values overflow the squares: as bursty as it gets. */
-	v[3] = 0;
 	v[10] = 1e300;
-	assert_int_equal(peak_estimate(v, 20, 15, 60, &z, &raw), MODEL_OK);
-	assert_true(z == PEAK_MAX);
+	assert_int_equal(peak_estimate(v, 20, 15, 60, 16, &z, &raw), MODEL_OK);
+	assert_true(z == 16);
 }
 
 static void test_promql_range(void **state)
