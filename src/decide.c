@@ -107,8 +107,10 @@ static int64_t decide_down(const struct meta *m, const struct decide_obs *o,
 			   double now_s, struct smooth *st, int64_t raw,
 			   int have_series, struct decision *d)
 {
-	int64_t prev;
+	int64_t prev = o->have_view ? o->current :
+		       st && st->primed ? st->target : -1;
 
+	d->prev = prev;
 	if (meta_step_limited(m)) {
 		d->down = DECIDE_DOWN_STEP;
 		if (o->have_view)
@@ -120,8 +122,6 @@ static int64_t decide_down(const struct meta *m, const struct decide_obs *o,
 					   m->scale_down_period_s);
 		return raw;
 	}
-	prev = o->have_view ? o->current :
-	       st && st->primed ? st->target : -1;
 	if (!have_series && prev > raw) {
 		/* No evidence that demand stayed below: release nothing. */
 		d->down = DECIDE_DOWN_NO_SERIES;

@@ -57,6 +57,8 @@ struct decision {
 	int64_t raw;                /* the model's replicas (capped) */
 	int64_t target;             /* after smoothing and the cap */
 	enum decide_down down;      /* how scale-down was limited */
+	int64_t prev;               /* the answer before (current replicas
+				     * or memory); -1: none */
 	double hold_s;              /* meta_hold_seconds(), 0: none */
 	int have_forecast;          /* fc holds the forecast made */
 	struct forecast fc;

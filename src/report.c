@@ -113,20 +113,26 @@ static void text_down(FILE *fp, const struct report *r)
 		break;
 	case DECIDE_DOWN_NO_SERIES:
 		fprintf(fp, "scale-down nothing released: without the series "
-			"the hold cannot tell that demand stayed below %s\n",
-			from);
+			"the hold cannot tell that demand stayed below %s "
+			"(%lld)\n", from, (long long)d->prev);
 		break;
 	case DECIDE_DOWN_MARGIN_HELD:
-		fprintf(fp, "scale-down kept at %s: the model's %.3f replicas "
-			"are not half a replica below it\n", from,
+		fprintf(fp, "scale-down margin: down from %lld to %lld, not "
+			"%lld: a lower answer keeps half a replica above the "
+			"model's %.3f\n", (long long)d->prev,
+			(long long)d->target, (long long)d->raw,
 			d->b.exact_replicas);
 		break;
 	case DECIDE_DOWN_STEP:
-		fprintf(fp, "scale-down step limit: at most %ld replicas per "
-			"%g s below %s\n", m->scale_down_step,
-			m->scale_down_period_s, o->have_view ?
-			"the current replicas (currentReplicasQuery)" :
-			"this process's last answer");
+		if (d->prev < 0)
+			fprintf(fp, "scale-down step limit (%ld per %g s): no "
+				"earlier answer to step down from\n",
+				m->scale_down_step, m->scale_down_period_s);
+		else
+			fprintf(fp, "scale-down step limit: at most %ld "
+				"replicas per %g s below %s (%lld)\n",
+				m->scale_down_step, m->scale_down_period_s,
+				from, (long long)d->prev);
 		break;
 	}
 	if (o->have_view)

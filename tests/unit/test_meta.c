@@ -486,7 +486,7 @@ static void expect_schedule(const char *text, const char *const *extra,
 	"waitProbability, drainSeconds, shedThreshold, boostFactor, " \
 	"scaleDownStep, scaleDownPeriodSeconds, scaleDownHoldSeconds, " \
 	"peakedness, peakednessMax, forecastWindowSeconds, " \
-	"forecastAlpha, forecastBeta, costPerReplicaHour, " \
+	"forecastAlpha, forecastBeta, forecastDamping, costPerReplicaHour, " \
 	"slaPenaltyPerHour, maxReplicas, activationArrivalRate"
 
 static void test_schedule_accepted(void **state)
@@ -1454,6 +1454,7 @@ static const struct {
 	{ "forecastWindowSeconds", "900" },
 	{ "forecastAlpha", "0.5" },
 	{ "forecastBeta", "0.1" },
+	{ "forecastDamping", "0.9" },
 	{ "costPerReplicaHour", "4.5" },
 	{ "slaPenaltyPerHour", "500" },
 	{ "schedule", "Mon-Fri 08:00-19:00 beta=2.0" },

@@ -649,7 +649,7 @@ static void test_forecast_pipeline(void **state)
 	struct forecast f;
 
 	assert_int_equal(forecast_ahead(ramp, 4, forecast_step_seconds(600),
-					180.0, 0.3, 0.15, &f), MODEL_OK);
+					180.0, 0.3, 0.15, 1.0, &f), MODEL_OK);
 	assert_near(f.value, 8.5, 1e-12);
 	b = eval_ok(&p, sigf(2.5, 10.0, 0.0, 0.0, f.value));
 	assert_int_equal(b.forecast_used, 1);
