@@ -5,13 +5,14 @@
  * the signals arrivalRate, serviceTime, queueDepth and shedRate, and prints
  * each term of the decision, or one JSON object with --json.
  *
- * The forecast: arrivalRateSeries=v1,v2,... stands for the range query the
- * server makes (oldest first, the last value now, stepSeconds apart;
- * default forecast_step_seconds(forecastWindowSeconds)).  With
- * coldStartSeconds > 0 it gives the Holt forecast coldStartSeconds ahead,
- * as the server computes it.  Without arrivalRate, arrivalRate is the
- * series' last value: the instant query and the range query's last point
- * read the same expression at the same time.
+ * arrivalRateSeries=v1,v2,... stands for the range query the server makes
+ * (oldest first, the last value now, stepSeconds apart; default
+ * forecast_step_seconds(forecastWindowSeconds)): the forecast, the hold and
+ * the peakedness come from it exactly as the server makes them
+ * (decide_observations).  Without arrivalRate, arrivalRate is the series'
+ * last value: the instant query and the range query's last point read the
+ * same expression at the same time.  currentReplicas=N stands for
+ * currentReplicasQuery's answer, to see what scale-down would do.
  */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -21,6 +22,7 @@
 #include <time.h>
 
 #include "cmd.h"
+#include "decide.h"
 #include "forecast.h"
 #include "meta.h"
 #include "model.h"
@@ -39,8 +41,8 @@ struct calc_series {
 	size_t n;             /* 0: no series */
 	double step_s;        /* 0: not given */
 	int have_rate;        /* arrivalRate was given */
-	int have_fc;          /* fc holds a forecast */
-	struct forecast fc;
+	int have_signal;      /* any signal was given, 0 included */
+	long current;         /* currentReplicas, or -1 */
 	/* the time of the decision (now=) and the schedule window then */
 	const char *now_arg;  /* NULL: the current time */
 	char when[TZ_TIME_MAX];
@@ -66,10 +68,12 @@ static void usage(FILE *fp)
 "usage: staffer calc [--json] key=value ...\n"
 "  signals: arrivalRate (req/s), serviceTime (s), queueDepth (requests),\n"
 "           shedRate (req/s); missing ones are 0\n"
-"  forecast: arrivalRateSeries=v1,v2,... (req/s, oldest first, up to %d)\n"
-"           stepSeconds (default forecastWindowSeconds / 40, 5 to 60);\n"
-"           used with coldStartSeconds > 0; arrivalRate defaults to the\n"
-"           last value\n"
+"  series:  arrivalRateSeries=v1,v2,... (req/s, oldest first, up to %d)\n"
+"           stepSeconds (default forecastWindowSeconds / 40, 5 to 60):\n"
+"           the range query behind the forecast, the hold and the\n"
+"           peakedness; arrivalRate defaults to the last value\n"
+"  currentReplicas=N  the replicas now (as currentReplicasQuery), to see\n"
+"           what scale-down does\n"
 "  tuning:  any ScaledObject metadata key (docs/metadata.md), e.g.\n"
 "           beta=2 slotsPerReplica=32 staffing=erlangc\n"
 "  now=TIME the time of the decision, for schedule windows: an ISO time\n"
@@ -187,22 +191,20 @@ static int set_step(struct calc_series *c, const char *val)
 /* Print the decision through report.h.  0, or -1 (out of memory). */
 static int print_decision(const struct meta *m, const struct calc_series *c,
 			  const struct model_signals *s,
-			  const struct model_breakdown *b, int json)
+			  const struct decision *d, const struct decide_obs *o,
+			  int json)
 {
 	struct report r;
-	cJSON *o;
+	cJSON *j;
 	char *text = NULL;
 
 	memset(&r, 0, sizeof(r));
 	r.m = m;
 	r.s = s;
-	r.b = b;
+	r.d = d;
+	r.o = o;
 	r.lambda_note = c->n > 0 && !c->have_rate ? " (last of series)" : NULL;
-	r.fc = c->have_fc ? &c->fc : NULL;
-	r.fc_step_s = c->step_s;
-	r.fc_points = c->n;
-	r.no_forecast = "no arrivalRateSeries given";
-	r.series_off = c->n > 0;
+	r.no_series = "no arrivalRateSeries given";
 	r.when = c->when;
 	r.day = c->day;
 	r.zone = c->zone;
@@ -211,14 +213,62 @@ static int print_decision(const struct meta *m, const struct calc_series *c,
 		report_text(stdout, &r);
 		return 0;
 	}
-	o = cJSON_CreateObject();
-	if (o && !report_json(o, &r))
-		text = cJSON_PrintUnformatted(o);
-	cJSON_Delete(o);
+	j = cJSON_CreateObject();
+	if (j && !report_json(j, &r))
+		text = cJSON_PrintUnformatted(j);
+	cJSON_Delete(j);
 	if (!text)
 		return -1;
 	printf("%s\n", text);
 	free(text);
+	return 0;
+}
+
+/* calc's own keys, which are not metadata. */
+static const char *const calc_keys[] = {
+	"arrivalRate", "queueDepth", "shedRate", "arrivalRateSeries",
+	"stepSeconds", "currentReplicas", "now",
+};
+
+/* ASCII case folding, locale-free. */
+static int calc_fold(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+/* A key that is one of calc's own but for case ("arrivalrate"): say so
+ * (metadata's suggestion would name a metadata key); 1 when said. */
+static int calc_own_near(const char *key)
+{
+	size_t i, j;
+
+	for (i = 0; i < sizeof(calc_keys) / sizeof(calc_keys[0]); i++) {
+		for (j = 0; key[j] && calc_keys[i][j] &&
+		     calc_fold((unsigned char)key[j]) ==
+		     calc_fold((unsigned char)calc_keys[i][j]); j++)
+			;
+		if (!key[j] && !calc_keys[i][j]) {
+			fprintf(stderr, "staffer calc: '%.60s' is not a known "
+				"key; did you mean '%s'?\n", key,
+				calc_keys[i]);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Parse currentReplicas; 0 ok, -1 bad value (message printed). */
+static int set_current(struct calc_series *c, const char *val)
+{
+	long v;
+
+	if (meta_parse_long(val, &v) || v < 0 || v > MODEL_REPLICAS_MAX) {
+		fprintf(stderr, "staffer calc: 'currentReplicas': '%.60s' is "
+			"not allowed; allowed: a whole number from 0 to %lld\n",
+			val, (long long)MODEL_REPLICAS_MAX);
+		return -1;
+	}
+	c->current = v;
 	return 0;
 }
 
@@ -233,43 +283,50 @@ static int set_input(struct model_signals *s, struct calc_series *c,
 		return set_series(c, val);
 	if (!strcmp(key, "stepSeconds"))
 		return set_step(c, val);
+	if (!strcmp(key, "currentReplicas"))
+		return set_current(c, val);
 	r = set_signal(s, key, val);
+	if (r == 0)
+		c->have_signal = 1;
 	if (r == 0 && !strcmp(key, "arrivalRate"))
 		c->have_rate = 1;
 	return r;
 }
 
 /*
- * The series' part once every key is in: defaults, the forecast into
- * s->arrival_forecast.  0 ok, 2 bad input, 1 the forecast failed.
+ * The observations the server would have, from what calc was given: the
+ * signals, the series (step defaulted) and currentReplicas.  0 ok, 2 bad
+ * input (message printed).
  */
-static int use_series(const struct meta *m, struct model_signals *s,
-		      struct calc_series *c)
+static int observations(const struct meta *m, const struct model_signals *s,
+			struct calc_series *c, struct decide_obs *o)
 {
-	enum model_err e;
+	double range, step;
 
 	if (c->step_s > 0 && c->n == 0) {
 		fprintf(stderr, "staffer calc: 'stepSeconds' has no effect "
 			"without 'arrivalRateSeries'\n");
 		return 2;
 	}
-	if (c->n == 0)
-		return 0;
-	if (!c->have_rate)
-		s->arrival_rate = c->vals[c->n - 1];
-	if (!(m->cold_start_s > 0))
-		return 0;
-	if (!(c->step_s > 0))
-		c->step_s = forecast_step_seconds(m->forecast_window_s);
-	e = forecast_ahead(c->vals, c->n, c->step_s, m->cold_start_s,
-			   m->forecast_alpha, m->forecast_beta, &c->fc);
-	if (e != MODEL_OK) {
-		fprintf(stderr, "staffer calc: cannot forecast this series: "
-			"%s\n", model_strerror(e));
-		return 1;
+	memset(o, 0, sizeof(*o));
+	o->arrival_rate = s->arrival_rate;
+	o->queue_depth = s->queue_depth;
+	o->shed_rate = s->shed_rate;
+	if (c->n > 0) {
+		decide_series_query(m, &range, &step);
+		if (!(c->step_s > 0))
+			c->step_s = step;
+		if (!c->have_rate)
+			o->arrival_rate = c->vals[c->n - 1];
+		o->series = c->vals;
+		o->n_series = c->n;
+		o->series_step_s = c->step_s;
 	}
-	c->have_fc = 1;
-	s->arrival_forecast = c->fc.value;
+	if (c->current >= 0) {
+		o->have_view = 1;
+		o->current = c->current;
+		o->recent_max = c->current;
+	}
 	return 0;
 }
 
@@ -278,9 +335,10 @@ int cmd_calc(int argc, char **argv)
 	struct meta m;
 	struct meta_error err;
 	struct model_signals s;
-	struct model_breakdown b;
+	struct decide_obs o;
+	struct decision d;
 	struct calc_series *c;
-	enum model_err merr;
+	enum model_err merr = MODEL_OK;
 	time_t now;
 	int i, json = 0, rc = 2;
 
@@ -292,6 +350,7 @@ int cmd_calc(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	c->current = -1;
 	for (i = 0; i < argc; i++) {
 		char key[META_NAME_MAX];
 		const char *eq = strchr(argv[i], '=');
@@ -325,10 +384,19 @@ int cmd_calc(int argc, char **argv)
 			goto out;
 		if (r == 0)
 			continue;
+		if (calc_own_near(key))
+			goto out;
 		if (meta_set(&m, key, eq + 1, &err) != META_OK) {
 			fprintf(stderr, "staffer calc: %s\n", err.msg);
 			goto out;
 		}
+	}
+	if (!c->n && !c->have_signal) {
+		fprintf(stderr, "staffer calc: no signal given; give "
+			"arrivalRate (req/s) and serviceTime (s), or "
+			"arrivalRateSeries, queueDepth or shedRate\n");
+		usage(stderr);
+		goto out;
 	}
 	if (meta_check(&m, 0, &err) != META_OK) {
 		fprintf(stderr, "staffer calc: %s\n", err.msg);
@@ -346,21 +414,25 @@ int cmd_calc(int argc, char **argv)
 	tz_format(m.tz, (int64_t)now, c->when, sizeof(c->when));
 	c->day = sched_day_name(tz_weekday(m.tz, (int64_t)now));
 	c->zone = tz_name(m.tz);
-	s.service_time_s = m.service_time_s;
-	rc = use_series(&m, &s, c);
+	rc = observations(&m, &s, c, &o);
 	if (rc != 0)
 		goto out;
-	rc = 2;
-	merr = model_evaluate(&m.model, &s, &b);
-	if (merr != MODEL_OK) {
+	switch (decide_observations(&m, &o, (double)now, NULL, &s, &d,
+				    &merr)) {
+	case DECIDE_OK:
+		break;
+	case DECIDE_ENOW:
+		fprintf(stderr, "staffer calc: there is demand but no service "
+			"time: give serviceTime > 0\n");
+		rc = 2;
+		goto out;
+	case DECIDE_EMODEL:
 		fprintf(stderr, "staffer calc: cannot staff these signals: "
-			"%s%s\n", model_strerror(merr),
-			merr == MODEL_EINVAL && s.service_time_s <= 0 ?
-			" (give serviceTime > 0 when there is demand)" : "");
+			"%s\n", model_strerror(merr));
 		rc = 1;
 		goto out;
 	}
-	if (print_decision(&m, c, &s, &b, json)) {
+	if (print_decision(&m, c, &s, &d, &o, json)) {
 		rc = 1;
 		goto out;
 	}

@@ -5,56 +5,146 @@
 #include <string.h>
 
 #include "forecast.h"
+#include "peak.h"
 
-enum model_err decide(const struct meta *m, const struct model_signals *s,
-		      double now_s, struct smooth *st, struct decision *out)
+void decide_series_query(const struct meta *m, double *range_s,
+			 double *step_s)
 {
-	struct decision d;
-	enum model_err err;
+	double range = 0, hold = meta_hold_seconds(m);
 
-	memset(&d, 0, sizeof(d));
-	err = model_evaluate(&m->model, s, &d.b);
-	if (err != MODEL_OK)
-		return err;
-	d.raw = d.b.replicas;
-	d.target = st ? smooth_step(st, d.raw, now_s, m->scale_down_step,
-				    m->scale_down_period_s) : d.raw;
-	/* maxReplicas may have been lowered since the smoothed value rose. */
-	if (m->model.max_replicas > 0 && d.target > m->model.max_replicas) {
-		d.target = m->model.max_replicas;
-		if (st)
-			st->target = d.target;
-	}
-	*out = d;
-	return MODEL_OK;
+	if (m->cold_start_s > 0 || m->peakedness == META_AUTO)
+		range = m->forecast_window_s;
+	if (hold > range)
+		range = hold;
+	*step_s = forecast_step_seconds(m->forecast_window_s);
+	*range_s = range;
 }
 
-enum model_err decide_observed(const struct meta *m,
-			       const struct model_signals *s,
-			       int64_t current, int64_t recent_max,
-			       struct decision *out)
+/* How far below a whole number of replicas the exact answer must fall
+ * before the answer comes down to it. */
+#define DECIDE_DOWN_MARGIN 0.5
+
+/* The share of forecastWindowSeconds the series must cover for a
+ * forecast. */
+#define DECIDE_FORECAST_MIN_SHARE 0.5
+
+/* The points of a series of n at step_s that fall within the last span_s
+ * (the one now included), at most n. */
+static size_t decide_tail(size_t n, double step_s, double span_s)
 {
-	struct decision d;
-	enum model_err err;
+	double k = floor(span_s / step_s + 1e-9) + 1;
+
+	return k >= (double)n ? n : (size_t)k;
+}
+
+/* The step limit from the observed replica count (currentReplicasQuery),
+ * so that every pod gives the same answer:
+ *   raw >= current          -> raw (scale up, or hold, at once)
+ *   recent_max > current    -> current (the fleet shrank less than
+ *                              scaleDownPeriodSeconds ago: wait)
+ *   otherwise               -> max(raw, current - scaleDownStep) */
+static int64_t decide_step_observed(const struct meta *m, int64_t raw,
+				    int64_t current, int64_t recent_max)
+{
 	int64_t step = m->scale_down_step > 0 ? m->scale_down_step : 1;
 
-	memset(&d, 0, sizeof(d));
-	err = model_evaluate(&m->model, s, &d.b);
-	if (err != MODEL_OK)
-		return err;
-	d.raw = d.b.replicas;
 	if (current < 0)
 		current = 0;
-	if (d.raw >= current)
-		d.target = d.raw;
-	else if (recent_max > current)
-		d.target = current;
-	else
-		d.target = current - step > d.raw ? current - step : d.raw;
-	if (m->model.max_replicas > 0 && d.target > m->model.max_replicas)
-		d.target = m->model.max_replicas;
-	*out = d;
-	return MODEL_OK;
+	if (raw >= current)
+		return raw;
+	if (recent_max > current)
+		return current;
+	return current - step > raw ? current - step : raw;
+}
+
+/* Lambda-hat at the horizon: the simulator's truth, else Holt over the
+ * last forecastWindowSeconds of the series.  1 when there is one. */
+static int decide_forecast(const struct meta *m, const struct decide_obs *o,
+			   struct forecast *fc)
+{
+	size_t k;
+
+	if (!(m->cold_start_s > 0))
+		return 0;
+	if (o->have_truth) {
+		memset(fc, 0, sizeof(*fc));
+		fc->value = o->truth > 0 ? o->truth : 0;
+		fc->level = fc->value;
+		return 1;
+	}
+	if (o->n_series < 2)
+		return 0;
+	/* Holt needs history: on a short series (a new metric) the first
+	 * difference that starts its trend dominates the forecast. */
+	k = decide_tail(o->n_series, o->series_step_s, m->forecast_window_s);
+	if (k < 2 || (double)k < DECIDE_FORECAST_MIN_SHARE *
+	    (floor(m->forecast_window_s / o->series_step_s + 1e-9) + 1))
+		return 0;
+	return forecast_ahead(o->series + o->n_series - k, k,
+			      o->series_step_s, meta_horizon_seconds(m),
+			      m->forecast_alpha, m->forecast_beta,
+			      m->forecast_damping, fc) ==
+	       MODEL_OK;
+}
+
+/* The highest lambda of the series over the hold; 0 without one. */
+static double decide_held(const struct decide_obs *o, double hold_s)
+{
+	double best = 0;
+	size_t k, i;
+
+	if (!(hold_s > 0) || o->n_series < 1)
+		return 0;
+	k = decide_tail(o->n_series, o->series_step_s, hold_s);
+	for (i = o->n_series - k; i < o->n_series; i++)
+		if (o->series[i] > best)
+			best = o->series[i];
+	return best;
+}
+
+/* The answer before the cap, from the model's raw answer. */
+static int64_t decide_down(const struct meta *m, const struct decide_obs *o,
+			   double now_s, struct smooth *st, int64_t raw,
+			   int have_series, struct decision *d)
+{
+	int64_t prev = o->have_view ? o->current :
+		       st && st->primed ? st->target : -1;
+
+	d->prev = prev;
+	if (meta_step_limited(m)) {
+		d->down = DECIDE_DOWN_STEP;
+		if (o->have_view)
+			return decide_step_observed(m, raw, o->current,
+						    o->recent_max > o->current ?
+						    o->recent_max : o->current);
+		if (st)
+			return smooth_step(st, raw, now_s, m->scale_down_step,
+					   m->scale_down_period_s);
+		return raw;
+	}
+	if (!have_series && prev > raw) {
+		/* No evidence that demand stayed below: release nothing. */
+		d->down = DECIDE_DOWN_NO_SERIES;
+		return prev;
+	}
+	d->down = d->b.source == MODEL_FROM_HELD ? DECIDE_DOWN_HOLD
+						 : DECIDE_DOWN_FREE;
+	/* A lower answer must clear DECIDE_DOWN_MARGIN of a replica: an
+	 * answer that hovers at a whole number (W and lambda move by a few
+	 * percent from one call to the next) must not release a replica and
+	 * ask for it again a minute later, each time paying a cold start. */
+	if (prev > raw && isfinite(d->b.exact_replicas)) {
+		double up = model_ceil(d->b.exact_replicas +
+					DECIDE_DOWN_MARGIN);
+
+		if (up > (double)prev)
+			up = (double)prev;
+		if (up > (double)raw) {
+			d->down = DECIDE_DOWN_MARGIN_HELD;
+			return (int64_t)up;
+		}
+	}
+	return raw;
 }
 
 enum decide_err decide_observations(const struct meta *m,
@@ -66,11 +156,12 @@ enum decide_err decide_observations(const struct meta *m,
 {
 	struct model_signals s;
 	struct decision d;
-	struct forecast fc;
 	enum model_err e;
-	int demand, have_fc = 0;
+	int demand, have_series;
+	double z = 1;
 
 	memset(&s, 0, sizeof(s));
+	memset(&d, 0, sizeof(d));
 	s.arrival_rate = o->arrival_rate;
 	s.queue_depth = o->queue_depth;
 	s.shed_rate = o->shed_rate;
@@ -86,34 +177,66 @@ enum decide_err decide_observations(const struct meta *m,
 			return DECIDE_ENOW;
 		s.service_time_s = 0;
 	}
-	/* Without W a forecast cannot be staffed; without demand nothing is
-	 * lost by leaving it out. */
-	if (s.service_time_s > 0 && m->cold_start_s > 0 && o->n_series >= 2 &&
-	    forecast_ahead(o->series, o->n_series, o->series_step_s,
-			   m->cold_start_s, m->forecast_alpha,
-			   m->forecast_beta, &fc) == MODEL_OK) {
-		s.arrival_forecast = fc.value;
-		have_fc = 1;
-	}
+	have_series = o->n_series >= 1 && o->series_step_s > 0;
+	d.hold_s = meta_hold_seconds(m);
 
-	if (o->have_view) {
-		e = decide_observed(m, &s, o->current,
-				    o->recent_max > o->current ?
-				    o->recent_max : o->current, &d);
-		if (e == MODEL_OK && st)
-			smooth_seed(st, d.target, now_s);
-	} else {
-		e = decide(m, &s, now_s, st, &d);
+	/* Without W neither a forecast nor a held rate can be staffed;
+	 * without demand nothing is lost by leaving them out. */
+	if (s.service_time_s > 0) {
+		d.have_forecast = decide_forecast(m, o, &d.fc);
+		if (d.have_forecast)
+			s.arrival_forecast = d.fc.value;
+		s.arrival_held = decide_held(o, d.hold_s);
 	}
+	if (m->peakedness != META_AUTO) {
+		z = m->peakedness;
+	} else if (have_series &&
+		   peak_estimate(o->series, o->n_series, o->series_step_s,
+				 m->rate_window_s, m->peakedness_max, &z,
+				 &d.peak_raw) ==
+		   MODEL_OK) {
+		d.peak_measured = !isnan(d.peak_raw);
+	} else {
+		z = 1;
+	}
+	s.peakedness = z;
+
+	e = model_evaluate(&m->model, &s, &d.b);
 	if (e != MODEL_OK) {
 		*merr = e;
 		return DECIDE_EMODEL;
 	}
-	if (have_fc) {
-		d.have_forecast = 1;
-		d.fc = fc;
+	d.raw = d.b.replicas;
+	d.target = decide_down(m, o, now_s, st, d.raw, have_series, &d);
+	/* maxReplicas may have been lowered since the answer rose. */
+	if (m->model.max_replicas > 0 && d.target > m->model.max_replicas)
+		d.target = m->model.max_replicas;
+	/* The memory follows every answer, so that a call without the
+	 * series, or under the step limit, continues from it. */
+	if (st) {
+		if (d.down == DECIDE_DOWN_STEP && !o->have_view)
+			st->target = d.target;
+		else
+			smooth_seed(st, d.target, now_s);
 	}
 	*sig = s;
 	*out = d;
 	return DECIDE_OK;
+}
+
+const char *decide_down_name(enum decide_down d)
+{
+	switch (d) {
+	case DECIDE_DOWN_FREE:
+		return "free";
+	case DECIDE_DOWN_HOLD:
+		return "hold";
+	case DECIDE_DOWN_NO_SERIES:
+		return "hold-no-series";
+	case DECIDE_DOWN_STEP:
+		return "step";
+	case DECIDE_DOWN_MARGIN_HELD:
+		return "margin";
+	}
+	return "?";
 }

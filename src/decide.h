@@ -1,15 +1,37 @@
 /*
- * decide.h - one decision: signals, tuning and smoothing state in, the
- * replica target out.
+ * decide.h - one decision: what the backend answered, the tuning and the
+ * smoothing state in, the replica target out.
  *
- * The single place where the model's raw answer meets smoothing and the
- * cap.  The server (scaler.c), `staffer calc` and `staffer simulate` all go
- * through it, so a decision replayed in the simulator is the decision the
- * server would have made.  Pure: no I/O, no logging, no allocation.
+ * The single place where the model meets time: the forecast, the
+ * peakedness and the scale-down hold (all three read from the arrival rate
+ * series of one range query), the smoothing and the cap.  The server
+ * (scaler.c), `staffer calc` and `staffer simulate` (policy.c) all go
+ * through decide_observations(), so a decision replayed in the simulator or
+ * worked by hand is the decision the server makes.  Glue above the pure
+ * model: it reads struct meta (meta.h) for the tuning.  Pure: no I/O, no
+ * logging, no allocation; thread-safe for distinct state.
+ *
+ * Scale-down (docs/math.md, "Releasing capacity"):
+ *  - The hold.  A replica released and needed again costs a cold start of
+ *    queueing; one kept idle costs only its hours.  So capacity is released
+ *    only after the arrival rate has stayed below what it serves for
+ *    meta_hold_seconds() (by default cold start + rate window + 30 s, the
+ *    time a released replica takes to come back), and then all of the
+ *    excess at once: lambda is raised to the highest point of the series
+ *    over the hold.  The series comes from Prometheus on every call, so
+ *    every staffer pod, and a restarted one, gives the same answer without
+ *    any state.  Without the series (the range query failed) nothing is
+ *    released: the answer is at least the current replicas (with
+ *    currentReplicasQuery) or the last answer (from memory).
+ *  - The step limit.  With scaleDownStep or scaleDownPeriodSeconds given,
+ *    or without a hold, the answer also comes down by at most
+ *    scaleDownStep per scaleDownPeriodSeconds, from the observed replicas
+ *    (currentReplicasQuery) or from memory (struct smooth).
  */
 #ifndef STAFFER_DECIDE_H
 #define STAFFER_DECIDE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "forecast.h"
@@ -17,57 +39,61 @@
 #include "model.h"
 #include "smooth.h"
 
-#include <stddef.h>
+/* The points of one series the server asks for at most (Prometheus
+ * refuses more than 11,000 per series). */
+#define DECIDE_SERIES_MAX 11000
+
+/* How the answer came down, or did not. */
+enum decide_down {
+	DECIDE_DOWN_FREE = 0,  /* no limit: the answer is the model's */
+	DECIDE_DOWN_HOLD,      /* the hold's lambda is in the model's answer */
+	DECIDE_DOWN_NO_SERIES, /* a hold but no series: nothing released */
+	DECIDE_DOWN_STEP,      /* the step limit (after the hold, if any) */
+	DECIDE_DOWN_MARGIN_HELD, /* kept up: not half a replica below */
+};
 
 struct decision {
 	struct model_breakdown b;   /* every term of the model */
 	int64_t raw;                /* the model's replicas (capped) */
 	int64_t target;             /* after smoothing and the cap */
-	int have_forecast;          /* decide_observations() made fc from */
-	struct forecast fc;         /* the series (0 from decide*())  */
+	enum decide_down down;      /* how scale-down was limited */
+	int64_t prev;               /* the answer before (current replicas
+				     * or memory); -1: none */
+	double hold_s;              /* meta_hold_seconds(), 0: none */
+	int have_forecast;          /* fc holds the forecast made */
+	struct forecast fc;
+	int peak_measured;          /* z was estimated from the series */
+	double peak_raw;            /* the estimate before clamping */
 };
 
 /*
- * Evaluate m's model on s at time now_s and smooth the result through st
- * (NULL: no smoothing, target = raw).  On success fills *out, updates *st
- * and returns MODEL_OK; on error returns the code and changes nothing.
+ * The range query of arrivalRateQuery that feeds the forecast, the hold
+ * and the peakedness: *range_s = max(forecastWindowSeconds when the
+ * forecast is on or peakedness is auto, meta_hold_seconds()), *step_s =
+ * forecast_step_seconds(forecastWindowSeconds), the points ending now.
+ * *range_s = 0 when nothing needs the series.  The step never depends on
+ * the hold, so a long hold adds points, not coarser ones.
  */
-enum model_err decide(const struct meta *m, const struct model_signals *s,
-		      double now_s, struct smooth *st, struct decision *out);
+void decide_series_query(const struct meta *m, double *range_s,
+			 double *step_s);
 
-/*
- * The same decision smoothed from an outside view of the fleet instead of
- * a process's memory (metadata currentReplicasQuery), so that every staffer
- * pod, and a restarted one, gives the same answer:
- *   raw >= current              -> raw (scale up, or hold, at once)
- *   recent_max > current        -> current (the fleet shrank less than
- *                                  scaleDownPeriodSeconds ago: wait)
- *   otherwise                   -> max(raw, current - scaleDownStep)
- * current is the replica count now, recent_max the highest count seen over
- * the last scaleDownPeriodSeconds (both >= 0).  Errors as decide().
- */
-enum model_err decide_observed(const struct meta *m,
-			       const struct model_signals *s,
-			       int64_t current, int64_t recent_max,
-			       struct decision *out);
-
-/*
- * What the server reads for one GetMetrics, already fetched: the whole
- * path from observations to the answer, shared by the server (scaler.c)
- * and the simulator (policy.c) so that neither can drift from the other.
- */
+/* What the server reads for one GetMetrics, already fetched. */
 struct decide_obs {
 	double arrival_rate;   /* lambda, req/s, >= 0 (negatives clamped) */
 	double queue_depth;    /* Q, >= 0 */
 	double shed_rate;      /* S, req/s, >= 0 */
 	double w_measured;     /* serviceTimeQuery's answer; <= 0 or NaN: none */
 	double w_last;         /* last good W; <= 0: none */
-	const double *series;  /* arrivalRateQuery over forecastWindowSeconds, */
-	size_t n_series;       /* evenly spaced, oldest first; n < 2: none */
-	double series_step_s;
+	const double *series;  /* decide_series_query()'s answer, evenly */
+	size_t n_series;       /* spaced, oldest first, the last one now; */
+	double series_step_s;  /* n 0: none (a new metric may have 1) */
 	int have_view;         /* currentReplicasQuery answered: */
 	int64_t current;       /* replicas now */
 	int64_t recent_max;    /* highest over scaleDownPeriodSeconds */
+	/* The simulator's reference policy only: the true arrival rate at the
+	 * horizon, used instead of the Holt forecast (a perfect forecast). */
+	int have_truth;
+	double truth;
 };
 
 enum decide_err {
@@ -78,11 +104,15 @@ enum decide_err {
 
 /*
  * W is the measured value, else the last good one, else the serviceTime
- * metadata (0 when none and there is no demand).  The forecast comes from
- * the series when there is a W.  With have_view the decision is
- * decide_observed() and st (if any) is seeded with its answer, else it is
- * decide() through st.  On DECIDE_OK fills *sig (the signals used) and
- * *out; on DECIDE_EMODEL stores the model's code in *merr.
+ * metadata (0 when none and there is no demand).  From the series (when
+ * there is a W): the forecast coldStartSeconds ahead, the highest lambda
+ * over the hold, and with peakedness auto the estimate of z (peak.h; 1
+ * without a series).  Then the model, then scale-down as described above,
+ * through st (may be NULL: no memory; it is seeded with every answer so
+ * that a later call without the series or with the step limit continues
+ * from it), then maxReplicas.  On DECIDE_OK fills *sig (the signals used)
+ * and *out; on DECIDE_EMODEL stores the model's code in *merr; on error st
+ * is unchanged.
  */
 enum decide_err decide_observations(const struct meta *m,
 				    const struct decide_obs *o, double now_s,
@@ -90,5 +120,7 @@ enum decide_err decide_observations(const struct meta *m,
 				    struct model_signals *sig,
 				    struct decision *out,
 				    enum model_err *merr);
+
+const char *decide_down_name(enum decide_down d);
 
 #endif

@@ -420,15 +420,15 @@ static int json_read(cJSON *arr, const struct scaler_read *rd,
 	return cJSON_AddNumberToObject(o, "value", a->value) ? 0 : -1;
 }
 
-/* Why there is no forecast though coldStartSeconds asks for one. */
-static const char *no_forecast(const struct scaler_result *r)
+/* Why there is no series though the decision wanted one. */
+static const char *no_series(const struct scaler_result *r)
 {
 	size_t i;
 
 	for (i = 0; i < r->n_reads; i++) {
 		const struct fetch_answer *a = r->reads[i].answer;
 
-		if (!strstr(r->reads[i].key, "(forecast range)"))
+		if (!strstr(r->reads[i].key, "(range)"))
 			continue;
 		if (!a)
 			return "its range query was not answered";
@@ -436,11 +436,8 @@ static const char *no_forecast(const struct scaler_result *r)
 			return "its range query failed (see above)";
 		if (a->n < 2)
 			return "its range query returned fewer than 2 points";
-		if (r->obs->n_series == 0)
-			return "its range query has gaps (Holt needs evenly "
-			       "spaced points)";
-		return "no forecast could be made from the series (no "
-		       "service time to staff it, or values out of range)";
+		return "its range query has gaps (the forecast and the "
+		       "peakedness need evenly spaced points)";
 	}
 	return "there was no range query";
 }
@@ -456,13 +453,9 @@ static void fill_report(struct report *rep, const struct scaler_result *r,
 	memset(rep, 0, sizeof(*rep));
 	rep->m = m;
 	rep->s = &r->sig;
-	rep->b = &r->b;
-	if (r->d->have_forecast) {
-		rep->fc = &r->d->fc;
-		rep->fc_step_s = r->obs->series_step_s;
-		rep->fc_points = r->obs->n_series;
-	}
-	rep->no_forecast = no_forecast(r);
+	rep->d = r->d;
+	rep->o = r->obs;
+	rep->no_series = no_series(r);
 	tz_format(m->tz, (int64_t)now, when, TZ_TIME_MAX);
 	rep->when = when;
 	rep->day = sched_day_name(tz_weekday(m->tz, (int64_t)now));
@@ -487,19 +480,11 @@ static void text_metrics(FILE *fp, const struct explain *x,
 		return;
 	fill_report(&rep, r, when);
 	report_text(fp, &rep);
-	if (r->obs->have_view)
-		fprintf(fp, "smoothing  from currentReplicasQuery: %lld now, "
-			"%lld at most over the last %g s; scaleDownStep %ld\n",
-			(long long)r->obs->current,
-			(long long)r->obs->recent_max,
-			m->scale_down_period_s, m->scale_down_step);
-	else
-		fprintf(fp, "smoothing  none: a fresh process has no memory, "
-			"so this is the model's raw answer; a running server "
-			"lowers its last answer by at most scaleDownStep %ld "
-			"per scaleDownPeriodSeconds %g (currentReplicasQuery "
-			"makes every pod agree)\n", m->scale_down_step,
-			m->scale_down_period_s);
+	if (!r->obs->have_view)
+		fprintf(fp, "memory     none: this is a fresh process; a "
+			"running server also keeps its last answer (the margin "
+			"and the step limit start from it), and "
+			"currentReplicasQuery makes every pod agree\n");
 	fprintf(fp, "target     %lld replicas (GetMetrics)\n",
 		(long long)r->target);
 }
@@ -530,7 +515,6 @@ static int json_metrics(cJSON *o, const struct explain *x,
 	if (report_json(o, &rep))
 		return -1;
 	if (!cJSON_AddNumberToObject(o, "raw_replicas", (double)r->d->raw) ||
-	    !cJSON_AddNumberToObject(o, "target", (double)r->target) ||
 	    !cJSON_AddStringToObject(o, "smoothing", r->obs->have_view ?
 				     "observed" : "none"))
 		return -1;

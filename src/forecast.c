@@ -32,14 +32,25 @@ static int forecast_args_ok(const double *vals, size_t n, double alpha,
 	return 1;
 }
 
-enum model_err forecast_holt(const double *vals, size_t n, double alpha,
-			     double beta, double steps_ahead, double *out,
-			     double *level_out, double *trend_out)
+/* The damped trend's sum phi + phi^2 + ... + phi^h for a real h >= 0:
+ * h itself when phi is 1 (Holt's linear trend). */
+static double forecast_damped_steps(double phi, double h)
+{
+	if (phi >= 1.0)
+		return h;
+	return phi * (1.0 - pow(phi, h)) / (1.0 - phi);
+}
+
+enum model_err forecast_holt_damped(const double *vals, size_t n,
+				    double alpha, double beta, double phi,
+				    double steps_ahead, double *out,
+				    double *level_out, double *trend_out)
 {
 	double level, trend, fc;
 	size_t i;
 
-	if (!forecast_args_ok(vals, n, alpha, beta, steps_ahead, out))
+	if (!forecast_args_ok(vals, n, alpha, beta, steps_ahead, out) ||
+	    !(phi > 0.0 && phi <= 1.0))
 		return MODEL_EINVAL;
 
 	level = vals[0];
@@ -47,10 +58,11 @@ enum model_err forecast_holt(const double *vals, size_t n, double alpha,
 	for (i = 1; i < n; i++) {
 		double prev = level;
 
-		level = alpha * vals[i] + (1.0 - alpha) * (level + trend);
-		trend = beta * (level - prev) + (1.0 - beta) * trend;
+		level = alpha * vals[i] + (1.0 - alpha) *
+			(level + phi * trend);
+		trend = beta * (level - prev) + (1.0 - beta) * phi * trend;
 	}
-	fc = level + steps_ahead * trend;
+	fc = level + forecast_damped_steps(phi, steps_ahead) * trend;
 	/* Overflow anywhere above shows up as Inf or NaN at the end. */
 	if (!isfinite(level) || !isfinite(trend) || !isfinite(fc))
 		return MODEL_ERANGE;
@@ -61,6 +73,14 @@ enum model_err forecast_holt(const double *vals, size_t n, double alpha,
 	if (trend_out != NULL)
 		*trend_out = trend;
 	return MODEL_OK;
+}
+
+enum model_err forecast_holt(const double *vals, size_t n, double alpha,
+			     double beta, double steps_ahead, double *out,
+			     double *level_out, double *trend_out)
+{
+	return forecast_holt_damped(vals, n, alpha, beta, 1.0, steps_ahead,
+				    out, level_out, trend_out);
 }
 
 double forecast_step_seconds(double window_s)
@@ -79,7 +99,7 @@ double forecast_step_seconds(double window_s)
 
 enum model_err forecast_ahead(const double *vals, size_t n, double step_s,
 			      double horizon_s, double alpha, double beta,
-			      struct forecast *out)
+			      double phi, struct forecast *out)
 {
 	struct forecast f;
 	enum model_err err;
@@ -90,10 +110,11 @@ enum model_err forecast_ahead(const double *vals, size_t n, double step_s,
 	f.steps = horizon_s / step_s;
 	if (!isfinite(f.steps))
 		return MODEL_EINVAL;
-	err = forecast_holt(vals, n, alpha, beta, f.steps, &f.value,
-			    &f.level, &f.trend);
+	err = forecast_holt_damped(vals, n, alpha, beta, phi, f.steps,
+				   &f.value, &f.level, &f.trend);
 	if (err != MODEL_OK)
 		return err;
 	*out = f;
 	return MODEL_OK;
 }
+

@@ -36,6 +36,22 @@ enum model_err forecast_holt(const double *vals, size_t n, double alpha,
 			     double *level_out, double *trend_out);
 
 /*
+ * Holt's method with a damped trend (Gardner and McKenzie, 1985): the
+ * trend fades by phi per step, in the updates and ahead,
+ *   level' = alpha x + (1 - alpha) (level + phi trend)
+ *   trend' = beta (level' - level) + (1 - beta) phi trend
+ *   *out   = max(0, level + (phi + phi^2 + ... + phi^h) trend)
+ * so a trend seen for a few steps (a step in the rate read through a
+ * rate window looks like one) is extrapolated at most phi / (1 - phi)
+ * steps, while a lasting ramp keeps feeding it.  phi 1 is forecast_holt.
+ * phi must be in (0, 1]; the rest as forecast_holt.
+ */
+enum model_err forecast_holt_damped(const double *vals, size_t n,
+				    double alpha, double beta, double phi,
+				    double steps_ahead, double *out,
+				    double *level_out, double *trend_out);
+
+/*
  * The step of the range query that feeds the forecast:
  *   clamp(window_s / FORECAST_STEP_POINTS, FORECAST_STEP_MIN_S,
  *         FORECAST_STEP_MAX_S)
@@ -65,14 +81,15 @@ struct forecast {
 /*
  * The forecast the model uses: Holt's method over vals[0..n-1], the values
  * of a range query at step_s spacing, oldest first, the last one now;
- * forecast horizon_s (coldStartSeconds) ahead, i.e. steps_ahead =
- * horizon_s / step_s, which may be fractional.  Needs step_s > 0 and
+ * forecast horizon_s ahead with the trend damped by phi (1: none), i.e.
+ * steps_ahead = horizon_s / step_s, which may be fractional.  Needs
+ * step_s > 0 and
  * horizon_s >= 0, both finite, with a finite ratio; the rest is
  * forecast_holt's contract and errors.  *out is written only on MODEL_OK.
  * The series must be evenly spaced: a range query with gaps is not.
  */
 enum model_err forecast_ahead(const double *vals, size_t n, double step_s,
 			      double horizon_s, double alpha, double beta,
-			      struct forecast *out);
+			      double phi, struct forecast *out);
 
 #endif

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "meta.h"
+#include "promql.h"
 #include "show.h"
 #include "sched.h"
 #include "tz.h"
@@ -66,10 +67,15 @@ enum meta_key_id {
 	MK_BOOST_FACTOR,
 	MK_SCALE_DOWN_STEP,
 	MK_SCALE_DOWN_PERIOD,
+	MK_SCALE_DOWN_HOLD,
 	MK_COLD_START,
+	MK_RATE_WINDOW,
+	MK_PEAKEDNESS,
+	MK_PEAKEDNESS_MAX,
 	MK_FORECAST_WINDOW,
 	MK_FORECAST_ALPHA,
 	MK_FORECAST_BETA,
+	MK_FORECAST_DAMPING,
 	MK_COST_PER_REPLICA_HOUR,
 	MK_SLA_PENALTY,
 	MK_SCHEDULE,
@@ -93,6 +99,13 @@ struct meta_choice {
 	int value;
 };
 
+/* A word a number key takes besides numbers ("auto"), and what it
+ * stores. */
+struct meta_word {
+	const char *name;
+	double value;
+};
+
 struct meta_key {
 	const char *name;
 	enum meta_type type;
@@ -109,6 +122,8 @@ struct meta_key {
 	const char *example; /* a good value, for messages and docs */
 	size_t off;          /* the field in struct meta */
 	const struct meta_choice *choices; /* META_T_ENUM, NULL-terminated */
+	const struct meta_word *words; /* numbers: words besides numbers,
+					* NULL-terminated, or NULL */
 	void (*store)(struct meta *m, int value);          /* META_T_ENUM */
 	const char *(*check)(const char *v, size_t len);   /* strings */
 };
@@ -137,6 +152,17 @@ static const struct meta_choice meta_staffings[] = {
 	{ "erlangc", MODEL_STAFF_ERLANGC },
 	{ "cost", MODEL_STAFF_COST },
 	{ "none", MODEL_STAFF_NONE },
+	{ NULL, 0 },
+};
+
+static const struct meta_word meta_auto[] = {
+	{ "auto", META_AUTO },
+	{ NULL, 0 },
+};
+
+static const struct meta_word meta_peak_words[] = {
+	{ "auto", META_AUTO },
+	{ "off", 1 },
 	{ NULL, 0 },
 };
 
@@ -279,7 +305,7 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	[MK_DRAIN] = {
 		.name = "drainSeconds", .type = META_T_DOUBLE,
 		.flags = META_F_WINDOW,
-		.min = 1, .max = 86400, .def = 300, .unit = "seconds",
+		.min = 1, .max = 86400, .def = 30, .unit = "seconds",
 		.what = "the time to work off a backlog in",
 		.example = "120",
 		.off = MOFF(model.drain_s),
@@ -316,14 +342,54 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 		.example = "120",
 		.off = MOFF(scale_down_period_s),
 	},
+	[MK_SCALE_DOWN_HOLD] = {
+		.name = "scaleDownHoldSeconds", .type = META_T_DOUBLE,
+		.flags = META_F_WINDOW,
+		.min = 0, .max = 86400, .def = META_AUTO, .unit = "seconds",
+		.note = "default auto: coldStartSeconds + rateWindowSeconds / "
+			"2 + 30, or 0 when coldStartSeconds is 0",
+		.what = "how long the arrival rate must stay below what the "
+			"fleet serves before capacity is released",
+		.example = "300",
+		.off = MOFF(scale_down_hold_s), .words = meta_auto,
+	},
 	[MK_COLD_START] = {
 		.name = "coldStartSeconds", .type = META_T_DOUBLE,
-		.min = 0, .max = 3600, .def = 0, .unit = "seconds",
-		.note = "default 0, forecast off",
+		.min = 0, .max = 3600, .def = META_COLD_START_DEFAULT,
+		.unit = "seconds",
+		.note = "default 120; 0 turns the forecast and the hold off",
 		.what = "how long a new replica takes to become ready; the "
 			"forecast horizon",
 		.example = "180",
 		.off = MOFF(cold_start_s),
+	},
+	[MK_RATE_WINDOW] = {
+		.name = "rateWindowSeconds", .type = META_T_DOUBLE,
+		.min = 1, .max = 86400, .def = META_AUTO, .unit = "seconds",
+		.note = "default auto: the longest range in arrivalRateQuery, "
+			"else 60",
+		.what = "the window arrivalRateQuery averages its rate over",
+		.example = "60",
+		.off = MOFF(rate_window_s), .words = meta_auto,
+	},
+	[MK_PEAKEDNESS] = {
+		.name = "peakedness", .type = META_T_DOUBLE,
+		.flags = META_F_WINDOW,
+		.min = 0.1, .max = 100, .def = META_AUTO,
+		.note = "default auto: measured, from 1 to peakednessMax; off "
+			"is 1",
+		.what = "how much burstier than Poisson the arrivals are, for "
+			"the headroom",
+		.example = "4",
+		.off = MOFF(peakedness), .words = meta_peak_words,
+	},
+	[MK_PEAKEDNESS_MAX] = {
+		.name = "peakednessMax", .type = META_T_DOUBLE,
+		.flags = META_F_WINDOW,
+		.min = 1, .max = 100, .def = META_PEAKEDNESS_MAX_DEFAULT,
+		.what = "the ceiling on a measured peakedness",
+		.example = "8",
+		.off = MOFF(peakedness_max),
 	},
 	[MK_FORECAST_WINDOW] = {
 		.name = "forecastWindowSeconds", .type = META_T_DOUBLE,
@@ -348,6 +414,15 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 		.what = "the Holt trend smoothing factor",
 		.example = "0.1",
 		.off = MOFF(forecast_beta),
+	},
+	[MK_FORECAST_DAMPING] = {
+		.name = "forecastDamping", .type = META_T_DOUBLE,
+		.flags = META_F_MINX | META_F_WINDOW,
+		.min = 0, .max = 1, .def = META_FORECAST_DAMPING_DEFAULT,
+		.what = "how much of the Holt trend is kept per step ahead "
+			"(1: no damping)",
+		.example = "0.9",
+		.off = MOFF(forecast_damping),
 	},
 	[MK_COST_PER_REPLICA_HOUR] = {
 		.name = "costPerReplicaHour", .type = META_T_DOUBLE,
@@ -822,15 +897,30 @@ static void meta_show(char buf[META_SHOW_BUF], const char *s)
 }
 
 /* Room for any row's "allowed (note)" text. */
-#define META_EXPLAIN_MAX 256
+#define META_EXPLAIN_MAX 320
+
+/* "a whole number", "auto or a number", "auto, off or a number": the kind
+ * of value a number key takes, its words first. */
+static void meta_number_kind(const struct meta_key *k, char *buf,
+			     size_t size)
+{
+	const struct meta_word *wd;
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (wd = k->words; wd && wd->name && o < size; wd++)
+		o += (size_t)snprintf(buf + o, size - o, "%s%s", wd->name,
+				      wd[1].name ? ", " : " or ");
+	if (o < size)
+		snprintf(buf + o, size - o, "%s", k->type == META_T_LONG ?
+			 "a whole number" : "a number");
+}
 
 /* "a number from 0 to 10 (default 1.5)": what a key allows, generated from
  * its row so that it always matches the checks. */
 static void meta_explain(const struct meta_key *k, char *buf, size_t size)
 {
-	char allowed[META_EXPLAIN_MAX], note[64], lo[32], hi[32];
-	const char *kind = k->type == META_T_LONG ? "a whole number"
-						  : "a number";
+	char allowed[META_EXPLAIN_MAX], note[160], lo[32], hi[32], kind[64];
 	const char *unit = k->unit ? k->unit : "";
 	const char *sep = k->unit ? " " : "";
 	const struct meta_choice *c;
@@ -839,6 +929,7 @@ static void meta_explain(const struct meta_key *k, char *buf, size_t size)
 	switch (k->type) {
 	case META_T_DOUBLE:
 	case META_T_LONG:
+		meta_number_kind(k, kind, sizeof(kind));
 		snprintf(lo, sizeof(lo), "%.15g", k->min);
 		snprintf(hi, sizeof(hi), "%.15g", k->max);
 		if ((k->flags & META_F_MINX) && (k->flags & META_F_MAXX))
@@ -972,10 +1063,16 @@ static enum meta_err meta_set_number(struct meta *m, const struct meta_key *k,
 				     const char *name,
 				     const char *v, struct meta_error *err)
 {
+	const struct meta_word *wd;
 	enum meta_num r;
 	double d = 0;
 	long l = 0;
 
+	for (wd = k->words; wd && wd->name; wd++)
+		if (strcmp(wd->name, v) == 0) {
+			*(double *)meta_field(m, k) = wd->value;
+			return META_OK;
+		}
 	if (k->type == META_T_LONG) {
 		r = meta_num_long(v, &l);
 		d = (double)l;
@@ -1211,6 +1308,13 @@ static const char *meta_idle_beta(const struct meta *m, int need_queries)
 	return why[m->model.staffing];
 }
 
+static const char *meta_idle_peak(const struct meta *m, int need_queries)
+{
+	(void)need_queries;
+	return m->peakedness == META_AUTO ? NULL
+		: "unless 'peakedness' is auto";
+}
+
 static const char *meta_idle_forecast(const struct meta *m,
 				      int need_queries)
 {
@@ -1239,12 +1343,16 @@ static const struct meta_rule meta_rules[] = {
 	  "when the forecast is on ('coldStartSeconds' above 0)" },
 	{ MK_FORECAST_BETA, meta_idle_forecast,
 	  "when the forecast is on ('coldStartSeconds' above 0)" },
+	{ MK_FORECAST_DAMPING, meta_idle_forecast,
+	  "when the forecast is on ('coldStartSeconds' above 0)" },
 	{ MK_SHED_THRESHOLD, meta_idle_shed,
 	  "to the shed rate that 'shedRateQuery' reads" },
 	{ MK_BOOST_FACTOR, meta_idle_shed,
 	  "to the shed rate that 'shedRateQuery' reads" },
 	{ MK_DRAIN, meta_idle_drain,
 	  "to the queue that 'queueDepthQuery' reads" },
+	{ MK_PEAKEDNESS_MAX, meta_idle_peak,
+	  "to a measured peakedness ('peakedness' auto)" },
 };
 
 #define META_COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -1406,6 +1514,7 @@ static void meta_apply(struct meta *m, const struct sched *sched,
 	for (i = 0; i < w->n; i++) {
 		o = &sched->o[w->first + i];
 		k = &meta_keys[o->key];
+		m->given |= meta_bit((enum meta_key_id)o->key);
 		switch (k->type) {
 		case META_T_DOUBLE:
 			*(double *)meta_field(m, k) = o->value;
@@ -1448,8 +1557,7 @@ static enum meta_err meta_schedule(struct meta *m, int need_queries,
 		for (j = 0; j < w->n; j++)
 			set |= meta_bit((enum meta_key_id)
 					m->sched.o[w->first + j].key);
-		meta_apply(&scratch, &m->sched, i);
-		scratch.given |= set;
+		meta_apply(&scratch, &m->sched, i); /* marks them given */
 		rc = meta_check_pairs(&scratch, need_queries, set, &inner);
 		if (rc != META_OK) {
 			m->sched.n = 0;
@@ -1476,6 +1584,41 @@ const char *meta_at(const struct meta *m, time_t now, struct meta *out)
 		return NULL;
 	meta_apply(out, &m->sched, (unsigned)wi);
 	return sched_window_text(&m->sched, (unsigned)wi);
+}
+
+double meta_lag_seconds(const struct meta *m)
+{
+	return m->rate_window_s / 2 + META_LAG_EXTRA_S;
+}
+
+double meta_horizon_seconds(const struct meta *m)
+{
+	return m->cold_start_s > 0 ? m->cold_start_s + meta_lag_seconds(m) : 0;
+}
+
+double meta_hold_seconds(const struct meta *m)
+{
+	if (m->scale_down_hold_s >= 0)
+		return m->scale_down_hold_s;
+	return meta_horizon_seconds(m);
+}
+
+int meta_step_limited(const struct meta *m)
+{
+	return meta_given(m, MK_SCALE_DOWN_STEP) ||
+	       meta_given(m, MK_SCALE_DOWN_PERIOD) ||
+	       !(meta_hold_seconds(m) > 0);
+}
+
+const char *meta_rate_window_source(const struct meta *m)
+{
+	double q;
+
+	if (meta_given(m, MK_RATE_WINDOW))
+		return "given";
+	if (promql_range_max(m->arrival_rate_query, &q))
+		return "arrivalRateQuery";
+	return "default";
 }
 
 enum meta_err meta_parse_time(const struct meta *m, const char *s,
@@ -1531,6 +1674,10 @@ enum meta_err meta_check(struct meta *m, int need_queries,
 	rc = meta_check_pairs(m, need_queries, ~0ULL, err);
 	if (rc != META_OK)
 		goto out;
+
+	if (!meta_given(m, MK_RATE_WINDOW) &&
+	    !promql_range_max(m->arrival_rate_query, &m->rate_window_s))
+		m->rate_window_s = META_RATE_WINDOW_DEFAULT;
 
 	m->tz = NULL;
 	if (meta_given(m, MK_TIMEZONE)) {

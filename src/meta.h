@@ -30,8 +30,24 @@ struct tz;
 #define META_QUERY_MAX 4096   /* bytes in one PromQL expression */
 #define META_NAME_MAX 64      /* bytes in backend / metric names, with NUL */
 #define META_TEXT_MAX 1024    /* bytes in schedule and timezone values */
-#define META_ERR_MAX 512      /* bytes in an error message, with NUL */
+#define META_ERR_MAX 704      /* bytes in an error message, with NUL */
 #define META_KEYS_MAX 128     /* entries in one scalerMetadata map */
+
+/* What a number key stores for "auto" (scaleDownHoldSeconds,
+ * rateWindowSeconds, peakedness): resolved where it is used. */
+#define META_AUTO (-1.0)
+/* coldStartSeconds by default: a typical LLM replica (image pulled and
+ * cached, weights loaded from local or network storage). */
+#define META_COLD_START_DEFAULT 120.0
+/* forecastDamping by default. */
+#define META_FORECAST_DAMPING_DEFAULT 1.0
+/* peakednessMax by default. */
+#define META_PEAKEDNESS_MAX_DEFAULT 2.0
+/* rateWindowSeconds when arrivalRateQuery has no range to read it from. */
+#define META_RATE_WINDOW_DEFAULT 60.0
+/* The metrics lag beyond half the rate window: a scrape interval and an
+ * HPA sync (15 s each by default).  See meta_lag_seconds(). */
+#define META_LAG_EXTRA_S 30.0
 
 enum meta_err {
 	META_OK = 0,
@@ -68,9 +84,16 @@ struct meta {
 	double forecast_window_s;     /* history for the forecast */
 	double forecast_alpha;        /* Holt level smoothing */
 	double forecast_beta;         /* Holt trend smoothing */
+	double forecast_damping;      /* Holt trend damping phi, (0, 1] */
 
 	long scale_down_step;         /* replicas per period */
 	double scale_down_period_s;
+	double scale_down_hold_s;     /* META_AUTO or seconds; see
+				       * meta_hold_seconds() */
+	double rate_window_s;         /* > 0 after meta_check() (resolved
+				       * from arrivalRateQuery or 60) */
+	double peakedness;            /* META_AUTO (measured) or z */
+	double peakedness_max;        /* ceiling of a measured z */
 
 	double stale_hold_s;          /* hold the last target on unknown data */
 	double push_interval_s;       /* StreamIsActive re-check period */
@@ -184,6 +207,46 @@ int meta_parse_long(const char *s, long *out);
 /* The known key whose name is nearest to `key` (edit distance, case
  * folded), or NULL if none is reasonably close. */
 const char *meta_nearest_key(const char *key);
+
+/*
+ * The metrics lag, in seconds: how old the arrival rate staffer reads is
+ * when a replica it asks for gets its first request, less the cold start.
+ * rate() over a window of w seconds describes the window's middle, w / 2
+ * ago; a scrape interval and an HPA sync pass before the answer acts:
+ *     lag = rateWindowSeconds / 2 + META_LAG_EXTRA_S   (60 s by default)
+ * m must have passed meta_check().
+ */
+double meta_lag_seconds(const struct meta *m);
+
+/*
+ * How far ahead the forecast looks: coldStartSeconds + meta_lag_seconds()
+ * (180 s by default), the moment a replica asked for now is ready,
+ * measured from the data the answer is made of; 0 when coldStartSeconds
+ * is 0 (no forecast).
+ */
+double meta_horizon_seconds(const struct meta *m);
+
+/*
+ * The scale-down hold in force, in seconds: scaleDownHoldSeconds, or for
+ * auto the same coldStartSeconds + meta_lag_seconds() (0 when
+ * coldStartSeconds is 0): a replica released now and needed again is back
+ * that long after demand returns, so keeping it idle for that long is the
+ * break-even (docs/math.md).  m must have passed meta_check().
+ */
+double meta_hold_seconds(const struct meta *m);
+
+/*
+ * 1 when scale-down is limited to scaleDownStep replicas per
+ * scaleDownPeriodSeconds: either key is given (in the metadata or the
+ * schedule window in force), or there is no hold (meta_hold_seconds() is
+ * 0), where the step limit is all that keeps a dip from costing a cold
+ * start.
+ */
+int meta_step_limited(const struct meta *m);
+
+/* Where rate_window_s came from, for calc and explain: "given",
+ * "arrivalRateQuery" or "default". */
+const char *meta_rate_window_source(const struct meta *m);
 
 /* Known keys, for docs and lint: number of keys and the i-th name. */
 size_t meta_key_count(void);

@@ -29,13 +29,15 @@ void model_params_init(struct model_params *p)
 	p->beta = 1.5;
 	p->target_wait_s = 0.0;    /* unset: erlangc and cost require it */
 	p->wait_probability = 0.0; /* unset: erlangc requires it */
-	p->drain_s = 300.0;
+	p->drain_s = 30.0;
 	p->shed_threshold = 0.0;
 	p->boost_factor = 1.0;
 	p->cost_per_replica_hour = 0.0;
 	p->sla_penalty_per_hour = 0.0;
 	p->max_replicas = 0;
 	p->activation_arrival_rate = 0.0;
+	p->drain_excess = 0;
+	p->boost_net = 0;
 }
 
 /* finite and >= 0 (false for NaN). */
@@ -90,33 +92,44 @@ static int model_signals_ok(const struct model_params *p,
 	if (!model_nonneg(s->arrival_rate) ||
 	    !model_nonneg(s->service_time_s) ||
 	    !model_nonneg(s->queue_depth) || !model_nonneg(s->shed_rate) ||
-	    !model_nonneg(s->arrival_forecast))
+	    !model_nonneg(s->arrival_forecast) ||
+	    !model_nonneg(s->arrival_held) || !model_nonneg(s->peakedness) ||
+	    s->peakedness > MODEL_PEAK_MAX)
 		return 0;
 	/* W = 0 with demand would silently turn that demand into 0 slots;
-	 * a forecast is demand too. */
+	 * a forecast or a held rate is demand too. */
 	if (s->service_time_s == 0.0 &&
 	    (s->arrival_rate > 0.0 || s->arrival_forecast > 0.0 ||
-	     s->queue_depth > 0.0 || model_boosting(p, s)))
+	     s->arrival_held > 0.0 || s->queue_depth > 0.0 ||
+	     model_boosting(p, s)))
 		return 0;
 	return 1;
 }
 
-/* Headroom in slots above the busy slots l (0 < l <= MODEL_SLOTS_MAX). */
+/*
+ * Headroom in slots above the busy slots l (0 < l <= MODEL_SLOTS_MAX) for
+ * arrivals of peakedness z > 0.  sqrt: beta sqrt(z l), Whitt's rule for
+ * G/GI/n.  erlangc: Hayward's approximation, a peaked stream of load l on
+ * c slots waits as a Poisson stream of load l / z on c / z slots, so
+ * c = z c*(l / z) (docs/math.md).  cost keeps the Poisson answer: its
+ * search is over whole replicas, which z would split.
+ */
 static enum model_err model_headroom(const struct model_params *p,
-				     double l, double w, double *out)
+				     double l, double w, double z,
+				     double *out)
 {
 	enum model_err err = MODEL_OK;
 	long c = 0;
 
 	switch (p->staffing) {
 	case MODEL_STAFF_SQRT:
-		*out = p->beta * sqrt(l);
+		*out = p->beta * sqrt(z * l);
 		break;
 	case MODEL_STAFF_ERLANGC:
-		err = erlang_staff(l, w, p->target_wait_s,
+		err = erlang_staff(l / z, w, p->target_wait_s,
 				   p->wait_probability, &c);
 		if (err == MODEL_OK)
-			*out = (double)c - l;
+			*out = fmax(0.0, z * (double)c - l);
 		break;
 	case MODEL_STAFF_COST:
 		err = erlang_cost_staff(l, w, p->target_wait_s,
@@ -197,18 +210,28 @@ enum model_err model_evaluate(const struct model_params *p,
 		return MODEL_EINVAL;
 	w = s->service_time_s;
 	q = s->queue_depth;
-	/* A forecast only raises lambda (forecast.h); demand and activity
-	 * stay on what is measured, see model.h. */
-	b.forecast_used = s->arrival_forecast > s->arrival_rate;
-	b.arrival_used = b.forecast_used ? s->arrival_forecast
-					 : s->arrival_rate;
+	/* The forecast and the hold only raise lambda (decide.h); demand and
+	 * activity stay on what is measured, see model.h. */
+	b.source = MODEL_FROM_MEASURED;
+	b.arrival_used = s->arrival_rate;
+	if (s->arrival_forecast > b.arrival_used) {
+		b.source = MODEL_FROM_FORECAST;
+		b.arrival_used = s->arrival_forecast;
+	}
+	if (s->arrival_held > b.arrival_used) {
+		b.source = MODEL_FROM_HELD;
+		b.arrival_used = s->arrival_held;
+	}
+	b.forecast_used = b.source == MODEL_FROM_FORECAST;
+	b.peakedness = s->peakedness > 0.0 ? s->peakedness : 1.0;
 	demand = s->arrival_rate > 0.0 || q > 0.0 || s->shed_rate > 0.0;
 
 	b.busy_slots = b.arrival_used * w;
 	beyond = !(b.busy_slots <= MODEL_SLOTS_MAX);
 
 	if (!beyond && b.busy_slots > 0.0) {
-		err = model_headroom(p, b.busy_slots, w, &b.headroom_slots);
+		err = model_headroom(p, b.busy_slots, w, b.peakedness,
+				     &b.headroom_slots);
 		if (err == MODEL_ERANGE) {
 			b.headroom_slots = 0.0;
 			beyond = 1;
@@ -217,12 +240,14 @@ enum model_err model_evaluate(const struct model_params *p,
 		}
 	}
 
-	/* Backlog beyond what the busy slots already hold, cleared in D. */
-	excess = q - b.busy_slots;
+	/* The backlog: Q requests wait for a slot, on top of the L that
+	 * the arrivals keep busy; cleared in D.  (v1 drained only
+	 * max(0, Q - L), as if busy slots could also take the waiting.) */
+	excess = p->drain_excess ? q - b.busy_slots : q;
 	if (excess > 0.0)
 		b.drain_slots = excess * w / p->drain_s;
 
-	if (model_boosting(p, s))
+	if (model_boosting(p, s) && !p->boost_net)
 		b.boost_slots = p->boost_factor * s->shed_rate * w;
 
 	b.total_slots = b.busy_slots + b.headroom_slots + b.drain_slots +

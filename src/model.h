@@ -35,6 +35,9 @@ enum model_staffing {
 /* The largest slot count the model will staff.  Beyond it the answer would
  * not fit the HPA (int32 replicas) anyway, and Erlang searches stay bounded. */
 #define MODEL_SLOTS_MAX 1e9
+/* The largest peakedness the model takes (peak.h clamps estimates far
+ * below it; metadata allows up to 100). */
+#define MODEL_PEAK_MAX 1000.0
 /* The HPA computes replicas in int32; we never answer more. */
 #define MODEL_REPLICAS_MAX 2147483647LL
 
@@ -52,9 +55,15 @@ struct model_params {
 	double sla_penalty_per_hour; /* >= 0 (cost) */
 	long max_replicas;           /* cap; 0 = no cap */
 	double activation_arrival_rate; /* req/s; IsActive threshold */
+	/* Ablations for the simulator (policy.h), never set by metadata:
+	 * the rules v1 had or could have had, to show in the benchmark why
+	 * the defaults are what they are.  0 is the rule staffer uses. */
+	int drain_excess;            /* 1: drain max(0, Q - L), not Q */
+	int boost_net;               /* 1: no boost (shed requests taken to
+				      * be in lambda already) */
 };
 
-/* Fill p with the design's defaults (sqrt, beta 1.5, D 300 s, n 1 ...). */
+/* Fill p with the defaults (sqrt, beta 1.5, D 30 s, n 1 ...). */
 void model_params_init(struct model_params *p);
 
 /*
@@ -81,6 +90,10 @@ struct model_signals {
 	double shed_rate;      /* S, req/s */
 	double arrival_forecast; /* lambda-hat at the cold-start horizon,
 				  * req/s; 0 = none */
+	double arrival_held;   /* the highest lambda over the scale-down
+				* hold, req/s; 0 = none (decide.h) */
+	double peakedness;     /* z, the arrivals' peakedness (peak.h);
+				* 0 means 1 (Poisson) */
 };
 
 /*
@@ -94,9 +107,17 @@ struct model_signals {
  * is 0 when it was not computed (busy already beyond the limit, or an
  * Erlang search that would pass it).  Without such a cap: MODEL_ERANGE.
  */
+enum model_source {
+	MODEL_FROM_MEASURED = 0, /* lambda itself */
+	MODEL_FROM_FORECAST,     /* lambda-hat was the highest */
+	MODEL_FROM_HELD,         /* the hold's lambda was the highest */
+};
+
 struct model_breakdown {
-	double arrival_used;   /* max(lambda, forecast), req/s */
+	double arrival_used;   /* max(lambda, forecast, held), req/s */
+	enum model_source source; /* which of the three it is */
 	int forecast_used;     /* 1 when the forecast raised lambda */
+	double peakedness;     /* z used in the headroom (1: Poisson) */
 	double busy_slots;     /* L = arrival_used * W */
 	double headroom_slots; /* staffing term */
 	double drain_slots;    /* max(0, Q - L) * W / D */

@@ -158,6 +158,33 @@ static int policy_own(struct policy *p, const char *k, const char *v,
 
 	switch (p->kind) {
 	case POLICY_STAFFER:
+		if (!strcmp(k, "forecast")) {
+			if (strcmp(v, "perfect")) {
+				snprintf(err, errlen, "'forecast': '%.40s' is "
+					 "not allowed; allowed: perfect (the "
+					 "simulator's reference)", v);
+				return -1;
+			}
+			p->perfect_forecast = 1;
+			return 0;
+		}
+		/* Ablations of the model's rules (model.h), to show what
+		 * the rules staffer does not use would have done. */
+		if (!strcmp(k, "drain") || !strcmp(k, "boost")) {
+			int *flag = k[0] == 'd' ? &p->meta.model.drain_excess
+						: &p->meta.model.boost_net;
+			const char *yes = k[0] == 'd' ? "excess" : "none";
+			const char *no = k[0] == 'd' ? "queue" : "gross";
+
+			if (strcmp(v, yes) && strcmp(v, no)) {
+				snprintf(err, errlen, "'%s': '%.40s' is not "
+					 "allowed; allowed: %s (staffer's "
+					 "rule) or %s", k, v, no, yes);
+				return -1;
+			}
+			*flag = !strcmp(v, yes);
+			return 0;
+		}
 		if (meta_set(&p->meta, k, v, &me) == META_OK)
 			return 0;
 		snprintf(err, errlen, "%s", me.msg);
@@ -205,7 +232,8 @@ static const char *policy_own_keys(enum policy_kind k)
 {
 	switch (k) {
 	case POLICY_STAFFER:
-		return "any ScaledObject metadata key";
+		return "any ScaledObject metadata key; forecast=perfect, "
+		       "drain=queue|excess, boost=gross|none";
 	case POLICY_KEDA_QUEUE:
 	case POLICY_KEDA_RUNNING:
 	case POLICY_KEDA_SUM:
@@ -367,6 +395,14 @@ int policy_run_init(struct policy_run *r, const struct policy *p)
 	r->hpa = malloc(sizeof(*r->hpa));
 	if (!r->hpa)
 		return -1;
+	if (p->kind == POLICY_STAFFER) {
+		r->series = malloc(DECIDE_SERIES_MAX * sizeof(*r->series));
+		if (!r->series) {
+			free(r->hpa);
+			r->hpa = NULL;
+			return -1;
+		}
+	}
 	hpa_init(r->hpa, &p->hpa);
 	keda_init(&r->keda, &p->keda);
 	smooth_init(&r->sm);
@@ -377,6 +413,8 @@ void policy_run_free(struct policy_run *r)
 {
 	free(r->hpa);
 	r->hpa = NULL;
+	free(r->series);
+	r->series = NULL;
 }
 
 /*
@@ -405,40 +443,43 @@ static int policy_staffer_obs(struct policy_run *r,
 	return 0;
 }
 
-#define POLICY_SERIES_MAX 2048 /* points of one range query (the forecast
-				 * window allows 86400 / 60 + 1) */
-
 /*
- * The forecast input, as scaler.c fetches it: the range query of
- * arrivalRateQuery over forecastWindowSeconds at
- * forecast_step_seconds(window), points at now - window + k step, each
- * rate() as of that instant.  No series (no forecast) when a point has no
- * data (a gap).  vals must hold POLICY_SERIES_MAX values.
+ * The series decide() reads, as scaler.c fetches it: the range query of
+ * arrivalRateQuery over decide_series_query()'s range at its step, points
+ * at now - range + k step, each rate() as of that instant.  Points before
+ * the first scrape are left out (Prometheus has no data there: the series
+ * is shorter); a gap after data began means no series, as in the server.
  */
-static void policy_series(const struct policy_run *r,
-			  const struct policy_view *v, double *vals,
-			  struct decide_obs *o)
+static void policy_series(const struct policy_run *r, const struct meta *m,
+			  const struct policy_view *v, struct decide_obs *o)
 {
-	const struct meta *m = &r->p->meta;
-	double step, start;
-	size_t n, k;
+	double range, step, start, x;
+	size_t n, k, got = 0;
 
-	if (!(m->cold_start_s > 0) || !v->arrivals)
+	decide_series_query(m, &range, &step);
+	if (!(range > 0) || !v->arrivals || !r->series)
 		return;
-	step = forecast_step_seconds(m->forecast_window_s);
-	n = (size_t)floor(m->forecast_window_s / step + 1e-9) + 1;
-	if (n < 2 || n > POLICY_SERIES_MAX)
+	n = (size_t)floor(range / step + 1e-9) + 1;
+	if (n < 2 || n > DECIDE_SERIES_MAX)
 		return;
 	start = v->now - (double)(n - 1) * step;
 	for (k = 0; k < n; k++) {
+		/* A window reaching back before t = 0 is not full: the fleet
+		 * had been running, but its Prometheus starts empty. */
+		if (start + (double)k * step < v->rate_window_s)
+			continue;
 		if (simprom_rate(v->arrivals, start + (double)k * step,
-				 v->rate_window_s, &vals[k]))
-			return;
-		if (vals[k] < 0)
-			vals[k] = 0;
+				 v->rate_window_s, &x)) {
+			if (got)
+				return;
+			continue;
+		}
+		r->series[got++] = x > 0 ? x : 0;
 	}
-	o->series = vals;
-	o->n_series = n;
+	if (got < 1)
+		return;
+	o->series = r->series;
+	o->n_series = got;
 	o->series_step_s = step;
 }
 
@@ -463,29 +504,54 @@ static int policy_observed(const struct policy_run *r,
 		return 0;
 	step = range / 30 < 1 ? 1 : range / 30 > 15 ? 15 : range / 30;
 	n = (size_t)floor(range / step + 1e-9) + 1;
-	for (k = 0; k < n && k < POLICY_SERIES_MAX; k++)
+	for (k = 0; k < n && k < DECIDE_SERIES_MAX; k++)
 		if (!simprom_last(v->replicas, v->now - range +
 				  (double)k * step, &x) && x > *recent)
 			*recent = x;
 	return 0;
 }
 
+/* The highest true arrival rate over a rate window that ends within
+ * [now, now + horizon_s] (15 s apart): what a perfect forecast of the
+ * measured rate would have to cover before a replica asked for now is
+ * ready. */
+static double policy_truth(const struct policy_view *v, double horizon_s)
+{
+	double best = 0, u, w = v->rate_window_s;
+
+	for (u = v->now; u <= v->now + horizon_s + 1e-9; u += 15) {
+		double r = (double)trace_count(v->trace, u - w, u) / w;
+
+		if (r > best)
+			best = r;
+	}
+	return best;
+}
+
 /* GetMetrics: the server's decision for these signals. */
 static int32_t policy_staffer(struct policy_run *r,
 			      const struct policy_view *v)
 {
-	double vals[POLICY_SERIES_MAX];
 	struct model_signals s;
 	struct decide_obs o;
 	struct decision d;
 	enum model_err merr;
 	double cur, recent;
+	struct meta m = r->p->meta; /* shallow: borrowed strings */
 
+	/* The simulated Prometheus rates over its own window, which is what
+	 * the arrivalRateQuery's range would say. */
+	if (strcmp(meta_rate_window_source(&m), "given"))
+		m.rate_window_s = v->rate_window_s;
 	if (policy_staffer_obs(r, v, &o)) {
 		r->metric_errors++;
 		return -1;
 	}
-	policy_series(r, v, vals, &o);
+	policy_series(r, &m, v, &o);
+	if (r->p->perfect_forecast && v->trace) {
+		o.have_truth = 1;
+		o.truth = policy_truth(v, v->cold_start_s);
+	}
 	if (!policy_observed(r, v, &cur, &recent)) {
 		o.have_view = 1;
 		o.current = (int64_t)llround(cur);
@@ -495,7 +561,7 @@ static int32_t policy_staffer(struct policy_run *r,
 	 * starts from it, as that of a server that had been running. */
 	if (!r->sm.primed)
 		smooth_seed(&r->sm, v->spec, v->now);
-	if (decide_observations(&r->p->meta, &o, v->now, &r->sm, &s, &d,
+	if (decide_observations(&m, &o, v->now, &r->sm, &s, &d,
 				&merr) != DECIDE_OK) {
 		r->metric_errors++;
 		return -1;

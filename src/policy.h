@@ -15,10 +15,19 @@
  *                  used: the simulator supplies lambda, W, Q and S as if
  *                  all four queries were set; currentReplicasQuery (any
  *                  text) turns on the observed-replicas smoothing, fed
- *                  from the simulated spec.replicas gauge; coldStartSeconds
- *                  turns on the forecast from the arrivals series, both as
- *                  scaler.c does.  slotsPerReplica defaults to the fleet's
- *                  slots.
+ *                  from the simulated spec.replicas gauge; the forecast,
+ *                  the hold and the peakedness read the arrivals series,
+ *                  all as scaler.c does (rateWindowSeconds defaults to the
+ *                  simulated rate window).  slotsPerReplica defaults to
+ *                  the fleet's slots.  One key is the simulator's own:
+ *                  forecast=perfect replaces the forecast by the truth,
+ *                  the highest true arrival rate over a rate window
+ *                  within the fleet's true cold start (a reference: the
+ *                  model with a perfect forecast, not a policy to run).
+ *                  Ablations of the model's rules (model.h), for the
+ *                  benchmark's tables: drain=excess drains max(0, Q - L)
+ *                  instead of Q (v1's rule), boost=none leaves out the
+ *                  shed boost (shed requests taken to be in lambda).
  *   keda-queue     KEDA Prometheus scaler on the queue depth, AverageValue
  *                  target threshold=T requests per replica (default 5).
  *   keda-running   the same on in-flight requests, threshold=T (default
@@ -80,9 +89,10 @@
 #include "keda.h"
 #include "meta.h"
 #include "simprom.h"
+#include "trace.h"
 
 #define POLICY_NAME_MAX 256
-#define POLICY_ERR_MAX 600
+#define POLICY_ERR_MAX 800
 
 enum policy_kind {
 	POLICY_STAFFER = 0,
@@ -105,6 +115,7 @@ struct policy {
 	double util_target;          /* busy fraction, (0, 1] */
 	double activation;           /* KEDA activationThreshold */
 	struct meta meta;            /* staffer's metadata */
+	int perfect_forecast;        /* staffer: forecast=perfect */
 	struct hpa_config hpa;
 	struct keda_config keda;
 };
@@ -145,6 +156,10 @@ struct policy_view {
 	const struct simseries *arrivals;
 	const struct simseries *replicas;
 	double rate_window_s;
+	/* The future, for staffer:forecast=perfect only: every request of
+	 * the run, sorted by arrival. */
+	const struct trace *trace;
+	double cold_start_s;    /* the fleet's true cold start */
 };
 
 struct policy_run {
@@ -153,6 +168,7 @@ struct policy_run {
 	struct keda keda;
 	struct smooth sm;
 	double last_w;            /* last good mean service time */
+	double *series;           /* staffer: DECIDE_SERIES_MAX points */
 	struct decision last;     /* staffer's last decision */
 	int have_last;
 	uint64_t metric_errors;   /* GetMetrics that failed */

@@ -3,29 +3,143 @@
 
 #include <math.h>
 
-/*
- * The forecast lines.  Shown whenever the forecast could matter: a cold
- * start is set or a series was given.
- */
-static void text_forecast(FILE *fp, const struct report *r)
+#include "peak.h"
+
+/* What the range query gave, and the forecast made from it.  Shown when
+ * anything reads the series (decide_series_query). */
+static void text_series(FILE *fp, const struct report *r)
 {
 	const struct meta *m = r->m;
+	const struct decision *d = r->d;
+	const struct decide_obs *o = r->o;
+	double range, step;
 
-	if (r->fc) {
-		fprintf(fp, "forecast   lambda-hat = %g req/s in %g s (%g steps "
-			"of %g s, %zu values), %s\n", r->fc->value,
-			m->cold_start_s, r->fc->steps, r->fc_step_s,
-			r->fc_points, r->b->forecast_used ? "used" :
-			"not used (lambda is as high)");
-		fprintf(fp, "           Holt level %g req/s, trend %g req/s per "
-			"step\n", r->fc->level, r->fc->trend);
-	} else if (m->cold_start_s > 0) {
-		fprintf(fp, "forecast   none: coldStartSeconds is %g but %s\n",
-			m->cold_start_s, r->no_forecast ? r->no_forecast :
-			"no series");
-	} else if (r->series_off) {
+	decide_series_query(m, &range, &step);
+	if (!(range > 0))
+		return;
+	if (o->n_series >= 1)
+		fprintf(fp, "series     %zu points %g s apart (range query of "
+			"arrivalRateQuery over %g s)\n", o->n_series,
+			o->series_step_s, range);
+	else
+		fprintf(fp, "series     none: %s\n", r->no_series ?
+			r->no_series : "no range query answer");
+	if (!(m->cold_start_s > 0))
 		fprintf(fp, "forecast   off: coldStartSeconds is 0\n");
+	else if (d->have_forecast && o->have_truth)
+		fprintf(fp, "forecast   lambda-hat = %g req/s (the simulator's "
+			"truth), %s\n", d->fc.value, d->b.forecast_used ?
+			"used" : "not used (lambda is as high)");
+	else if (d->have_forecast)
+		fprintf(fp, "forecast   lambda-hat = %g req/s in %g s (Holt "
+			"level %g req/s, trend %g per step of %g s), %s\n",
+			d->fc.value, meta_horizon_seconds(m), d->fc.level,
+			d->fc.trend, o->series_step_s,
+			d->b.forecast_used ? "used" :
+			"not used (lambda or the hold is as high)");
+	else
+		fprintf(fp, "forecast   none: %s\n", o->n_series >= 1 ?
+			"the series is shorter than half of "
+			"forecastWindowSeconds, or there is no W to staff it" :
+			"no series");
+	if (!(d->hold_s > 0))
+		fprintf(fp, "hold       off: %s\n", m->cold_start_s > 0 ?
+			"scaleDownHoldSeconds is 0" : "coldStartSeconds is 0");
+	else if (r->s->arrival_held > 0)
+		fprintf(fp, "hold       %g s: the highest lambda over it is %g "
+			"req/s, %s\n", d->hold_s, r->s->arrival_held,
+			d->b.source == MODEL_FROM_HELD ? "used" :
+			"not used (lambda or lambda-hat is as high)");
+	else
+		fprintf(fp, "hold       %g s: %s\n", d->hold_s,
+			o->n_series >= 1 ? "no arrivals over it" :
+			"no series (a running server then releases nothing)");
+}
+
+static void text_peak(FILE *fp, const struct report *r)
+{
+	const struct meta *m = r->m;
+	const struct decision *d = r->d;
+
+	if (m->peakedness != META_AUTO)
+		fprintf(fp, "peakedness z = %g (%s)\n", d->b.peakedness,
+			m->peakedness == 1 ? "off: Poisson" : "given");
+	else if (d->peak_measured)
+		fprintf(fp, "peakedness z = %.3g, measured %.3g over %g s "
+			"windows, kept to %g..%g\n", d->b.peakedness,
+			d->peak_raw, m->rate_window_s, PEAK_MIN,
+			m->peakedness_max);
+	else if (r->o->n_series >= 1)
+		fprintf(fp, "peakedness z = 1: the series is too short to "
+			"measure it\n");
+	else
+		fprintf(fp, "peakedness z = 1: no series to measure it\n");
+}
+
+static const char *source_text(const struct model_breakdown *b)
+{
+	switch (b->source) {
+	case MODEL_FROM_FORECAST:
+		return "L = lambda-hat * W";
+	case MODEL_FROM_HELD:
+		return "L = lambda-held * W";
+	case MODEL_FROM_MEASURED:
+		break;
 	}
+	return "L = lambda * W";
+}
+
+/* One term: "busy       L = lambda * W          20.000 slots". */
+static void term(FILE *fp, const char *name, const char *what, double v)
+{
+	fprintf(fp, "%-10s %-40s %10.3f slots\n", name, what, v);
+}
+
+static void text_down(FILE *fp, const struct report *r)
+{
+	const struct meta *m = r->m;
+	const struct decision *d = r->d;
+	const struct decide_obs *o = r->o;
+	const char *from = o->have_view ? "the current replicas" :
+					  "the last answer";
+
+	switch (d->down) {
+	case DECIDE_DOWN_FREE:
+		fprintf(fp, "scale-down none: the answer is the model's\n");
+		break;
+	case DECIDE_DOWN_HOLD:
+		fprintf(fp, "scale-down held: capacity for the hold's lambda "
+			"is kept for %g s\n", d->hold_s);
+		break;
+	case DECIDE_DOWN_NO_SERIES:
+		fprintf(fp, "scale-down nothing released: without the series "
+			"the hold cannot tell that demand stayed below %s "
+			"(%lld)\n", from, (long long)d->prev);
+		break;
+	case DECIDE_DOWN_MARGIN_HELD:
+		fprintf(fp, "scale-down margin: down from %lld to %lld, not "
+			"%lld: a lower answer keeps half a replica above the "
+			"model's %.3f\n", (long long)d->prev,
+			(long long)d->target, (long long)d->raw,
+			d->b.exact_replicas);
+		break;
+	case DECIDE_DOWN_STEP:
+		if (d->prev < 0)
+			fprintf(fp, "scale-down step limit (%ld per %g s): no "
+				"earlier answer to step down from\n",
+				m->scale_down_step, m->scale_down_period_s);
+		else
+			fprintf(fp, "scale-down step limit: at most %ld "
+				"replicas per %g s below %s (%lld)\n",
+				m->scale_down_step, m->scale_down_period_s,
+				from, (long long)d->prev);
+		break;
+	}
+	if (o->have_view)
+		fprintf(fp, "current    %lld replicas (currentReplicasQuery), "
+			"at most %lld over the last %g s\n",
+			(long long)o->current, (long long)o->recent_max,
+			m->scale_down_period_s);
 }
 
 void report_text(FILE *fp, const struct report *r)
@@ -33,7 +147,8 @@ void report_text(FILE *fp, const struct report *r)
 	const struct meta *m = r->m;
 	const struct model_params *p = &m->model;
 	const struct model_signals *s = r->s;
-	const struct model_breakdown *b = r->b;
+	const struct model_breakdown *b = &r->d->b;
+	char what[96];
 
 	if (m->schedule)
 		fprintf(fp, "time       %s %s (%s)\nwindow     %s\n", r->day,
@@ -43,49 +158,50 @@ void report_text(FILE *fp, const struct report *r)
 		"S = %g req/s\n", s->arrival_rate,
 		r->lambda_note ? r->lambda_note : "", s->service_time_s,
 		s->queue_depth, s->shed_rate);
-	text_forecast(fp, r);
-	fprintf(fp, "busy       %-35s%10.3f slots\n", b->forecast_used ?
-		"L = lambda-hat * W" : "L = lambda * W", b->busy_slots);
+	text_series(fp, r);
+	text_peak(fp, r);
+	term(fp, "busy", source_text(b), b->busy_slots);
 	switch (p->staffing) {
 	case MODEL_STAFF_SQRT:
-		fprintf(fp, "headroom   sqrt: beta * sqrt(L), beta = %-5g "
-			"%10.3f slots\n", p->beta, b->headroom_slots);
+		snprintf(what, sizeof(what), "beta * sqrt(z * L), beta = %g",
+			 p->beta);
 		break;
 	case MODEL_STAFF_ERLANGC:
-		fprintf(fp, "headroom   erlangc: P(wait > %gs) <= %g      "
-			"%10.3f slots\n", p->target_wait_s,
-			p->wait_probability, b->headroom_slots);
+		snprintf(what, sizeof(what), "erlangc: P(wait > %gs) <= %g",
+			 p->target_wait_s, p->wait_probability);
 		break;
 	case MODEL_STAFF_COST:
-		fprintf(fp, "headroom   cost: %g/h per replica, %g/h penalty "
-			"%8.3f slots\n", p->cost_per_replica_hour,
-			p->sla_penalty_per_hour, b->headroom_slots);
+		snprintf(what, sizeof(what), "cost: %g/h a replica, %g/h "
+			 "penalty", p->cost_per_replica_hour,
+			 p->sla_penalty_per_hour);
 		break;
 	case MODEL_STAFF_NONE:
-		fprintf(fp, "headroom   none                               "
-			"%10.3f slots\n", b->headroom_slots);
+		snprintf(what, sizeof(what), "none");
 		break;
 	}
-	fprintf(fp, "drain      max(0, Q - L) * W / %-6gs         %10.3f "
-		"slots\n", p->drain_s, b->drain_slots);
-	fprintf(fp, "boost      %s %10.3f slots\n",
-		s->shed_rate > p->shed_threshold ?
-		"boostFactor * S * W                " :
-		"off (S <= shedThreshold)           ", b->boost_slots);
+	term(fp, "headroom", what, b->headroom_slots);
+	snprintf(what, sizeof(what), "Q * W / D, D = %g s", p->drain_s);
+	term(fp, "drain", what, b->drain_slots);
+	term(fp, "boost", s->shed_rate > p->shed_threshold ?
+	     "boostFactor * S * W" : "off (S <= shedThreshold)",
+	     b->boost_slots);
 	if (isfinite(b->total_slots)) {
-		fprintf(fp, "total                                         "
-			"%10.3f slots\n", b->total_slots);
-		fprintf(fp, "replicas   ceil(%.3f / %ld)%s%*s%10lld\n",
-			b->total_slots, p->slots_per_replica,
-			b->capped ? ", capped" : "", b->capped ? 12 : 20, "",
+		term(fp, "total", "", b->total_slots);
+		snprintf(what, sizeof(what), "ceil(%.3f / %ld)%s",
+			 b->total_slots, p->slots_per_replica,
+			 b->capped ? ", capped" : "");
+		fprintf(fp, "%-10s %-40s %10lld\n", "replicas", what,
 			(long long)b->replicas);
 	} else {
 		/* Beyond MODEL_SLOTS_MAX, answered by the cap (model.h). */
 		fprintf(fp, "total      more than %g slots, beyond what the "
 			"model staffs\n", MODEL_SLOTS_MAX);
-		fprintf(fp, "replicas   maxReplicas, capped%17s%10lld\n", "",
-			(long long)b->replicas);
+		fprintf(fp, "%-10s %-40s %10lld\n", "replicas",
+			"maxReplicas, capped", (long long)b->replicas);
 	}
+	text_down(fp, r);
+	fprintf(fp, "%-10s %-40s %10lld\n", "answer", "after scale-down and "
+		"maxReplicas", (long long)r->d->target);
 	fprintf(fp, "active     %s\n", b->active ? "yes" : "no");
 }
 
@@ -102,39 +218,51 @@ static void add_bool(cJSON *o, const char *k, int v, int *bad)
 		*bad = 1;
 }
 
+static void add_str(cJSON *o, const char *k, const char *v, int *bad)
+{
+	if (!cJSON_AddStringToObject(o, k, v))
+		*bad = 1;
+}
+
 int report_json(cJSON *o, const struct report *r)
 {
 	const struct meta *m = r->m;
 	const struct model_signals *s = r->s;
-	const struct model_breakdown *b = r->b;
+	const struct decision *d = r->d;
+	const struct model_breakdown *b = &d->b;
 	int bad = 0;
 
 	if (m->schedule) {
-		if (!cJSON_AddStringToObject(o, "time", r->when))
-			bad = 1;
+		add_str(o, "time", r->when, &bad);
 		if (!(r->window ? cJSON_AddStringToObject(o, "window",
 							  r->window) :
 				  cJSON_AddNullToObject(o, "window")))
 			bad = 1;
 	}
-	if (!cJSON_AddStringToObject(o, "staffing",
-				     model_staffing_name(m->model.staffing)))
-		bad = 1;
+	add_str(o, "staffing", model_staffing_name(m->model.staffing), &bad);
 	add_num(o, "arrival_rate", s->arrival_rate, &bad);
 	add_num(o, "service_time", s->service_time_s, &bad);
 	add_num(o, "queue_depth", s->queue_depth, &bad);
 	add_num(o, "shed_rate", s->shed_rate, &bad);
+	add_num(o, "series_points", (double)r->o->n_series, &bad);
 	add_num(o, "arrival_forecast", s->arrival_forecast, &bad);
+	add_num(o, "arrival_held", s->arrival_held, &bad);
 	add_num(o, "arrival_used", b->arrival_used, &bad);
 	add_bool(o, "forecast_used", b->forecast_used, &bad);
-	if (r->fc) {
-		add_num(o, "forecast_level", r->fc->level, &bad);
-		add_num(o, "forecast_trend", r->fc->trend, &bad);
-		add_num(o, "forecast_steps", r->fc->steps, &bad);
-		add_num(o, "forecast_step_seconds", r->fc_step_s, &bad);
-		add_num(o, "forecast_horizon_seconds", m->cold_start_s, &bad);
-		add_num(o, "forecast_points", (double)r->fc_points, &bad);
+	add_bool(o, "held_used", b->source == MODEL_FROM_HELD, &bad);
+	if (d->have_forecast) {
+		add_num(o, "forecast_level", d->fc.level, &bad);
+		add_num(o, "forecast_trend", d->fc.trend, &bad);
+		add_num(o, "forecast_steps", d->fc.steps, &bad);
+		add_num(o, "forecast_step_seconds", r->o->series_step_s, &bad);
+		add_num(o, "forecast_horizon_seconds", meta_horizon_seconds(m),
+			&bad);
 	}
+	add_num(o, "hold_seconds", d->hold_s, &bad);
+	add_num(o, "peakedness", b->peakedness, &bad);
+	add_bool(o, "peakedness_measured", d->peak_measured, &bad);
+	if (d->peak_measured)
+		add_num(o, "peakedness_raw", d->peak_raw, &bad);
 	add_num(o, "busy_slots", b->busy_slots, &bad);
 	add_num(o, "headroom_slots", b->headroom_slots, &bad);
 	add_num(o, "drain_slots", b->drain_slots, &bad);
@@ -145,6 +273,8 @@ int report_json(cJSON *o, const struct report *r)
 	add_num(o, "exact_replicas", b->exact_replicas, &bad);
 	add_num(o, "replicas", (double)b->replicas, &bad);
 	add_bool(o, "capped", b->capped, &bad);
+	add_str(o, "scale_down", decide_down_name(d->down), &bad);
+	add_num(o, "target", (double)d->target, &bad);
 	add_bool(o, "active", b->active, &bad);
 	return bad ? -1 : 0;
 }

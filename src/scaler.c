@@ -33,7 +33,7 @@ enum {
 	SIG_SHED,
 	SIG_CURRENT,        /* currentReplicasQuery now */
 	SIG_CURRENT_RECENT, /* ... over the last scaleDownPeriodSeconds */
-	SIG_SERIES,         /* arrivalRateQuery over forecastWindowSeconds */
+	SIG_SERIES,         /* arrivalRateQuery over decide_series_query() */
 	SIG_N
 };
 
@@ -41,7 +41,7 @@ static const char *const sig_keys[SIG_N] = {
 	"arrivalRateQuery", "serviceTimeQuery", "queueDepthQuery",
 	"shedRateQuery", "currentReplicasQuery",
 	"currentReplicasQuery (recent range)",
-	"arrivalRateQuery (forecast range)",
+	"arrivalRateQuery (range)",
 };
 
 #define STATE_BUCKETS 1024
@@ -60,6 +60,9 @@ struct state {
 	int good_active;        /* last activity from known signals */
 	double active_at;       /* wall clock, s, of good_active */
 	double good_w;          /* last known service time, s; 0 = none */
+	int logged;             /* a decision line was written: */
+	int64_t logged_raw;     /* its raw */
+	int64_t logged_target;  /* and its target */
 };
 
 struct scaler {
@@ -501,11 +504,13 @@ static void read_observations(const struct eval *e,
 			o->n_series = x->n;
 			o->series_step_s = e->series_step_s;
 		} else {
-			log_debug("%s: no forecast: gaps in the series",
-				  e->key);
+			log_debug("%s: arrivalRateQuery (range): gaps in "
+				  "the series; no forecast, hold or "
+				  "peakedness", e->key);
 		}
 	} else if (x) {
-		log_debug("%s: no forecast: %s", e->key, x->msg);
+		log_debug("%s: arrivalRateQuery (range): %s; no forecast, "
+			  "hold or peakedness", e->key, x->msg);
 	}
 
 	x = answer(e, a, SIG_CURRENT);
@@ -525,22 +530,39 @@ static void read_observations(const struct eval *e,
 }
 
 
-static void log_decision(const struct eval *e, const struct scaler_result *r,
-			 int64_t raw, const char *how)
+/*
+ * One line per decision: at info when the answer (raw or target) changed
+ * since the last line of this trigger, else at debug, so that a steady
+ * fleet costs no log volume (every call is there at debug).
+ */
+static void log_decision(const struct eval *e, struct state *st,
+			 const struct scaler_result *r,
+			 const struct decision *d, int observed)
 {
 	const struct model_signals *g = &r->sig;
 	const struct model_breakdown *b = &r->b;
+	enum log_level lvl = LOG_INFO;
 
-	log_info("decision ref=%s lambda=%.4g forecast=%.4g W=%.4g Q=%.4g "
-		 "S=%.4g busy=%.3f headroom=%.3f drain=%.3f boost=%.3f "
-		 "total=%.3f raw=%lld target=%lld active=%d smoothing=%s%s%s%s",
-		 e->key, g->arrival_rate, g->arrival_forecast,
-		 g->service_time_s, g->queue_depth, g->shed_rate,
-		 b->busy_slots, b->headroom_slots, b->drain_slots,
-		 b->boost_slots, b->total_slots, (long long)raw,
-		 (long long)r->target, b->active, how,
-		 b->capped ? " capped=1" : "", e->window ? " window=" : "",
-		 e->window ? e->window : "");
+	if (st) {
+		if (st->logged && st->logged_raw == d->raw &&
+		    st->logged_target == r->target)
+			lvl = LOG_DEBUG;
+		st->logged = 1;
+		st->logged_raw = d->raw;
+		st->logged_target = r->target;
+	}
+	log_at(lvl, "decision ref=%s lambda=%.4g forecast=%.4g held=%.4g "
+	       "z=%.3g W=%.4g Q=%.4g S=%.4g busy=%.3f headroom=%.3f "
+	       "drain=%.3f boost=%.3f total=%.3f raw=%lld target=%lld "
+	       "active=%d down=%s state=%s%s%s%s",
+	       e->key, g->arrival_rate, g->arrival_forecast, g->arrival_held,
+	       b->peakedness, g->service_time_s, g->queue_depth,
+	       g->shed_rate, b->busy_slots, b->headroom_slots,
+	       b->drain_slots, b->boost_slots, b->total_slots,
+	       (long long)d->raw, (long long)r->target, b->active,
+	       decide_down_name(d->down), observed ? "observed" : "memory",
+	       b->capped ? " capped=1" : "", e->window ? " window=" : "",
+	       e->window ? e->window : "");
 }
 
 /* Unknown data: hold the last good answer for staleHoldSeconds.  The
@@ -672,7 +694,7 @@ static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
 		note_active(s, st, r.active, now);
 	}
 	if (e->kind == SCALER_METRICS)
-		log_decision(e, &r, d.raw, o.have_view ? "observed" : "memory");
+		log_decision(e, st, &r, &d, o.have_view);
 done:
 	hold_or_fail(e, st, now, &r);
 	if (r.err != SCALER_OK)
@@ -750,11 +772,12 @@ int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
 			       range / 30;
 			break;
 		case SIG_SERIES:
-			if (kind != SCALER_METRICS || e->m.cold_start_s <= 0)
+			if (kind != SCALER_METRICS)
+				break;
+			decide_series_query(&e->m, &range, &step);
+			if (!(range > 0))
 				break;
 			query = e->m.arrival_rate_query;
-			range = e->m.forecast_window_s;
-			step = forecast_step_seconds(range);
 			e->series_step_s = step;
 			break;
 		}

@@ -19,7 +19,8 @@
 #define SCHED_VALUE_MAX 128     /* bytes of a value, with NUL */
 #define SCHED_SHOW_MAX 60
 #define SCHED_SHOW_BUF (SCHED_SHOW_MAX + 4)
-#define SCHED_WHY_MAX 400
+/* A resolver's reason: fits in SCHED_ERR_MAX with the window. */
+#define SCHED_WHY_MAX 520
 
 _Static_assert(SCHED_WINDOWS_MAX <= 255, "window indexes fit a byte");
 

@@ -33,7 +33,7 @@
 #define SCHED_WINDOWS_MAX 32    /* windows in one schedule */
 #define SCHED_OVERRIDES_MAX 64  /* key=value pairs in all windows */
 #define SCHED_TEXT_MAX 1024     /* bytes of schedule text, with NUL */
-#define SCHED_ERR_MAX 480       /* bytes of an error message, with NUL */
+#define SCHED_ERR_MAX 640       /* bytes of an error message, with NUL */
 #define SCHED_WEEK 10080        /* minutes in a week */
 
 enum sched_err {

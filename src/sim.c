@@ -102,6 +102,7 @@ void sim_config_init(struct sim_config *c)
 	c->sla_s = 2;
 	c->scrape_s = 15;
 	c->rate_window_s = 60;
+	c->service_window_s = 300;
 	c->hpa_sync_s = 15;
 	c->oracle_step_s = 15;
 	c->initial_replicas = 1;
@@ -155,6 +156,11 @@ int sim_config_check(const struct sim_config *c, char *err, size_t errlen)
 		 c->rate_window_s / c->scrape_s > 4000)
 		what = "rate window must be longer than the scrape interval, "
 		       "up to 86400 s and 4000 scrapes";
+	else if (!(c->service_window_s > c->scrape_s) ||
+		 c->service_window_s > 86400 ||
+		 c->service_window_s / c->scrape_s > 4000)
+		what = "service window must be longer than the scrape "
+		       "interval, up to 86400 s and 4000 scrapes";
 	else if (!(c->hpa_sync_s >= 1) || c->hpa_sync_s > 3600)
 		what = "HPA sync period must be 1 to 3600 s";
 	else if (!(c->oracle_step_s >= 1) || c->oracle_step_s > 3600)
@@ -192,15 +198,11 @@ int32_t sim_initial_replicas(const struct sim_config *c,
 }
 
 int32_t sim_first_minute_replicas(const struct sim_config *c,
-				  const struct trace *t, int32_t min)
+				  const struct demand *d, int32_t min)
 {
-	double work = 0, need;
-	size_t i;
+	double need = ceil((double)demand_max(d, 0, SIM_WARM_WINDOW_S) /
+			   (double)c->slots);
 
-	/* The trace is sorted: stop at the first arrival past the minute. */
-	for (i = 0; i < t->n && t->req[i].arrival_s < SIM_WARM_WINDOW_S; i++)
-		work += t->req[i].service_s;
-	need = ceil(work / SIM_WARM_WINDOW_S / (double)c->slots);
 	if (need < min)
 		need = min;
 	if (need < 1)
@@ -691,12 +693,16 @@ static int sim_set_spec(struct sim *s, int32_t target)
 
 /* ---- control ------------------------------------------------------------- */
 
-static double sim_rate(const struct sim *s, int k)
+static double sim_rate_over(const struct sim *s, int k, double window_s)
 {
 	double v;
 
-	return simprom_rate(&s->ser[k], s->now, s->c->rate_window_s, &v) ?
-	       NAN : v;
+	return simprom_rate(&s->ser[k], s->now, window_s, &v) ? NAN : v;
+}
+
+static double sim_rate(const struct sim *s, int k)
+{
+	return sim_rate_over(s, k, s->c->rate_window_s);
 }
 
 static double sim_gauge(const struct sim *s, int k)
@@ -710,8 +716,9 @@ static void sim_view(const struct sim *s, struct policy_view *v)
 {
 	v->now = s->now;
 	v->arrival_rate = sim_rate(s, S_ARR);
-	v->service_rate = sim_rate(s, S_SVC_SUM);
-	v->completion_rate = sim_rate(s, S_SVC_CNT);
+	v->service_rate = sim_rate_over(s, S_SVC_SUM, s->c->service_window_s);
+	v->completion_rate = sim_rate_over(s, S_SVC_CNT,
+					   s->c->service_window_s);
 	v->shed_rate = sim_rate(s, S_SHED);
 	v->busy_rate = sim_rate(s, S_BUSY);
 	v->queue_depth = sim_gauge(s, S_QUEUE);
@@ -723,6 +730,8 @@ static void sim_view(const struct sim *s, struct policy_view *v)
 	v->arrivals = &s->ser[S_ARR];
 	v->replicas = &s->ser[S_SPEC];
 	v->rate_window_s = s->c->rate_window_s;
+	v->trace = s->t;
+	v->cold_start_s = s->c->cold_start_s;
 }
 
 static void sim_scrape(struct sim *s)
@@ -932,9 +941,14 @@ int sim_run(const struct sim_config *c, const struct trace *t,
 	s.d = d;
 	s.p = p;
 	/* Keep what the longest query looks back over. */
-	span = c->rate_window_s;
-	if (p->kind == POLICY_STAFFER && p->meta.cold_start_s > 0)
-		span += p->meta.forecast_window_s;
+	span = c->rate_window_s > c->service_window_s ? c->rate_window_s
+						      : c->service_window_s;
+	if (p->kind == POLICY_STAFFER) {
+		double range, step;
+
+		decide_series_query(&p->meta, &range, &step);
+		span += range;
+	}
 	if (p->kind == POLICY_STAFFER && p->meta.current_replicas_query &&
 	    p->meta.scale_down_period_s + SIMPROM_LOOKBACK_S > span)
 		span = p->meta.scale_down_period_s + SIMPROM_LOOKBACK_S;

@@ -33,7 +33,11 @@
  *    replicas) and gauges (queue depth: every waiting request, at the
  *    gateway and in every replica's queue; in-flight: running requests,
  *    draining replicas' too); queries use simprom's rate() over
- *    rate_window_s and instant gauges.
+ *    rate_window_s and instant gauges, but the mean service time W =
+ *    rate(sum) / rate(count) over service_window_s (300 s by default,
+ *    as docs/metadata.md recommends for serviceTimeQuery: over a short
+ *    window the completions are the short requests of the last minute,
+ *    and W swings with every change of the arrival rate).
  *  - Control: the HPA syncs every hpa_sync_s at w + hpa_sync_s / 2 + k
  *    hpa_sync_s (hpa.h); KEDA polls every pollingInterval at w +
  *    pollingInterval / 3 + k pollingInterval s (keda.h), w being the
@@ -89,6 +93,7 @@ struct sim_config {
 	double sla_s;            /* >= 0 */
 	double scrape_s;         /* > 0 */
 	double rate_window_s;    /* > scrape_s */
+	double service_window_s; /* > scrape_s: W's rate() window */
 	double hpa_sync_s;       /* >= 1 */
 	double oracle_step_s;    /* > 0 */
 	int32_t initial_replicas;/* >= 0 */
@@ -156,12 +161,12 @@ int sim_run(const struct sim_config *c, const struct trace *t,
 int32_t sim_initial_replicas(const struct sim_config *c,
 			     const struct demand *d, int32_t min);
 
-/* The warm start an operator could have measured ("first-minute"):
- * ceil(W / SIM_WARM_WINDOW_S / slots), W the service seconds of the
- * requests arriving in [0, SIM_WARM_WINDOW_S) (t sorted, service times
- * set), i.e. the mean concurrency of the first minute in replicas; at
- * least min and at least 1. */
+/* The warm start an operator could have measured ("first-minute"): the
+ * fleet the first minute needed at its peak, ceil(max c(u) / slots) over
+ * [0, SIM_WARM_WINDOW_S], c being the ideal concurrency (every request
+ * started on arrival): measured, not foreseen, and the same for every
+ * policy; at least min and at least 1. */
 int32_t sim_first_minute_replicas(const struct sim_config *c,
-				  const struct trace *t, int32_t min);
+				  const struct demand *d, int32_t min);
 
 #endif

@@ -92,10 +92,11 @@ static void simulate_usage(FILE *fp)
 "                      request sent on arrival to the replica with the\n"
 "                      fewest requests running and queued, or in turn\n"
 "  --initial-replicas first-minute|auto|N (first-minute)  every policy's\n"
-"                      warm start: the first 60 s's mean concurrency in\n"
+"                      warm start: the first 60 s's peak concurrency in\n"
 "                      replicas (measurable before autoscaling), or auto:\n"
 "                      enough for the first cold start (peeks ahead)\n"
 "  --sla S (2)  --scrape-interval S (15)  --rate-window S (60)\n"
+"  --service-window S (300)  W's rate() window, as serviceTimeQuery's\n"
 "  --hpa-sync S (15)  --hpa-tolerance X (0.1)  --downscale-window S (300)\n"
 "  --max-replicas N (100: each policy's default maxReplicaCount)\n"
 "policies (repeat --policy; default: all eight at their defaults):\n"
@@ -186,6 +187,8 @@ static const struct opt simulate_opts_table[] = {
 	{ "--routing", OT_STR, OO(routing), 0, 0, NULL },
 	{ "--sla", OT_DBL, OO(sc.sla_s), 0, 86400, "seconds" },
 	{ "--scrape-interval", OT_DBL, OO(sc.scrape_s), 1, 3600, "seconds" },
+	{ "--service-window", OT_DBL, OO(sc.service_window_s), 2, 86400,
+	  "seconds" },
 	{ "--rate-window", OT_DBL, OO(sc.rate_window_s), 2, 86400,
 	  "seconds" },
 	{ "--hpa-sync", OT_DBL, OO(sc.hpa_sync_s), 1, 3600, "seconds" },
@@ -559,8 +562,9 @@ static void simulate_header(const struct simulate_opts *o,
 	       o->sc.slots, sim_routing_name(o->sc.routing),
 	       o->sc.cold_start_s, o->sc.queue_timeout_s, o->sc.sla_s,
 	       (int)o->sc.initial_replicas, warm);
-	printf("control   scrape %g s, rate window %g s, HPA sync %g s\n\n",
-	       o->sc.scrape_s, o->sc.rate_window_s, o->sc.hpa_sync_s);
+	printf("control   scrape %g s, rate window %g s (W over %g s), HPA "
+	       "sync %g s\n\n", o->sc.scrape_s, o->sc.rate_window_s,
+	       o->sc.service_window_s, o->sc.hpa_sync_s);
 	printf("%-34s %7s %6s %7s %7s %7s %9s %5s %6s\n", "policy", "SLA%",
 	       "shed%", "p50 s", "p95 s", "p99 s", "rep-h", "/LB", "scale");
 }
@@ -640,7 +644,7 @@ int cmd_simulate(int argc, char **argv)
 	/* Both warm starts respect the lowest minReplicaCount: an operator
 	 * would not have run fewer. */
 	if (!strcmp(o.initial, "first-minute")) {
-		o.sc.initial_replicas = sim_first_minute_replicas(&o.sc, &t,
+		o.sc.initial_replicas = sim_first_minute_replicas(&o.sc, &d,
 				min_all > 1 ? min_all : 1);
 		warm = "first-minute";
 	} else if (!strcmp(o.initial, "auto")) {

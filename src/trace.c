@@ -644,3 +644,30 @@ double trace_work_s(const struct trace *t)
 		w += t->req[i].service_s;
 	return w;
 }
+
+/* The first request arriving at or after x (t sorted). */
+static size_t trace_lower(const struct trace *t, double x)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->req[mid].arrival_s < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+size_t trace_count(const struct trace *t, double from, double to)
+{
+	size_t a, b;
+
+	if (!(to > from))
+		return 0;
+	a = trace_lower(t, from);
+	b = trace_lower(t, to);
+	return b > a ? b - a : 0;
+}

@@ -136,4 +136,7 @@ int trace_set_service(struct trace *t, enum trace_service how,
 /* Total service seconds of all requests (the offered work). */
 double trace_work_s(const struct trace *t);
 
+/* Requests arriving in [from, to) (t sorted); O(log n). */
+size_t trace_count(const struct trace *t, double from, double to);
+
 #endif

@@ -72,16 +72,22 @@ is "seed sqrt" forecast_used false
 near "seed sqrt" arrival_forecast 0 0
 near "seed sqrt" arrival_used 2 0
 
+# Drain: every waiting request needs a slot, Q W / D: 100 * 10 / 300.
 for st in none sqrt; do
 	calc --json queueDepth=100 arrivalRate=0.5 serviceTime=10 \
 		drainSeconds=300 staffing=$st
 	status "seed drain $st" 0
-	near "seed drain $st" drain_slots 3.1667 1e-4
+	near "seed drain $st" drain_slots 3.3333 1e-4
 	near "seed drain $st" busy_slots 5 1e-9
 done
-is "seed drain sqrt" replicas 12  # 5 + 1.5 sqrt 5 + 3.1667 = 11.52
+is "seed drain sqrt" replicas 12  # 5 + 1.5 sqrt 5 + 3.3333 = 11.69
+calc --json queueDepth=100 arrivalRate=0.5 serviceTime=10 drainSeconds=300 \
+	staffing=none
+is "seed drain none" replicas 9   # 5 + 3.3333 = 8.33
+# The default D is 30 s: 5 + 33.33 = 38.33.
 calc --json queueDepth=100 arrivalRate=0.5 serviceTime=10 staffing=none
-is "seed drain none" replicas 9   # 5 + 3.1667 = 8.17
+near "drain default" drain_slots 33.3333 1e-4
+is "drain default" replicas 39
 
 # ---- Erlang C and cost (docs/math.md) ------------------------------------
 
@@ -100,80 +106,162 @@ calc --json arrivalRate=2 serviceTime=10 staffing=cost targetWaitSeconds=2 \
 is "cost n=4" replicas 8          # 7: 34.34/h, 8: 32.41/h, 9: 36.02/h
 near "cost n=4" total_slots 32 1e-9
 
-# ---- the forecast --------------------------------------------------------
+# ---- the series: forecast, hold, peakedness -------------------------------
 
-# 1, 1.5, 2, 2.5 at 15 s (600 s / 40), 180 s ahead: 2.5 + 12 * 0.5 = 8.5.
-calc --json arrivalRateSeries=1,1.5,2,2.5 serviceTime=10 \
-	coldStartSeconds=180
+# ramp N FROM STEP: N comma-separated values FROM, FROM + STEP, ...
+ramp() {
+	awk -v n="$1" -v a="$2" -v d="$3" 'BEGIN { for (i = 0; i < n; i++)
+		printf "%s%g", (i ? "," : ""), a + d * i }'
+}
+
+# 21 points (half of the default window's 41) from 1 to 11 at 15 s; the
+# horizon is coldStartSeconds + 60 / 2 + 30 = 240 s, 16 steps:
+# 11 + 16 * 0.5 = 19.
+R21=$(ramp 21 1 0.5)
+calc --json arrivalRateSeries="$R21" serviceTime=10 coldStartSeconds=180
 status "ramp" 0
-near "ramp" arrival_rate 2.5 0    # the last value
-near "ramp" arrival_forecast 8.5 1e-9
-near "ramp" arrival_used 8.5 1e-9
+near "ramp" arrival_rate 11 0     # the last value
+near "ramp" arrival_forecast 19 1e-9
+near "ramp" arrival_used 19 1e-9
 is "ramp" forecast_used true
 near "ramp" forecast_step_seconds 15 0
-near "ramp" forecast_steps 12 0
-near "ramp" forecast_level 2.5 1e-9
+near "ramp" forecast_steps 16 0
+near "ramp" forecast_horizon_seconds 240 0
+near "ramp" forecast_level 11 1e-9
 near "ramp" forecast_trend 0.5 1e-9
-is "ramp" forecast_points 4
-near "ramp" busy_slots 85 1e-9
-is "ramp" replicas 99             # 85 + 1.5 sqrt 85 = 98.83
+is "ramp" series_points 21
+near "ramp" busy_slots 190 1e-9
+near "ramp" peakedness 1 0        # a clean ramp has no bursts
+is "ramp" replicas 211            # 190 + 1.5 sqrt 190 = 210.68
 
-calc arrivalRateSeries=1,1.5,2,2.5 serviceTime=10 coldStartSeconds=180
-contains "ramp text" out "forecast   lambda-hat = 8.5 req/s in 180 s (12 steps"
+calc arrivalRateSeries="$R21" serviceTime=10 coldStartSeconds=180
+contains "ramp text" out "forecast   lambda-hat = 19 req/s in 240 s"
 contains "ramp text" out ", used"
 contains "ramp text" out "L = lambda-hat * W"
 contains "ramp text" out "(last of series)"
 
-# The step: given, or from forecastWindowSeconds (400 / 40 = 10 s).
-calc --json arrivalRateSeries=1,1.5,2,2.5 serviceTime=10 \
-	coldStartSeconds=180 stepSeconds=30
-near "ramp step 30" arrival_forecast 5.5 1e-9
-calc --json arrivalRateSeries=1,1.5,2,2.5 serviceTime=10 \
-	coldStartSeconds=180 forecastWindowSeconds=400
+# 20 points are fewer than half the window: no forecast yet.
+calc --json arrivalRateSeries="$(ramp 20 1 0.5)" serviceTime=10
+is "short ramp" forecast_used false
+calc arrivalRateSeries="$(ramp 20 1 0.5)" serviceTime=10
+contains "short ramp text" out "forecast   none: the series is shorter"
+
+# The step: given (30 s: 8 steps ahead, 11 + 4 = 15), or from
+# forecastWindowSeconds (400 / 40 = 10 s: 24 steps, 11 + 12 = 23).
+calc --json arrivalRateSeries="$R21" serviceTime=10 coldStartSeconds=180 \
+	stepSeconds=30
+near "ramp step 30" arrival_forecast 15 1e-9
+calc --json arrivalRateSeries="$R21" serviceTime=10 coldStartSeconds=180 \
+	forecastWindowSeconds=400
 near "ramp window 400" forecast_step_seconds 10 0
-near "ramp window 400" arrival_forecast 11.5 1e-9
+near "ramp window 400" arrival_forecast 23 1e-9
 
 # A measured lambda above the forecast wins.
-calc --json arrivalRateSeries=1,1.5,2,2.5 arrivalRate=9 serviceTime=10 \
+calc --json arrivalRateSeries="$R21" arrivalRate=30 serviceTime=10 \
 	coldStartSeconds=180
 is "ramp below lambda" forecast_used false
-near "ramp below lambda" arrival_used 9 0
-near "ramp below lambda" arrival_forecast 8.5 1e-9
-calc arrivalRateSeries=1,1.5,2,2.5 arrivalRate=9 serviceTime=10 \
+near "ramp below lambda" arrival_used 30 0
+near "ramp below lambda" arrival_forecast 19 1e-9
+calc arrivalRateSeries="$R21" arrivalRate=30 serviceTime=10 \
 	coldStartSeconds=180
 contains "ramp below lambda text" out "not used"
 
-# A 40-point ramp from 1 to 4.9 req/s: exact, 20 steps ahead is 6.9.
-series=$(awk 'BEGIN { for (i = 0; i < 40; i++)
-	printf "%s%g", (i ? "," : ""), 1 + 0.1 * i }')
-calc --json arrivalRateSeries="$series" serviceTime=2 coldStartSeconds=300
-near "long ramp" arrival_forecast 6.9 1e-9
-is "long ramp" forecast_points 40
+# A 40-point ramp from 1 to 4.9 req/s: exact, 360 s (24 steps) ahead is
+# 4.9 + 2.4 = 7.3.
+calc --json arrivalRateSeries="$(ramp 40 1 0.1)" serviceTime=2 \
+	coldStartSeconds=300
+near "long ramp" arrival_forecast 7.3 1e-9
+is "long ramp" series_points 40
 
-# A fall: the forecast is clamped at 0 and not used.
-calc --json arrivalRateSeries=10,8,6,4,2 serviceTime=10 coldStartSeconds=180
-near "fall" arrival_forecast 0 0
+# A fall: the hold keeps the highest lambda of the last 180 s (every
+# point of this short series).
+calc --json arrivalRateSeries=10,8,6,4,2 serviceTime=10
 is "fall" forecast_used false
-near "fall" arrival_used 2 0
+near "fall" arrival_held 10 0
+is "fall" held_used true
+near "fall" arrival_used 10 0
+near "fall" hold_seconds 180 0
 
-# Activity stays on the measured lambda.
-calc --json arrivalRateSeries=0,1,2 arrivalRate=0 serviceTime=10 \
-	coldStartSeconds=60
+# The hold by hand: 28 points at 20 then 13 at 5 req/s (180 s): the 20s
+# have left the default hold, one is still in a 195 s one.
+H=$(awk 'BEGIN { for (i = 0; i < 41; i++)
+	printf "%s%s", (i ? "," : ""), (i < 28 ? 20 : 5) }')
+calc --json arrivalRateSeries="$H" serviceTime=2 staffing=none \
+	peakedness=off
+near "hold 180" arrival_held 5 0
+is "hold 180" replicas 10
+calc --json arrivalRateSeries="$H" serviceTime=2 staffing=none \
+	peakedness=off scaleDownHoldSeconds=195
+near "hold 195" arrival_held 20 0
+is "hold 195" replicas 40
+is "hold 195" scale_down '"hold"'
+calc arrivalRateSeries="$H" serviceTime=2 staffing=none peakedness=off \
+	scaleDownHoldSeconds=195
+contains "hold text" out "hold       195 s: the highest lambda over it is 20 req/s, used"
+contains "hold text" out "L = lambda-held * W"
+
+# Activity stays on the measured lambda; sizing counts the forecast.
+calc --json arrivalRateSeries="$(ramp 21 0 1)" arrivalRate=0 \
+	serviceTime=10 coldStartSeconds=60
 is "forecast only" active false
 is "forecast only" forecast_used true
-near "forecast only" arrival_forecast 6 1e-9
-is "forecast only" replicas 72    # 4 steps of 1: 6 req/s, 60 + 11.62
+near "forecast only" arrival_forecast 28 1e-9   # 20 + 8 steps of 1
+is "forecast only" replicas 306   # 280 + 1.5 sqrt 280 = 305.1
 
-# No series, or no cold start: no forecast, and the text says so.
+# No series: no forecast, no hold, z = 1, and the text says so.
 calc arrivalRate=1 serviceTime=10 coldStartSeconds=180
 status "cold start without series" 0
-contains "cold start without series" out "forecast   none"
-calc arrivalRateSeries=3,2 serviceTime=10
+contains "cold start without series" out "forecast   none: no series"
+contains "cold start without series" out "peakedness z = 1: no series"
+calc arrivalRateSeries=3,2 serviceTime=10 coldStartSeconds=0
 status "series without cold start" 0
 contains "series without cold start" out "forecast   off"
-calc --json arrivalRateSeries=3,2 serviceTime=10
+contains "series without cold start" out "hold       off"
+calc --json arrivalRateSeries=3,2 serviceTime=10 coldStartSeconds=0
 near "series without cold start" arrival_rate 2 0
 near "series without cold start" arrival_forecast 0 0
+
+# Peakedness: the hand-worked series of tests/unit/test_peak.c reads
+# z = 64, kept to peakednessMax (2 by default): headroom 1.5 sqrt(2 L).
+P=$(awk 'BEGIN { for (i = 0; i < 16; i++)
+	printf "%s%d", (i ? "," : ""), 10 + (int(i / 4) % 2 ? -2 : 2) }')
+calc --json arrivalRateSeries="$P" arrivalRate=10 serviceTime=2 \
+	coldStartSeconds=0
+near "peakedness" peakedness_raw 64 1e-9
+near "peakedness" peakedness 2 0
+near "peakedness" headroom_slots 9.4868 1e-4   # 1.5 sqrt 40
+calc --json arrivalRateSeries="$P" arrivalRate=10 serviceTime=2 \
+	coldStartSeconds=0 peakednessMax=100
+near "peakedness max 100" peakedness 64 1e-9
+calc --json arrivalRate=10 serviceTime=2 peakedness=4
+near "peakedness given" headroom_slots 13.4164 1e-4   # 1.5 sqrt 80
+is "peakedness given" peakedness_measured false
+calc arrivalRateSeries="$P" arrivalRate=10 serviceTime=2 coldStartSeconds=0
+contains "peakedness text" out "peakedness z = 2, measured 64 over 60 s windows, kept to 1..2"
+
+# ---- scale-down against the current replicas ------------------------------
+
+# The margin: exact 8.7 from 10 stays 10; 8.4 goes to 9.
+calc --json arrivalRate=8.7 arrivalRateSeries=8.7,8.7 serviceTime=1 \
+	staffing=none peakedness=off currentReplicas=10
+is "margin kept" replicas 9
+is "margin kept" target 10
+is "margin kept" scale_down '"margin"'
+calc --json arrivalRate=8.4 arrivalRateSeries=8.4,8.4 serviceTime=1 \
+	staffing=none peakedness=off currentReplicas=10
+is "margin down" target 9
+# Without the series nothing is released below the current replicas.
+calc --json arrivalRate=0.2 serviceTime=10 currentReplicas=12
+is "no series" replicas 5
+is "no series" target 12
+is "no series" scale_down '"hold-no-series"'
+# The step limit, when given: one step below the current replicas.
+calc --json arrivalRate=0.2 serviceTime=10 currentReplicas=12 \
+	scaleDownStep=2
+is "step" target 10
+is "step" scale_down '"step"'
+calc arrivalRate=0.2 serviceTime=10 currentReplicas=12 scaleDownStep=2
+contains "step text" out "current    12 replicas (currentReplicasQuery)"
 
 # ---- demand beyond the model's limit -------------------------------------
 
@@ -228,12 +316,34 @@ refuse "unknown key" betta arrivalRate=2 serviceTime=10 betta=2
 refuse "erlangc needs tau" targetWaitSeconds \
 	arrivalRate=2 serviceTime=10 staffing=erlangc waitProbability=0.05
 refuse "alpha without cold start" forecastAlpha \
-	arrivalRateSeries=1,2 serviceTime=10 forecastAlpha=0.5
+	arrivalRateSeries=1,2 serviceTime=10 forecastAlpha=0.5 \
+	coldStartSeconds=0
 refuse "alpha out of range" forecastAlpha \
 	arrivalRateSeries=1,2 serviceTime=10 coldStartSeconds=60 \
 	forecastAlpha=0
 refuse "cold start negative" coldStartSeconds \
 	arrivalRate=1 serviceTime=10 coldStartSeconds=-5
+
+refuse "current replicas junk" currentReplicas \
+	arrivalRate=1 serviceTime=10 currentReplicas=-1
+refuse "hold junk" scaleDownHoldSeconds \
+	arrivalRate=1 serviceTime=10 scaleDownHoldSeconds=5m
+refuse "peakedness junk" peakedness \
+	arrivalRate=1 serviceTime=10 peakedness=high
+refuse "peakednessMax with z given" peakednessMax \
+	arrivalRate=1 serviceTime=10 peakedness=3 peakednessMax=4
+
+# calc's own keys in the wrong case are named, not taken for metadata.
+refuse "arrivalrate" arrivalRate arrivalrate=2 serviceTime=10
+# No signal at all: say what is needed.
+calc
+status "no arguments" 2
+contains "no arguments" err "no signal given"
+calc beta=2
+status "no signal" 2
+calc --json queueDepth=0 serviceTime=1
+status "a zero signal" 0
+is "a zero signal" replicas 0
 
 calc --help
 status "help" 0

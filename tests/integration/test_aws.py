@@ -59,7 +59,10 @@ QUERY = 'sum(rate(aws_it_requests_total{model="llama-70b"}[1m])) or vector(0)'
 # (`build/staffer calc arrivalRate=2 serviceTime=10` prints 27).
 LAMBDA, W, BETA = 2.0, 10.0, 1.5
 EXPECT = math.ceil(LAMBDA * W + BETA * math.sqrt(LAMBDA * W))
-META = {"arrivalRateQuery": QUERY, "serviceTime": str(int(W))}
+# One query per call: no range query (no forecast, no hold, peakedness
+# given), so that the fake AMP counts one request per GetMetrics.
+META = {"arrivalRateQuery": QUERY, "serviceTime": str(int(W)),
+        "coldStartSeconds": "0", "peakedness": "off"}
 
 ROLE_ARN = "arn:aws:iam::111122223333:role/staffer-it"
 
@@ -609,7 +612,8 @@ def t_static_range(c):
     f.reset()
     akid, secret = "AKIARANGE" + rnd(11, string.ascii_uppercase), rnd(40)
     f.add_key(akid, secret)
-    meta = dict(META, coldStartSeconds="30", forecastWindowSeconds="60")
+    meta = dict(META, coldStartSeconds="30", forecastWindowSeconds="60",
+                peakedness="auto")
     with staffer(c, {"AWS_ACCESS_KEY_ID": akid, "AWS_SECRET_ACCESS_KEY": secret}) as (s, cl):
         try:
             got = cl.target(meta)

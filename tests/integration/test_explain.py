@@ -137,7 +137,7 @@ def t_seed(c):
     assert j["is_active"] is True
 
 
-@test("text output: each query with its value, calc's breakdown, smoothing, target, IsActive",
+@test("text output: each query with its value, calc's breakdown, scale-down, target, IsActive",
       smoke=True)
 def t_text(c):
     meta = c.m.signals(uniq("text"), lam=2, w=10, q=0, s=0)
@@ -149,13 +149,19 @@ def t_text(c):
         i = [n for n, l in enumerate(lines) if l.startswith("query      %s = " % key)]
         assert i, "no query line for %s:\n%s" % (key, r.out)
         assert lines[i[0] + 1].strip() == meta[key], (key, lines[i[0] + 1])
-    # the breakdown is calc's: the same lines for the same numbers
+    # the terms are calc's: the same lines for the same numbers (a flat
+    # series: no forecast above lambda, the hold at lambda, z = 1)
     calc = subprocess.run([c.bin, "calc", "arrivalRate=2", "serviceTime=10", "queueDepth=0",
                            "shedRate=0"], stdout=subprocess.PIPE, check=True,
                           env=c.env).stdout.decode()
+    terms = ("signals", "busy", "headroom", "drain", "boost", "total", "replicas",
+             "answer", "active")
     for l in calc.splitlines():
-        assert l in lines, "calc's line %r not in explain's output:\n%s" % (l, r.out)
-    assert any(l.startswith("smoothing  none: a fresh process") for l in lines), r.out
+        if l.split(" ")[0] in terms:
+            assert l in lines, "calc's line %r not in explain's output:\n%s" % (l, r.out)
+    assert any(l.startswith("series     ") for l in lines), r.out
+    assert any(l.startswith("peakedness z = 1") for l in lines), r.out
+    assert any(l.startswith("memory     none: this is a fresh process") for l in lines), r.out
     assert "target     27 replicas (GetMetrics)" in lines, r.out
     assert lines[-1] == "IsActive   yes", r.out
 
@@ -190,21 +196,35 @@ def t_current(c):
     meta["scaleDownPeriodSeconds"] = "1"
     j = same_as_server(c, meta)
     assert j["smoothing"] == "observed" and j["current_replicas"] == 30, j
-    assert j["raw_replicas"] == 27 and j["target"] == 29, j   # 30 - scaleDownStep 1
+    # the step limit (scaleDownPeriodSeconds given): 30 - scaleDownStep 1
+    assert j["raw_replicas"] == 27 and j["target"] == 29, j
+    assert j["scale_down"] == "step", j
     r = explain(c, meta=meta)
-    assert "smoothing  from currentReplicasQuery: 30 now" in r.out, r
+    assert "current    30 replicas (currentReplicasQuery)" in r.out, r
+    # without the step: the margin, a lower answer keeps half a replica
+    # above the exact 26.71: ceil(27.21) = 28
+    del meta["scaleDownPeriodSeconds"]
+    j = same_as_server(c, meta)
+    assert j["target"] == 28 and j["scale_down"] == "margin", j
 
 
-@test("coldStartSeconds: the forecast range query is shown, the target = the server's")
+@test("coldStartSeconds: the range query is shown, the target = the server's")
 def t_forecast(c):
     meta = c.m.signals(uniq("fc"), lam=2, w=10)
     meta["coldStartSeconds"] = "60"
     meta["forecastWindowSeconds"] = "60"
     j = same_as_server(c, meta)
-    fq = [q for q in j["queries"] if "forecast range" in q["key"]]
-    assert len(fq) == 1 and fq[0]["range_seconds"] == 60, j["queries"]
+    fq = [q for q in j["queries"] if "(range)" in q["key"]]
+    # the hold (60 + 60 / 2 + 30 = 120 s) is longer than the window
+    assert len(fq) == 1 and fq[0]["range_seconds"] == 120, j["queries"]
+    assert j["hold_seconds"] == 120, j
     r = explain(c, meta=meta)
-    assert r.rc == 0 and "forecast   " in r.out, r
+    assert r.rc == 0 and "forecast   " in r.out and "hold       120 s" in r.out, r
+    # nothing reads the series: no range query
+    meta.update(coldStartSeconds="0", peakedness="off")
+    del meta["forecastWindowSeconds"]
+    j = same_as_server(c, meta)
+    assert not [q for q in j["queries"] if "(range)" in q["key"]], j["queries"]
 
 
 # ----------------------------------------------------------------------------

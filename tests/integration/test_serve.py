@@ -55,7 +55,7 @@ def erlang_c(c, a):
     return c * b / (c - a * (1 - b))
 
 
-def expected(lam, W, Q=0.0, S=0.0, n=1, beta=1.5, staffing="sqrt", D=300.0,
+def expected(lam, W, Q=0.0, S=0.0, n=1, beta=1.5, staffing="sqrt", D=30.0,
              shed_threshold=0.0, boost=1.0, max_replicas=None, tau=None, eps=None):
     L = lam * W
     if staffing == "sqrt":
@@ -69,7 +69,7 @@ def expected(lam, W, Q=0.0, S=0.0, n=1, beta=1.5, staffing="sqrt", D=300.0,
         head = c - L
     else:
         raise ValueError(staffing)
-    drain = max(0.0, Q - L) * W / D
+    drain = Q * W / D
     bst = boost * S * W if S > shed_threshold else 0.0
     total = L + head + drain + bst
     r = math.ceil(total / n - 1e-9)
@@ -177,15 +177,15 @@ def t_from_env(c):
     assert "betaFromEnv" in d and "'x'" in d, d
 
 
-@test("drain: Q=100, lambda=0.5, W=10 -> ceil(5+3.354+3.1667) = 12", smoke=True)
+@test("drain: Q=100, lambda=0.5, W=10 -> ceil(5+3.354+33.33) = 42", smoke=True)
 def t_drain(c):
     p = uniq("drain")
     meta = c.m.signals(p, lam=0.5, w=10, q=100)
-    assert expected(0.5, 10, Q=100) == 12
-    assert c.cl.target(meta, name=uniq("so")) == 12
-    # drainSeconds=100: 95*10/100 = 9.5 extra slots -> ceil(17.85) = 18
+    assert expected(0.5, 10, Q=100) == 42
+    assert c.cl.target(meta, name=uniq("so")) == 42
+    # drainSeconds=100: 100*10/100 = 10 extra slots -> ceil(18.35) = 19
     assert c.cl.target(dict(meta, drainSeconds="100"), name=uniq("so")) == \
-        expected(0.5, 10, Q=100, D=100) == 18
+        expected(0.5, 10, Q=100, D=100) == 19
 
 
 @test("boost on shedding: S=2 > shedThreshold adds S*W slots (47); below threshold none (27)")
@@ -763,7 +763,9 @@ def t_slow_isolation(c):
 @test("identical in-flight queries are coalesced (one backend request)")
 def t_coalesce(c):
     q = uniq("coal")
-    meta = {"arrivalRateQuery": q, "serviceTime": "10", "backend": "slow"}
+    # coldStartSeconds 0 and peakedness off: the instant query only
+    meta = {"arrivalRateQuery": q, "serviceTime": "10", "backend": "slow",
+            "coldStartSeconds": "0", "peakedness": "off"}
     res = []
     ths = [threading.Thread(target=lambda: res.append(
         h.status(c.cl.metrics_raw, meta, name=uniq("so"), timeout=10)[0])) for _ in range(8)]

@@ -139,7 +139,8 @@ def check_hold(cs, hold, rpcs=("metrics", "active")):
 # ----------------------------------------------------------------------------
 # 7a. the forecast ramp runs in the background (judged by t_forecast_check)
 
-RAMP_FLAT = 10.0   # seconds at 1 req/s before the ramp (history for the forecast)
+RAMP_FLAT = 25.0   # seconds at 1 req/s before the ramp: the forecast needs half
+                   # of forecastWindowSeconds (60 s) of history
 RAMP_SECS = 40.0   # 1 -> 9 req/s, +0.2 req/s every second
 W_RAMP = 10.0
 
@@ -151,14 +152,14 @@ def forecast_meta(lam_query, **kw):
     return m
 
 
-@test("forecast: start a 40 s ramp (+0.2 req/s per s, after 10 s flat) in the background",
+@test("forecast: start a 40 s ramp (+0.2 req/s per s, after 25 s flat) in the background",
       timeout=20)
 def t_forecast_start(c):
     p = uniq("ramp")
     lam = p + "_arrival_rate"
     c.m.update(**{lam: 1})
     fc = {"lam": lam, "samples": [], "errors": [], "done": threading.Event()}
-    fc["meta_none"] = forecast_meta(lam)
+    fc["meta_none"] = forecast_meta(lam, coldStartSeconds="0", peakedness="off")
     fc["meta_fc"] = forecast_meta(lam, coldStartSeconds="30", forecastWindowSeconds="60",
                                   forecastAlpha="0.8", forecastBeta="0.5")
     fc["meta_def"] = forecast_meta(lam, coldStartSeconds="30", forecastWindowSeconds="60")
@@ -356,7 +357,9 @@ def t_clamp(c):
 def t_smoothing_time(c):
     p = uniq("smt")
     meta = c.m.signals(p, lam=2, w=10)
-    meta.update(staffing="none", scaleDownPeriodSeconds="2", scaleDownStep="2")
+    # v1's step (no hold: coldStartSeconds 0)
+    meta.update(staffing="none", scaleDownPeriodSeconds="2", scaleDownStep="2",
+                coldStartSeconds="0")
     name = uniq("so")
     t0 = time.monotonic()
     assert c.cl.target(meta, name=name) == 20
@@ -440,7 +443,7 @@ def t_two_pods(c):
     c.m.update(**{lam: 1, cur: 10})
     meta = {"arrivalRateQuery": lam, "serviceTime": "10", "staffing": "none",
             "currentReplicasQuery": cur, "scaleDownPeriodSeconds": "%g" % period,
-            "scaleDownStep": "1"}
+            "scaleDownStep": "1", "coldStartSeconds": "0"}   # v1's step, no hold
     name = "chat"
     a = start_server(c)
     b = start_server(c)
@@ -501,8 +504,8 @@ def t_two_pods(c):
         # scale-up is immediate on both
         c.m.update(**{lam: 2})
         assert (ca.target(meta, name=name), cb.target(meta, name=name)) == (20, 20)
-        la = log_lines(a, key(name), "decision", "smoothing=observed")
-        assert la, "no 'smoothing=observed' decision line"
+        la = log_lines(a, key(name), "decision", "state=observed")
+        assert la, "no 'state=observed' decision line"
     finally:
         ca.close()
         cb.close()
@@ -514,6 +517,66 @@ def t_two_pods(c):
 # 6. restarts
 
 
+@test("hold: after lambda falls, two pods and a freshly started third one (no state "
+      "file, no currentReplicasQuery) keep the answer for scaleDownHoldSeconds, then "
+      "all drop to the new one at once", timeout=60)
+def t_hold_pods(c):
+    hold = 12.0
+    p = uniq("hold")
+    lam = p + "_arrival_rate"
+    c.m.update(**{lam: 2})
+    meta = {"arrivalRateQuery": lam, "serviceTime": "10", "staffing": "none",
+            "peakedness": "off", "scaleDownHoldSeconds": "%g" % hold,
+            "forecastWindowSeconds": "60"}
+    name = "chat"
+    a = start_server(c)
+    b = start_server(c)
+    ca, cb = h.Client(a.addr), h.Client(b.addr)
+    fresh = None
+    try:
+        assert (ca.target(meta, name=name), cb.target(meta, name=name)) == (20, 20)
+        time.sleep(hold + 2)                 # 2 req/s for a whole hold
+        c.m.update(**{lam: 0.15})            # raw 2 (exact 1.5)
+        t_drop = time.monotonic()
+        # a process that never saw this ScaledObject holds too: the hold is
+        # in the series, not in memory
+        fresh = start_server(c)
+        with h.Client(fresh.addr) as cf:
+            assert cf.target(meta, name=name) == 20, "a fresh pod did not hold"
+        rows = []
+        while time.monotonic() - t_drop < hold + 15:
+            va, vb = ca.target(meta, name=name), cb.target(meta, name=name)
+            rows.append((time.monotonic() - t_drop, va, vb))
+            if va == vb == 2:
+                break
+            time.sleep(0.25)
+        note("answers after lambda fell (s: a/b): %s" % " ".join(
+            "%.1f:%d/%d" % r for r in rows[::4] + rows[-1:]))
+        held = [t for t, va, vb in rows if va == 20 and vb == 20]
+        first = [t for t, va, vb in rows if va < 20 or vb < 20]
+        assert first, "never dropped in %gs: %r" % (hold + 15, rows[-3:])
+        # nothing before the hold has passed (less a step of the series and
+        # the scrape), everything within the hold plus the cache and a step
+        assert first[0] >= hold - 6, "dropped %.1fs after lambda fell (hold %gs)" % (
+            first[0], hold)
+        assert rows[-1][1:] == (2, 2), "not at the new answer: %r" % (rows[-1],)
+        assert rows[-1][0] <= hold + 15
+        # the drop is all at once (no step limit by default) and the pods
+        # agree but at the instant it happens
+        assert all(v in (20, 2) for _, va, vb in rows for v in (va, vb)), rows
+        assert len([r for r in rows if r[1] != r[2]]) <= 1, rows
+        assert held, rows
+        with h.Client(fresh.addr) as cf:
+            assert cf.target(meta, name=name) == 2, "the fresh pod disagrees"
+    finally:
+        ca.close()
+        cb.close()
+        stop_server(a)
+        stop_server(b)
+        if fresh:
+            stop_server(fresh)
+
+
 @test("restart with --state-file continues the staircase; without it a fresh process "
       "answers the raw target", timeout=60)
 def t_restart(c):
@@ -522,7 +585,8 @@ def t_restart(c):
     lam = p + "_arrival_rate"
     c.m.update(**{lam: 1})
     meta = {"arrivalRateQuery": lam, "serviceTime": "10", "staffing": "none",
-            "scaleDownPeriodSeconds": "%g" % period, "scaleDownStep": "1"}
+            "scaleDownPeriodSeconds": "%g" % period, "scaleDownStep": "1",
+            "coldStartSeconds": "0"}                     # v1's step, no hold
     name = uniq("so")
     sf = os.path.join(h.tmpdir(), "state.json")
     s = start_server(c, ["--state-file", sf])

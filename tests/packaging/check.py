@@ -926,10 +926,11 @@ def t_so_calc(path, i, d):
     if not os.path.exists(STAFFER):
         raise Skip("build/staffer not built (make)")
     m = d["spec"]["triggers"][0]["metadata"]
-    args = [f"{k}={v}" for k, v in m.items()]
+    # calc wants at least one signal (it refuses to make up a zero): no
+    # demand, which must give 0 replicas whatever the metadata.
+    args = [f"{k}={v}" for k, v in m.items()] + ["arrivalRate=0"]
     r = subprocess.run([STAFFER, "calc", "--json"] + args, capture_output=True, text=True, timeout=20)
     assert r.returncode == 0, f"staffer calc refuses the metadata: {r.stderr.strip()}"
-    # the same metadata with the example's own numbers, if a comment gives them
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert out.get("replicas") == 0, f"no demand must give 0 replicas, got {out.get('replicas')}"
 

@@ -1,7 +1,8 @@
 /*
  * test_decide.c - the path from observations to the answer, shared by the
- * server and the simulator: W's fallbacks, the forecast, the two kinds of
- * smoothing and the cap.
+ * server, calc and the simulator: W's fallbacks, the series query, the
+ * forecast, the peakedness, the scale-down hold, the margin, the step
+ * limit, and the cap.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,11 +14,22 @@
 
 #include "decide.h"
 
-static void meta_default(struct meta *m)
+#define N_OF(x) (sizeof(x) / sizeof((x)[0]))
+
+/* Default metadata with these keys set (NULL-terminated pairs). */
+static void meta_with(struct meta *m, ...)
 {
 	struct meta_error err;
+	const char *k, *v;
+	va_list ap;
 
 	meta_init(m);
+	va_start(ap, m);
+	while ((k = va_arg(ap, const char *)) != NULL) {
+		v = va_arg(ap, const char *);
+		assert_int_equal(meta_set(m, k, v, &err), META_OK);
+	}
+	va_end(ap);
 	assert_int_equal(meta_check(m, 0, &err), META_OK);
 }
 
@@ -30,6 +42,22 @@ static enum decide_err run(const struct meta *m, const struct decide_obs *o,
 	return decide_observations(m, o, now, st, sig, d, &merr);
 }
 
+/* A series of n points at 15 s: the first `head` at a, the rest at b. */
+static void series_fill(double *v, size_t n, size_t head, double a, double b)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		v[i] = i < head ? a : b;
+}
+
+static void obs_series(struct decide_obs *o, const double *v, size_t n)
+{
+	o->series = v;
+	o->n_series = n;
+	o->series_step_s = 15;
+}
+
 /* W: measured, else the last good one, else serviceTime, else an error
  * while there is demand. */
 static void test_service_time_fallbacks(void **state)
@@ -40,7 +68,7 @@ static void test_service_time_fallbacks(void **state)
 	struct decision d;
 
 	(void)state;
-	meta_default(&m);
+	meta_with(&m, NULL);
 	memset(&o, 0, sizeof(o));
 	o.arrival_rate = 2;
 	o.w_measured = 10;
@@ -48,6 +76,7 @@ static void test_service_time_fallbacks(void **state)
 	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
 	assert_true(sig.service_time_s == 10);
 	assert_int_equal(d.target, 27);          /* the seed example */
+	assert_int_equal(d.down, DECIDE_DOWN_FREE);
 
 	o.w_measured = NAN;
 	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
@@ -68,82 +97,181 @@ static void test_service_time_fallbacks(void **state)
 	meta_release(&m);
 }
 
-/* The forecast raises lambda on a ramp, and only with a cold start. */
+/* What the range query covers: the forecast window when the forecast or
+ * the peakedness reads it, the hold when longer; the step never moves
+ * with the hold. */
+static void test_series_query(void **state)
+{
+	struct meta m;
+	double range, step;
+
+	(void)state;
+	meta_with(&m, NULL);
+	decide_series_query(&m, &range, &step);
+	assert_true(range == 600 && step == 15);
+	assert_true(meta_hold_seconds(&m) == 180);  /* 120 + 60 / 2 + 30 */
+	assert_true(meta_horizon_seconds(&m) == 180);
+	meta_release(&m);
+
+	meta_with(&m, "scaleDownHoldSeconds", "3600", NULL);
+	decide_series_query(&m, &range, &step);
+	assert_true(range == 3600 && step == 15);
+	meta_release(&m);
+
+	/* A rate window read from the query lengthens the lag. */
+	meta_with(&m, "arrivalRateQuery", "sum(rate(x[5m]))", NULL);
+	assert_true(m.rate_window_s == 300);
+	assert_true(meta_hold_seconds(&m) == 120 + 150 + 30);
+	meta_release(&m);
+
+	/* Nothing reads it: no forecast, no hold, peakedness given. */
+	meta_with(&m, "coldStartSeconds", "0", "peakedness", "off", NULL);
+	decide_series_query(&m, &range, &step);
+	assert_true(range == 0);
+	assert_true(meta_hold_seconds(&m) == 0);
+	assert_true(meta_step_limited(&m));
+	meta_release(&m);
+
+	/* Peakedness alone reads it. */
+	meta_with(&m, "coldStartSeconds", "0", NULL);
+	decide_series_query(&m, &range, &step);
+	assert_true(range == 600);
+	meta_release(&m);
+}
+
+/* The forecast raises lambda on a ramp, once the series covers half of
+ * forecastWindowSeconds, and looks coldStartSeconds + the lag ahead. */
 static void test_forecast_from_series(void **state)
 {
-	static const double ramp[] = { 1, 1.5, 2, 2.5 };
+	double ramp[21];
 	struct meta m;
 	struct decide_obs o;
 	struct model_signals sig;
 	struct decision with, without;
+	size_t i;
 
 	(void)state;
-	meta_default(&m);
+	for (i = 0; i < N_OF(ramp); i++)
+		ramp[i] = 1 + 0.5 * (double)i;      /* 1 .. 11 */
+	meta_with(&m, "peakedness", "off", NULL);
 	memset(&o, 0, sizeof(o));
-	o.arrival_rate = 2.5;
+	o.arrival_rate = 11;
 	o.w_measured = 10;
-	o.series = ramp;
-	o.n_series = 4;
-	o.series_step_s = 15;
-	assert_int_equal(run(&m, &o, NULL, 0, &sig, &without), DECIDE_OK);
-	assert_false(without.b.forecast_used);   /* coldStartSeconds 0 */
-	assert_false(without.have_forecast);
-	m.cold_start_s = 180;
+	obs_series(&o, ramp, N_OF(ramp));
 	assert_int_equal(run(&m, &o, NULL, 0, &sig, &with), DECIDE_OK);
 	assert_true(with.b.forecast_used);
-	assert_true(fabs(sig.arrival_forecast - 8.5) < 1e-9);
-	assert_true(with.target > without.target);
-	/* The forecast made is kept, for explain: 180 s / 15 s = 12 steps of
-	 * trend 0.5 from level 2.5. */
 	assert_true(with.have_forecast);
-	assert_true(fabs(with.fc.value - 8.5) < 1e-9);
+	/* 180 s / 15 s = 12 steps of trend 0.5 from level 11. */
 	assert_true(fabs(with.fc.steps - 12) < 1e-9);
-	assert_true(fabs(with.fc.level - 2.5) < 1e-9);
+	assert_true(fabs(with.fc.level - 11) < 1e-9);
 	assert_true(fabs(with.fc.trend - 0.5) < 1e-9);
-	/* One point is no series. */
-	o.n_series = 1;
+	assert_true(fabs(sig.arrival_forecast - 17) < 1e-9);
+	assert_true(with.b.source == MODEL_FROM_FORECAST);
+
+	/* 20 points: less than half of the 41 the window holds. */
+	obs_series(&o, ramp + 1, 20);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &without), DECIDE_OK);
+	assert_false(without.have_forecast);
+	assert_true(without.target < with.target);
+	meta_release(&m);
+
+	/* coldStartSeconds 0: no forecast. */
+	meta_with(&m, "peakedness", "off", "coldStartSeconds", "0", NULL);
+	obs_series(&o, ramp, N_OF(ramp));
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &without), DECIDE_OK);
+	assert_false(without.have_forecast);
+	assert_false(without.b.forecast_used);
+
+	/* The simulator's truth stands in for Holt (forecast=perfect). */
+	meta_release(&m);
+	meta_with(&m, "peakedness", "off", NULL);
+	o.have_truth = 1;
+	o.truth = 30;
 	assert_int_equal(run(&m, &o, NULL, 0, &sig, &with), DECIDE_OK);
-	assert_false(with.b.forecast_used);
-	assert_false(with.have_forecast);
+	assert_true(with.have_forecast && sig.arrival_forecast == 30);
 	meta_release(&m);
 }
 
-/* With a view of the fleet the answer does not depend on memory. */
-static void test_observed_view(void **state)
+/*
+ * The hold: the highest lambda of the series over the last hold seconds
+ * (the point now included) sets the busy slots.  41 points at 15 s, 20
+ * req/s for the first 28, then 5 req/s for the last 13 (180 s): with the
+ * default 180 s hold the 20s have left it, with 195 s one is still in.
+ */
+static void test_hold(void **state)
 {
+	double v[41];
 	struct meta m;
 	struct decide_obs o;
 	struct model_signals sig;
 	struct decision d;
-	struct smooth a = SMOOTH_INIT, b = SMOOTH_INIT;
 
 	(void)state;
-	meta_default(&m);
+	series_fill(v, N_OF(v), 28, 20, 5);
+	meta_with(&m, "peakedness", "off", "staffing", "none", NULL);
 	memset(&o, 0, sizeof(o));
-	o.arrival_rate = 0.2;                    /* raw 5 */
-	o.w_measured = 10;
-	o.have_view = 1;
-	o.current = 10;
-	o.recent_max = 10;
-	/* Two pods, one fresh and one with other memory, agree. */
-	smooth_step(&b, 30, 0, 1, 60);
-	assert_int_equal(run(&m, &o, &a, 100, &sig, &d), DECIDE_OK);
-	assert_int_equal(d.target, 9);
-	assert_int_equal(run(&m, &o, &b, 100, &sig, &d), DECIDE_OK);
-	assert_int_equal(d.target, 9);
-	/* The fleet shrank within the period: hold. */
-	o.current = 9;
-	assert_int_equal(run(&m, &o, &a, 110, &sig, &d), DECIDE_OK);
-	assert_int_equal(d.target, 9);
-	/* Scale-up is immediate. */
-	o.arrival_rate = 2;
-	assert_int_equal(run(&m, &o, &a, 120, &sig, &d), DECIDE_OK);
-	assert_int_equal(d.target, 27);
+	o.arrival_rate = 5;
+	o.w_measured = 2;
+	obs_series(&o, v, N_OF(v));
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(sig.arrival_held == 5);
+	assert_int_equal(d.target, 10);
+	meta_release(&m);
+
+	meta_with(&m, "peakedness", "off", "staffing", "none",
+		  "scaleDownHoldSeconds", "195", NULL);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(sig.arrival_held == 20);
+	assert_true(d.b.source == MODEL_FROM_HELD);
+	assert_int_equal(d.down, DECIDE_DOWN_HOLD);
+	assert_int_equal(d.target, 40);
+	assert_true(d.hold_s == 195);
+	/* The hold never lowers an answer: a rising lambda wins. */
+	o.arrival_rate = 30;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.target, 60);
+	assert_true(d.b.source != MODEL_FROM_HELD);
+	/* Without W there is nothing to staff the held rate with. */
+	o.arrival_rate = 0;
+	o.w_measured = 0;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(sig.arrival_held == 0);
 	meta_release(&m);
 }
 
-/* Without a view, smoothing from memory, and the cap applies last. */
-static void test_memory_and_cap(void **state)
+/* Replica- and restart-safe: the hold comes from the series, so two pods
+ * with different memories (one fresh) give the same answer. */
+static void test_hold_stateless(void **state)
+{
+	double v[41];
+	struct meta m;
+	struct decide_obs o;
+	struct model_signals sig;
+	struct decision a, b;
+	struct smooth fresh = SMOOTH_INIT, old = SMOOTH_INIT;
+
+	(void)state;
+	series_fill(v, N_OF(v), 30, 20, 5);
+	meta_with(&m, "peakedness", "off", NULL);
+	memset(&o, 0, sizeof(o));
+	o.arrival_rate = 5;
+	o.w_measured = 2;
+	obs_series(&o, v, N_OF(v));
+	smooth_seed(&old, 300, 0);               /* a pod that knew 300 */
+	assert_int_equal(run(&m, &o, &fresh, 1000, &sig, &a), DECIDE_OK);
+	assert_int_equal(run(&m, &o, &old, 1000, &sig, &b), DECIDE_OK);
+	assert_int_equal(a.target, b.target);
+	assert_int_equal(a.target, a.raw);
+	/* and both remember it */
+	assert_int_equal(fresh.target, a.target);
+	assert_int_equal(old.target, b.target);
+	meta_release(&m);
+}
+
+/* Without the series the hold cannot tell that demand stayed below:
+ * nothing is released, from memory or from the observed replicas; a rise
+ * still goes through. */
+static void test_no_series(void **state)
 {
 	struct meta m;
 	struct decide_obs o;
@@ -152,19 +280,210 @@ static void test_memory_and_cap(void **state)
 	struct smooth st = SMOOTH_INIT;
 
 	(void)state;
-	meta_default(&m);
+	meta_with(&m, NULL);
+	memset(&o, 0, sizeof(o));
+	o.arrival_rate = 2;
+	o.w_measured = 10;
+	assert_int_equal(run(&m, &o, &st, 0, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.target, 27);
+	o.arrival_rate = 0.2;                    /* raw 5 */
+	assert_int_equal(run(&m, &o, &st, 3600, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.raw, 5);
+	assert_int_equal(d.target, 27);
+	assert_int_equal(d.down, DECIDE_DOWN_NO_SERIES);
+	/* The observed replicas stand in for memory. */
+	o.have_view = 1;
+	o.current = 12;
+	o.recent_max = 12;
+	assert_int_equal(run(&m, &o, NULL, 3600, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.target, 12);
+	o.arrival_rate = 2;
+	assert_int_equal(run(&m, &o, NULL, 3600, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.target, 27);
+	assert_int_equal(d.down, DECIDE_DOWN_FREE);
+	/* No memory and no view: the model's answer. */
+	o.have_view = 0;
+	o.arrival_rate = 0.2;
+	assert_int_equal(run(&m, &o, NULL, 3600, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.target, 5);
+	/* A new metric has a series of one point: that is a series (the
+	 * rate as long as it existed), and the answer may come down. */
+	{
+		static const double one[] = { 0.2 };
+
+		o.have_view = 1;
+		o.current = 12;
+		o.recent_max = 12;
+		obs_series(&o, one, 1);
+		assert_int_equal(run(&m, &o, NULL, 3600, &sig, &d), DECIDE_OK);
+		assert_int_equal(d.target, 5);
+		assert_true(sig.arrival_held == 0.2);
+	}
+	meta_release(&m);
+}
+
+/* A lower answer must clear half a replica: exact 8.7 from 10 stays 10,
+ * exact 8.4 goes to 9.  (staffing none, n 1: exact = lambda W.) */
+static void test_margin(void **state)
+{
+	double v[41];
+	struct meta m;
+	struct decide_obs o;
+	struct model_signals sig;
+	struct decision d;
+
+	(void)state;
+	meta_with(&m, "peakedness", "off", "staffing", "none", NULL);
+	memset(&o, 0, sizeof(o));
+	o.w_measured = 1;
+	o.have_view = 1;
+	o.current = 10;
+	o.recent_max = 10;
+	series_fill(v, N_OF(v), 0, 0, 8.7);
+	obs_series(&o, v, N_OF(v));
+	o.arrival_rate = 8.7;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.raw, 9);
+	assert_int_equal(d.target, 10);
+	assert_int_equal(d.down, DECIDE_DOWN_MARGIN_HELD);
+	series_fill(v, N_OF(v), 0, 0, 8.4);
+	o.arrival_rate = 8.4;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.target, 9);
+	/* 5.2 is far below: straight to 6. */
+	series_fill(v, N_OF(v), 0, 0, 5.2);
+	o.arrival_rate = 5.2;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.target, 6);
+	assert_int_equal(d.down, DECIDE_DOWN_FREE);
+	meta_release(&m);
+}
+
+/* scaleDownStep given: the hold, then at most a step per period, from
+ * memory or from the observed replicas (v1's rule on top of the hold). */
+static void test_step_limit(void **state)
+{
+	struct meta m;
+	struct decide_obs o;
+	struct model_signals sig;
+	struct decision d;
+	struct smooth a = SMOOTH_INIT, b = SMOOTH_INIT;
+
+	(void)state;
+	meta_with(&m, "scaleDownStep", "2", NULL);
+	assert_true(meta_step_limited(&m));
+	memset(&o, 0, sizeof(o));
+	o.arrival_rate = 2;
+	o.w_measured = 10;
+	assert_int_equal(run(&m, &o, &a, 0, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.target, 27);
+	o.arrival_rate = 0.2;
+	assert_int_equal(run(&m, &o, &a, 61, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.target, 25);
+	assert_int_equal(d.down, DECIDE_DOWN_STEP);
+	assert_int_equal(run(&m, &o, &a, 62, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.target, 25);         /* within the period */
+	/* With a view, every pod agrees whatever it remembers. */
+	smooth_step(&b, 30, 0, 1, 60);
+	o.have_view = 1;
+	o.current = 10;
+	o.recent_max = 10;
+	assert_int_equal(run(&m, &o, &a, 100, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.target, 8);
+	assert_int_equal(run(&m, &o, &b, 100, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.target, 8);
+	/* The fleet shrank within the period: wait. */
+	o.recent_max = 12;
+	assert_int_equal(run(&m, &o, &a, 110, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.target, 10);
+	/* Scale-up is immediate. */
+	o.arrival_rate = 2;
+	assert_int_equal(run(&m, &o, &a, 120, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.target, 27);
+	meta_release(&m);
+
+	/* No hold (scaleDownHoldSeconds 0): v1's step, 1 per 60 s. */
+	meta_with(&m, "scaleDownHoldSeconds", "0", NULL);
+	assert_true(meta_step_limited(&m));
+	meta_release(&m);
+}
+
+/* Headroom beta sqrt(z L): measured and clamped to peakednessMax, given,
+ * or off. */
+static void test_peakedness(void **state)
+{
+	double v[16];
+	struct meta m;
+	struct decide_obs o;
+	struct model_signals sig;
+	struct decision d;
+	size_t i;
+
+	(void)state;
+	/* test_peak.c's hand-worked series: z = 64 measured. */
+	for (i = 0; i < N_OF(v); i++)
+		v[i] = 10 + ((i / 4) % 2 ? -2 : 2);
+	memset(&o, 0, sizeof(o));
+	o.arrival_rate = 10;
+	o.w_measured = 2;                        /* L = 20 at least */
+	obs_series(&o, v, N_OF(v));
+	meta_with(&m, "coldStartSeconds", "0", "scaleDownHoldSeconds", "0",
+		  NULL);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.peak_measured);
+	assert_true(fabs(d.peak_raw - 64) < 1e-9);
+	assert_true(d.b.peakedness == 2);        /* peakednessMax 2 */
+	assert_true(fabs(d.b.headroom_slots - 1.5 * sqrt(2 * 20)) < 1e-9);
+	meta_release(&m);
+
+	meta_with(&m, "coldStartSeconds", "0", "scaleDownHoldSeconds", "0",
+		  "peakednessMax", "100", NULL);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(fabs(d.b.peakedness - 64) < 1e-9);
+	meta_release(&m);
+
+	meta_with(&m, "coldStartSeconds", "0", "scaleDownHoldSeconds", "0",
+		  "peakedness", "4", NULL);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_false(d.peak_measured);
+	assert_true(fabs(d.b.headroom_slots - 1.5 * sqrt(4 * 20)) < 1e-9);
+	meta_release(&m);
+
+	meta_with(&m, "peakedness", "off", NULL);
+	o.n_series = 0;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.b.peakedness == 1);
+	meta_release(&m);
+
+	/* auto without a series: 1. */
+	meta_with(&m, NULL);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_false(d.peak_measured);
+	assert_true(d.b.peakedness == 1);
+	meta_release(&m);
+}
+
+/* maxReplicas applies last, also to an answer held up. */
+static void test_cap(void **state)
+{
+	struct meta m;
+	struct decide_obs o;
+	struct model_signals sig;
+	struct decision d;
+	struct smooth st = SMOOTH_INIT;
+
+	(void)state;
+	meta_with(&m, NULL);
 	memset(&o, 0, sizeof(o));
 	o.arrival_rate = 2;
 	o.w_measured = 10;
 	assert_int_equal(run(&m, &o, &st, 0, &sig, &d), DECIDE_OK);
 	assert_int_equal(d.target, 27);
 	o.arrival_rate = 0.2;
-	assert_int_equal(run(&m, &o, &st, 61, &sig, &d), DECIDE_OK);
-	assert_int_equal(d.target, 26);          /* one step */
-	assert_int_equal(d.raw, 5);         /* 2 + 1.5 sqrt(2) = 4.1 */
 	m.model.max_replicas = 20;
 	assert_int_equal(run(&m, &o, &st, 62, &sig, &d), DECIDE_OK);
-	assert_int_equal(d.target, 20);
+	assert_int_equal(d.target, 20);          /* held at 27, capped */
+	assert_int_equal(st.target, 20);
 	meta_release(&m);
 }
 
@@ -172,9 +491,15 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_service_time_fallbacks),
+		cmocka_unit_test(test_series_query),
 		cmocka_unit_test(test_forecast_from_series),
-		cmocka_unit_test(test_observed_view),
-		cmocka_unit_test(test_memory_and_cap),
+		cmocka_unit_test(test_hold),
+		cmocka_unit_test(test_hold_stateless),
+		cmocka_unit_test(test_no_series),
+		cmocka_unit_test(test_margin),
+		cmocka_unit_test(test_step_limit),
+		cmocka_unit_test(test_peakedness),
+		cmocka_unit_test(test_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

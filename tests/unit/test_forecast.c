@@ -195,6 +195,13 @@ static void test_step(void **state)
 	assert_near(forecast_step_seconds(-INFINITY), 5.0, 0.0);
 }
 
+/* forecast_ahead with the default smoothing and an undamped trend. */
+static enum model_err ahead(const double *v, size_t n, double step_s,
+			    double horizon_s, struct forecast *f)
+{
+	return forecast_ahead(v, n, step_s, horizon_s, 0.3, 0.15, 1.0, f);
+}
+
 static void test_ahead(void **state)
 {
 	/* The issue's example: 1, 1.5, 2, 2.5 at 15 s, 180 s ahead is 12
@@ -204,36 +211,68 @@ static void test_ahead(void **state)
 	struct forecast f;
 	size_t i;
 
-	assert_int_equal(forecast_ahead(ramp, N_OF(ramp), 15.0, 180.0, 0.3,
-					0.15, &f), MODEL_OK);
+	assert_int_equal(ahead(ramp, N_OF(ramp), 15.0, 180.0, &f), MODEL_OK);
 	assert_near(f.steps, 12.0, 0.0);
 	assert_near(f.level, 2.5, 1e-12);
 	assert_near(f.trend, 0.5, 1e-12);
 	assert_near(f.value, 8.5, 1e-12);
 	/* A fractional horizon: 50 s on 15 s steps. */
-	assert_int_equal(forecast_ahead(ramp, N_OF(ramp), 15.0, 50.0, 0.3,
-					0.15, &f), MODEL_OK);
+	assert_int_equal(ahead(ramp, N_OF(ramp), 15.0, 50.0, &f), MODEL_OK);
 	assert_near(f.steps, 50.0 / 15.0, 1e-15);
 	assert_near(f.value, 2.5 + 0.5 * 50.0 / 15.0, 1e-12);
 	/* Horizon 0: the level. */
-	assert_int_equal(forecast_ahead(ramp, N_OF(ramp), 15.0, 0.0, 0.3,
-					0.15, &f), MODEL_OK);
+	assert_int_equal(ahead(ramp, N_OF(ramp), 15.0, 0.0, &f), MODEL_OK);
 	assert_near(f.value, f.level, 0.0);
 	/* Same as forecast_holt with steps = horizon / step, noisy data. */
 	for (i = 0; i < N_OF(v); i++)
 		v[i] = 3.0 + 0.2 * (double)i + (i % 3 == 0 ? 0.7 : -0.4);
 	assert_int_equal(forecast_ahead(v, N_OF(v), 22.5, 300.0, 0.4, 0.2,
-					&f), MODEL_OK);
+					1.0, &f), MODEL_OK);
 	assert_int_equal(forecast_holt(v, N_OF(v), 0.4, 0.2, 300.0 / 22.5,
 				       &direct, NULL, NULL), MODEL_OK);
 	assert_near(f.value, direct, 0.0);
 	/* A fall is clamped at 0; level and trend say why. */
 	for (i = 0; i < 10; i++)
 		v[i] = 100.0 - 10.0 * (double)i;
-	assert_int_equal(forecast_ahead(v, 10, 15.0, 180.0, 0.3, 0.15, &f),
-			 MODEL_OK);
+	assert_int_equal(ahead(v, 10, 15.0, 180.0, &f), MODEL_OK);
 	assert_near(f.value, 0.0, 0.0);
 	assert_near(f.trend, -10.0, 1e-9);
+}
+
+static void test_ahead_damped(void **state)
+{
+	/* On an exact ramp level and trend are the same for any phi (the
+	 * first difference starts the trend, every update agrees with it
+	 * when phi is 1); with phi < 1 the trend is extrapolated by
+	 * phi + ... + phi^h = phi (1 - phi^h) / (1 - phi) steps, at most
+	 * phi / (1 - phi). */
+	const double flat[] = { 4.0, 4.0, 4.0, 4.0, 4.0 };
+	const double ramp[] = { 1.0, 1.5, 2.0, 2.5 };
+	struct forecast f1, fd;
+	double lvl = -1, tr = -1, out = -1;
+
+	assert_int_equal(forecast_ahead(ramp, 4, 15.0, 180.0, 0.3, 0.15, 1.0,
+					&f1), MODEL_OK);
+	assert_int_equal(forecast_ahead(ramp, 4, 15.0, 180.0, 0.3, 0.15, 0.9,
+					&fd), MODEL_OK);
+	assert_true(fd.value < f1.value);
+	assert_true(fd.value > fd.level);
+	/* Far ahead the damped forecast is bounded by level +
+	 * trend x phi / (1 - phi). */
+	assert_int_equal(forecast_holt_damped(ramp, 4, 0.3, 0.15, 0.5, 1e6,
+					      &out, &lvl, &tr), MODEL_OK);
+	assert_near(out, lvl + tr * 0.5 / 0.5, 1e-9);
+	/* A flat series does not care. */
+	assert_int_equal(forecast_ahead(flat, 5, 15.0, 180.0, 0.3, 0.15, 0.7,
+					&fd), MODEL_OK);
+	assert_near(fd.value, 4.0, 1e-12);
+	/* phi outside (0, 1] is refused. */
+	assert_int_equal(forecast_ahead(ramp, 4, 15.0, 180.0, 0.3, 0.15, 0.0,
+					&fd), MODEL_EINVAL);
+	assert_int_equal(forecast_ahead(ramp, 4, 15.0, 180.0, 0.3, 0.15, 1.01,
+					&fd), MODEL_EINVAL);
+	assert_int_equal(forecast_ahead(ramp, 4, 15.0, 180.0, 0.3, 0.15, NAN,
+					&fd), MODEL_EINVAL);
 }
 
 static void test_ahead_invalid(void **state)
@@ -244,35 +283,23 @@ static void test_ahead_invalid(void **state)
 
 	memset(&f, 0x5a, sizeof(f));
 	before = f;
-	assert_int_equal(forecast_ahead(ramp, 4, 0.0, 180.0, 0.3, 0.15, &f),
-			 MODEL_EINVAL);
-	assert_int_equal(forecast_ahead(ramp, 4, -15.0, 180.0, 0.3, 0.15,
-					&f), MODEL_EINVAL);
-	assert_int_equal(forecast_ahead(ramp, 4, NAN, 180.0, 0.3, 0.15, &f),
-			 MODEL_EINVAL);
-	assert_int_equal(forecast_ahead(ramp, 4, INFINITY, 180.0, 0.3, 0.15,
-					&f), MODEL_EINVAL);
-	assert_int_equal(forecast_ahead(ramp, 4, 15.0, -1.0, 0.3, 0.15, &f),
-			 MODEL_EINVAL);
-	assert_int_equal(forecast_ahead(ramp, 4, 15.0, NAN, 0.3, 0.15, &f),
-			 MODEL_EINVAL);
-	assert_int_equal(forecast_ahead(ramp, 4, 15.0, INFINITY, 0.3, 0.15,
-					&f), MODEL_EINVAL);
+	assert_int_equal(ahead(ramp, 4, 0.0, 180.0, &f), MODEL_EINVAL);
+	assert_int_equal(ahead(ramp, 4, -15.0, 180.0, &f), MODEL_EINVAL);
+	assert_int_equal(ahead(ramp, 4, NAN, 180.0, &f), MODEL_EINVAL);
+	assert_int_equal(ahead(ramp, 4, INFINITY, 180.0, &f), MODEL_EINVAL);
+	assert_int_equal(ahead(ramp, 4, 15.0, -1.0, &f), MODEL_EINVAL);
+	assert_int_equal(ahead(ramp, 4, 15.0, NAN, &f), MODEL_EINVAL);
+	assert_int_equal(ahead(ramp, 4, 15.0, INFINITY, &f), MODEL_EINVAL);
 	/* A step so small that horizon / step overflows. */
-	assert_int_equal(forecast_ahead(ramp, 4, 1e-320, 180.0, 0.3, 0.15,
-					&f), MODEL_EINVAL);
+	assert_int_equal(ahead(ramp, 4, 1e-320, 180.0, &f), MODEL_EINVAL);
 	/* forecast_holt's own checks and errors come through. */
-	assert_int_equal(forecast_ahead(NULL, 4, 15.0, 180.0, 0.3, 0.15, &f),
-			 MODEL_EINVAL);
-	assert_int_equal(forecast_ahead(ramp, 0, 15.0, 180.0, 0.3, 0.15, &f),
-			 MODEL_EINVAL);
-	assert_int_equal(forecast_ahead(ramp, 4, 15.0, 180.0, 0.0, 0.15, &f),
-			 MODEL_EINVAL);
-	assert_int_equal(forecast_ahead(big, 2, 15.0, 30.0, 0.3, 0.15, &f),
-			 MODEL_ERANGE);
+	assert_int_equal(ahead(NULL, 4, 15.0, 180.0, &f), MODEL_EINVAL);
+	assert_int_equal(ahead(ramp, 0, 15.0, 180.0, &f), MODEL_EINVAL);
+	assert_int_equal(forecast_ahead(ramp, 4, 15.0, 180.0, 0.0, 0.15, 1.0,
+					&f), MODEL_EINVAL);
+	assert_int_equal(ahead(big, 2, 15.0, 30.0, &f), MODEL_ERANGE);
 	assert_memory_equal(&f, &before, sizeof(f));
-	assert_int_equal(forecast_ahead(ramp, 4, 15.0, 180.0, 0.3, 0.15,
-					NULL), MODEL_EINVAL);
+	assert_int_equal(ahead(ramp, 4, 15.0, 180.0, NULL), MODEL_EINVAL);
 }
 
 int main(void)
@@ -287,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_overflow),
 		cmocka_unit_test(test_step),
 		cmocka_unit_test(test_ahead),
+		cmocka_unit_test(test_ahead_damped),
 		cmocka_unit_test(test_ahead_invalid),
 	};
 

@@ -50,6 +50,7 @@
 #include "config.h"
 #include "externalscaler.pb-c.h"
 #include "log.h"
+#include "decide.h"
 #include "meta.h"
 #include "model.h"
 #include "pb.h"
@@ -979,7 +980,7 @@ static void meta_check_result(const struct meta *m)
 {
 	/* small, and large enough for the staffing limits */
 	static const struct model_signals sigs[] = {
-		{ 2, 10, 3, 0, 0 }, { 500, 60, 1e4, 50, 800 },
+		{ 2, 10, 3, 0, 0, 0, 0 }, { 500, 60, 1e4, 50, 800, 0, 0 },
 	};
 	struct model_breakdown b;
 	struct meta at;
@@ -1012,6 +1013,8 @@ static void meta_check_result(const struct meta *m)
 				at.model.cost_per_replica_hour,
 				at.model.sla_penalty_per_hour,
 				at.model.activation_arrival_rate,
+				at.scale_down_hold_s, at.rate_window_s,
+				at.peakedness, at.peakedness_max,
 			};
 
 			FZ_CHECK(fz_finite_all(d, sizeof(d) / sizeof(d[0])),
@@ -1026,6 +1029,35 @@ static void meta_check_result(const struct meta *m)
 		me = model_evaluate(&at.model, &sigs[i % 2], &b);
 		FZ_CHECK(me != MODEL_EINVAL, "model refuses the parameters "
 			 "of window '%s'", win ? win : "(none)");
+		FZ_CHECK(at.rate_window_s > 0 && meta_hold_seconds(&at) >= 0,
+			 "rate window %g hold %g", at.rate_window_s,
+			 meta_hold_seconds(&at));
+		/* The whole decision, with a series that the forecast, the
+		 * hold and the peakedness read. */
+		{
+			static const double series[] = {
+				1, 3, 2, 5, 4, 6, 5, 8, 7, 9, 8, 10, 9, 12,
+				11, 13, 12, 14, 13, 15, 14, 16, 15, 17,
+			};
+			struct decide_obs o;
+			struct model_signals sg;
+			struct decision d;
+			enum decide_err de;
+
+			memset(&o, 0, sizeof(o));
+			o.arrival_rate = sigs[i % 2].arrival_rate;
+			o.queue_depth = sigs[i % 2].queue_depth;
+			o.w_measured = sigs[i % 2].service_time_s;
+			o.series = series;
+			o.n_series = sizeof(series) / sizeof(series[0]);
+			o.series_step_s = 15;
+			de = decide_observations(&at, &o, 0, NULL, &sg, &d,
+						 &me);
+			FZ_CHECK(de == DECIDE_OK || (de == DECIDE_EMODEL &&
+						     me == MODEL_ERANGE),
+				 "decide refuses window '%s' (%d/%d)",
+				 win ? win : "(none)", (int)de, (int)me);
+		}
 	}
 }
 
@@ -1037,13 +1069,15 @@ static const char *const meta_num_keys[] = {
 	"forecastWindowSeconds", "forecastAlpha", "forecastBeta",
 	"costPerReplicaHour", "slaPenaltyPerHour", "maxReplicas",
 	"activationArrivalRate", "staleHoldSeconds", "pushIntervalSeconds",
+	"scaleDownHoldSeconds", "rateWindowSeconds", "peakedness",
+	"peakednessMax",
 };
 
 static const char *const meta_num_values[] = {
 	"0", "-0", "1e-300", "4.9e-324", "1e-9", "0.5", "0.999999999", "1",
 	"1.0000001", "2", "10", "59.999", "60", "3600", "3600.001", "86400",
 	"86400.5", "1e6", "1e9", "1e9.5", "2147483647", "2147483648",
-	"100000", "100001", "-1e-300", "-1",
+	"100000", "100001", "-1e-300", "-1", "auto", "off",
 };
 
 static const char *meta_pick(struct fz *r, const char *const *a, size_t n)

@@ -226,7 +226,7 @@ static void test_out_of_range(void **state)
 	assert_int_equal(set_one("drainSeconds", "0", &err), META_EVALUE);
 	assert_string_equal(err.msg, "metadata 'drainSeconds': '0' is out of "
 			    "range; allowed: a number from 1 to 86400 seconds "
-			    "(default 300)");
+			    "(default 30)");
 }
 
 static void test_exclusive_bounds(void **state)
@@ -484,8 +484,9 @@ static void expect_schedule(const char *text, const char *const *extra,
 
 #define WINDOW_KEYS "slotsPerReplica, staffing, beta, targetWaitSeconds, " \
 	"waitProbability, drainSeconds, shedThreshold, boostFactor, " \
-	"scaleDownStep, scaleDownPeriodSeconds, forecastWindowSeconds, " \
-	"forecastAlpha, forecastBeta, costPerReplicaHour, " \
+	"scaleDownStep, scaleDownPeriodSeconds, scaleDownHoldSeconds, " \
+	"peakedness, peakednessMax, forecastWindowSeconds, " \
+	"forecastAlpha, forecastBeta, forecastDamping, costPerReplicaHour, " \
 	"slaPenaltyPerHour, maxReplicas, activationArrivalRate"
 
 static void test_schedule_accepted(void **state)
@@ -561,7 +562,7 @@ static void test_schedule_key_errors(void **state)
 		"staleHoldSeconds=1", "pushIntervalSeconds=2", "timezone=UTC",
 		"schedule=x", "scalerAddress=x",
 	};
-	char text[128], want[512];
+	char text[128], want[META_ERR_MAX];
 	size_t i;
 
 	(void)state;
@@ -649,6 +650,7 @@ static void test_schedule_window_rules(void **state)
 	};
 	static const char *const beta[] = { "beta", "2" };
 	static const char *const cold[] = { "coldStartSeconds", "60" };
+	static const char *const nocold[] = { "coldStartSeconds", "0" };
 	static const char *const queue[] = { "queueDepthQuery", "sum(q)" };
 
 	(void)state;
@@ -694,10 +696,17 @@ static void test_schedule_window_rules(void **state)
 			"queue that 'queueDepthQuery' reads");
 	expect_schedule("08:00-09:00 drainSeconds=60", queue, COUNT(queue),
 			META_OK, NULL, NULL);
-	expect_schedule("08:00-09:00 forecastAlpha=0.5", NULL, 0,
-			META_ECONFLICT, "schedule", NULL);
+	expect_schedule("08:00-09:00 forecastAlpha=0.5", nocold,
+			COUNT(nocold), META_ECONFLICT, "schedule", NULL);
 	expect_schedule("08:00-09:00 forecastAlpha=0.5", cold, COUNT(cold),
 			META_OK, NULL, NULL);
+	expect_schedule("08:00-09:00 forecastAlpha=0.5", NULL, 0, META_OK,
+			NULL, NULL);
+	/* peakednessMax needs a measured peakedness. */
+	expect_schedule("08:00-09:00 peakedness=3 peakednessMax=4", NULL, 0,
+			META_ECONFLICT, "schedule", NULL);
+	expect_schedule("08:00-09:00 peakedness=off", NULL, 0, META_OK, NULL,
+			NULL);
 }
 
 static void test_timezone_resolved(void **state)
@@ -899,13 +908,29 @@ static void test_no_effect_rules(void **state)
 	/* the forecast knobs need the forecast */
 	meta_init(&m);
 	meta_set(&m, "forecastAlpha", "0.5", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_OK);  /* on by default */
+	meta_set(&m, "coldStartSeconds", "0", NULL);
 	assert_int_equal(meta_check(&m, 0, &err), META_ECONFLICT);
 	assert_string_equal(err.msg, "metadata 'forecastAlpha' has no effect "
 			    "while 'coldStartSeconds' is 0; it only applies "
 			    "when the forecast is on ('coldStartSeconds' "
 			    "above 0)");
+	meta_release(&m);
+	meta_init(&m);
+	meta_set(&m, "forecastAlpha", "0.5", NULL);
 	meta_set(&m, "coldStartSeconds", "120", NULL);
 	assert_int_equal(meta_check(&m, 0, &err), META_OK);
+	meta_release(&m);
+
+	/* peakednessMax bounds a measured peakedness only */
+	meta_init(&m);
+	meta_set(&m, "peakednessMax", "8", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_OK);
+	meta_set(&m, "peakedness", "off", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_ECONFLICT);
+	assert_string_equal(err.msg, "metadata 'peakednessMax' has no effect "
+			    "unless 'peakedness' is auto; it only applies to a "
+			    "measured peakedness ('peakedness' auto)");
 	meta_release(&m);
 
 	/* boost and drain knobs need their queries, but not in calc */
@@ -1006,14 +1031,18 @@ static void test_defaults(void **state)
 	assert_true(m.model.beta == 1.5);
 	assert_true(m.model.target_wait_s == 0);
 	assert_true(m.model.wait_probability == 0);
-	assert_true(m.model.drain_s == 300);
+	assert_true(m.model.drain_s == 30);
 	assert_true(m.model.shed_threshold == 0);
 	assert_true(m.model.boost_factor == 1.0);
 	assert_true(m.model.cost_per_replica_hour == 0);
 	assert_true(m.model.sla_penalty_per_hour == 0);
 	assert_int_equal(m.model.max_replicas, 0);
 	assert_true(m.model.activation_arrival_rate == 0);
-	assert_true(m.cold_start_s == 0);
+	assert_true(m.cold_start_s == 120);
+	assert_true(m.scale_down_hold_s == META_AUTO);
+	assert_true(m.rate_window_s == 60);  /* resolved by meta_check */
+	assert_true(m.peakedness == META_AUTO);
+	assert_true(m.peakedness_max == 2);
 	assert_true(m.forecast_window_s == 600);
 	assert_true(m.forecast_alpha == 0.3);
 	assert_true(m.forecast_beta == 0.15);
@@ -1027,6 +1056,90 @@ static void test_defaults(void **state)
 	/* release then init again is allowed */
 	meta_init(&m);
 	meta_release(&m);
+	meta_release(&m);
+}
+
+/* Number keys that take words: "auto" stores META_AUTO, "off" 1; the
+ * message lists the words before the numbers. */
+static void test_words(void **state)
+{
+	struct meta_error err;
+	struct meta m;
+
+	(void)state;
+	meta_init(&m);
+	assert_int_equal(meta_set(&m, "peakedness", "4", &err), META_OK);
+	assert_int_equal(meta_set(&m, "peakedness", "auto", &err), META_OK);
+	assert_true(m.peakedness == META_AUTO);
+	assert_int_equal(meta_set(&m, "peakedness", "off", &err), META_OK);
+	assert_true(m.peakedness == 1);
+	assert_int_equal(meta_set(&m, "peakedness", "Auto", &err),
+			 META_EVALUE);
+	assert_string_equal(err.msg, "metadata 'peakedness': 'Auto' is not a "
+			    "number; allowed: auto, off or a number from 0.1 "
+			    "to 100 (default auto: measured, from 1 to "
+			    "peakednessMax; off is 1)");
+	assert_int_equal(meta_set(&m, "scaleDownHoldSeconds", "-1", &err),
+			 META_EVALUE);
+	assert_contains(err.msg, "allowed: auto or a number from 0 to 86400 "
+			"seconds");
+	assert_int_equal(meta_set(&m, "scaleDownHoldSeconds", "0", &err),
+			 META_OK);
+	assert_true(m.scale_down_hold_s == 0);
+	assert_int_equal(meta_set(&m, "rateWindowSeconds", "auto", &err),
+			 META_OK);
+	assert_int_equal(meta_set(&m, "rateWindowSeconds", "0", &err),
+			 META_EVALUE);
+	meta_release(&m);
+}
+
+/* rateWindowSeconds: given, else the longest range of arrivalRateQuery,
+ * else 60; the hold follows it. */
+static void test_rate_window(void **state)
+{
+	struct meta_error err;
+	struct meta m;
+
+	(void)state;
+	meta_init(&m);
+	assert_int_equal(meta_check(&m, 0, &err), META_OK);
+	assert_true(m.rate_window_s == 60);
+	assert_string_equal(meta_rate_window_source(&m), "default");
+	assert_true(meta_hold_seconds(&m) == 180);
+	meta_release(&m);
+
+	meta_init(&m);
+	meta_set(&m, "arrivalRateQuery", "sum(rate(x{a=\"[9h]\"}[2m]))", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_OK);
+	assert_true(m.rate_window_s == 120);
+	assert_string_equal(meta_rate_window_source(&m), "arrivalRateQuery");
+	assert_true(meta_hold_seconds(&m) == 120 + 60 + 30);
+	meta_release(&m);
+
+	meta_init(&m);
+	meta_set(&m, "arrivalRateQuery", "sum(rate(x[2m]))", NULL);
+	meta_set(&m, "rateWindowSeconds", "30", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_OK);
+	assert_true(m.rate_window_s == 30);
+	assert_string_equal(meta_rate_window_source(&m), "given");
+	meta_set(&m, "scaleDownHoldSeconds", "500", NULL);
+	assert_true(meta_hold_seconds(&m) == 500);
+	assert_false(meta_step_limited(&m));
+	meta_set(&m, "scaleDownStep", "2", NULL);
+	assert_true(meta_step_limited(&m));
+	meta_release(&m);
+
+	/* A step given in the schedule window in force limits too. */
+	meta_init(&m);
+	meta_set(&m, "schedule", "00:00-23:59 scaleDownStep=3", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_OK);
+	assert_false(meta_step_limited(&m));
+	{
+		struct meta w;
+
+		assert_non_null(meta_at(&m, 1782907200, &w));
+		assert_true(meta_step_limited(&w));
+	}
 	meta_release(&m);
 }
 
@@ -1333,10 +1446,15 @@ static const struct {
 	{ "boostFactor", "1.5" },
 	{ "scaleDownStep", "2" },
 	{ "scaleDownPeriodSeconds", "120" },
+	{ "scaleDownHoldSeconds", "300" },
 	{ "coldStartSeconds", "180" },
+	{ "rateWindowSeconds", "60" },
+	{ "peakedness", "4" },
+	{ "peakednessMax", "8" },
 	{ "forecastWindowSeconds", "900" },
 	{ "forecastAlpha", "0.5" },
 	{ "forecastBeta", "0.1" },
+	{ "forecastDamping", "0.9" },
 	{ "costPerReplicaHour", "4.5" },
 	{ "slaPenaltyPerHour", "500" },
 	{ "schedule", "Mon-Fri 08:00-19:00 beta=2.0" },
@@ -1455,6 +1573,8 @@ int main(void)
 		cmocka_unit_test(test_no_effect_rules),
 		cmocka_unit_test(test_workload_staffing_order),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_words),
+		cmocka_unit_test(test_rate_window),
 		cmocka_unit_test(test_values_stored),
 		cmocka_unit_test(test_message_form),
 		cmocka_unit_test(test_set_twice_no_leak),

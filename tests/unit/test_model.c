@@ -41,7 +41,7 @@ static struct model_params defaults(void)
 static struct model_signals sig(double lambda, double w, double q,
 				double s)
 {
-	struct model_signals x = { lambda, w, q, s, 0.0 };
+	struct model_signals x = { lambda, w, q, s, 0.0, 0.0, 0.0 };
 
 	return x;
 }
@@ -78,7 +78,9 @@ static void test_defaults(void **state)
 	assert_near(p.beta, 1.5, 0.0);
 	assert_near(p.target_wait_s, 0.0, 0.0);
 	assert_near(p.wait_probability, 0.0, 0.0);
-	assert_near(p.drain_s, 300.0, 0.0);
+	assert_near(p.drain_s, 30.0, 0.0);
+	assert_int_equal(p.drain_excess, 0);
+	assert_int_equal(p.boost_net, 0);
 	assert_near(p.shed_threshold, 0.0, 0.0);
 	assert_near(p.boost_factor, 1.0, 0.0);
 	assert_near(p.cost_per_replica_hour, 0.0, 0.0);
@@ -109,8 +111,11 @@ static void test_seed_drain(void **state)
 	struct model_params p = defaults();
 	struct model_breakdown b;
 
-	/* Seed 000: Q = 100, L = 0.5 * 10 = 5, D = 300 -> 95 * 10 / 300. */
+	/* Seed 000 under v1's rule (the drain=excess ablation): Q = 100,
+	 * L = 0.5 * 10 = 5, D = 300 -> 95 * 10 / 300. */
 	p.staffing = MODEL_STAFF_NONE;
+	p.drain_s = 300;
+	p.drain_excess = 1;
 	b = eval_ok(&p, sig(0.5, 10.0, 100.0, 0.0));
 	assert_near(b.busy_slots, 5.0, 1e-12);
 	assert_near(b.headroom_slots, 0.0, 0.0);
@@ -118,19 +123,26 @@ static void test_seed_drain(void **state)
 	assert_near(b.drain_slots, 3.1667, 1e-4);
 	assert_near(b.total_slots, 8.1667, 1e-4);
 	assert_int_equal(b.replicas, 9);
-
-	/* With sqrt headroom: 5 + 1.5 sqrt(5) + 3.1667 = 11.521 -> 12. */
-	p.staffing = MODEL_STAFF_SQRT;
-	b = eval_ok(&p, sig(0.5, 10.0, 100.0, 0.0));
-	assert_near(b.total_slots, 5.0 + 1.5 * sqrt(5.0) + 95.0 / 30.0,
-		    1e-12);
-	assert_int_equal(b.replicas, 12);
-
-	/* A queue the busy slots already hold adds nothing. */
+	/* A queue the busy slots already hold adds nothing under v1. */
 	b = eval_ok(&p, sig(0.5, 10.0, 5.0, 0.0));
 	assert_near(b.drain_slots, 0.0, 0.0);
-	b = eval_ok(&p, sig(0.5, 10.0, 4.0, 0.0));
-	assert_near(b.drain_slots, 0.0, 0.0);
+
+	/* staffer's rule: every waiting request needs a slot to be drained,
+	 * Q * W / D = 100 * 10 / 300 = 3.333. */
+	p.drain_excess = 0;
+	b = eval_ok(&p, sig(0.5, 10.0, 100.0, 0.0));
+	assert_near(b.drain_slots, 100.0 * 10.0 / 300.0, 1e-12);
+	assert_int_equal(b.replicas, 9);
+	b = eval_ok(&p, sig(0.5, 10.0, 5.0, 0.0));
+	assert_near(b.drain_slots, 5.0 * 10.0 / 300.0, 1e-12);
+
+	/* The default D = 30 s with sqrt headroom: 5 + 1.5 sqrt(5) +
+	 * 100 * 10 / 30 = 41.688 -> 42. */
+	p = defaults();
+	b = eval_ok(&p, sig(0.5, 10.0, 100.0, 0.0));
+	assert_near(b.total_slots, 5.0 + 1.5 * sqrt(5.0) + 1000.0 / 30.0,
+		    1e-12);
+	assert_int_equal(b.replicas, 42);
 
 	/* Queue alone (lambda = 0): L and headroom are 0, drain Q W / D. */
 	p.drain_s = 60.0;
@@ -354,11 +366,11 @@ static void test_erlangc_staffing(void **state)
 	assert_int_equal(erlang_staff(20.0, 10.0, 1.0, 0.05, &c), MODEL_OK);
 	assert_int_equal(b.replicas, (c + 7) / 8);
 
-	/* No arrivals: no headroom; the queue still drains. */
+	/* No arrivals: no headroom; the queue still drains, 30 * 10 / 30. */
 	b = eval_ok(&p, sig(0.0, 10.0, 30.0, 0.0));
 	assert_near(b.headroom_slots, 0.0, 0.0);
-	assert_near(b.drain_slots, 1.0, 1e-12);
-	assert_int_equal(b.replicas, 1);
+	assert_near(b.drain_slots, 10.0, 1e-12);
+	assert_int_equal(b.replicas, 2);
 }
 
 static void test_cost_staffing(void **state)
@@ -449,6 +461,87 @@ static void test_forecast_zero_is_none(void **state)
 			 27);
 }
 
+/* The hold's lambda raises L like the forecast does, and is reported as
+ * the source when it is the highest; the boost ablation drops the boost. */
+static void test_held_and_boost(void **state)
+{
+	struct model_params p = defaults();
+	struct model_signals z = sig(0.5, 10.0, 0.0, 0.0);
+	struct model_breakdown b;
+
+	z.arrival_forecast = 1.0;
+	z.arrival_held = 2.0;
+	b = eval_ok(&p, z);
+	assert_int_equal(b.source, MODEL_FROM_HELD);
+	assert_int_equal(b.forecast_used, 0);
+	assert_near(b.arrival_used, 2.0, 0.0);
+	assert_int_equal(b.replicas, 27);
+	z.arrival_forecast = 3.0;
+	b = eval_ok(&p, z);
+	assert_int_equal(b.source, MODEL_FROM_FORECAST);
+	assert_int_equal(b.forecast_used, 1);
+	/* Held demand alone is no activity, and W = 0 cannot staff it. */
+	z = sig(0.0, 10.0, 0.0, 0.0);
+	z.arrival_held = 2.0;
+	b = eval_ok(&p, z);
+	assert_int_equal(b.active, 0);
+	assert_int_equal(b.replicas, 27);
+	z.service_time_s = 0;
+	eval_err(&p, z, MODEL_EINVAL);
+	z = sig(1.0, 10.0, 0.0, 0.0);
+	z.arrival_held = -1;
+	eval_err(&p, z, MODEL_EINVAL);
+	z.arrival_held = NAN;
+	eval_err(&p, z, MODEL_EINVAL);
+
+	z = sig(1.0, 10.0, 0.0, 2.0);            /* S 2 > 0: boost 20 */
+	b = eval_ok(&p, z);
+	assert_near(b.boost_slots, 20.0, 1e-12);
+	p.boost_net = 1;
+	b = eval_ok(&p, z);
+	assert_near(b.boost_slots, 0.0, 0.0);
+}
+
+/* beta sqrt(z L) for sqrt; Hayward's z c*(L / z) for erlangc; z = 0 reads
+ * as 1; out-of-range z is refused. */
+static void test_peakedness(void **state)
+{
+	struct model_params p = defaults();
+	struct model_signals z = sig(2.0, 10.0, 0.0, 0.0);
+	struct model_breakdown b;
+	long c = 0;
+
+	z.peakedness = 4;
+	b = eval_ok(&p, z);
+	assert_near(b.peakedness, 4.0, 0.0);
+	assert_near(b.headroom_slots, 1.5 * sqrt(80.0), 1e-12);
+	z.peakedness = 0;
+	b = eval_ok(&p, z);
+	assert_near(b.peakedness, 1.0, 0.0);
+	assert_near(b.headroom_slots, 1.5 * sqrt(20.0), 1e-12);
+
+	p.staffing = MODEL_STAFF_ERLANGC;
+	p.target_wait_s = 1.0;
+	p.wait_probability = 0.05;
+	z.peakedness = 4;
+	b = eval_ok(&p, z);
+	assert_int_equal(erlang_staff(5.0, 10.0, 1.0, 0.05, &c), MODEL_OK);
+	assert_near(b.total_slots, 4.0 * (double)c, 1e-9);
+	/* Poisson: the plain Erlang C answer. */
+	z.peakedness = 1;
+	b = eval_ok(&p, z);
+	assert_int_equal(erlang_staff(20.0, 10.0, 1.0, 0.05, &c), MODEL_OK);
+	assert_near(b.total_slots, (double)c, 1e-9);
+
+	p = defaults();
+	z.peakedness = -1;
+	eval_err(&p, z, MODEL_EINVAL);
+	z.peakedness = MODEL_PEAK_MAX * 2;
+	eval_err(&p, z, MODEL_EINVAL);
+	z.peakedness = INFINITY;
+	eval_err(&p, z, MODEL_EINVAL);
+}
+
 static void test_forecast_raises(void **state)
 {
 	struct model_params p = defaults();
@@ -465,12 +558,17 @@ static void test_forecast_raises(void **state)
 	ref = eval_ok(&p, sig(2.0, 10.0, 0.0, 0.0));
 	assert_near(b.total_slots, ref.total_slots, 0.0);
 
-	/* Drain uses the raised L: Q 100, L 20 -> 80 * 10 / 300. */
+	/* Drain does not depend on L: the queue waits whatever the
+	 * forecast, Q 100 -> 100 * 10 / 30. */
 	b = eval_ok(&p, sigf(0.5, 10.0, 100.0, 0.0, 2.0));
-	assert_near(b.drain_slots, 80.0 * 10.0 / 300.0, 1e-12);
-	/* ... so a forecast that covers the queue leaves no drain. */
+	assert_near(b.drain_slots, 100.0 * 10.0 / 30.0, 1e-12);
 	b = eval_ok(&p, sigf(0.5, 10.0, 100.0, 0.0, 10.0));
-	assert_near(b.drain_slots, 0.0, 0.0);
+	assert_near(b.drain_slots, 100.0 * 10.0 / 30.0, 1e-12);
+	/* Under v1's rule the raised L took the queue in: 80 * 10 / 30. */
+	p.drain_excess = 1;
+	b = eval_ok(&p, sigf(0.5, 10.0, 100.0, 0.0, 2.0));
+	assert_near(b.drain_slots, 80.0 * 10.0 / 30.0, 1e-12);
+	p.drain_excess = 0;
 
 	/* A forecast below or equal to lambda is not used. */
 	ref = eval_ok(&p, sig(2.0, 10.0, 30.0, 0.0));
@@ -551,7 +649,7 @@ static void test_forecast_pipeline(void **state)
 	struct forecast f;
 
 	assert_int_equal(forecast_ahead(ramp, 4, forecast_step_seconds(600),
-					180.0, 0.3, 0.15, &f), MODEL_OK);
+					180.0, 0.3, 0.15, 1.0, &f), MODEL_OK);
 	assert_near(f.value, 8.5, 1e-12);
 	b = eval_ok(&p, sigf(2.5, 10.0, 0.0, 0.0, f.value));
 	assert_int_equal(b.forecast_used, 1);
@@ -669,6 +767,8 @@ int main(void)
 		cmocka_unit_test(test_active),
 		cmocka_unit_test(test_forecast_zero_is_none),
 		cmocka_unit_test(test_forecast_raises),
+		cmocka_unit_test(test_held_and_boost),
+		cmocka_unit_test(test_peakedness),
 		cmocka_unit_test(test_forecast_activity),
 		cmocka_unit_test(test_forecast_invalid),
 		cmocka_unit_test(test_forecast_pipeline),

@@ -1273,15 +1273,15 @@ static void test_never_scales_up(void **state)
 /* ---- warm starts --------------------------------------------------------- */
 
 /*
- * First minute: requests at 0, 10, 59.9 with 30 + 50 + 100 = 180 service
- * seconds (the one at 60 s is outside [0, 60)): a mean concurrency of 3.
- * 2 slots: ceil(1.5) = 2; 3 slots: exactly 1; 1 slot: 3; 4 slots:
- * ceil(0.75) = 1.  The floor: min 5 gives 5, and a quiet first minute
- * still 1.  "auto" peeks ahead and sees only 2 at once.
+ * First minute: requests at 0 (30 s), 10 (50 s) and 59.9 (100 s); the one
+ * at 60 s (1000 s) starts after the minute.  At most 2 run at once in
+ * [0, 60] (10-30 s, and 59.9-60 s), so: 2 slots: 1 replica; 1 slot: 2;
+ * the floor: min 5 gives 5; a quiet first minute still 1.  "auto" peeks
+ * ahead over the first cold start (and a sync): 2 at once there too.
  */
 static void test_first_minute(void **state)
 {
-	double at[] = { 0, 10, 59.9, 60 }, svc[] = { 30, 50, 100, 1000 };
+	double at[] = { 0, 10, 59.9, 62 }, svc[] = { 30, 50, 100, 1000 };
 	double late[] = { 60, 61 }, lsvc[] = { 500, 500 };
 	struct trace t;
 	struct demand d;
@@ -1289,25 +1289,24 @@ static void test_first_minute(void **state)
 	char err[256];
 
 	make_trace(&t, at, svc, 4, 120);
-	sim_config_init(&c);
-	c.slots = 2;
-	assert_int_equal(sim_first_minute_replicas(&c, &t, 1), 2);
-	c.slots = 3;
-	assert_int_equal(sim_first_minute_replicas(&c, &t, 1), 1);
-	c.slots = 1;
-	assert_int_equal(sim_first_minute_replicas(&c, &t, 1), 3);
-	assert_int_equal(sim_first_minute_replicas(&c, &t, 0), 3);
-	c.slots = 4;
-	assert_int_equal(sim_first_minute_replicas(&c, &t, 1), 1);
-	assert_int_equal(sim_first_minute_replicas(&c, &t, 5), 5);
-	c.slots = 1;
 	demand_init(&d);
 	assert_int_equal(demand_build(&d, &t, err, sizeof(err)), 0);
+	sim_config_init(&c);
+	c.slots = 2;
+	assert_int_equal(sim_first_minute_replicas(&c, &d, 1), 1);
+	c.slots = 1;
+	assert_int_equal(sim_first_minute_replicas(&c, &d, 1), 2);
+	assert_int_equal(sim_first_minute_replicas(&c, &d, 0), 2);
+	assert_int_equal(sim_first_minute_replicas(&c, &d, 5), 5);
 	assert_int_equal(sim_initial_replicas(&c, &d, 1), 2);
 	demand_free(&d);
 	trace_free(&t);
 	make_trace(&t, late, lsvc, 2, 120);
-	assert_int_equal(sim_first_minute_replicas(&c, &t, 0), 1);
+	demand_init(&d);
+	assert_int_equal(demand_build(&d, &t, err, sizeof(err)), 0);
+	c.slots = 1;
+	assert_int_equal(sim_first_minute_replicas(&c, &d, 0), 1);
+	demand_free(&d);
 	trace_free(&t);
 }
 
