@@ -26,12 +26,12 @@ GEN_HDR  = $(PROTOS:%=$(GEN)/%.pb-c.h)
 
 # The library: everything but main.c, so unit tests link the same code.
 LIB_SRC  = src/model.c src/erlang.c src/smooth.c src/meta.c src/config.c \
-           src/prom.c src/show.c src/csv.c src/log.c src/secret.c src/http.c src/awscred.c src/stats.c src/httpd.c src/fetch.c src/scaler.c src/pb.c \
+           src/prom.c src/show.c src/csv.c src/log.c src/secret.c src/http.c src/awscred.c src/stats.c src/procstat.c src/httpd.c src/fetch.c src/scaler.c src/pb.c \
            src/rpc.c src/report.c src/calc.c src/explain.c src/serve.c src/forecast.c src/decide.c \
            src/simrng.c src/simheap.c src/perf.c src/trace.c \
            src/simprom.c src/hpa.c src/keda.c src/demand.c src/policy.c \
            src/sim.c src/simplot.c src/simulate.c \
-           src/sched.c src/tz.c src/ydoc.c src/lint.c
+           src/sched.c src/tz.c src/ydoc.c src/lint.c src/version.c src/health.c
 MAIN_SRC = src/main.c
 
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(PKG_CFLAGS) -Isrc -I$(GEN) $(CFLAGS)
@@ -42,7 +42,7 @@ else
 Q = @
 endif
 
-.PHONY: all deps test unit integration demo bench bench-service clean lint valgrind py
+.PHONY: all deps test unit integration demo bench bench-service clean lint valgrind py FORCE
 # Keep the generated protobuf-c sources: they are inputs, not leftovers.
 .SECONDARY:
 all: $(B)/staffer
@@ -60,6 +60,17 @@ $(GEN)/%.pb-c.c $(GEN)/%.pb-c.h: proto/%.proto
 	@mkdir -p $(GEN)
 	@echo "  PROTOC-C $<"
 	$(Q)protoc-c --proto_path=proto --c_out=$(GEN) $<
+
+# ---- the version (scripts/version.sh: git describe, else the chart's
+# appVersion + "-dev"; `make STAFFER_VERSION=1.2.3 STAFFER_REVISION=abc`
+# sets it where there is no git, as the Dockerfile does).  The header is
+# rewritten only when the version changes, so only version.o rebuilds.
+export STAFFER_VERSION STAFFER_REVISION
+$(GEN)/version-gen.h: FORCE
+	@mkdir -p $(GEN)
+	$(Q)scripts/version.sh --header $@
+FORCE:
+$(B)/obj/version.o $(B)/asan/version.o: $(GEN)/version-gen.h
 
 # ---- normal build ----------------------------------------------------------
 OBJ      = $(LIB_SRC:src/%.c=$(B)/obj/%.o) $(GEN_SRC:$(GEN)/%.c=$(B)/obj/%.o)
