@@ -317,13 +317,17 @@ ALLOWED_FUNCS = {
     "include", "toYaml", "toJson", "indent", "nindent", "quote", "default",
     "printf", "trunc", "trimSuffix", "replace", "sha256sum", "required", "fail",
     # text/template actions and built-ins
+    "float64", "hasKey",
     "define", "template", "block", "if", "else", "end", "range", "with", "break",
     "continue", "eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not", "len",
     "index", "print", "println", "nil", "true", "false",
 }
 
 TEMPLATES = ["_helpers.tpl", "deployment.yaml", "service.yaml", "configmap.yaml",
-             "serviceaccount.yaml", "pdb.yaml", "NOTES.txt"]
+             "serviceaccount.yaml", "pdb.yaml", "NOTES.txt", "servicemonitor.yaml",
+             "podmonitor.yaml", "prometheusrule.yaml", "dashboard-configmap.yaml",
+             "tests/test-health.yaml"]
+DASHBOARD = os.path.join(CHART, "dashboards", "staffer.json")
 
 
 def t_chart_yaml():
@@ -333,15 +337,37 @@ def t_chart_yaml():
     assert re.match(r"^\d+\.\d+\.\d+([-+].*)?$", str(c.get("version", ""))), "version is not SemVer"
     assert c.get("appVersion"), "appVersion is missing"
     assert c.get("type", "application") == "application"
+    # what Artifact Hub and `helm show chart` show
+    assert re.match(r"^https://", c.get("home", "")), "Chart.yaml home: an https URL"
+    assert c.get("sources") and all(re.match(r"^https://", u) for u in c["sources"]), "sources"
+    assert c.get("maintainers") and all(m.get("name") for m in c["maintainers"]), "maintainers"
+    ann = c.get("annotations") or {}
+    for k in ("artifacthub.io/license", "artifacthub.io/changes", "artifacthub.io/links",
+              "artifacthub.io/images", "artifacthub.io/category"):
+        assert k in ann, f"Chart.yaml annotation {k}"
+    assert ann["artifacthub.io/license"] == "Apache-2.0"
+    for k in ("artifacthub.io/changes", "artifacthub.io/links", "artifacthub.io/images"):
+        v = yaml.safe_load(ann[k])
+        assert isinstance(v, list) and v, f"{k} is a YAML list in a string"
+    for ch in yaml.safe_load(ann["artifacthub.io/changes"]):
+        assert ch.get("kind") in ("added", "changed", "deprecated", "removed", "fixed", "security") \
+            and ch.get("description"), f"artifacthub.io/changes entry {ch}"
+    # the version scripts/version.sh builds from is the chart's appVersion
+    vs = open(os.path.join(ROOT, "scripts", "version.sh")).read()
+    m = re.search(r"^BASE=(\S+)$", vs, re.M)
+    assert m and m.group(1) == str(c["appVersion"]), \
+        f"scripts/version.sh BASE {m and m.group(1)} != Chart.yaml appVersion {c['appVersion']}"
     for t in TEMPLATES:
         assert os.path.exists(os.path.join(CHART, "templates", t)), f"templates/{t} is missing"
 
 
 def t_template_functions():
     bad = []
-    for path in sorted(glob.glob(os.path.join(CHART, "templates", "*"))):
+    for path in sorted(glob.glob(os.path.join(CHART, "templates", "**", "*"), recursive=True)):
+        if os.path.isdir(path):
+            continue
         text = open(path).read()
-        for action in re.findall(r"\{\{(.*?)\}\}", text, re.S):
+        for action in re.findall(r"\{\{((?:`[^`]*`|.)*?)\}\}", text, re.S):
             a = action.strip().lstrip("-").rstrip("-").strip()
             if a.startswith("/*"):
                 continue
@@ -452,8 +478,9 @@ class Renderer:
         assert r.returncode == 0, "go build render.go: " + r.stderr
         json.dump(load_yaml(os.path.join(CHART, "Chart.yaml")), open(self.chart_json, "w"))
 
-    def render(self, values, release="staffer", namespace="keda"):
-        """values: list of YAML paths or dicts, layered on values.yaml.
+    def render(self, values, release="staffer", namespace="keda", sets=()):
+        """values: list of YAML paths or dicts, layered on values.yaml;
+        sets: `key=value` strings, as helm --set (int64 numbers).
         Returns (rc, manifests text, stderr, notes text)."""
         self.n += 1
         files = [os.path.join(self.tmp, f"v{self.n}-0.json")]
@@ -467,6 +494,8 @@ class Renderer:
                "-release", release, "-namespace", namespace, "-notes", notes]
         for f in files:
             cmd += ["-values", f]
+        for kv in sets:
+            cmd += ["-set", kv]
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
         nt = open(notes).read() if os.path.exists(notes) else ""
         return r.returncode, r.stdout, r.stderr, nt
@@ -588,19 +617,39 @@ class Rendered:
 
 def check_rendered(r, values, configcheck=None):
     """All the structural checks on one render."""
+    met = values["metrics"]
+    # objects that may live in another namespace (the monitoring stack's)
+    elsewhere = {"ServiceMonitor": met["serviceMonitor"]["namespace"],
+                 "PodMonitor": met["podMonitor"]["namespace"],
+                 "PrometheusRule": met["prometheusRule"]["namespace"]}
     for d in r.docs:
         assert d.get("apiVersion") and d.get("kind"), "a document without apiVersion/kind"
-        assert d["metadata"].get("namespace") == r.namespace, f"{d['kind']} not in the release namespace"
+        want_ns = elsewhere.get(d["kind"]) or r.namespace
+        if d["kind"] == "ConfigMap" and d["metadata"]["name"].endswith("-dashboard"):
+            want_ns = values["dashboards"]["namespace"] or r.namespace
+        assert d["metadata"].get("namespace") == want_ns, \
+            f"{d['kind']} {d['metadata']['name']} in {d['metadata'].get('namespace')}, want {want_ns}"
         assert re.match(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", d["metadata"]["name"]), d["metadata"]["name"]
     expected = {"Deployment", "Service", "ConfigMap"}
     if values["serviceAccount"]["create"]:
         expected.add("ServiceAccount")
     if values["podDisruptionBudget"]["enabled"]:
         expected.add("PodDisruptionBudget")
+    for k, v in (("ServiceMonitor", met["serviceMonitor"]), ("PodMonitor", met["podMonitor"]),
+                 ("PrometheusRule", met["prometheusRule"])):
+        if v["enabled"]:
+            expected.add(k)
+    tls = values["tls"]
+    if values["test"]["enabled"] and (not tls["clientAuth"] or values["test"]["clientSecretName"]):
+        expected.add("Pod")
     assert set(r.kinds) == expected, f"kinds {sorted(r.kinds)}, expected {sorted(expected)}"
 
     dep = r.one("Deployment")
-    cm = r.one("ConfigMap")
+    cms = {c["metadata"]["name"]: c for c in r.kinds["ConfigMap"]}
+    cm = cms.pop(dep["metadata"]["name"])
+    if values["dashboards"]["enabled"]:
+        check_dashboard_cm(cms.pop(dep["metadata"]["name"] + "-dashboard"), values)
+    assert not cms, f"unexpected ConfigMaps {sorted(cms)}"
     svc = r.one("Service")
     port = values["port"]
     spec = dep["spec"]
@@ -720,8 +769,12 @@ def check_rendered(r, values, configcheck=None):
     s = svc["spec"]
     assert s["type"] == "ClusterIP", "service type ClusterIP"
     assert svc["metadata"]["name"] == dep["metadata"]["name"]
-    assert s["ports"] == [{"name": "grpc", "port": values["service"]["port"], "targetPort": "grpc",
-                           "protocol": "TCP", "appProtocol": "grpc"}], f"service ports {s['ports']}"
+    want_ports = [{"name": "grpc", "port": values["service"]["port"], "targetPort": "grpc",
+                   "protocol": "TCP", "appProtocol": "grpc"}]
+    if mport:
+        want_ports.append({"name": "metrics", "port": mport, "targetPort": "metrics",
+                           "protocol": "TCP", "appProtocol": "http"})
+    assert s["ports"] == want_ports, f"service ports {s['ports']}"
     assert s["selector"] == sel, "service selector differs from the deployment's"
     if values["service"].get("clusterIP"):
         assert s["clusterIP"] == values["service"]["clusterIP"]
@@ -739,6 +792,59 @@ def check_rendered(r, values, configcheck=None):
         assert pdb["spec"]["selector"]["matchLabels"] == sel
         assert ("maxUnavailable" in pdb["spec"]) != ("minAvailable" in pdb["spec"])
 
+    # ServiceMonitor / PodMonitor: the Service's or the pods' metrics port
+    for kind, key, eps in (("ServiceMonitor", "serviceMonitor", "endpoints"),
+                           ("PodMonitor", "podMonitor", "podMetricsEndpoints")):
+        v = met[key]
+        if not v["enabled"]:
+            continue
+        mon = r.one(kind)
+        assert mon["apiVersion"] == "monitoring.coreos.com/v1"
+        sp = mon["spec"]
+        assert sp["selector"]["matchLabels"] == sel, f"{kind} selector"
+        assert sp["namespaceSelector"]["matchNames"] == [r.namespace]
+        ep = sp[eps]
+        assert len(ep) == 1 and ep[0]["port"] == "metrics" and ep[0]["path"] == "/metrics", ep
+        assert ep[0]["interval"] == v["interval"] and ep[0]["scrapeTimeout"] == v["scrapeTimeout"]
+        for rk in ("relabelings", "metricRelabelings"):
+            assert ep[0].get(rk, []) == v[rk], f"{kind} {rk}"
+        for lk, lv in v["labels"].items():
+            assert mon["metadata"]["labels"].get(lk) == lv, f"{kind} label {lk}"
+        assert any(p["name"] == "metrics" for p in c["ports"]), f"{kind}: the pod has no metrics port"
+        if kind == "ServiceMonitor":
+            assert all(svc["metadata"]["labels"].get(k) == x for k, x in sel.items()), \
+                "the ServiceMonitor's selector does not match the Service's labels"
+    if met["prometheusRule"]["enabled"]:
+        pr = r.one("PrometheusRule")
+        rules = [x for g in pr["spec"]["groups"] for x in g["rules"]]
+        names = {x["alert"] for x in rules}
+        assert names == set(ALERTS), f"alerts {sorted(names)}"
+        for x in rules:
+            for lk, lv in met["prometheusRule"]["alertLabels"].items():
+                assert x["labels"].get(lk) == lv, f"{x['alert']}: alert label {lk}"
+            assert x["labels"]["severity"] in met["prometheusRule"]["severity"].values()
+            assert x["annotations"]["summary"] and x["annotations"]["description"]
+
+    # helm test: staffer health against the address KEDA dials
+    if "Pod" in expected:
+        t = r.one("Pod")
+        assert t["metadata"]["annotations"]["helm.sh/hook"] == "test"
+        tc = t["spec"]["containers"][0]
+        assert tc["image"] == c["image"] and tc["command"] == ["/usr/local/bin/staffer", "health"]
+        addr = f"{svc['metadata']['name']}.{r.namespace}.svc:{values['service']['port']}"
+        assert tc["args"][-1] == addr, f"helm test asks {tc['args'][-1]}, KEDA dials {addr}"
+        assert t["spec"]["restartPolicy"] == "Never"
+        targs = tc["args"]
+        assert ("--tls-ca" in targs) == bool(tls["enabled"])
+        assert ("--tls-cert" in targs) == bool(tls["enabled"] and tls["clientAuth"])
+        tm = {m["name"]: m for m in tc.get("volumeMounts", [])}
+        tv = {v["name"]: v for v in t["spec"].get("volumes", [])}
+        for i, a in enumerate(targs):
+            if a in ("--tls-ca", "--tls-cert", "--tls-key"):
+                path = targs[i + 1]
+                m = [x for x in tm.values() if path.startswith(x["mountPath"].rstrip("/") + "/")]
+                assert m and m[0]["name"] in tv, f"helm test {a} {path} is not mounted"
+
     # pass-through values
     for k in ("nodeSelector", "tolerations", "affinity", "topologySpreadConstraints"):
         if values.get(k):
@@ -752,6 +858,186 @@ def check_rendered(r, values, configcheck=None):
     if want:
         assert c["image"] == want, f"image {c['image']}"
     return cfg
+
+
+ALERTS = ["StafferDown", "StafferErroring", "StafferBadMetadata", "StafferTargetCapped",
+          "StafferBackendErrors", "StafferStaleHold", "StafferForecastFarAboveMeasured",
+          "StafferSlowAnswers"]
+
+
+def check_dashboard_cm(cm, values):
+    d = values["dashboards"]
+    assert cm["metadata"]["labels"].get(d["label"]) == d["labelValue"], "the sidecar's label"
+    for k, v in d["annotations"].items():
+        assert cm["metadata"]["annotations"].get(k) == v
+    assert json.loads(cm["data"]["staffer.json"]) == json.load(open(DASHBOARD)), \
+        "the ConfigMap's dashboard differs from charts/staffer/dashboards/staffer.json"
+
+
+# ---------------------------------------------------------------------------
+# Monitoring: alerts with promtool, dashboard queries against staffer's names
+# ---------------------------------------------------------------------------
+
+def exported_names(out):
+    """The metric families staffer's /metrics declares (# TYPE lines), from
+    a real `staffer serve`, with the _bucket/_sum/_count of histograms."""
+    if not os.path.exists(STAFFER):
+        raise Skip("build/staffer not built (make)")
+    import socket
+    import time
+    import urllib.request
+    ports = []
+    for _ in range(2):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            ports.append(s.getsockname()[1])
+    log = open(os.path.join(out, "names-serve.log"), "w")
+    p = subprocess.Popen([STAFFER, "serve", "--prometheus", "http://127.0.0.1:9",
+                          "--listen", f"127.0.0.1:{ports[0]}",
+                          "--metrics-listen", f"127.0.0.1:{ports[1]}"],
+                         stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+    try:
+        body = None
+        for _ in range(100):
+            try:
+                body = urllib.request.urlopen(f"http://127.0.0.1:{ports[1]}/metrics", timeout=2).read()
+                break
+            except OSError:
+                time.sleep(0.05)
+        assert body, "staffer serve did not answer /metrics"
+    finally:
+        p.terminate()
+        p.wait(15)
+    names = set()
+    for line in body.decode().splitlines():
+        m = re.match(r"^# TYPE (\S+) (\S+)$", line)
+        if m:
+            names.add(m.group(1))
+            if m.group(2) == "histogram":
+                names.update(m.group(1) + x for x in ("_bucket", "_sum", "_count"))
+    return names
+
+
+# Series a dashboard or alert may read that staffer does not export.
+FOREIGN = {"up", "kube_horizontalpodautoscaler_status_current_replicas",
+           "kube_horizontalpodautoscaler_spec_max_replicas"}
+PROMQL_WORDS = {"sum", "max", "min", "avg", "count", "by", "without", "rate", "increase", "or",
+                "and", "unless", "vector", "histogram_quantile", "on", "ignoring", "bool",
+                "label_values", "le"}
+
+
+def metric_names(expr):
+    """Names in a PromQL text that stand for series (not functions,
+    keywords, label names, strings or durations)."""
+    e = re.sub(r'"(\\.|[^"\\])*"', '""', expr)
+    e = re.sub(r"\{[^{}]*\}", "{}", e)          # label matchers
+    e = re.sub(r"\[[^\]]*\]", "[]", e)          # ranges
+    e = re.sub(r"\b(by|without|on|ignoring)\s*\([^)]*\)", "", e)  # groupings
+    out = set()
+    for m in re.finditer(r"(?<![\w$.])([a-zA-Z_:][\w:]*)\s*(\(?)", e):
+        if m.group(2) or m.group(1) in PROMQL_WORDS:
+            continue
+        out.add(m.group(1))
+    return out
+
+
+def dashboard_exprs():
+    d = json.load(open(DASHBOARD))
+    exprs = []
+
+    def walk(ps):
+        for p in ps:
+            for t in p.get("targets", []):
+                exprs.append((p["title"], t["expr"]))
+            walk(p.get("panels", []))
+    walk(d["panels"])
+    for v in d["templating"]["list"]:
+        q = v.get("query")
+        if isinstance(q, dict):
+            m = re.match(r"^label_values\((.*),\s*\w+\)$", q["query"])
+            assert m, f"variable {v['name']}: {q['query']}"
+            exprs.append((f"variable {v['name']}", m.group(1)))
+    return exprs
+
+
+def promql_ok(out, exprs, what):
+    """promtool check rules on the expressions as recording rules: PromQL
+    that Prometheus 2.42 parses."""
+    if not shutil.which("promtool"):
+        raise AssertionError("promtool missing (Debian's prometheus package; scripts/deps.sh)")
+    rules = {"groups": [{"name": what, "rules": [
+        {"record": f"check:{i}", "expr": e} for i, (_, e) in enumerate(exprs)]}]}
+    f = os.path.join(out, f"{what}.rules.yaml")
+    yaml.safe_dump(rules, open(f, "w"), sort_keys=False)
+    r = subprocess.run(["promtool", "check", "rules", f], capture_output=True, text=True)
+    assert r.returncode == 0, f"promtool check rules: {r.stdout}{r.stderr}"
+
+
+def t_dashboard(out, names):
+    d = json.load(open(DASHBOARD))
+    assert d["uid"] and d["title"] and d["panels"], "dashboard: uid, title, panels"
+    ids = []
+
+    def walk(ps):
+        for p in ps:
+            ids.append(p["id"])
+            walk(p.get("panels", []))
+    walk(d["panels"])
+    assert len(ids) == len(set(ids)), "dashboard: panel ids are not unique"
+    exprs = dashboard_exprs()
+    assert exprs, "dashboard without queries"
+    vars_ = {v["name"] for v in d["templating"]["list"]}
+    unknown = []
+    for title, e in exprs:
+        for v in re.findall(r"\$(\w+)", e):
+            assert v in vars_ or v.startswith("__"), f"{title}: ${v} is not a dashboard variable"
+        for n in metric_names(e):
+            if n not in names and n not in FOREIGN:
+                unknown.append(f"{title}: {n}")
+    assert not unknown, "dashboard queries read metrics staffer does not export: " + "; ".join(unknown)
+    # the per-ScaledObject view uses the renamed label, never a bare namespace
+    for title, e in exprs:
+        if title.startswith("variable "):
+            continue
+        if "staffer_target" in e or "staffer_signal" in e or "staffer_term" in e:
+            assert "scaledobject_namespace" in e, f"{title}: select by scaledobject_namespace"
+    concrete = [(t, e.replace("$__rate_interval", "5m").replace("$", "")) for t, e in exprs]
+    promql_ok(out, concrete, "dashboard")
+
+
+def t_rules(R, out, names):
+    """The PrometheusRule as rendered: promtool check rules, the metric
+    names, and promtool test rules (tests/packaging/rules-test.yaml)."""
+    rc, text, err, _ = R.render([{"metrics": {"serviceMonitor": {"enabled": True},
+                                              "prometheusRule": {"enabled": True}}}])
+    assert rc == 0, err
+    pr = by_kind(docs_of(text))["PrometheusRule"][0]
+    f = os.path.join(out, "staffer.rules.yaml")
+    yaml.safe_dump({"groups": pr["spec"]["groups"]}, open(f, "w"), sort_keys=False)
+    r = subprocess.run(["promtool", "check", "rules", f], capture_output=True, text=True)
+    assert r.returncode == 0, f"promtool check rules: {r.stdout}{r.stderr}"
+    bad = [f"{x['alert']}: {n}" for g in pr["spec"]["groups"] for x in g["rules"]
+           for n in metric_names(x["expr"]) if n not in names and n not in FOREIGN]
+    assert not bad, "alerts read metrics staffer does not export: " + "; ".join(bad)
+    for g in pr["spec"]["groups"]:
+        for x in g["rules"]:
+            assert 'job="staffer",namespace="keda"' in x["expr"], f"{x['alert']}: selector"
+    # promtool compares annotations too: test a copy without them
+    bare = copy.deepcopy(pr["spec"]["groups"])
+    for g in bare:
+        for x in g["rules"]:
+            x.pop("annotations", None)
+    fb = os.path.join(out, "staffer.rules.bare.yaml")
+    yaml.safe_dump({"groups": bare}, open(fb, "w"), sort_keys=False)
+    t = os.path.join(out, "rules-test.yaml")
+    spec = yaml.safe_load(open(os.path.join(ROOT, "tests", "packaging", "rules-test.yaml")))
+    spec["rule_files"] = [fb]
+    yaml.safe_dump(spec, open(t, "w"), sort_keys=False)
+    r = subprocess.run(["promtool", "test", "rules", t], capture_output=True, text=True)
+    assert r.returncode == 0, f"promtool test rules: {r.stdout}{r.stderr}"
+    tested = set(re.findall(r"alertname: (\w+)", open(os.path.join(ROOT, "tests", "packaging",
+                                                                    "rules-test.yaml")).read()))
+    assert tested == set(ALERTS), f"alerts without a promtool test: {set(ALERTS) - tested}"
 
 
 # ---------------------------------------------------------------------------
@@ -1080,12 +1366,66 @@ def main():
             "tls on an http:// url": ({"defaultBackend": "a", "backends": [{"name": "a", "url": "http://a",
                                                                             "tls": {"caFile": "/ca"}}]}, "https://"),
         }
+        bad_values["prometheusRule without a selector or a monitor"] = (
+            {"metrics": {"prometheusRule": {"enabled": True}}}, "metrics.prometheusRule.selector")
+        bad_values["serviceMonitor without the metrics port"] = (
+            {"metrics": {"port": 0, "serviceMonitor": {"enabled": True}}}, "needs metrics.port")
         for name, (over, msg) in bad_values.items():
             def t_bad(over=over, msg=msg):
                 rc, text, err, _ = R.render([over])
                 assert rc != 0, "rendered, but should have failed"
                 assert msg in err, f"the error does not say {msg!r}: {err.strip()}"
             check(f"render refuses: {name}")(t_bad)
+
+        # What Helm does and the chart once did differently (issue 13).
+        def t_set_grace():
+            # --set gives int64, files float64: compared as numbers either way
+            rc, _, err, _ = R.render([], sets=["graceSeconds=40"])
+            assert rc != 0 and "terminationGracePeriodSeconds (30) must be greater than graceSeconds (40)" \
+                in err, f"--set graceSeconds=40 with the default 30 s: {rc} {err.strip()}"
+            rc, text, err, _ = R.render([], sets=["graceSeconds=40", "terminationGracePeriodSeconds=50"])
+            assert rc == 0, err
+            pod = by_kind(docs_of(text))["Deployment"][0]["spec"]["template"]["spec"]
+            assert pod["terminationGracePeriodSeconds"] == 50
+            rc, _, err, _ = R.render([{"graceSeconds": 40}], sets=["terminationGracePeriodSeconds=40"])
+            assert rc != 0 and "must be greater" in err, "file float64 against --set int64"
+        check("render: --set graceSeconds=40 is checked against terminationGracePeriodSeconds")(t_set_grace)
+
+        def t_pdb_zero():
+            for over, sets, want in (({"podDisruptionBudget": {"enabled": True, "minAvailable": 0}}, (), 0),
+                                     ({"podDisruptionBudget": {"enabled": True}},
+                                      ["podDisruptionBudget.minAvailable=0"], 0),
+                                     ({"podDisruptionBudget": {"enabled": True, "minAvailable": "50%"}}, (), "50%"),
+                                     ({"podDisruptionBudget": {"enabled": True, "minAvailable": None}}, (), 1)):
+                rc, text, err, _ = R.render([over], sets=sets)
+                assert rc == 0, err
+                spec = by_kind(docs_of(text))["PodDisruptionBudget"][0]["spec"]
+                assert spec.get("minAvailable") == want and "maxUnavailable" not in spec, (over, sets, spec)
+        check("render: podDisruptionBudget.minAvailable 0 stays 0")(t_pdb_zero)
+
+        def t_strict():
+            # missing keys are errors (helm --strict): a backend with only
+            # name and url, an auth with only a type, no metrics sub-keys
+            rc, text, err, _ = R.render([{"backends": [{"name": "p", "url": "http://p"}]}])
+            assert rc == 0, "a minimal backend must render with missing keys as errors: " + err
+            rc, _, err, _ = R.render([{"metrics": {"serviceMonitor": None}}])
+            assert rc != 0 and "serviceMonitor" in err, "a missing key must fail, not render empty"
+        check("render: missing keys are errors (helm --strict), and the chart never reads one")(t_strict)
+
+        def t_no_test_without_client_cert():
+            rc, text, err, _ = R.render([{"tls": {"enabled": True, "secretName": "t", "clientAuth": True}}])
+            assert rc == 0, err
+            assert "Pod" not in by_kind(docs_of(text)), "mTLS without test.clientSecretName: no test pod"
+        check("render: helm test needs a client certificate with tls.clientAuth")(t_no_test_without_client_cert)
+
+        names = []
+        check("monitoring: the metric names a running staffer exports")(
+            lambda: names.append(exported_names(out)))
+        if names:
+            check("monitoring: PrometheusRule passes promtool check rules and promtool test rules")(
+                t_rules, R, out, names[0])
+            check("monitoring: dashboard queries parse (promtool) and read only exported metrics")(
+                t_dashboard, out, names[0])
 
     # ScaledObjects
     schema = None
