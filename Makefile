@@ -31,7 +31,7 @@ LIB_SRC  = src/model.c src/erlang.c src/smooth.c src/meta.c src/config.c \
            src/simrng.c src/simheap.c src/perf.c src/trace.c \
            src/simprom.c src/hpa.c src/keda.c src/demand.c src/policy.c \
            src/sim.c src/simplot.c src/simulate.c \
-           src/sched.c src/tz.c src/ydoc.c src/lint.c src/version.c src/health.c
+           src/sched.c src/tz.c src/ydoc.c src/lint.c src/version.c src/health.c src/crd.c
 MAIN_SRC = src/main.c
 
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(PKG_CFLAGS) -Isrc -I$(GEN) $(CFLAGS)
@@ -72,8 +72,21 @@ $(GEN)/version-gen.h: FORCE
 FORCE:
 $(B)/obj/version.o $(B)/asan/version.o: $(GEN)/version-gen.h
 
+# ---- KEDA's ScaledObject CRD, embedded for `staffer lint` (src/crd.h)
+CRD_YAML = third_party/keda/keda.sh_scaledobjects.yaml
+$(GEN)/crd-gen.c: $(CRD_YAML) scripts/embed.sh
+	@mkdir -p $(GEN)
+	@echo "  EMBED    $<"
+	$(Q)scripts/embed.sh crd_scaledobject $< >$@.tmp && mv $@.tmp $@
+$(B)/obj/crd-gen.o: $(GEN)/crd-gen.c src/crd.h | $(B)/obj
+	@echo "  CC       $<"
+	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
+$(B)/asan/crd-gen.o: $(GEN)/crd-gen.c src/crd.h | $(B)/asan
+	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -c -o $@ $<
+
 # ---- normal build ----------------------------------------------------------
-OBJ      = $(LIB_SRC:src/%.c=$(B)/obj/%.o) $(GEN_SRC:$(GEN)/%.c=$(B)/obj/%.o)
+OBJ      = $(LIB_SRC:src/%.c=$(B)/obj/%.o) $(GEN_SRC:$(GEN)/%.c=$(B)/obj/%.o) \
+           $(B)/obj/crd-gen.o
 
 $(B)/obj/%.o: src/%.c $(GEN_HDR) | $(B)/obj
 	@echo "  CC       $<"
@@ -95,7 +108,8 @@ $(B)/obj:
 	@mkdir -p $@
 
 # ---- sanitizer build (unit tests and a sanitized server) -------------------
-SOBJ     = $(LIB_SRC:src/%.c=$(B)/asan/%.o) $(GEN_SRC:$(GEN)/%.c=$(B)/asan/%.o)
+SOBJ     = $(LIB_SRC:src/%.c=$(B)/asan/%.o) $(GEN_SRC:$(GEN)/%.c=$(B)/asan/%.o) \
+           $(B)/asan/crd-gen.o
 
 $(B)/asan/%.o: src/%.c $(GEN_HDR) | $(B)/asan
 	@echo "  CC-SAN   $<"

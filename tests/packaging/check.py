@@ -27,9 +27,8 @@ Helm chart (charts/staffer), rendered by render.go (Go text/template)
   - bad values fail to render with a clear message.
 ScaledObjects (scaledobjects/*.yaml)
   - valid against the ScaledObject CRD's openAPIV3Schema from
-    ../shared/keda/ (unknown fields rejected, as kubectl's strict field
-    validation does; the CRD's min <= max rule), skipped with a message
-    when that file is absent;
+    third_party/keda/ (unknown fields rejected, as kubectl's strict field
+    validation does; the CRD's min <= max rule);
   - the staffer conventions: one external/external-push trigger at
     staffer.keda.svc:9090, AverageValue, fallback, scale-down
     stabilization 0, tolerance "0", `or vector(0)` / clamp_min / sum() in
@@ -65,7 +64,10 @@ except ImportError:  # run.sh installs it; say so instead of a traceback
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CHART = os.path.join(ROOT, "charts", "staffer")
 SO_DIR = os.path.join(ROOT, "scaledobjects")
-CRD = os.path.join(ROOT, "..", "shared", "keda", "keda.sh_scaledobjects.yaml")
+# KEDA's ScaledObject CRD, kept in the repository (third_party/keda/README.md:
+# source, version, licence); the hash catches an update without that note.
+CRD = os.path.join(ROOT, "third_party", "keda", "keda.sh_scaledobjects.yaml")
+CRD_SHA256 = "207afc4ca44fd9e3f4bbfb1c8fae08f3a365e098a52714fe8eb672bbd239cbcd"
 STAFFER = os.path.join(ROOT, "build", "staffer")
 LIBSTAFFER = os.path.join(ROOT, "build", "libstaffer.a")
 
@@ -289,7 +291,8 @@ def t_dockerignore():
     path = os.path.join(ROOT, ".dockerignore")
     assert os.path.exists(path), ".dockerignore is missing"
     pats = [l.strip() for l in open(path) if l.strip() and not l.strip().startswith("#")]
-    needed = ["Makefile"]
+    needed = ["Makefile", "scripts/version.sh", "scripts/embed.sh",
+              "third_party/keda/keda.sh_scaledobjects.yaml"]
     for d in ("src", "proto"):
         for f in sorted(os.listdir(os.path.join(ROOT, d))):
             if not f.endswith((".o", ".d")):
@@ -297,7 +300,7 @@ def t_dockerignore():
     for f in needed:
         assert dockerignore_included(pats, f), f"{f} is kept out of the build context but make needs it"
     for f in ["build/staffer", "build/obj/main.o", ".git/HEAD", "charts/staffer/values.yaml",
-              "bench/run.sh", "src/main.o"]:
+              "bench/run.sh", "src/main.o", "scripts/deps.sh", "third_party/keda/README.md"]:
         assert not dockerignore_included(pats, f), f"{f} would be sent to the build context"
 
 
@@ -1065,9 +1068,11 @@ def strict(schema):
 
 
 def crd_schema():
-    if not os.path.exists(CRD):
-        return None
-    crd = load_yaml(CRD)
+    data = open(CRD, "rb").read()
+    got = hashlib.sha256(data).hexdigest()
+    assert got == CRD_SHA256, (f"{rel(CRD)} changed (sha256 {got}): update "
+                               "third_party/keda/README.md and CRD_SHA256 together")
+    crd = yaml.safe_load(data)
     for v in crd["spec"]["versions"]:
         if v["name"] == "v1alpha1":
             return strict(v["schema"]["openAPIV3Schema"])
@@ -1119,8 +1124,7 @@ def t_so_files():
 
 
 def t_so_schema(path, i, d, schema):
-    if schema is None:
-        raise Skip(f"{rel(CRD)} not found (the CRD lives in shared/, beside the repository)")
+    assert schema is not None, f"{rel(CRD)} could not be read"
     need_jsonschema()
     v = jsonschema.Draft7Validator(schema)
     errs = list(v.iter_errors(d))
@@ -1132,8 +1136,7 @@ def t_so_schema(path, i, d, schema):
 
 
 def t_so_schema_negative(schema):
-    if schema is None:
-        raise Skip(f"{rel(CRD)} not found")
+    assert schema is not None, f"{rel(CRD)} could not be read"
     need_jsonschema()
     base = next(d for _, _, d in so_docs() if d.get("kind") == "ScaledObject")
     v = jsonschema.Draft7Validator(schema)
@@ -1433,8 +1436,6 @@ def main():
         schema = crd_schema()
     except Exception as e:
         check("scaledobjects: read the CRD")(lambda: (_ for _ in ()).throw(AssertionError(str(e))))
-    if schema is None and not os.path.exists(CRD):
-        print(f"note: {rel(CRD)} not found; ScaledObject schema checks are skipped")
     keys = documented_keys()
     check("scaledobjects: files, kinds, the five example shapes")(t_so_files)
     check("scaledobjects: the CRD schema check rejects bad ScaledObjects")(t_so_schema_negative, schema)
