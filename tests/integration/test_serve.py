@@ -45,7 +45,7 @@ def uniq(tag):
 
 
 # ----------------------------------------------------------------------------
-# reference model (design.md section 2), for expected values
+# reference model (docs/math.md), for expected values
 
 
 def erlang_c(c, a):
@@ -599,8 +599,8 @@ def t_unavail_nan(c):
 
 @test("a query with two series is an error (details say sum()), never a value", smoke=True)
 def t_unavail_two(c):
-    # The brief says UNAVAILABLE; design.md calls it a configuration error, so
-    # INVALID_ARGUMENT is accepted too.  What matters: an error, never a value.
+    # An outage (UNAVAILABLE) or a configuration error (INVALID_ARGUMENT,
+    # docs/config.md): either is accepted.  What matters: an error, never a value.
     got, d, r = h.status(c.cl.metrics_raw, {"arrivalRateQuery": "test_two_series",
                                             "serviceTime": "10"}, name=uniq("so"))
     note("two series -> %s" % got.name)
