@@ -1018,6 +1018,55 @@ def t_health_command(c):
         assert r.returncode == 2 and want in r.stderr, (args, r.returncode, r.stderr)
 
 
+def make_certs(d):
+    """A CA, a server certificate for staffer.keda.svc and a client
+    certificate, with openssl(1); returns their paths."""
+    def ossl(*args):
+        subprocess.run(["openssl"] + list(args), cwd=d, check=True, capture_output=True,
+                       timeout=30)
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    ossl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "1",
+         "-subj", "/CN=staffer-test-ca")
+    for name, cn, ext in (("srv", "staffer.keda.svc", "subjectAltName=DNS:staffer.keda.svc"),
+                          ("cli", "keda-operator", "extendedKeyUsage=clientAuth")):
+        ossl("req", *ec, "-keyout", name + ".key", "-out", name + ".csr", "-subj", "/CN=" + cn)
+        with open(os.path.join(d, name + ".ext"), "w") as f:
+            f.write(ext + "\n")
+        ossl("x509", "-req", "-in", name + ".csr", "-CA", "ca.crt", "-CAkey", "ca.key",
+             "-CAcreateserial", "-out", name + ".crt", "-days", "1", "-extfile", name + ".ext")
+    return {k: os.path.join(d, k) for k in ("ca.crt", "srv.crt", "srv.key", "cli.crt", "cli.key")}
+
+
+@test("staffer health over TLS and mTLS, as the chart's helm test runs it", timeout=60)
+def t_health_tls(c):
+    crt = make_certs(h.tmpdir("staffer-certs-"))
+
+    def health(addr, *args):
+        return subprocess.run([c.bin, "health", "--timeout", "2"] + list(args) + [addr],
+                              capture_output=True, text=True, timeout=20, env=c.env)
+    tls = ["--tls-ca", crt["ca.crt"], "--server-name", "staffer.keda.svc"]
+    mtls = tls + ["--tls-cert", crt["cli.crt"], "--tls-key", crt["cli.key"]]
+    for server_args, ok_args, refused in (
+            (["--tls-cert", crt["srv.crt"], "--tls-key", crt["srv.key"]], tls,
+             [[], ["--tls-ca", crt["ca.crt"], "--server-name", "other.example"]]),
+            (["--tls-cert", crt["srv.crt"], "--tls-key", crt["srv.key"],
+              "--tls-client-ca", crt["ca.crt"]], mtls, [[], tls])):
+        srv = h.Staffer(c.bin, config=c.cfg, env=c.env, args=server_args)
+        srv.logf = open(srv.log_path, "wb")
+        srv.proc = subprocess.Popen(srv.cmd, stdin=subprocess.DEVNULL, stdout=srv.logf,
+                                    stderr=subprocess.STDOUT, env=srv.env)
+        h._procs.append(srv.proc)
+        try:
+            r = h.wait_until(lambda: (lambda r: r if r.returncode == 0 else None)(
+                health(srv.addr, *ok_args)), 15, 0.2, "SERVING over TLS on %s" % srv.addr)
+            assert r.stdout == "SERVING\n", r.stdout
+            for args in refused:   # plaintext, a wrong name, no client certificate
+                r = health(srv.addr, *args)
+                assert r.returncode == 1 and r.stdout == "", (server_args, args, r.stderr)
+        finally:
+            srv.stop(5)
+
+
 @test("a second server on a taken port exits non-zero", timeout=30)
 def t_port_taken(c):
     s = h.Staffer(c.bin, config=c.cfg, env=c.env, wrapper=c.wrapper, port=c.srv.port)
