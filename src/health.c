@@ -199,7 +199,7 @@ int cmd_health(int argc, char **argv)
 	}
 	req.service = (char *)service;
 	send = pb_pack(&req.base);
-	cq = grpc_completion_queue_create_for_pluck(NULL);
+	cq = grpc_completion_queue_create_for_next(NULL);
 	deadline = gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
 				gpr_time_from_millis((int64_t)(timeout_s * 1000),
 						     GPR_TIMESPAN));
@@ -227,9 +227,9 @@ int cmd_health(int argc, char **argv)
 		fprintf(stderr, "staffer health: cannot start the call\n");
 		goto out;
 	}
-	/* The call's own deadline ends it; this one only bounds the wait. */
-	ev = grpc_completion_queue_pluck(cq, call, gpr_inf_future(
-					 GPR_CLOCK_REALTIME), NULL);
+	/* The call's own deadline ends it: the one batch completes. */
+	ev = grpc_completion_queue_next(cq, gpr_inf_future(GPR_CLOCK_REALTIME),
+					NULL);
 	if (ev.type != GRPC_OP_COMPLETE || !ev.success) {
 		fprintf(stderr, "staffer health: %s: the call did not "
 			"complete\n", addr);
@@ -273,6 +273,9 @@ out:
 		grpc_call_unref(call);
 	if (cq) {
 		grpc_completion_queue_shutdown(cq);
+		while (grpc_completion_queue_next(cq, gpr_inf_future(
+			GPR_CLOCK_REALTIME), NULL).type != GRPC_QUEUE_SHUTDOWN)
+			;
 		grpc_completion_queue_destroy(cq);
 	}
 	if (ch)
