@@ -258,6 +258,34 @@ def t_dockerfile_runtime():
         assert f'org.opencontainers.image.{key}="{val}"' in labels, f"OCI label {key}={val}"
 
 
+def t_version_script(out):
+    """scripts/version.sh: STAFFER_VERSION wins, else git, else (a copy
+    without .git, as in the image build) the chart's appVersion + -dev."""
+    c = load_yaml(os.path.join(CHART, "Chart.yaml"))
+    copy = os.path.join(out, "version-nogit")
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(os.path.join(ROOT, "scripts"), os.path.join(copy, "scripts"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("STAFFER_", "GIT_"))}
+    env["GIT_CEILING_DIRECTORIES"] = os.path.dirname(copy)
+    r = subprocess.run([os.path.join(copy, "scripts", "version.sh")], capture_output=True,
+                       text=True, env=env)
+    assert r.returncode == 0 and r.stdout.split() == [f"{c['appVersion']}-dev", "unknown"], \
+        f"without git: {r.stdout!r} {r.stderr!r}"
+    r = subprocess.run([os.path.join(copy, "scripts", "version.sh")], capture_output=True, text=True,
+                       env=dict(env, STAFFER_VERSION="9.8.7", STAFFER_REVISION="abc123"))
+    assert r.stdout.split() == ["9.8.7", "abc123"], r.stdout
+    r = subprocess.run([os.path.join(copy, "scripts", "version.sh")], capture_output=True, text=True,
+                       env=dict(env, STAFFER_VERSION='1.0"; rm -rf /'))
+    assert r.returncode == 2 and "allowed" in r.stderr, "a version that is not a plain word"
+    if shutil.which("git") and os.path.exists(os.path.join(ROOT, ".git")):
+        r = subprocess.run([os.path.join(ROOT, "scripts", "version.sh")], capture_output=True,
+                           text=True, env={k: v for k, v in os.environ.items()
+                                           if not k.startswith("STAFFER_")})
+        head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short=12", "HEAD"],
+                              capture_output=True, text=True).stdout.strip()
+        assert r.returncode == 0 and r.stdout.split()[1] == head, (r.stdout, head)
+
+
 def t_rootfs(out):
     """The runtime filesystem, as the image gets it, started under chroot."""
     if not os.path.exists(STAFFER):
@@ -1373,6 +1401,8 @@ def main():
     check("dockerfile: runtime stage (scratch + rootfs, USER 65532, ENTRYPOINT, EXPOSE, labels)")(
         t_dockerfile_runtime)
     check("dockerfile: scripts/rootfs.sh's filesystem runs staffer under chroot")(t_rootfs, out)
+    check("version: scripts/version.sh from git, from STAFFER_VERSION, and without git")(
+        t_version_script, out)
     check("dockerignore: make's inputs in, build/ and .git out")(t_dockerignore)
     check("dockerfile: hadolint")(t_hadolint)
 
