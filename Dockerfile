@@ -1,18 +1,29 @@
-# syntax=docker/dockerfile:1
 #
-# staffer - KEDA external scaler.  Two stages on Debian 12 (bookworm):
-#   build    compiles build/staffer with `make` from Debian's -dev packages;
-#   runtime  has only the shared libraries the binary links against, CA
-#            certificates for https backends, tzdata for the metadata
-#            `timezone` of schedule windows, and the binary.
+# staffer - KEDA external scaler.  Two stages:
+#   build    Debian 12 (bookworm): compiles build/staffer with `make` from
+#            Debian's -dev packages, then scripts/rootfs.sh gathers the
+#            runtime filesystem: the binary, exactly the shared libraries
+#            it loads, CA certificates (https backends), the time zone
+#            database (the metadata `timezone` of schedule windows) and
+#            passwd/group for uid 65532;
+#   runtime  that filesystem on `scratch`: no shell, no package manager,
+#            nothing the binary does not load.
 #
-#   docker build -t staffer:dev .
+#   docker build -t staffer:dev \
+#     --build-arg VERSION="$(git describe --tags --always --dirty)" \
+#     --build-arg REVISION="$(git rev-parse HEAD)" \
+#     --build-arg CREATED="$(date -u +%Y-%m-%dT%H:%M:%SZ)" .
 #   docker run --rm -p 9090:9090 staffer:dev --prometheus http://prometheus:9090
 #
-# Pin the base image by digest in CI for reproducible builds, e.g.
+# VERSION becomes `staffer version`, staffer_build_info and the image's
+# org.opencontainers.image.version (the build context has no .git, so
+# without it the version is the chart's appVersion + "-dev").
+# docs/install.md has the whole build, push and install path.
+#
+# No "syntax" directive: the builder's own Dockerfile frontend is used,
+# so an air-gapped build pulls nothing but the base image.  Pin that by
+# digest in CI for reproducible builds, e.g.
 #   --build-arg DEBIAN_IMAGE=debian:bookworm-slim@sha256:<digest>
-# Both stages must use the same Debian release: the runtime library package
-# names (libgrpc29, ...) are those of bookworm.
 ARG DEBIAN_IMAGE=debian:bookworm-slim
 
 # ---- build --------------------------------------------------------------
@@ -34,54 +45,56 @@ RUN apt-get update \
       libcjson-dev \
       libyaml-dev \
       libmicrohttpd-dev \
- && rm -rf /var/lib/apt/lists/*
-
-WORKDIR /src
-# .dockerignore lets only the Makefile and the sources in.
-COPY . .
-RUN make -j"$(nproc)" build/staffer \
- && strip --strip-unneeded build/staffer \
- && build/staffer version
-
-# ---- runtime ------------------------------------------------------------
-FROM ${DEBIAN_IMAGE} AS runtime
-
-SHELL ["/bin/bash", "-o", "pipefail", "-c"]
-
-# Exactly the packages that own the binary's NEEDED libraries (libgrpc.so.29
-# and libgpr.so.29: libgrpc29; libprotobuf-c.so.1; libcurl.so.4;
-# libcjson.so.1; libyaml-0.so.2: libyaml-0-2, for `staffer lint`;
-# libmicrohttpd.so.12: libmicrohttpd12, for /metrics), plus CA
-# certificates; libc6 is in the base image.
-# tests/packaging/run.sh checks this list against `readelf -d build/staffer`.
-# hadolint ignore=DL3008
-RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libgrpc29 \
-      libprotobuf-c1 \
-      libcurl4 \
-      libcjson1 \
-      libyaml-0-2 \
-      libmicrohttpd12 \
       ca-certificates \
       tzdata \
  && rm -rf /var/lib/apt/lists/*
 
-COPY --from=build /src/build/staffer /usr/local/bin/staffer
+WORKDIR /src
+# .dockerignore lets only what `make build/staffer` and rootfs.sh read in.
+COPY . .
+ARG VERSION=""
+ARG REVISION=""
+RUN make -j"$(nproc)" STAFFER_VERSION="${VERSION}" \
+      STAFFER_REVISION="${REVISION}" build/staffer \
+ && strip --strip-unneeded build/staffer \
+ && build/staffer version \
+ && scripts/rootfs.sh build/staffer /rootfs
 
+# ---- runtime ------------------------------------------------------------
+FROM scratch AS runtime
+
+COPY --from=build /rootfs/ /
+
+ARG VERSION=""
+ARG REVISION=""
+ARG CREATED=""
+ARG SOURCE=""
 LABEL org.opencontainers.image.title="staffer" \
-      org.opencontainers.image.description="KEDA external scaler for GPU inference fleets (queueing-theory replica targets)"
+      org.opencontainers.image.description="KEDA external scaler for GPU inference fleets (queueing-theory replica targets)" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.created="${CREATED}" \
+      org.opencontainers.image.source="${SOURCE}" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.base.name="scratch"
 
 # A numeric, non-root user (the "nonroot" uid of distroless images): the
-# kubelet can check runAsNonRoot against a numeric USER without /etc/passwd.
+# kubelet can check runAsNonRoot against a numeric USER.
 USER 65532:65532
 
-# gRPC: KEDA's external-scaler calls and grpc.health.v1 for the probes.
-EXPOSE 9090
+# 9090: gRPC, KEDA's external-scaler calls and grpc.health.v1 for the
+# probes.  9091: /metrics and /healthz when --metrics-listen :9091 is given
+# (the chart does).
+EXPOSE 9090 9091
 
 # staffer stops on SIGTERM: it stops accepting calls, lets running ones
 # finish for --grace-seconds, and ends push streams with OK status.
 STOPSIGNAL SIGTERM
+
+# For docker run and compose; Kubernetes ignores it and uses the chart's
+# gRPC probes.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=5s \
+  CMD ["/usr/local/bin/staffer", "health", "--timeout", "3", "127.0.0.1:9090"]
 
 ENTRYPOINT ["/usr/local/bin/staffer", "serve"]
 # The chart replaces these arguments; the default expects a mounted config.

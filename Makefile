@@ -26,12 +26,13 @@ GEN_HDR  = $(PROTOS:%=$(GEN)/%.pb-c.h)
 
 # The library: everything but main.c, so unit tests link the same code.
 LIB_SRC  = src/model.c src/erlang.c src/smooth.c src/meta.c src/config.c \
-           src/prom.c src/show.c src/csv.c src/log.c src/secret.c src/http.c src/awscred.c src/stats.c src/httpd.c src/fetch.c src/scaler.c src/pb.c \
+           src/prom.c src/show.c src/csv.c src/log.c src/secret.c src/http.c src/awscred.c src/stats.c src/procstat.c src/httpd.c src/fetch.c src/scaler.c src/pb.c \
            src/rpc.c src/report.c src/calc.c src/explain.c src/serve.c src/forecast.c src/decide.c \
            src/simrng.c src/simheap.c src/simroute.c src/perf.c src/trace.c \
            src/simprom.c src/hpa.c src/keda.c src/demand.c src/policy.c \
            src/sim.c src/simplot.c src/simulate.c \
-           src/sched.c src/tz.c src/ydoc.c src/lint.c src/peak.c src/promql.c
+           src/sched.c src/tz.c src/ydoc.c src/lint.c src/peak.c src/promql.c \
+           src/version.c src/health.c src/crd.c
 MAIN_SRC = src/main.c
 
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(PKG_CFLAGS) -Isrc -I$(GEN) $(CFLAGS)
@@ -42,7 +43,7 @@ else
 Q = @
 endif
 
-.PHONY: all deps test unit integration demo bench bench-service clean lint valgrind py
+.PHONY: all deps test unit integration demo bench bench-service clean lint valgrind py FORCE
 # Keep the generated protobuf-c sources: they are inputs, not leftovers.
 .SECONDARY:
 all: $(B)/staffer
@@ -61,8 +62,32 @@ $(GEN)/%.pb-c.c $(GEN)/%.pb-c.h: proto/%.proto
 	@echo "  PROTOC-C $<"
 	$(Q)protoc-c --proto_path=proto --c_out=$(GEN) $<
 
+# ---- the version (scripts/version.sh: git describe, else the chart's
+# appVersion + "-dev"; `make STAFFER_VERSION=1.2.3 STAFFER_REVISION=abc`
+# sets it where there is no git, as the Dockerfile does).  The header is
+# rewritten only when the version changes, so only version.o rebuilds.
+export STAFFER_VERSION STAFFER_REVISION
+$(GEN)/version-gen.h: FORCE
+	@mkdir -p $(GEN)
+	$(Q)scripts/version.sh --header $@
+FORCE:
+$(B)/obj/version.o $(B)/asan/version.o: $(GEN)/version-gen.h
+
+# ---- KEDA's ScaledObject CRD, embedded for `staffer lint` (src/crd.h)
+CRD_YAML = third_party/keda/keda.sh_scaledobjects.yaml
+$(GEN)/crd-gen.c: $(CRD_YAML) scripts/embed.sh
+	@mkdir -p $(GEN)
+	@echo "  EMBED    $<"
+	$(Q)scripts/embed.sh crd_scaledobject $< >$@.tmp && mv $@.tmp $@
+$(B)/obj/crd-gen.o: $(GEN)/crd-gen.c src/crd.h | $(B)/obj
+	@echo "  CC       $<"
+	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
+$(B)/asan/crd-gen.o: $(GEN)/crd-gen.c src/crd.h | $(B)/asan
+	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -c -o $@ $<
+
 # ---- normal build ----------------------------------------------------------
-OBJ      = $(LIB_SRC:src/%.c=$(B)/obj/%.o) $(GEN_SRC:$(GEN)/%.c=$(B)/obj/%.o)
+OBJ      = $(LIB_SRC:src/%.c=$(B)/obj/%.o) $(GEN_SRC:$(GEN)/%.c=$(B)/obj/%.o) \
+           $(B)/obj/crd-gen.o
 
 $(B)/obj/%.o: src/%.c $(GEN_HDR) | $(B)/obj
 	@echo "  CC       $<"
@@ -84,7 +109,8 @@ $(B)/obj:
 	@mkdir -p $@
 
 # ---- sanitizer build (unit tests and a sanitized server) -------------------
-SOBJ     = $(LIB_SRC:src/%.c=$(B)/asan/%.o) $(GEN_SRC:$(GEN)/%.c=$(B)/asan/%.o)
+SOBJ     = $(LIB_SRC:src/%.c=$(B)/asan/%.o) $(GEN_SRC:$(GEN)/%.c=$(B)/asan/%.o) \
+           $(B)/asan/crd-gen.o
 
 $(B)/asan/%.o: src/%.c $(GEN_HDR) | $(B)/asan
 	@echo "  CC-SAN   $<"

@@ -11,5 +11,6 @@ int cmd_calc(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
+int cmd_health(int argc, char **argv);
 
 #endif

@@ -1,8 +1,9 @@
 /*
  * config.h - staffer's own configuration: the metrics backends.
  *
- * Credentials live here, never in ScaledObject metadata (design section 5):
- * tenants can only pick a declared backend by name.  The file is JSON; see
+ * Credentials live here, never in ScaledObject metadata (docs/config.md
+ * and SECURITY.md say why): tenants can only pick a declared backend by
+ * name.  The file is JSON; see
  * docs/config.md.  Without a file, `serve --prometheus URL` makes a single
  * backend named "default".
  *

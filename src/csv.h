@@ -1,8 +1,9 @@
 /*
  * csv.h - the comma-separated lines of traces and perf models.
  *
- * Plain CSV as the traces in ../shared/traces and Splitwise's perf model
- * write it: no quoting, one record per line.  Pure; thread-safe.
+ * Plain CSV as request traces (docs/tuning.md, "Get your traffic into a
+ * file") and Splitwise's perf model write it: no quoting, one record per
+ * line.  Pure; thread-safe.
  */
 #ifndef STAFFER_CSV_H
 #define STAFFER_CSV_H

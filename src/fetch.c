@@ -60,6 +60,7 @@ struct entry {
 	struct curl_slist *headers;
 	struct http_body body;       /* capped at the config's maxBodyBytes */
 	char curl_err[CURL_ERROR_SIZE];
+	double sent_at;              /* fetch_now() when the transfer began */
 };
 
 struct job {
@@ -83,6 +84,8 @@ struct fetch {
 	size_t jobs;                 /* submitted and not yet completed */
 	int stopping;
 	struct fetch_stats stats;
+	fetch_observe_fn *observe;   /* stats.h: results by backend */
+	void *observe_arg;
 
 	struct entry *buckets[BUCKETS];
 	size_t n_entries;
@@ -473,6 +476,7 @@ static int entry_start(struct fetch *f, struct entry *e, char *why,
 		goto out;
 	}
 	e->state = ENTRY_INFLIGHT;
+	e->sent_at = fetch_now();
 	rc = 0;
 out:
 	if (cred)      /* the secret does not linger on the stack */
@@ -488,6 +492,96 @@ out:
 	return rc;
 }
 
+const char *fetch_result_name(enum fetch_result r)
+{
+	static const char *const names[FETCH_R_COUNT] = {
+		[FETCH_R_OK] = "ok",
+		[FETCH_R_NO_DATA] = "no_data",
+		[FETCH_R_QUERY_ERROR] = "query_error",
+		[FETCH_R_BAD_REPLY] = "bad_reply",
+		[FETCH_R_HTTP_ERROR] = "http_error",
+		[FETCH_R_TIMEOUT] = "timeout",
+		[FETCH_R_UNREACHABLE] = "unreachable",
+		[FETCH_R_NOT_SENT] = "not_sent",
+	};
+
+	return (unsigned)r < FETCH_R_COUNT ? names[r] : "unknown";
+}
+
+void fetch_observe(struct fetch *f, fetch_observe_fn *fn, void *arg)
+{
+	pthread_mutex_lock(&f->mu);
+	f->observe = fn;
+	f->observe_arg = arg;
+	pthread_mutex_unlock(&f->mu);
+}
+
+/* Tell the observer, if any, how a request to be ended (fetch thread). */
+static void observe(struct fetch *f, const struct backend *be,
+		    enum fetch_result r, double seconds)
+{
+	fetch_observe_fn *fn;
+	void *arg;
+
+	pthread_mutex_lock(&f->mu);
+	fn = f->observe;
+	arg = f->observe_arg;
+	pthread_mutex_unlock(&f->mu);
+	if (fn)
+		fn(arg, be, r, seconds);
+}
+
+/* The result of a finished transfer: curl's code, then the answer's. */
+static enum fetch_result result_of(CURLcode res, enum prom_err err)
+{
+	if (res == CURLE_OPERATION_TIMEDOUT)
+		return FETCH_R_TIMEOUT;
+	switch (err) {
+	case PROM_OK:
+		return FETCH_R_OK;
+	case PROM_EEMPTY:
+	case PROM_ENAN:
+		return FETCH_R_NO_DATA;
+	case PROM_EAPI:
+	case PROM_EQUERY:
+	case PROM_EMULTI:
+		return FETCH_R_QUERY_ERROR;
+	case PROM_ESTATUS:
+		return FETCH_R_HTTP_ERROR;
+	case PROM_EHTTP:
+		return FETCH_R_UNREACHABLE;
+	case PROM_EPARSE:
+	case PROM_ETOOBIG:
+	case PROM_ENOMEM:     /* the reply could not be read */
+		break;
+	}
+	return FETCH_R_BAD_REPLY;
+}
+
+/* "HTTP status N", and for a 404 the path asked for and where the API
+ * usually lives: a 404 almost always means a url without (or with the
+ * wrong) base path, and the path is what the user must compare. */
+static void status_msg(CURL *easy, long status, char *msg, size_t size)
+{
+	char *url = NULL, *path = NULL;
+	CURLU *u;
+
+	if (status != 404) {
+		snprintf(msg, size, "HTTP status %ld", status);
+		return;
+	}
+	curl_easy_getinfo(easy, CURLINFO_EFFECTIVE_URL, &url);
+	u = curl_url();
+	if (u && url && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK)
+		curl_url_get(u, CURLUPART_PATH, &path, 0);
+	snprintf(msg, size, "HTTP status 404 for path '%.64s': no Prometheus "
+		 "API there; check the base path of the backend's url (e.g. "
+		 "Mimir: /prometheus, AMP: /workspaces/ID)",
+		 path ? path : "?");
+	curl_free(path);
+	curl_url_cleanup(u);
+}
+
 /* A transfer ended: turn curl's and HTTP's verdict into an answer. */
 static void entry_done(struct fetch *f, struct entry *e, CURLcode res)
 {
@@ -496,12 +590,14 @@ static void entry_done(struct fetch *f, struct entry *e, CURLcode res)
 	enum prom_err err = PROM_OK;
 
 	curl_easy_getinfo(e->easy, CURLINFO_RESPONSE_CODE, &status);
+	msg[0] = '\0';
+	if (res == CURLE_OK && status != 200)
+		status_msg(e->easy, status, msg, sizeof(msg));
 	curl_multi_remove_handle(f->multi, e->easy);
 	curl_easy_cleanup(e->easy);
 	e->easy = NULL;
 	curl_slist_free_all(e->headers);
 	e->headers = NULL;
-	msg[0] = '\0';
 
 	if (e->body.too_big || res == CURLE_FILESIZE_EXCEEDED) {
 		err = PROM_ETOOBIG;
@@ -512,17 +608,26 @@ static void entry_done(struct fetch *f, struct entry *e, CURLcode res)
 		snprintf(msg, sizeof(msg), "%.80s: %.160s", curl_easy_strerror(res),
 			 e->curl_err[0] ? e->curl_err : "no detail");
 	} else if (status != 200) {
+		char why[PROM_ERR_MAX];
 		double v;
 
 		/* Prometheus explains bad queries in a JSON body (400/422). */
-		err = prom_parse_instant(e->body.buf, e->body.len, &v, msg,
-					 sizeof(msg));
-		if (err != PROM_EAPI && err != PROM_EQUERY) {
+		err = prom_parse_instant(e->body.buf, e->body.len, &v, why,
+					 sizeof(why));
+		if (err == PROM_EAPI || err == PROM_EQUERY)
+			memcpy(msg, why, sizeof(msg));
+		else
 			err = PROM_ESTATUS;
-			snprintf(msg, sizeof(msg), "HTTP status %ld", status);
-		}
 	}
 	entry_complete(f, e, err, msg);
+	observe(f, e->be, result_of(res, e->err), fetch_now() - e->sent_at);
+}
+
+/* A transfer that could not start: answer it, and count it unsent. */
+static void entry_unsent(struct fetch *f, struct entry *e, const char *why)
+{
+	entry_complete(f, e, PROM_EHTTP, why);
+	observe(f, e->be, FETCH_R_NOT_SENT, 0);
 }
 
 /* The credentials refresh ended: start (or fail) the entries that waited
@@ -548,7 +653,7 @@ static void aws_done(struct fetch *f, CURLcode res)
 		e->aws_next = NULL;
 		e->state = ENTRY_IDLE;
 		if (entry_start(f, e, why, sizeof(why)))
-			entry_complete(f, e, PROM_EHTTP, why);
+			entry_unsent(f, e, why);
 	}
 }
 
@@ -604,7 +709,7 @@ static void job_start(struct fetch *f, struct job *j)
 		f->stats.requests++;
 		pthread_mutex_unlock(&f->mu);
 		if (entry_start(f, e, why, sizeof(why)))
-			entry_complete(f, e, PROM_EHTTP, why);
+			entry_unsent(f, e, why);
 	}
 	job_answered(f, j);
 }

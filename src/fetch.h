@@ -74,6 +74,44 @@ void fetch_free(struct fetch *f);
 /* Monotonic clock in seconds, shared by the I/O layers. */
 double fetch_now(void);
 
+/*
+ * How one request to a backend ended, as /metrics counts it by backend
+ * (stats.h).  A closed set, in this order:
+ *   ok           a number came back
+ *   no_data      a well-formed answer without a value: no series, NaN/Inf
+ *   query_error  the backend refused the query (an API error such as
+ *                bad_data) or it gave several series
+ *   bad_reply    not a Prometheus answer: malformed, or over a size cap
+ *   http_error   an HTTP status other than 200 (404: a wrong base path)
+ *   timeout      timeoutSeconds passed
+ *   unreachable  connection, DNS or TLS failure
+ *   not_sent     never sent: no credentials, an unreadable token file
+ */
+enum fetch_result {
+	FETCH_R_OK,
+	FETCH_R_NO_DATA,
+	FETCH_R_QUERY_ERROR,
+	FETCH_R_BAD_REPLY,
+	FETCH_R_HTTP_ERROR,
+	FETCH_R_TIMEOUT,
+	FETCH_R_UNREACHABLE,
+	FETCH_R_NOT_SENT,
+	FETCH_R_COUNT
+};
+
+/* The label value of r ("ok", ...); "unknown" outside the set. */
+const char *fetch_result_name(enum fetch_result r);
+
+/* Called on the fetch thread when a request to be ends (cache hits and
+ * coalesced answers are not requests): its result and the seconds from
+ * sending to the end (0 when not sent).  Must not block. */
+typedef void fetch_observe_fn(void *arg, const struct backend *be,
+			      enum fetch_result r, double seconds);
+
+/* Install the observer (NULL: none).  Any thread, any time; the next
+ * request that ends sees it. */
+void fetch_observe(struct fetch *f, fetch_observe_fn *fn, void *arg);
+
 /* Counters for tests and logs. */
 struct fetch_stats {
 	unsigned long requests;   /* HTTP requests sent */

@@ -44,6 +44,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	static const char text[] = "text/plain; charset=utf-8";
 	struct httpd *h = cls;
 	struct fetch_stats fs;
+	struct MHD_Response *r;
 	enum MHD_Result rc;
 	char *buf;
 	size_t n, size;
@@ -78,9 +79,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 			break;
 		free(buf);
 	}
-	rc = reply(conn, MHD_HTTP_OK, "text/plain; version=0.0.4; "
-		   "charset=utf-8", buf, n);
-	free(buf);
+	/* The response takes the buffer: no second copy of a large page. */
+	r = MHD_create_response_from_buffer(n, buf, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(buf);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				"text/plain; version=0.0.4; charset=utf-8");
+	rc = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
 	return rc;
 }
 

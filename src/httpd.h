@@ -5,8 +5,9 @@
  *
  * libmicrohttpd (Debian's libmicrohttpd) runs it on its own thread, so a
  * slow scraper never touches the gRPC completion queue or the fetch
- * thread; each scrape renders into a buffer of at most HTTPD_BODY_MAX
- * (STATS_TARGETS_MAX target gauges fit).
+ * thread; scrapes are rendered one at a time on that thread, each into a
+ * buffer of at most HTTPD_BODY_MAX that the response then owns (the
+ * STATS_TARGETS_MAX ScaledObjects of stats.h fit).
  * Connections are limited (HTTPD_CONNECTIONS_MAX) and time out after
  * HTTPD_TIMEOUT_S idle seconds.
  */
@@ -20,7 +21,7 @@
 
 #define HTTPD_ERR_MAX 256
 #define HTTPD_BODY_INITIAL (64 * 1024)
-#define HTTPD_BODY_MAX (16 * 1024 * 1024)  /* a scrape, at most */
+#define HTTPD_BODY_MAX (64 * 1024 * 1024)  /* a scrape, at most */
 #define HTTPD_CONNECTIONS_MAX 32
 #define HTTPD_TIMEOUT_S 10
 

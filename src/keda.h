@@ -1,8 +1,8 @@
 /*
  * keda.h - KEDA's scale loop for one ScaledObject: activation 0 <-> 1.
  *
- * Follows kedacore/keda pkg/scaling/executor/scale_scaledobjects.go (see
- * ../shared/keda/protocol-notes.md section 5).  Every pollingInterval
+ * Follows kedacore/keda pkg/scaling/executor/scale_scaledobjects.go
+ * (docs/deploy.md, "Polling, cooldown, push", says the same for users).  Every pollingInterval
  * (default 30 s) KEDA asks the scaler IsActive (after GetMetrics):
  *  - active: lastActiveTime = now; with 0 replicas it scales the target
  *    to max(minReplicaCount, 1);

@@ -8,18 +8,27 @@
  * staffer's (with --address TEXT: only those whose scalerAddress contains
  * TEXT).  For each of them:
  *
- *   errors    a metadata value that is not a YAML string (an unquoted
- *             number or bool, a null, a list: kubectl refuses those, as
- *             metadata is map[string]string), a key given twice, no
- *             scalerAddress, the first error of meta_parse() in the words
- *             of the server, and with --config FILE a `backend` the config
- *             does not declare (the message of scaler_parse()).
- *   warnings  the HPA interplay of design section 3 and protocol notes
- *             section 11: metricType not AverageValue, no fallback, no
- *             scaleUp tolerance (when maxReplicaCount >= 10), a scale-down
- *             stabilization window, a query that may return several
- *             series (lint_one_series()), maxReplicas above
- *             maxReplicaCount.
+ *   errors    what the API server refuses: the ScaledObject against KEDA's
+ *             CRD schema (crd.h: types, unknown fields, required fields,
+ *             minReplicaCount <= maxReplicaCount); a metadata value that
+ *             is not a YAML string (an unquoted number or bool, a null, a
+ *             list: metadata is map[string]string), a key given twice, no
+ *             scalerAddress; what the server refuses, in its words: every
+ *             key's own error (meta_set()), then the first cross-key
+ *             error (meta_check()) unless it is about a key already
+ *             reported; with --config FILE a `backend` the config does
+ *             not declare (the message of scaler_parse()); two staffer
+ *             triggers of one object with the same metricName (they would
+ *             share the server's state, kept per ScaledObject and metric).
+ *   warnings  the HPA settings that make staffer's answer land late or
+ *             not at all (docs/deploy.md, "ScaledObjects and the HPA"):
+ *             metricType not AverageValue, no fallback, no scaleUp
+ *             tolerance or one above 0 (when maxReplicaCount >= 10), a
+ *             scale-up stabilization window, scale-up policies slower than
+ *             the HPA's default, selectPolicy Min on scale-up or Disabled
+ *             on either side, a scale-down stabilization window, a query
+ *             that may return several series (lint_one_series()),
+ *             maxReplicas above maxReplicaCount.
  *
  * Findings go to stdout, one line each, in line order per document:
  *   FILE:LINE: ScaledObject NS/NAME trigger N: MESSAGE
@@ -44,6 +53,7 @@
 
 #include "cmd.h"
 #include "config.h"
+#include "crd.h"
 #include "meta.h"
 #include "show.h"
 #include "ydoc.h"
@@ -52,6 +62,12 @@
 #define LINT_PQ_DEPTH 64           /* brackets in a query we follow */
 #define HPA_TOLERANCE_REPLICAS 10  /* where the 10 % band eats +-1 steps */
 #define KEDA_MAX_REPLICAS 100      /* maxReplicaCount's default */
+#define LINT_TRIGGERS_MAX 64       /* triggers compared for metricName */
+/* The HPA's default scale-up: 100 % or 4 pods per 15 s, whichever is
+ * more; slower policies make staffer's jumps land late. */
+#define HPA_UP_PODS 4
+#define HPA_UP_PERCENT 100
+#define HPA_UP_PERIOD_S 15
 
 /* ---- findings ----------------------------------------------------------- */
 
@@ -81,6 +97,10 @@ struct lint_obj {
 	char who[YDOC_WHO_MAX];
 	long max_replicas;          /* spec.maxReplicaCount, or 100 */
 	int max_known;              /* 0: not a whole number, unknown */
+	/* metricName of each staffer trigger checked so far */
+	char metric[LINT_TRIGGERS_MAX][META_NAME_MAX];
+	long metric_trigger[LINT_TRIGGERS_MAX];
+	size_t n_metric;
 };
 
 #if defined(__GNUC__)
@@ -601,34 +621,138 @@ static void lint_md_report(void *arg, unsigned long line, const char *msg)
 	lint_report(w->l, line, 0, w->o, w->t, "%s", msg);
 }
 
-/* meta_parse() as the server will see it, but "<key>FromEnv" holds a
- * variable that KEDA resolves in the cluster: only its name is checked
- * here (meta_defer()). */
-static enum meta_err lint_meta(struct meta *m, const struct ydoc_md *md,
-			       struct meta_error *err)
+/* A metadata value lint already reported at the YAML level (not a plain
+ * string, or a key given again): the server's checks skip it. */
+static int md_reported(const struct ydoc_md *md, size_t i)
 {
-	enum meta_err rc = META_OK;
+	const struct ynode *v = md->vnodes[i];
+	size_t j;
+
+	if (v->kind != YN_SCALAR || (v->type != YT_STR &&
+	    !(v->type == YT_TAGGED && v->tag &&
+	      !strcmp(v->tag, "tag:yaml.org,2002:str"))) ||
+	    memchr(v->text, '\0', v->len))
+		return 1;
+	for (j = 0; j < i; j++)
+		if (!strcmp(md->keys[j], md->keys[i]))
+			return 1;
+	return 0;
+}
+
+/* err is about key: its key, or 'key' quoted in its sentence. */
+static int lint_names(const struct meta_error *err, const char *key)
+{
+	char q[META_NAME_MAX + 2];
+
+	if (!strcmp(err->key, key))
+		return 1;
+	snprintf(q, sizeof(q), "'%s'", key);
+	return strstr(err->msg, q) != NULL;
+}
+
+/*
+ * meta_parse() as the server will see it, but every key's own error is
+ * reported, not only the first: fix-and-rerun becomes fix once.  Then the
+ * first cross-key error (meta_check() stops there), unless it is about a
+ * key already reported (a required key that is there but bad is not also
+ * "missing").  "<key>FromEnv" holds a variable that KEDA resolves in the
+ * cluster: only its name is checked here (meta_defer()).  Returns the
+ * number of errors, or -1 out of memory.
+ */
+static int lint_meta(struct lint *l, const struct lint_obj *o, long t,
+		     struct meta *m, const struct ydoc_md *md,
+		     unsigned long line, int yaml_bad)
+{
+	struct meta_error err;
+	enum meta_err rc;
+	unsigned char *bad;
+	size_t i, j;
+	int n = yaml_bad, skip;
+
+	bad = calloc(md->n + 1, 1);
+	if (!bad)
+		return -1;
+	for (i = 0; i < md->n; i++) {
+		if (md_reported(md, i)) {
+			bad[i] = 1;
+			continue;
+		}
+		rc = meta_from_env_base(md->keys[i])
+		     ? meta_defer(m, md->keys[i], md->values[i], &err)
+		     : meta_set(m, md->keys[i], md->values[i], &err);
+		if (rc == META_ENOMEM) {
+			n = -1;
+			goto out;
+		}
+		if (rc != META_OK) {
+			bad[i] = 1;
+			lint_report(l, md_line(md, err.key, line), 0, o, t, "%s",
+				    err.msg);
+			n++;
+		}
+	}
+	rc = meta_check(m, 1, &err);
+	if (rc == META_ENOMEM) {
+		n = -1;
+		goto out;
+	}
+	if (rc != META_OK) {
+		/* about a key whose value was refused above (the error's
+		 * key, or one its sentence names): said already */
+		for (j = 0, skip = 0; j < md->n && !skip; j++) {
+			const char *base = meta_from_env_base(md->keys[j]);
+
+			skip = bad[j] && (lint_names(&err, md->keys[j]) ||
+					  (base && lint_names(&err, base)));
+		}
+		if (!skip || n == 0) {
+			lint_report(l, md_line(md, err.key, line), 0, o, t,
+				    "%s", err.msg);
+			n++;
+		}
+	}
+out:
+	free(bad);
+	return n;
+}
+
+/* Two staffer triggers of one object with one metricName: the server
+ * keeps its smoothing state and last good target per (ScaledObject,
+ * metricName), so they would overwrite each other's. */
+static void lint_metric_name(struct lint *l, struct lint_obj *o, long t,
+			     const struct ydoc_md *md, const struct meta *m,
+			     unsigned long line)
+{
 	size_t i;
 
-	for (i = 0; i < md->n && rc == META_OK; i++)
-		rc = meta_from_env_base(md->keys[i])
-		     ? meta_defer(m, md->keys[i], md->values[i], err)
-		     : meta_set(m, md->keys[i], md->values[i], err);
-	if (rc == META_OK)
-		rc = meta_check(m, 1, err);
-	return rc;
+	for (i = 0; i < o->n_metric; i++)
+		if (!strcmp(o->metric[i], m->metric_name)) {
+			lint_report(l, md_line(md, "metricName", line), 0, o,
+				    t, "metadata 'metricName': '%s' is also "
+				    "trigger %ld's: staffer keeps its smoothing "
+				    "state and last good target per ScaledObject "
+				    "and metricName, so the two triggers would "
+				    "share them; give each trigger its own "
+				    "metricName", m->metric_name,
+				    o->metric_trigger[i]);
+			return;
+		}
+	if (o->n_metric < LINT_TRIGGERS_MAX) {
+		snprintf(o->metric[o->n_metric], META_NAME_MAX, "%s",
+			 m->metric_name);
+		o->metric_trigger[o->n_metric++] = t;
+	}
 }
 
 /* Check trigger number t.  -1: no memory. */
-static int lint_trigger(struct lint *l, const struct lint_obj *o, long t,
+static int lint_trigger(struct lint *l, struct lint_obj *o, long t,
 			const struct ydoc *d, const struct ynode *trig)
 {
 	struct lint_where w = { l, o, t };
-	struct meta_error err;
 	struct ydoc_md md;
 	struct meta m;
 	unsigned long line;
-	int rc = -1, r;
+	int rc = -1, r, errors;
 
 	memset(&md, 0, sizeof(md));
 	meta_init(&m);
@@ -643,22 +767,16 @@ static int lint_trigger(struct lint *l, const struct lint_obj *o, long t,
 		lint_report(l, line, 0, o, t, "metadata 'scalerAddress' is "
 			    "required by KEDA: the address of staffer's gRPC "
 			    "service, e.g. staffer.keda.svc:9090");
-	rc = 0;
-	if (md.bad) {
-		lint_trigger_warnings(l, o, t, d, trig, &md, NULL);
+	errors = lint_meta(l, o, t, &m, &md, line, md.bad);
+	if (errors < 0)
 		goto out;
-	}
-	if (lint_meta(&m, &md, &err) != META_OK) {
-		if (err.code == META_ENOMEM) {
-			rc = -1;
-			goto out;
-		}
-		lint_report(l, md_line(&md, err.key, line), 0, o, t, "%s",
-			    err.msg);
+	rc = 0;
+	if (errors) {
 		lint_trigger_warnings(l, o, t, d, trig, &md, NULL);
 		goto out;
 	}
 	lint_backend(l, o, t, &md, &m, line);
+	lint_metric_name(l, o, t, &md, &m, line);
 	lint_trigger_warnings(l, o, t, d, trig, &md, &m);
 out:
 	meta_release(&m);
@@ -668,22 +786,109 @@ out:
 
 /* ---- one ScaledObject --------------------------------------------------- */
 
-/* The HPA interplay of the whole object (design section 3). */
+/* A Kubernetes quantity as the HPA reads tolerance: "0", "0.2", "200m".
+ * 0, or -1 when it is not one (the CRD check reports that). */
+static int lint_quantity(const char *text, double *out)
+{
+	char *end;
+	double v;
+
+	if (!text)
+		return -1;
+	v = strtod(text, &end);
+	if (end == text)
+		return -1;
+	if (*end == 'm' && !end[1])
+		v /= 1000;
+	else if (*end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* A behavior key's value under spec.advanced...behavior.<side>. */
+static const struct ynode *lint_behavior(const struct ydoc *d,
+					 const struct ynode *obj,
+					 const char *side, const char *key,
+					 unsigned long *line)
+{
+	const char *const path[] = {
+		"spec", "advanced", "horizontalPodAutoscalerConfig",
+		"behavior", side, key, NULL };
+
+	return ypath(d, obj, path, line);
+}
+
+/* Scale-up policies slower than the HPA's default (100 % or 4 pods per
+ * 15 s): with selectPolicy Max (the default) only when all are, with Min
+ * when any is. */
+static void lint_up_policies(struct lint *l, const struct lint_obj *o,
+			     const struct ydoc *d, const struct ynode *obj,
+			     int select_min, unsigned long line)
+{
+	const struct ynode *pol, *p, *k = NULL;
+	const char *type;
+	unsigned long at = line;
+	long value, period;
+	size_t i, slow = 0, n = 0;
+	const struct ynode *first = NULL;
+	double rate, fast;
+
+	pol = lint_behavior(d, obj, "scaleUp", "policies", &at);
+	if (!pol || pol->kind != YN_SEQ)
+		return;
+	for (i = 0; i < pol->n_kids; i++) {
+		p = &d->nodes[pol->kids[i]];
+		type = ytext(ymap_get(d, p, "type", NULL));
+		if (!type || !ytext(ymap_get(d, p, "value", NULL)) ||
+		    !ytext(ymap_get(d, p, "periodSeconds", NULL)) ||
+		    meta_parse_long(ymap_get(d, p, "value", NULL)->text,
+				    &value) ||
+		    meta_parse_long(ymap_get(d, p, "periodSeconds", NULL)->text,
+				    &period) || period <= 0)
+			continue;
+		n++;
+		rate = (double)value / (double)period;
+		fast = !strcmp(type, "Pods") ?
+		       (double)HPA_UP_PODS / HPA_UP_PERIOD_S :
+		       (double)HPA_UP_PERCENT / HPA_UP_PERIOD_S;
+		if (rate < fast) {
+			slow++;
+			if (!first)
+				first = p;
+		}
+	}
+	if (!first || (!select_min && slow < n))
+		return;
+	ymap_get(d, first, "value", &k);
+	type = ytext(ymap_get(d, first, "type", NULL));
+	lint_report(l, k ? k->line : at, 1, o, -1, "scaleUp policy {type: %s, "
+		    "value: %s, periodSeconds: %s} lets the HPA add at most "
+		    "%s%s per %s s%s: staffer's jumps (a burst, a shedding "
+		    "boost) land that slowly; allow at least %d%% or %d pods "
+		    "per %d s, the HPA's default", type,
+		    ymap_get(d, first, "value", NULL)->text,
+		    ymap_get(d, first, "periodSeconds", NULL)->text,
+		    ymap_get(d, first, "value", NULL)->text,
+		    !strcmp(type, "Pods") ? " pod(s)" : "%",
+		    ymap_get(d, first, "periodSeconds", NULL)->text,
+		    select_min ? " (selectPolicy Min: the slowest policy wins)" :
+		    "", HPA_UP_PERCENT, HPA_UP_PODS, HPA_UP_PERIOD_S);
+}
+
+/* The HPA settings of the whole object (docs/deploy.md, "ScaledObjects
+ * and the HPA"). */
 static void lint_object_warnings(struct lint *l, const struct lint_obj *o,
 				 const struct ydoc *d,
 				 const struct ynode *obj)
 {
 	static const char *const spec[] = { "spec", NULL };
 	static const char *const fallback[] = { "spec", "fallback", NULL };
-	static const char *const up[] = {
-		"spec", "advanced", "horizontalPodAutoscalerConfig",
-		"behavior", "scaleUp", "tolerance", NULL };
-	static const char *const down[] = {
-		"spec", "advanced", "horizontalPodAutoscalerConfig",
-		"behavior", "scaleDown", "stabilizationWindowSeconds", NULL };
 	const struct ynode *v;
 	unsigned long line = obj->line, at;
 	long window;
+	double tol;
+	int up_min = 0;
 
 	ypath(d, obj, spec, &line);
 	at = line;
@@ -696,16 +901,53 @@ static void lint_object_warnings(struct lint *l, const struct lint_obj *o,
 			    "spec.fallback (e.g. failureThreshold: 3, "
 			    "behavior: currentReplicasIfHigher)");
 	at = line;
-	if ((!o->max_known || o->max_replicas >= HPA_TOLERANCE_REPLICAS) &&
-	    !ypath(d, obj, up, &at))
+	v = lint_behavior(d, obj, "scaleUp", "tolerance", &at);
+	if (!v && (!o->max_known || o->max_replicas >= HPA_TOLERANCE_REPLICAS))
 		lint_report(l, at, 1, o, -1, "no advanced."
 			    "horizontalPodAutoscalerConfig.behavior.scaleUp."
 			    "tolerance: the HPA's default 10%% tolerance "
 			    "blocks +-1 steps at 10 replicas and more (10 -> "
 			    "11 never happens); set tolerance: \"0\" "
 			    "(Kubernetes >= 1.35, KEDA >= 2.18)");
+	else if (v && !lint_quantity(ytext(v), &tol) && tol > 0)
+		lint_report(l, at, 1, o, -1, "scaleUp.tolerance is %s: the HPA "
+			    "ignores a scale-up smaller than %g%% of the current "
+			    "size (at 10 replicas, up to %.0f), so staffer's "
+			    "steps wait for a bigger one; set tolerance: \"0\"",
+			    v->text, tol * 100, 10 * (1 + tol));
 	at = line;
-	v = ypath(d, obj, down, &at);
+	v = lint_behavior(d, obj, "scaleUp", "stabilizationWindowSeconds",
+			  &at);
+	if (v && ytext(v) && !meta_parse_long(v->text, &window) && window > 0)
+		lint_report(l, at, 1, o, -1, "scaleUp."
+			    "stabilizationWindowSeconds is %ld: the HPA takes "
+			    "the lowest recommendation of the last %ld s, so "
+			    "every scale-up staffer answers lands that late; "
+			    "set it to 0", window, window);
+	at = line;
+	v = lint_behavior(d, obj, "scaleUp", "selectPolicy", &at);
+	if (v && ytext(v) && !strcmp(v->text, "Min")) {
+		up_min = 1;
+		lint_report(l, at, 1, o, -1, "scaleUp.selectPolicy is Min: the "
+			    "most restrictive policy limits every scale-up; "
+			    "leave selectPolicy out (Max)");
+	} else if (v && ytext(v) && !strcmp(v->text, "Disabled")) {
+		lint_report(l, at, 1, o, -1, "scaleUp.selectPolicy is Disabled: "
+			    "the HPA never scales up, whatever staffer "
+			    "answers; leave selectPolicy out");
+	}
+	lint_up_policies(l, o, d, obj, up_min, line);
+	at = line;
+	v = lint_behavior(d, obj, "scaleDown", "selectPolicy", &at);
+	if (v && ytext(v) && !strcmp(v->text, "Disabled"))
+		lint_report(l, at, 1, o, -1, "scaleDown.selectPolicy is "
+			    "Disabled: the HPA never scales down, so staffer's "
+			    "scale-down steps are ignored and the fleet only "
+			    "grows; leave selectPolicy out (staffer smooths "
+			    "scale-down itself)");
+	at = line;
+	v = lint_behavior(d, obj, "scaleDown", "stabilizationWindowSeconds",
+			  &at);
 	if (!v)
 		lint_report(l, at, 1, o, -1, "no advanced."
 			    "horizontalPodAutoscalerConfig.behavior."
@@ -720,6 +962,14 @@ static void lint_object_warnings(struct lint *l, const struct lint_obj *o,
 			    "smooths scale-down on top of staffer's "
 			    "scaleDownStep per scaleDownPeriodSeconds (double "
 			    "smoothing); set it to 0", window);
+}
+
+/* Where crd_check()'s findings go. */
+static void lint_crd_report(void *arg, unsigned long line, const char *msg)
+{
+	const struct lint_where *w = arg;
+
+	lint_report(w->l, line, 0, w->o, -1, "%s", msg);
 }
 
 /* Check ScaledObject obj (ydoc_object_fn).  -1: no memory. */
@@ -757,6 +1007,12 @@ static int lint_object(void *arg, const struct ydoc *d,
 				      l->address);
 	if (n == 0)
 		return 0;
+	{
+		struct lint_where w = { l, &o, -1 };
+
+		if (crd_check(d, obj, lint_crd_report, &w) < 0)
+			return -1;
+	}
 	lint_object_warnings(l, &o, d, obj);
 	for (i = 0; i < triggers->n_kids; i++) {
 		v = &d->nodes[triggers->kids[i]];

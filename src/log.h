@@ -1,14 +1,23 @@
 /*
  * log.h - leveled logging to stderr, one line per event.
  *
- * Lines look like "2026-11-22T07:40:00.123Z info  <message>" and are
- * written with a single write(2), so lines from different threads never
- * interleave.  The level is checked before any formatting happens.
+ * Lines look like "2026-11-22T07:40:00.123Z info  <message>", or with the
+ * json format one JSON object per line,
+ * {"time":"2026-11-22T07:40:00.123Z","level":"info","msg":"<message>"},
+ * the message escaped as JSON wants (invalid UTF-8 becomes U+FFFD), for
+ * log pipelines that parse JSON.  Each line is written with a single
+ * write(2), so lines from different threads never interleave.  A message
+ * longer than LOG_LINE_MAX is cut.  The level is checked before any
+ * formatting happens.
  * Only the I/O layers log (rpc, fetch, scaler, serve); the pure modules
  * (model, erlang, smooth, meta, prom, config) return codes instead.
  */
 #ifndef STAFFER_LOG_H
 #define STAFFER_LOG_H
+
+#include <stddef.h>
+
+#define LOG_LINE_MAX 2048  /* bytes of one line, newline included */
 
 enum log_level { LOG_DEBUG = 0, LOG_INFO, LOG_WARN, LOG_ERROR };
 
@@ -28,7 +37,19 @@ void log_write(enum log_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* Set the threshold by name (debug, info, warn, error): 0, or -1 if the
- * name is unknown (level unchanged). */
+ * name is unknown (level unchanged).  Call at start-up, before threads. */
 int log_set_level(const char *name);
+
+/* Set the format by name (text, json): 0, or -1 if the name is unknown
+ * (format unchanged).  Call at start-up, before threads. */
+int log_set_format(const char *name);
+
+/*
+ * The line log_write() would write, without the time, into buf[size]
+ * (NUL-terminated, newline included): for tests.  json selects the
+ * format; time is the timestamp text.  Returns the length.
+ */
+size_t log_format_line(char *buf, size_t size, int json, const char *time,
+		       enum log_level lvl, const char *msg);
 
 #endif

@@ -5,8 +5,7 @@
 #include <string.h>
 
 #include "cmd.h"
-
-#define STAFFER_VERSION "0.1.0"
+#include "version.h"
 
 static const struct {
 	const char *name;
@@ -20,6 +19,8 @@ static const struct {
 	{ "simulate", cmd_simulate,
 	  "replay traffic through a simulated fleet, compare policies" },
 	{ "lint", cmd_lint, "check ScaledObject YAML before it is applied" },
+	{ "health", cmd_health,
+	  "ask a server's gRPC health check (helm test, HEALTHCHECK)" },
 };
 
 static void usage(FILE *fp)
@@ -45,7 +46,8 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
-		printf("staffer %s\n", STAFFER_VERSION);
+		printf("staffer %s (revision %s)\n", version_string(),
+		       version_revision());
 		return 0;
 	}
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||

@@ -47,7 +47,7 @@ enum meta_type {
 #define META_F_WINDOW 0x8u /* a schedule window may set it */
 
 /* Row indexes, so that the cross-key rules can name keys at compile time.
- * The order is the order of design section 4 and of docs/metadata.md. */
+ * The order is the order of docs/metadata.md. */
 enum meta_key_id {
 	MK_BACKEND,
 	MK_ARRIVAL_RATE_QUERY,

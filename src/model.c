@@ -1,5 +1,5 @@
 /*
- * model.c - design section 2: signals in, replica count out.
+ * model.c - signals in, replica count out (docs/math.md).
  *
  * Pure arithmetic on validated inputs.  Every intermediate is checked
  * against MODEL_SLOTS_MAX before it is used, so the only values that reach

@@ -1,7 +1,7 @@
 /*
  * model.h - the decision model: signals in, replica count out.
  *
- * This is design section 2 as a pure library.  It does no I/O, keeps no
+ * This is docs/math.md as a pure library.  It does no I/O, keeps no
  * global state, never logs and never allocates; every function is safe to
  * call from any thread.  calc, serve and simulate all call it, so the three
  * can never disagree.
@@ -23,7 +23,7 @@ enum model_err {
 			 * and no cap that answers for it */
 };
 
-/* How headroom for Poisson bursts is sized (design section 2). */
+/* How headroom for Poisson bursts is sized (docs/math.md). */
 enum model_staffing {
 	MODEL_STAFF_SQRT = 0, /* beta * sqrt(L) */
 	MODEL_STAFF_ERLANGC,  /* smallest c with P(wait > tau) <= eps, M/M/c */

@@ -2,8 +2,8 @@
  * perf.h - service time of one LLM request from its token counts.
  *
  * A piecewise-linear model built from the Splitwise simulator's profile
- * (../shared/traces/splitwise-perf-model/perf_model.csv, MIT licence,
- * Patel et al., ISCA 2024):
+ * (the Splitwise repository's perf_model.csv, MIT licence, Patel et al.,
+ * ISCA 2024; its numbers are built into perf.c):
  *
  *   service_s = prefill(input_tokens) + output_tokens * token_time(batch)
  *

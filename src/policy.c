@@ -418,7 +418,7 @@ void policy_run_free(struct policy_run *r)
 }
 
 /*
- * The signals as staffer's server reads them (scaler.c, design section 2):
+ * The signals as staffer's server reads them (scaler.c):
  * lambda = rate(arrivals), W = rate(service sum) / rate(service count),
  * Q = the queue gauge, S = rate(shed).  A query without data is unknown:
  * then -1 (GetMetrics fails, the HPA keeps its replicas).  W's fallbacks

@@ -14,6 +14,7 @@
 
 #include <grpc/grpc.h>
 #include <grpc/grpc_security.h>
+#include <grpc/support/log.h>
 #include <grpc/support/time.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -297,7 +298,7 @@ static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 	}
 	if (scaler_parse(c->srv->sc, m, keys, values, ref->n_scalermetadata,
 			 msg) != SCALER_OK) {
-		log_info("%s %s/%s: %s", methods[c->method].path,
+		log_warn("%s %s/%s: %s", methods[c->method].path,
 			 ref->namespace_, ref->name, msg);
 		call_reply(c, GRPC_STATUS_INVALID_ARGUMENT, msg, NULL);
 		return -1;
@@ -371,10 +372,26 @@ static void on_metrics(void *arg, const struct scaler_result *r)
 		call_reply(c, scaler_status(r->err), r->msg, NULL);
 		return;
 	}
-	if (c->so_ns && c->so_name)
+	if (c->so_ns && c->so_name) {
+		/* held: no decision was made, the last one's terms stay */
+		struct stats_terms t = {
+			.arrival_rate = r->sig.arrival_rate,
+			.arrival_forecast = r->sig.arrival_forecast,
+			.service_time_s = r->sig.service_time_s,
+			.queue_depth = r->sig.queue_depth,
+			.shed_rate = r->sig.shed_rate,
+			.busy_slots = r->b.busy_slots,
+			.headroom_slots = r->b.headroom_slots,
+			.drain_slots = r->b.drain_slots,
+			.boost_slots = r->b.boost_slots,
+			.raw = (long long)(r->d ? r->d->raw : r->b.replicas),
+			.capped = r->b.capped,
+		};
+
 		stats_target(c->srv->stats, c->so_ns, c->so_name,
-			     r->metric_name, (long long)r->target, r->held,
-			     fetch_now());
+			     r->metric_name, (long long)r->target,
+			     r->held ? NULL : &t, fetch_now());
+	}
 	/* KEDA names the value after the metric it asked for anyway. */
 	v.metricname = (char *)r->metric_name;
 	v.metricvalue = r->target;
@@ -781,6 +798,20 @@ static void on_shutdown(struct call *c, int ok)
 static grpc_server_credentials *make_creds(const struct rpc_options *o,
 					   char err[RPC_ERR_MAX]);
 
+/* gRPC core's own log lines, through log.h (so they take --log-format).
+ * While a port is being bound its errors are debug: rpc_server_new()
+ * says what went wrong in one sentence of its own. */
+static atomic_int rpc_binding;
+
+static void rpc_grpc_log(gpr_log_func_args *a)
+{
+	if (a->severity == GPR_LOG_SEVERITY_ERROR &&
+	    !atomic_load(&rpc_binding))
+		log_warn("grpc: %s", a->message);
+	else
+		log_debug("grpc: %s (%s:%d)", a->message, a->file, a->line);
+}
+
 /* Normalise ":9090" to all addresses. */
 static void listen_addr(const char *in, char *out, size_t len)
 {
@@ -840,11 +871,14 @@ struct rpc_server *rpc_server_new(const struct rpc_options *o,
 	if (!creds)
 		goto fail;
 	listen_addr(o->listen, addr, sizeof(addr));
+	gpr_set_log_function(rpc_grpc_log);
+	atomic_store(&rpc_binding, 1);
 	port = grpc_server_add_http2_port(srv->server, addr, creds);
 	if (!port && o->listen[0] == ':') {
 		snprintf(addr, sizeof(addr), "0.0.0.0%s", o->listen);
 		port = grpc_server_add_http2_port(srv->server, addr, creds);
 	}
+	atomic_store(&rpc_binding, 0);
 	grpc_server_credentials_release(creds);
 	if (!port) {
 		snprintf(err, RPC_ERR_MAX, "cannot listen on '%s' (address "

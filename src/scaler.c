@@ -4,10 +4,10 @@
  * Per ScaledObject trigger ("namespace/name/metricName") the scaler keeps
  * one struct state on the fetch thread: the smoothing state and the last
  * good answer.  The last good answer is what makes missing data safe
- * (design section 2): an unknown signal never lowers the target; the last
- * good target is held for staleHoldSeconds, then the error goes to KEDA so
- * that its fallback takes over.  With a state file the states survive a
- * restart of the process.
+ * (docs/metadata.md, staleHoldSeconds): an unknown signal never lowers the
+ * target; the last good target is held for staleHoldSeconds, then the
+ * error goes to KEDA so that its fallback takes over.  With a state file
+ * the states survive a restart of the process.
  */
 #include "scaler.h"
 

@@ -41,6 +41,8 @@ static void usage(FILE *fp)
 "                        config file (env STAFFER_PROMETHEUS)\n"
 "  --log-level LEVEL     debug, info, warn or error (default info;\n"
 "                        env STAFFER_LOG_LEVEL)\n"
+"  --log-format FORMAT   text or json: one JSON object per line (default\n"
+"                        text; env STAFFER_LOG_FORMAT)\n"
 "  --grace-seconds N     on SIGTERM, time to finish calls (default 10)\n"
 "  --state-file FILE     keep smoothing state across restarts (env\n"
 "                        STAFFER_STATE_FILE); see docs/deploy.md\n"
@@ -55,6 +57,7 @@ int cmd_serve(int argc, char **argv)
 {
 	const char *listen = NULL, *cfg_path = NULL, *prom = NULL;
 	const char *level = NULL, *state_path = NULL, *metrics = NULL;
+	const char *format = NULL;
 	struct rpc_options o;
 	struct config cfg;
 	struct fetch *f = NULL;
@@ -92,6 +95,8 @@ int cmd_serve(int argc, char **argv)
 			prom = v;
 		} else if (!strcmp(a, "--log-level")) {
 			level = v;
+		} else if (!strcmp(a, "--log-format")) {
+			format = v;
 		} else if (!strcmp(a, "--grace-seconds")) {
 			if (meta_parse_double(v, &o.grace_s) || o.grace_s < 0 ||
 			    o.grace_s > 3600) {
@@ -118,6 +123,7 @@ int cmd_serve(int argc, char **argv)
 	}
 	listen = config_env_or(listen, "STAFFER_LISTEN");
 	level = config_env_or(level, "STAFFER_LOG_LEVEL");
+	format = config_env_or(format, "STAFFER_LOG_FORMAT");
 	state_path = config_env_or(state_path, "STAFFER_STATE_FILE");
 	metrics = config_env_or(metrics, "STAFFER_METRICS_LISTEN");
 	if (metrics && *metrics && httpd_check_addr(metrics, herr)) {
@@ -128,6 +134,11 @@ int cmd_serve(int argc, char **argv)
 	if (level && log_set_level(level)) {
 		fprintf(stderr, "staffer serve: log level '%s': allowed: "
 			"debug, info, warn, error\n", level);
+		return 2;
+	}
+	if (format && log_set_format(format)) {
+		fprintf(stderr, "staffer serve: log format '%s': allowed: "
+			"text, json\n", format);
 		return 2;
 	}
 	if (config_from_flags(&cfg, cfg_path, prom, err)) {
@@ -160,6 +171,7 @@ int cmd_serve(int argc, char **argv)
 		goto out;
 	}
 	o.stats = st;
+	fetch_observe(f, stats_fetch_observer, st);
 	/* before the gRPC server: once created, it must run to shut down */
 	if (metrics && *metrics) {
 		web = httpd_start(metrics, st, f, herr);

@@ -3,12 +3,16 @@
  */
 #include "stats.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "procstat.h"
+#include "version.h"
 
 /* The methods KEDA and Kubernetes call; the last is everything else. */
 static const char *const stats_methods[] = {
@@ -36,6 +40,14 @@ static const double stats_le[] = {
 
 #define STATS_BUCKETS_T 4096     /* hash buckets of the target table */
 
+/* Backend request latency, seconds: a query answers in milliseconds;
+ * the upper buckets show a backend near its timeoutSeconds (default 2). */
+static const double stats_backend_le[] = {
+	0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60,
+};
+#define STATS_BACKEND_BUCKETS \
+	(sizeof(stats_backend_le) / sizeof(stats_backend_le[0]))
+
 /* The last GetMetrics answer of one ScaledObject's metric. */
 struct target {
 	struct target *next;
@@ -44,7 +56,17 @@ struct target {
 	size_t key_len;          /* all of it, the NULs too */
 	long long value;
 	int held;
+	int have_terms;          /* terms hold a decision (not only holds) */
+	struct stats_terms terms;
 	double at;
+};
+
+/* One backend's responses by result, and their latency. */
+struct backend_stats {
+	char name[2 * STATS_LABEL_MAX + 1];   /* escaped */
+	unsigned long long n[FETCH_R_COUNT];
+	unsigned long long bucket[FETCH_R_COUNT][STATS_BACKEND_BUCKETS];
+	double sum[FETCH_R_COUNT];
 };
 
 /* The counters, copied whole for a scrape so that rendering them does
@@ -65,6 +87,9 @@ struct stats {
 	struct target *targets[STATS_BUCKETS_T];
 	size_t n_targets;
 	unsigned long long targets_dropped;
+	pthread_mutex_t bmu;         /* the backends: the fetch thread, scrapes */
+	struct backend_stats backends[STATS_BACKENDS_MAX + 1]; /* + "other" */
+	size_t n_backends;
 };
 
 struct stats *stats_new(void)
@@ -74,6 +99,7 @@ struct stats *stats_new(void)
 	if (s) {
 		pthread_mutex_init(&s->mu, NULL);
 		pthread_mutex_init(&s->tmu, NULL);
+		pthread_mutex_init(&s->bmu, NULL);
 	}
 	return s;
 }
@@ -93,6 +119,7 @@ void stats_free(struct stats *s)
 		}
 	pthread_mutex_destroy(&s->mu);
 	pthread_mutex_destroy(&s->tmu);
+	pthread_mutex_destroy(&s->bmu);
 	free(s);
 }
 
@@ -125,7 +152,8 @@ static uint32_t stats_hash(const char *k, size_t len)
 }
 
 void stats_target(struct stats *s, const char *ns, const char *name,
-		  const char *metric, long long target, int held, double now)
+		  const char *metric, long long target,
+		  const struct stats_terms *terms, double now)
 {
 	char e[3][2 * STATS_LABEL_MAX + 1], key[3 * (2 * STATS_LABEL_MAX + 1)];
 	size_t l[3], len, b;
@@ -164,7 +192,11 @@ void stats_target(struct stats *s, const char *ns, const char *name,
 	}
 	if (t) {
 		t->value = target;
-		t->held = held;
+		t->held = terms == NULL;
+		if (terms) {
+			t->terms = *terms;
+			t->have_terms = 1;
+		}
 		t->at = now;
 	} else {
 		s->targets_dropped++;
@@ -243,6 +275,44 @@ void stats_push(struct stats *s, int active)
 	pthread_mutex_unlock(&s->mu);
 }
 
+void stats_backend(struct stats *s, const char *backend,
+		   enum fetch_result r, double seconds)
+{
+	char name[2 * STATS_LABEL_MAX + 1];
+	struct backend_stats *b = NULL;
+	size_t i;
+
+	if (!s || (unsigned)r >= FETCH_R_COUNT)
+		return;
+	if (!(seconds >= 0))
+		seconds = 0;
+	stats_escape(name, backend ? backend : "");
+	pthread_mutex_lock(&s->bmu);
+	for (i = 0; i < s->n_backends && !b; i++)
+		if (!strcmp(s->backends[i].name, name))
+			b = &s->backends[i];
+	if (!b && s->n_backends < STATS_BACKENDS_MAX) {
+		b = &s->backends[s->n_backends++];
+		memcpy(b->name, name, sizeof(b->name));
+	}
+	if (!b) {                /* more names than the config allows */
+		b = &s->backends[STATS_BACKENDS_MAX];
+		snprintf(b->name, sizeof(b->name), "other");
+	}
+	b->n[r]++;
+	for (i = 0; i < STATS_BACKEND_BUCKETS; i++)
+		if (seconds <= stats_backend_le[i])
+			b->bucket[r][i]++;
+	b->sum[r] += seconds;
+	pthread_mutex_unlock(&s->bmu);
+}
+
+void stats_fetch_observer(void *arg, const struct backend *be,
+			  enum fetch_result r, double seconds)
+{
+	stats_backend(arg, be ? be->name : NULL, r, seconds);
+}
+
 /* An appender that counts what did not fit, as snprintf does. */
 struct out {
 	char *buf;
@@ -265,38 +335,209 @@ static void out_printf(struct out *o, const char *fmt, ...)
 		o->len += (size_t)n;
 }
 
-/* One gauge family over every target (tmu held): name, its help, and
- * held ? the held flag : the replicas. */
-static void stats_render_family(struct stats *s, struct out *o,
-				const char *name, const char *help, int held)
+/* A number as the text format writes it: NaN, +Inf, -Inf or %.9g. */
+static const char *stats_num(char buf[32], double v)
 {
-	const struct target *t;
-	size_t b;
+	if (isnan(v))
+		return "NaN";
+	if (isinf(v))
+		return v > 0 ? "+Inf" : "-Inf";
+	snprintf(buf, 32, "%.9g", v);
+	return buf;
+}
 
-	out_printf(o, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+/* The per-ScaledObject families: name, help, and which value. */
+enum tv {
+	TV_TARGET, TV_RAW, TV_HELD, TV_CAPPED, TV_LAMBDA, TV_FORECAST, TV_W, TV_Q, TV_S,
+	TV_SLOTS,
+};
+
+static const struct {
+	const char *name, *help;
+} stats_tfam[] = {
+	[TV_TARGET] = { "staffer_target_replicas", "The replicas GetMetrics "
+			"last answered (after smoothing and the cap), per "
+			"ScaledObject and metric." },
+	[TV_RAW] = { "staffer_target_raw_replicas", "The model's replicas "
+		     "before scale-down smoothing, at the last decision." },
+	[TV_HELD] = { "staffer_target_held", "1 when the last answer was the "
+		      "last good target, held while the signals are "
+		      "unknown." },
+	[TV_CAPPED] = { "staffer_target_capped", "1 when maxReplicas (the "
+			"metadata cap) cut the model's answer at the last "
+			"decision." },
+	[TV_LAMBDA] = { "staffer_signal_arrival_rate", "Arrival rate lambda "
+			"(req/s) at the last decision." },
+	[TV_FORECAST] = { "staffer_signal_arrival_forecast", "Forecast "
+			  "arrival rate at the cold-start horizon (req/s; 0 "
+			  "without coldStartSeconds) at the last decision." },
+	[TV_W] = { "staffer_signal_service_time_seconds", "Mean service time "
+		   "W used at the last decision." },
+	[TV_Q] = { "staffer_signal_queue_depth", "Queue depth Q at the last "
+		   "decision." },
+	[TV_S] = { "staffer_signal_shed_rate", "Shed rate S (req/s) at the "
+		   "last decision." },
+	[TV_SLOTS] = { "staffer_term_slots", "The model's terms in slots at "
+		       "the last decision: busy (lambda*W), headroom, drain, "
+		       "boost." },
+};
+#define STATS_TFAMS (sizeof(stats_tfam) / sizeof(stats_tfam[0]))
+
+/* One gauge family over every target (tmu held). */
+static void stats_render_family(struct stats *s, struct out *o, enum tv v)
+{
+	static const char *const terms[] = { "busy", "headroom", "drain",
+					     "boost" };
+	const struct target *t;
+	char num[32];
+	double x[4];
+	size_t b, i;
+
+	out_printf(o, "# HELP %s %s\n# TYPE %s gauge\n", stats_tfam[v].name,
+		   stats_tfam[v].help, stats_tfam[v].name);
 	for (b = 0; b < STATS_BUCKETS_T; b++)
-		for (t = s->targets[b]; t; t = t->next)
-			out_printf(o, "%s{namespace=\"%s\",scaledobject=\"%s\","
-				   "metric=\"%s\"} %lld\n", name, t->key,
-				   t->key + t->ns_len + 1,
-				   t->key + t->ns_len + t->name_len + 2,
-				   held ? (long long)(t->held != 0) : t->value);
+		for (t = s->targets[b]; t; t = t->next) {
+			const struct stats_terms *m = &t->terms;
+			const char *ns = t->key;
+			const char *name = t->key + t->ns_len + 1;
+			const char *metric = name + t->name_len + 1;
+
+			if ((v == TV_RAW || v > TV_HELD) && !t->have_terms)
+				continue;
+			if (v == TV_SLOTS) {
+				x[0] = m->busy_slots;
+				x[1] = m->headroom_slots;
+				x[2] = m->drain_slots;
+				x[3] = m->boost_slots;
+				for (i = 0; i < 4; i++)
+					out_printf(o, "%s{scaledobject_namespace="
+						   "\"%s\",scaledobject=\"%s\","
+						   "metric=\"%s\",term=\"%s\"} "
+						   "%s\n", stats_tfam[v].name, ns,
+						   name, metric, terms[i],
+						   stats_num(num, x[i]));
+				continue;
+			}
+			x[0] = v == TV_TARGET ? (double)t->value :
+			       v == TV_RAW ? (double)m->raw :
+			       v == TV_HELD ? (double)(t->held != 0) :
+			       v == TV_CAPPED ? (double)(m->capped != 0) :
+			       v == TV_LAMBDA ? m->arrival_rate :
+			       v == TV_FORECAST ? m->arrival_forecast :
+			       v == TV_W ? m->service_time_s :
+			       v == TV_Q ? m->queue_depth : m->shed_rate;
+			out_printf(o, "%s{scaledobject_namespace=\"%s\","
+				   "scaledobject=\"%s\",metric=\"%s\"} %s\n",
+				   stats_tfam[v].name, ns, name, metric,
+				   stats_num(num, x[0]));
+		}
 }
 
 /* The target gauges (tmu held). */
 static void stats_render_targets(struct stats *s, struct out *o)
 {
-	stats_render_family(s, o, "staffer_target_replicas", "The replicas "
-			    "GetMetrics last answered, per ScaledObject and "
-			    "metric.", 0);
-	stats_render_family(s, o, "staffer_target_held", "1 when that answer "
-			    "was the last good target, held while the signals "
-			    "are unknown.", 1);
+	size_t v;
+
+	for (v = 0; v < STATS_TFAMS; v++)
+		stats_render_family(s, o, (enum tv)v);
 	out_printf(o, "# HELP staffer_target_series_dropped_total Answers not "
 		   "shown as a gauge: more than %d ScaledObjects.\n"
 		   "# TYPE staffer_target_series_dropped_total counter\n"
 		   "staffer_target_series_dropped_total %llu\n",
 		   STATS_TARGETS_MAX, s->targets_dropped);
+}
+
+/* Each backend's responses by result, and their latency (bmu held). */
+static void stats_render_backends(struct stats *s, struct out *o)
+{
+	const struct backend_stats *b;
+	size_t i, r, k;
+
+	out_printf(o, "# HELP staffer_backend_responses_total Requests to "
+		   "each metrics backend, by how they ended.\n"
+		   "# TYPE staffer_backend_responses_total counter\n");
+	for (i = 0; i <= STATS_BACKENDS_MAX; i++) {
+		b = &s->backends[i];
+		if (i >= s->n_backends && i < STATS_BACKENDS_MAX)
+			continue;
+		for (r = 0; r < FETCH_R_COUNT; r++)
+			if (b->n[r] || (r == FETCH_R_OK && i < s->n_backends))
+				out_printf(o, "staffer_backend_responses_total"
+					   "{backend=\"%s\",result=\"%s\"} "
+					   "%llu\n", b->name,
+					   fetch_result_name((enum fetch_result)r),
+					   b->n[r]);
+	}
+	out_printf(o, "# HELP staffer_backend_request_duration_seconds Time "
+		   "from sending a request to a metrics backend to its end, "
+		   "by result.\n"
+		   "# TYPE staffer_backend_request_duration_seconds "
+		   "histogram\n");
+	for (i = 0; i <= STATS_BACKENDS_MAX; i++) {
+		b = &s->backends[i];
+		for (r = 0; r < FETCH_R_COUNT; r++) {
+			const char *rn = fetch_result_name((enum fetch_result)r);
+
+			if (!b->n[r] || r == FETCH_R_NOT_SENT)
+				continue;
+			for (k = 0; k < STATS_BACKEND_BUCKETS; k++)
+				out_printf(o, "staffer_backend_request_"
+					   "duration_seconds_bucket{backend="
+					   "\"%s\",result=\"%s\",le=\"%g\"} "
+					   "%llu\n", b->name, rn,
+					   stats_backend_le[k],
+					   b->bucket[r][k]);
+			out_printf(o, "staffer_backend_request_duration_seconds_"
+				   "bucket{backend=\"%s\",result=\"%s\","
+				   "le=\"+Inf\"} %llu\n"
+				   "staffer_backend_request_duration_seconds_"
+				   "sum{backend=\"%s\",result=\"%s\"} %.6f\n"
+				   "staffer_backend_request_duration_seconds_"
+				   "count{backend=\"%s\",result=\"%s\"} "
+				   "%llu\n", b->name, rn, b->n[r], b->name, rn,
+				   b->sum[r], b->name, rn, b->n[r]);
+		}
+	}
+}
+
+/* The build, and the process as every Prometheus client shows it. */
+static void stats_render_process(struct out *o)
+{
+	struct procstat p;
+
+	out_printf(o, "# HELP staffer_build_info The staffer build: 1, with "
+		   "its version and commit as labels.\n"
+		   "# TYPE staffer_build_info gauge\n"
+		   "staffer_build_info{version=\"%s\",revision=\"%s\"} 1\n",
+		   version_string(), version_revision());
+	if (procstat_read(&p))
+		return;
+	out_printf(o, "# HELP process_cpu_seconds_total Total user and system "
+		   "CPU time spent in seconds.\n"
+		   "# TYPE process_cpu_seconds_total counter\n"
+		   "process_cpu_seconds_total %.2f\n"
+		   "# HELP process_resident_memory_bytes Resident memory size "
+		   "in bytes.\n"
+		   "# TYPE process_resident_memory_bytes gauge\n"
+		   "process_resident_memory_bytes %.0f\n"
+		   "# HELP process_virtual_memory_bytes Virtual memory size in "
+		   "bytes.\n"
+		   "# TYPE process_virtual_memory_bytes gauge\n"
+		   "process_virtual_memory_bytes %.0f\n"
+		   "# HELP process_open_fds Number of open file descriptors.\n"
+		   "# TYPE process_open_fds gauge\n"
+		   "process_open_fds %.0f\n"
+		   "# HELP process_start_time_seconds Start time of the "
+		   "process since unix epoch in seconds.\n"
+		   "# TYPE process_start_time_seconds gauge\n"
+		   "process_start_time_seconds %.2f\n",
+		   p.cpu_seconds, p.resident_bytes, p.virtual_bytes,
+		   p.open_fds, p.start_time);
+	if (p.max_fds >= 0)
+		out_printf(o, "# HELP process_max_fds Maximum number of open "
+			   "file descriptors.\n"
+			   "# TYPE process_max_fds gauge\n"
+			   "process_max_fds %.0f\n", p.max_fds);
 }
 
 size_t stats_render(struct stats *s, const struct fetch_stats *fs,
@@ -311,10 +552,14 @@ size_t stats_render(struct stats *s, const struct fetch_stats *fs,
 	pthread_mutex_lock(&s->mu);
 	c = s->n;
 	pthread_mutex_unlock(&s->mu);
+	stats_render_process(&o);
 	pthread_mutex_lock(&s->tmu);
 	stats_expire(s, now);
 	stats_render_targets(s, &o);
 	pthread_mutex_unlock(&s->tmu);
+	pthread_mutex_lock(&s->bmu);
+	stats_render_backends(s, &o);
+	pthread_mutex_unlock(&s->bmu);
 
 	out_printf(&o, "# HELP staffer_rpc_requests_total gRPC calls answered, "
 		   "by method and status code.\n"

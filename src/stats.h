@@ -3,19 +3,29 @@
  *
  * What a platform team graphs and alerts on next to KEDA: the RPCs KEDA
  * makes (count by method and gRPC status code, latency histogram), the
- * StreamIsActive streams open and their pushes, and the backend traffic
- * (fetch.h's counters: requests, cache hits, coalesced answers).  Rendered
- * in the Prometheus text exposition format 0.0.4.
+ * StreamIsActive streams open and their pushes, the backend traffic
+ * (fetch.h's counters: requests, cache hits, coalesced answers; each
+ * backend's responses by result and their latency), each ScaledObject's
+ * last answer with the signals and terms it was made of, the build and
+ * the process (CPU, memory, file descriptors, start time: procstat.h).
+ * Rendered in the Prometheus text exposition format 0.0.4;
+ * docs/observability.md lists every family.
  *
- * Cardinality is bounded: methods and codes come from closed sets (an
- * unregistered method counts as "other", a code outside gRPC's 0..16 as
- * 2, UNKNOWN); the last target per ScaledObject is kept for at most
- * STATS_TARGETS_MAX of them, each forgotten STATS_TARGET_IDLE_S after
- * its last answer (label values escaped, cut at STATS_LABEL_MAX bytes).
+ * Cardinality is bounded: methods, codes and results come from closed
+ * sets (an unregistered method counts as "other", a code outside gRPC's
+ * 0..16 as 2, UNKNOWN); backends are at most STATS_BACKENDS_MAX (the
+ * config's own limit); the last answer per ScaledObject is kept for at
+ * most STATS_TARGETS_MAX of them, each forgotten STATS_TARGET_IDLE_S
+ * after its last answer (label values escaped, cut at STATS_LABEL_MAX
+ * bytes).  STATS_TARGET_LINES lines per ScaledObject: with Kubernetes'
+ * longest names (63-byte namespace, 253-byte name) the full table
+ * renders in about 60 MB, within httpd.h's HTTPD_BODY_MAX
+ * (tests/unit/test_stats.c checks it).
  *
  * Threading: every function may be called from any thread.  The counters
  * the RPC threads bump have their own mutex, held only for a copy during
- * a scrape; the target table has another (the fetch thread and scrapes).
+ * a scrape; the target table has another (the fetch thread and scrapes);
+ * the backend table a third (the fetch thread and scrapes).
  */
 #ifndef STAFFER_STATS_H
 #define STAFFER_STATS_H
@@ -27,6 +37,8 @@
 #define STATS_TARGETS_MAX 10000     /* ScaledObjects with a target gauge */
 #define STATS_TARGET_IDLE_S 600.0   /* forget one unasked this long */
 #define STATS_LABEL_MAX 253         /* bytes of a label value kept */
+#define STATS_BACKENDS_MAX CONFIG_BACKENDS_MAX /* backends with series */
+#define STATS_TARGET_LINES 13       /* lines per ScaledObject */
 
 struct stats;
 
@@ -47,16 +59,48 @@ void stats_stream(struct stats *s, int delta);
 /* A StreamIsActive push with this value. */
 void stats_push(struct stats *s, int active);
 
-/* GetMetrics answered target replicas for namespace/name's metric at
- * monotonic time now; held: from the last good data (stale signals). */
+/* What one answer was made of (scaler.h's struct scaler_result: sig, b
+ * and the decision's raw count). */
+struct stats_terms {
+	double arrival_rate;      /* lambda, req/s */
+	double arrival_forecast;  /* lambda-hat at the cold-start horizon, 0:
+				   * none */
+	double service_time_s;    /* W */
+	double queue_depth;       /* Q */
+	double shed_rate;         /* S, req/s */
+	double busy_slots, headroom_slots, drain_slots, boost_slots;
+	long long raw;            /* the model's replicas, before smoothing */
+	int capped;               /* 1: maxReplicas (or int32) cut the answer */
+};
+
+/*
+ * GetMetrics answered target replicas for namespace/name's metric at
+ * monotonic time now.  terms: what the answer was made of; NULL when it
+ * was held (stale signals: the last good target), which leaves the
+ * terms of the last decision shown and sets the held gauge.
+ */
 void stats_target(struct stats *s, const char *ns, const char *name,
-		  const char *metric, long long target, int held, double now);
+		  const char *metric, long long target,
+		  const struct stats_terms *terms, double now);
+
+/* One request to backend `backend` (a config name) ended with result r
+ * after seconds (0 for FETCH_R_NOT_SENT).  A name beyond the first
+ * STATS_BACKENDS_MAX seen is counted as "other" (the config allows no
+ * more). */
+void stats_backend(struct stats *s, const char *backend,
+		   enum fetch_result r, double seconds);
+
+/* The fetch_observe_fn that feeds stats_backend(): arg is the struct
+ * stats. */
+fetch_observe_fn stats_fetch_observer;
 
 /*
  * Render everything, with the backend counters fs (NULL: left out), into
  * buf[size], NUL-terminated; targets idle since before now -
- * STATS_TARGET_IDLE_S are dropped first.  Returns the length, or the size needed (>=
- * size) when buf is too small, as snprintf does.
+ * STATS_TARGET_IDLE_S are dropped first.  The process_* metrics are read
+ * now (procstat.h; left out where /proc cannot be read).  Returns the
+ * length, or the size needed (>= size) when buf is too small, as
+ * snprintf does.
  */
 size_t stats_render(struct stats *s, const struct fetch_stats *fs,
 		    double now, char *buf, size_t size);

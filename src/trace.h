@@ -2,7 +2,7 @@
  * trace.h - the traffic a simulation replays: one row per request.
  *
  * Sources:
- *  - a CSV in the ../shared/traces layout, with a header line:
+ *  - a CSV in the bench/traces layout, with a header line:
  *      arrival_s,input_tokens,output_tokens[,service_s]
  *    (seconds from the start; rows need not be sorted, they are sorted by
  *    arrival, ties kept in file order);

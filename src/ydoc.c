@@ -795,21 +795,17 @@ static void yaml_error(FILE *fp, const char *name, const yaml_parser_t *p,
 	fprintf(fp, "\n");
 }
 
-enum ydoc_err ydoc_read_file(const char *path, const char *prog,
-			     FILE *yaml_fp, ydoc_doc_fn *fn, void *arg)
+enum ydoc_err ydoc_read_buffer(const char *buf, size_t len, const char *name,
+			       const char *prog, FILE *yaml_fp,
+			       ydoc_doc_fn *fn, void *arg)
 {
 	yaml_parser_t parser;
 	struct ydoc doc;
 	enum yload r;
-	enum ydoc_err rc = YDOC_EREAD;
+	enum ydoc_err rc = YDOC_ENOMEM;
 	struct yerr yerr = { 0, NULL };
-	const char *name = strcmp(path, "-") ? path : "<stdin>";
-	char *buf = NULL;
-	size_t len;
 	int have_parser = 0;
 
-	if (read_all(path, prog, &buf, &len))
-		goto out;
 	if (!yaml_parser_initialize(&parser))
 		goto nomem;
 	have_parser = 1;
@@ -834,11 +830,24 @@ enum ydoc_err ydoc_read_file(const char *path, const char *prog,
 	rc = YDOC_OK;
 	goto out;
 nomem:
-	fprintf(stderr, "%s: %s: out of memory\n", prog, path);
-	rc = YDOC_ENOMEM;
+	fprintf(stderr, "%s: %s: out of memory\n", prog, name);
 out:
 	if (have_parser)
 		yaml_parser_delete(&parser);
+	return rc;
+}
+
+enum ydoc_err ydoc_read_file(const char *path, const char *prog,
+			     FILE *yaml_fp, ydoc_doc_fn *fn, void *arg)
+{
+	const char *name = strcmp(path, "-") ? path : "<stdin>";
+	enum ydoc_err rc;
+	char *buf = NULL;
+	size_t len;
+
+	if (read_all(path, prog, &buf, &len))
+		return YDOC_EREAD;
+	rc = ydoc_read_buffer(buf, len, name, prog, yaml_fp, fn, arg);
 	free(buf);
 	return rc;
 }

@@ -126,6 +126,12 @@ typedef int ydoc_doc_fn(void *arg, const struct ydoc *d);
 enum ydoc_err ydoc_read_file(const char *path, const char *prog,
 			     FILE *yaml_fp, ydoc_doc_fn *fn, void *arg);
 
+/* The same for len bytes of YAML text in buf (not copied; it must stay
+ * valid during the call), named name in messages.  Never YDOC_EREAD. */
+enum ydoc_err ydoc_read_buffer(const char *buf, size_t len, const char *name,
+			       const char *prog, FILE *yaml_fp,
+			       ydoc_doc_fn *fn, void *arg);
+
 /* ---- ScaledObjects ----------------------------------------------------- */
 
 /* Called for an object of kind ScaledObject (any apiVersion: the callee

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/cli/calc.sh - `staffer calc` through the real binary.
 #
-# The seed examples of design section 2, the Erlang C and cost examples of
+# The worked examples of docs/math.md, the Erlang C and cost examples of
 # docs/math.md, the forecast on a ramp, demand beyond the model's limit,
 # and bad input (exit status 2, a message that names the key).  Expected
 # values are worked out in docs/math.md and, for Erlang C and cost, by a
@@ -53,7 +53,7 @@ refuse() {
 	nothing_out "$n"
 }
 
-# ---- design section 2 seeds ----------------------------------------------
+# ---- docs/math.md's worked examples ---------------------------------------
 
 calc arrivalRate=2 serviceTime=10 beta=1.5
 status "seed sqrt text" 0

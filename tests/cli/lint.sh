@@ -109,8 +109,82 @@ has_line "unquoted hex" out "$FIX/unquoted.yaml:30: ScaledObject llm/chat\
 has_line "null value" out "$FIX/unquoted.yaml:31: ScaledObject llm/chat\
  trigger 0: metadata 'shedThreshold' has no value (YAML null): $MSG;\
  give a quoted string or leave the key out"
-# `!!str 2026` is a string; meta_parse is not run after a type error.
-lines "unquoted" 4
+# `!!str 2026` is a string, and the server's checks still run on the
+# keys that are strings: every error of the trigger in one run.
+has_line "unquoted: the server's checks on the rest" out\
+ "$FIX/unquoted.yaml:32: ScaledObject llm/chat trigger 0: metadata\
+ 'timezone': '2026' does not start with a letter; allowed: an IANA time\
+ zone name, 1 to 63 characters of A-Z, a-z, 0-9, '_', '+', '-' and '/',\
+ starting with a letter (default UTC)"
+lines "unquoted" 5
+
+lint "$FIX/all-errors.yaml"
+status "every error of a trigger" 1
+lines "every error of a trigger, and no 'missing' for a bad key" 4
+has_line "all errors: serviceTime" out "$FIX/all-errors.yaml:28:\
+ ScaledObject llm/chat trigger 0: metadata 'serviceTime': '-8' is out of\
+ range; allowed: a number greater than 0 and at most 86400 seconds\
+ (default: none)"
+has_line "all errors: beta" out "$FIX/all-errors.yaml:29: ScaledObject\
+ llm/chat trigger 0: metadata 'beta': '1.5x' is not a number; allowed: a\
+ number from 0 to 10 (default 1.5)"
+has_line "all errors: betta" out "$FIX/all-errors.yaml:30: ScaledObject\
+ llm/chat trigger 0: metadata 'betta' is not a known key; did you mean\
+ 'beta'?"
+has_line "all errors: slotsPerReplica" out "$FIX/all-errors.yaml:31:\
+ ScaledObject llm/chat trigger 0: metadata 'slotsPerReplica': '0' is out\
+ of range; allowed: a whole number from 1 to 100000 (default 1)"
+
+lint "$FIX/metric-name.yaml"
+status "duplicate metricName" 1
+lines "duplicate metricName" 1
+has_line "duplicate metricName" out "$FIX/metric-name.yaml:33: ScaledObject\
+ llm/chat trigger 2: metadata 'metricName': 'staffer' is also trigger 0's:\
+ staffer keeps its smoothing state and last good target per ScaledObject\
+ and metricName, so the two triggers would share them; give each trigger\
+ its own metricName"
+sed 's/serviceTime: "8"$/serviceTime: "8"\n        metricName: route-b/' \
+	"$FIX/metric-name.yaml" | awk 'NR < 30 || !/metricName: route-b/ || ++n > 1' \
+	>"$TMP/metric-name-ok.yaml"
+lint "$TMP/metric-name-ok.yaml"
+status "a metricName of its own" 0
+
+# ---- errors: KEDA's CRD schema (third_party/keda) ---------------------------
+
+lint "$FIX/crd.yaml"
+status "CRD schema" 1
+lines "CRD schema" 10
+has_line "CRD: required" out "$FIX/crd.yaml:8: ScaledObject llm/chat:\
+ spec.scaleTargetRef: required field 'name' is missing"
+has_line "CRD: a quoted integer" out "$FIX/crd.yaml:11: ScaledObject\
+ llm/chat: spec.maxReplicaCount: '4' is a string; the CRD wants an\
+ integer (write it without quotes)"
+has_line "CRD: unknown field" out "$FIX/crd.yaml:12: ScaledObject llm/chat:\
+ spec.pollingIntervall: unknown field: the CRD has no such field here,\
+ and the API server refuses it (kubectl's strict validation); did you\
+ mean 'pollingInterval'?"
+has_line "CRD: minimum" out "$FIX/crd.yaml:13: ScaledObject llm/chat:\
+ spec.cooldownPeriod: -1 is below the minimum 0"
+has_line "CRD: required in fallback" out "$FIX/crd.yaml:14: ScaledObject\
+ llm/chat: spec.fallback: required field 'replicas' is missing"
+has_line "CRD: enum" out "$FIX/crd.yaml:16: ScaledObject llm/chat:\
+ spec.fallback.behavior: 'higher' is not allowed; allowed: static,\
+ currentReplicas, currentReplicasIfHigher, currentReplicasIfLower,\
+ scalingModifiers"
+has_line "CRD: quantity" out "$FIX/crd.yaml:21: ScaledObject llm/chat:\
+ spec.advanced.horizontalPodAutoscalerConfig.behavior.scaleUp.tolerance:\
+ 'ten percent' is not a Kubernetes quantity; allowed: a decimal number\
+ with an optional suffix, e.g. \"0\", \"0.05\", \"50m\""
+has_line "CRD: whole number" out "$FIX/crd.yaml:22: ScaledObject llm/chat:\
+ spec.advanced.horizontalPodAutoscalerConfig.behavior.scaleUp.\
+stabilizationWindowSeconds: 1.5 is not a whole number; the CRD wants an\
+ integer"
+has_line "CRD: boolean" out "$FIX/crd.yaml:27: ScaledObject llm/chat:\
+ spec.triggers[0].useCachedMetrics: 'yes' is a string; the CRD wants\
+ true or false, unquoted"
+has_line "CRD: min <= max" out "$FIX/crd.yaml:42: ScaledObject llm/small:\
+ spec: minReplicaCount must be less than or equal to maxReplicaCount\
+ (5 > 3)"
 
 lint "$FIX/duplicate.yaml"
 status "duplicate key" 1
@@ -160,6 +234,35 @@ has_line "maxReplicas" out "$FIX/hpa-warnings.yaml:17: warning: ScaledObject\
  100: the HPA caps at 100 anyway; set maxReplicas to 100 or lower so\
  that staffer's answer stays within it"
 
+lint "$FIX/hpa-settings.yaml"
+status "HPA settings that fight staffer" 0
+lines "HPA settings that fight staffer" 5
+has_line "tolerance 0.2" out "$FIX/hpa-settings.yaml:19: warning:\
+ ScaledObject llm/chat: scaleUp.tolerance is 0.2: the HPA ignores a\
+ scale-up smaller than 20% of the current size (at 10 replicas, up to\
+ 12), so staffer's steps wait for a bigger one; set tolerance: \"0\""
+has_line "scaleUp window" out "$FIX/hpa-settings.yaml:20: warning:\
+ ScaledObject llm/chat: scaleUp.stabilizationWindowSeconds is 600: the\
+ HPA takes the lowest recommendation of the last 600 s, so every\
+ scale-up staffer answers lands that late; set it to 0"
+has_line "selectPolicy Min" out "$FIX/hpa-settings.yaml:21: warning:\
+ ScaledObject llm/chat: scaleUp.selectPolicy is Min: the most\
+ restrictive policy limits every scale-up; leave selectPolicy out (Max)"
+has_line "1 pod per 300 s" out "$FIX/hpa-settings.yaml:27: warning:\
+ ScaledObject llm/chat: scaleUp policy {type: Pods, value: 1,\
+ periodSeconds: 300} lets the HPA add at most 1 pod(s) per 300 s\
+ (selectPolicy Min: the slowest policy wins): staffer's jumps (a burst, a\
+ shedding boost) land that slowly; allow at least 100% or 4 pods per 15\
+ s, the HPA's default"
+has_line "scaleDown Disabled" out "$FIX/hpa-settings.yaml:30: warning:\
+ ScaledObject llm/chat: scaleDown.selectPolicy is Disabled: the HPA never\
+ scales down, so staffer's scale-down steps are ignored and the fleet\
+ only grows; leave selectPolicy out (staffer smooths scale-down itself)"
+# with the default Max, a slow policy next to a fast one is fine
+sed '/selectPolicy: Min/d' "$FIX/hpa-settings.yaml" >"$TMP/max.yaml"
+lint "$TMP/max.yaml"
+lines "a slow policy beside a fast one, selectPolicy Max" 3
+
 lint "$FIX/small-fleet.yaml"
 status "small fleet" 0
 lines "small fleet: no tolerance warning under 10 replicas" 1
@@ -196,7 +299,8 @@ has_line "invalid YAML" out "$FIX/invalid.yaml:27: invalid YAML: did not find\
 
 lint "$FIX/list-merge.yaml"
 status "List, anchors, merge keys" 1
-lines "List: both items, the foreign trigger" 2
+# the foreign trigger's unknown key, and the arrivalRateQuery it lacks
+lines "List: both items, the foreign trigger" 4
 contains "List item b" out "ScaledObject llm/b trigger 1: metadata\
  'queueName' is not a known key"
 lint --address staffer.keda "$FIX/list-merge.yaml"

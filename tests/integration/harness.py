@@ -698,9 +698,11 @@ def shared_stop(c, failed):
 
 
 def backends_all(m):
-    """prom, a backend that never answers (slow) and one nobody listens on."""
+    """prom, a backend that never answers (slow), one nobody listens on and
+    one with a base path where Prometheus has no API (nopath: 404)."""
     return [
         {"name": "prom", "url": m.prom_url, "timeoutSeconds": 2},
+        {"name": "nopath", "url": m.prom_url + "/nope", "timeoutSeconds": 2},
         {"name": "slow", "url": m.slow_url, "timeoutSeconds": 2},
         {"name": "dead", "url": "http://127.0.0.1:%d" % free_port(), "timeoutSeconds": 1},
     ]

@@ -7,7 +7,8 @@
 # 1. the whole suites (test_serve.py, then test_time.py: decisions over
 #    time, ~75 s, then test_explain.py: `staffer explain` against the
 #    server's answers, then test_aws.py: SigV4 and the AWS credential
-#    chain against a fake STS, container endpoint and AMP) against
+#    chain against a fake STS, container endpoint and AMP, then
+#    test_cookbook.py: docs/cookbook.md's queries, ~70 s) against
 #    build/staffer;
 # 2. their smoke subsets against build/staffer-asan (ASan+UBSan), if it
 #    exists.
@@ -73,6 +74,8 @@ echo "# explain against a live server: $bin"
 run_suite "$py" -u "$here/test_explain.py" --bin "$bin"
 echo "# SigV4 and the AWS credential chain: $bin"
 run_suite "$py" -u "$here/test_aws.py" --bin "$bin"
+echo "# docs/cookbook.md's queries against engine-shaped metrics: $bin"
+run_suite "$py" -u "$here/test_cookbook.py" --bin "$bin"
 
 if [ -x "$asan" ]; then
 	if [ -z "${ASAN_OPTIONS:-}" ]; then

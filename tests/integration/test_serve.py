@@ -45,7 +45,7 @@ def uniq(tag):
 
 
 # ----------------------------------------------------------------------------
-# reference model (design.md section 2), for expected values
+# reference model (docs/math.md), for expected values
 
 
 def erlang_c(c, a):
@@ -354,6 +354,7 @@ def t_metrics_endpoint(c):
     port = h.free_port()
     srv = h.Staffer(c.bin, config=c.cfg, env=c.env,
                     args=["--log-level", "info", "--metrics-listen", "127.0.0.1:%d" % port])
+    t_wall = time.time()
     srv.start(c.ready_timeout)
     url = "http://127.0.0.1:%d" % port
     try:
@@ -366,6 +367,10 @@ def t_metrics_endpoint(c):
             for n in names:
                 assert cl.target(meta, name=n) == 27
             expect_code(INVALID, cl.metrics_raw, dict(base_meta(), betta="1"),
+                        name=uniq("so"))
+            expect_code(UNAVAIL, cl.metrics_raw, dict(base_meta(), backend="nopath"),
+                        name=uniq("so"))
+            expect_code(UNAVAIL, cl.metrics_raw, dict(base_meta(), backend="dead"),
                         name=uniq("so"))
             assert cl.health() == hpb.HealthCheckResponse.SERVING
             st = cl.stream(meta, name=uniq("so"), timeout=30)
@@ -381,22 +386,54 @@ def t_metrics_endpoint(c):
             'staffer_rpc_requests_total{method="GetMetrics",code="INVALID_ARGUMENT"}': 1,
             'staffer_rpc_requests_total{method="Check",code="OK"}': 1,
             'staffer_rpc_requests_total{method="StreamIsActive",code="CANCELLED"}': 1,
-            'staffer_rpc_duration_seconds_count{method="GetMetrics"}': 4,
+            'staffer_rpc_duration_seconds_count{method="GetMetrics"}': 6,
+            'staffer_rpc_requests_total{method="GetMetrics",code="UNAVAILABLE"}': 2,
             'staffer_stream_pushes_total{active="true"}': 1,
         }
         for k, v in want.items():   # the harness's readiness checks came before
             got = after.get(k, 0) - before.get(k, 0)
             assert got == v, "%s grew by %r, want %r" % (k, got, v)
         assert open_now["staffer_streams_open"] == 1, open_now["staffer_streams_open"]
-        for n in names:   # the last answer per ScaledObject, as a gauge
-            g = 'staffer_target_replicas{namespace="default",scaledobject="%s",' \
-                'metric="staffer"}' % n
-            assert after.get(g) == 27, "%s = %r" % (g, after.get(g))
-            g = g.replace("staffer_target_replicas", "staffer_target_held")
-            assert after.get(g) == 0, "%s = %r" % (g, after.get(g))
+        # the last answer per ScaledObject, with what it was made of:
+        # lambda 2, W 10 -> busy 20, headroom 1.5*sqrt(20) = 6.708, 27
+        for n in names:
+            lab = '{scaledobject_namespace="default",scaledobject="%s",metric="staffer"' % n
+            for fam, v in (("staffer_target_replicas", 27), ("staffer_target_raw_replicas", 27),
+                           ("staffer_target_held", 0), ("staffer_target_capped", 0),
+                           ("staffer_signal_arrival_rate", 2),
+                           ("staffer_signal_arrival_forecast", 0),
+                           ("staffer_signal_service_time_seconds", 10),
+                           ("staffer_signal_queue_depth", 0), ("staffer_signal_shed_rate", 0)):
+                g = fam + lab + "}"
+                assert after.get(g) == v, "%s = %r, want %r" % (g, after.get(g), v)
+            for term, v in (("busy", 20), ("headroom", 6.708), ("drain", 0), ("boost", 0)):
+                g = 'staffer_term_slots%s,term="%s"}' % (lab, term)
+                assert abs(after.get(g, -1) - v) < 1e-3, "%s = %r" % (g, after.get(g))
+        assert not [k for k in after if 'namespace="default"' in k and
+                    "scaledobject_namespace" not in k], "a bare namespace label"
         assert after["staffer_backend_requests_total"] >= 1, after
+        # each backend's requests by result, and their latency
+        for b, r in (("prom", "ok"), ("nopath", "http_error"), ("dead", "unreachable")):
+            k = 'staffer_backend_responses_total{backend="%s",result="%s"}' % (b, r)
+            assert after.get(k, 0) - before.get(k, 0) >= 1, (k, after.get(k))
+            k = 'staffer_backend_request_duration_seconds_count{backend="%s",result="%s"}' % (b, r)
+            assert after.get(k, 0) >= 1, (k, after.get(k))
+        assert after['staffer_backend_request_duration_seconds_bucket{backend="prom",'
+                     'result="ok",le="+Inf"}'] == \
+            after['staffer_backend_request_duration_seconds_count{backend="prom",result="ok"}']
+        # the build and the process
+        info = [k for k in after if k.startswith("staffer_build_info{")]
+        assert len(info) == 1 and after[info[0]] == 1 and 'version="' in info[0], info
+        v = subprocess.run([c.bin, "version"], capture_output=True,
+                           text=True).stdout.split()[1]
+        assert 'version="%s"' % v in info[0], (v, info)
+        assert abs(after["process_start_time_seconds"] - t_wall) < 30, \
+            (after["process_start_time_seconds"], t_wall)
+        assert after["process_resident_memory_bytes"] > 1e6
+        assert after["process_open_fds"] >= 5 and after["process_max_fds"] >= after["process_open_fds"]
+        assert after["process_cpu_seconds_total"] >= before["process_cpu_seconds_total"] >= 0
         assert after['staffer_rpc_duration_seconds_bucket{method="GetMetrics",le="+Inf"}'] \
-            == after['staffer_rpc_duration_seconds_count{method="GetMetrics"}'] == 4
+            == after['staffer_rpc_duration_seconds_count{method="GetMetrics"}'] == 6
         assert h.http_get(url + "/healthz") == b"ok\n"
         try:
             h.http_get(url + "/nope")
@@ -562,8 +599,8 @@ def t_unavail_nan(c):
 
 @test("a query with two series is an error (details say sum()), never a value", smoke=True)
 def t_unavail_two(c):
-    # The brief says UNAVAILABLE; design.md calls it a configuration error, so
-    # INVALID_ARGUMENT is accepted too.  What matters: an error, never a value.
+    # An outage (UNAVAILABLE) or a configuration error (INVALID_ARGUMENT,
+    # docs/config.md): either is accepted.  What matters: an error, never a value.
     got, d, r = h.status(c.cl.metrics_raw, {"arrivalRateQuery": "test_two_series",
                                             "serviceTime": "10"}, name=uniq("so"))
     note("two series -> %s" % got.name)
@@ -588,6 +625,15 @@ def t_unavail_dead(c):
     expect_code(UNAVAIL, c.cl.metrics_raw, dict(base_meta(), backend="dead"), name=uniq("so"))
     dt = time.monotonic() - t0
     assert dt < 3, "took %.2fs" % dt
+
+
+@test("UNAVAILABLE: a 404 names the URL path and hints at the base path", smoke=True)
+def t_unavail_404(c):
+    got, d, _ = h.status(c.cl.metrics_raw, dict(base_meta(), backend="nopath"), name=uniq("so"))
+    assert got == UNAVAIL, (got, d)
+    for want in ("HTTP status 404 for path '/nope/api/v1/query'", "base path",
+                 "backend 'nopath'"):
+        assert want in (d or ""), "%r not in %r" % (want, d)
 
 
 @test("stale data: last good target held (not 0) for staleHoldSeconds, then UNAVAILABLE")
@@ -951,6 +997,78 @@ def t_bad_config(c):
     assert not bad, "\n".join(bad)
 
 
+@test("staffer health: SERVING exits 0; unknown service, no server, bad usage do not",
+      smoke=True, timeout=40)
+def t_health_command(c):
+    def run(*args):
+        return subprocess.run([c.bin, "health"] + list(args), capture_output=True,
+                              text=True, timeout=20, env=c.env)
+    r = run(c.srv.addr)
+    assert r.returncode == 0 and r.stdout == "SERVING\n", (r.returncode, r.stdout, r.stderr)
+    r = run("--service", "externalscaler.ExternalScaler", c.srv.addr)
+    assert r.returncode == 0 and r.stdout == "SERVING\n", (r.returncode, r.stdout, r.stderr)
+    r = run("--service", "nope", c.srv.addr)
+    assert r.returncode == 1 and "unknown service" in r.stderr, (r.returncode, r.stderr)
+    r = run("--timeout", "1", "127.0.0.1:%d" % h.free_port())
+    assert r.returncode == 1 and "unavailable" in r.stderr, (r.returncode, r.stderr)
+    t0 = time.monotonic()
+    r = run("--timeout", "1", c.m.slow_url.split("//", 1)[1])   # accepts, never answers
+    assert r.returncode == 1 and time.monotonic() - t0 < 5, (r.returncode, r.stderr)
+    for args, want in ((), "no address"), (("--timeout", "0", c.srv.addr), "0.1 to 300"), \
+            (("--tls-cert", "/x", c.srv.addr), "need --tls-ca"), (("a", "b"), "one address"):
+        r = run(*args)
+        assert r.returncode == 2 and want in r.stderr, (args, r.returncode, r.stderr)
+
+
+def make_certs(d):
+    """A CA, a server certificate for staffer.keda.svc and a client
+    certificate, with openssl(1); returns their paths."""
+    def ossl(*args):
+        subprocess.run(["openssl"] + list(args), cwd=d, check=True, capture_output=True,
+                       timeout=30)
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    ossl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "1",
+         "-subj", "/CN=staffer-test-ca")
+    for name, cn, ext in (("srv", "staffer.keda.svc", "subjectAltName=DNS:staffer.keda.svc"),
+                          ("cli", "keda-operator", "extendedKeyUsage=clientAuth")):
+        ossl("req", *ec, "-keyout", name + ".key", "-out", name + ".csr", "-subj", "/CN=" + cn)
+        with open(os.path.join(d, name + ".ext"), "w") as f:
+            f.write(ext + "\n")
+        ossl("x509", "-req", "-in", name + ".csr", "-CA", "ca.crt", "-CAkey", "ca.key",
+             "-CAcreateserial", "-out", name + ".crt", "-days", "1", "-extfile", name + ".ext")
+    return {k: os.path.join(d, k) for k in ("ca.crt", "srv.crt", "srv.key", "cli.crt", "cli.key")}
+
+
+@test("staffer health over TLS and mTLS, as the chart's helm test runs it", timeout=60)
+def t_health_tls(c):
+    crt = make_certs(h.tmpdir("staffer-certs-"))
+
+    def health(addr, *args):
+        return subprocess.run([c.bin, "health", "--timeout", "2"] + list(args) + [addr],
+                              capture_output=True, text=True, timeout=20, env=c.env)
+    tls = ["--tls-ca", crt["ca.crt"], "--server-name", "staffer.keda.svc"]
+    mtls = tls + ["--tls-cert", crt["cli.crt"], "--tls-key", crt["cli.key"]]
+    for server_args, ok_args, refused in (
+            (["--tls-cert", crt["srv.crt"], "--tls-key", crt["srv.key"]], tls,
+             [[], ["--tls-ca", crt["ca.crt"], "--server-name", "other.example"]]),
+            (["--tls-cert", crt["srv.crt"], "--tls-key", crt["srv.key"],
+              "--tls-client-ca", crt["ca.crt"]], mtls, [[], tls])):
+        srv = h.Staffer(c.bin, config=c.cfg, env=c.env, args=server_args)
+        srv.logf = open(srv.log_path, "wb")
+        srv.proc = subprocess.Popen(srv.cmd, stdin=subprocess.DEVNULL, stdout=srv.logf,
+                                    stderr=subprocess.STDOUT, env=srv.env)
+        h._procs.append(srv.proc)
+        try:
+            r = h.wait_until(lambda: (lambda r: r if r.returncode == 0 else None)(
+                health(srv.addr, *ok_args)), 15, 0.2, "SERVING over TLS on %s" % srv.addr)
+            assert r.stdout == "SERVING\n", r.stdout
+            for args in refused:   # plaintext, a wrong name, no client certificate
+                r = health(srv.addr, *args)
+                assert r.returncode == 1 and r.stdout == "", (server_args, args, r.stderr)
+        finally:
+            srv.stop(5)
+
+
 @test("a second server on a taken port exits non-zero", timeout=30)
 def t_port_taken(c):
     s = h.Staffer(c.bin, config=c.cfg, env=c.env, wrapper=c.wrapper, port=c.srv.port)
@@ -967,6 +1085,10 @@ def t_port_taken(c):
                             "KEDA's connections would be split between two processes\n%s"
                             % (c.srv.addr, s.log_tail(8)))
     assert rc != 0, "second staffer exited 0:\n%s" % s.log_tail(8)
+    # one clear sentence, and no raw gRPC core line before it
+    lines = [l for l in s.log().splitlines() if " error " in l or " warn " in l]
+    assert lines and "cannot listen on" in lines[0] and "address in use" in lines[0], lines
+    assert not any("grpc" in l.lower() for l in lines), lines
     assert c.cl.health() == hpb.HealthCheckResponse.SERVING
 
 

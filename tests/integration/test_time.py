@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Integration tests for decisions over time (issue 4, design sections 2 and
-6): stale and missing data, the W fallback, clamping, smoothing in time, two
+"""Integration tests for decisions over time (docs/math.md, docs/deploy.md):
+stale and missing data, the W fallback, clamping, smoothing in time, two
 staffer pods with currentReplicasQuery, restarts with and without a state
 file, the forecast at the cold-start horizon on a ramp, StreamIsActive and
 schedule windows.  The real build/staffer against a real Prometheus (1 s

@@ -6,14 +6,20 @@
 // chart on a machine with the Go standard library and nothing else:
 //
 //	go run render.go -chart DIR -chart-json Chart.json -values v1.json \
-//	    [-values v2.json ...] [-release staffer] [-namespace keda] \
-//	    [-out FILE] [-notes FILE]
+//	    [-values v2.json ...] [-set a.b=1 ...] [-release staffer] \
+//	    [-namespace keda] [-out FILE] [-notes FILE]
 //
 // Chart.yaml and values files are given as JSON (the caller converts YAML
 // with python3-yaml; Go's standard library has no YAML parser).  Values
 // files are merged left to right like `helm -f a -f b` (maps merge, a null
-// deletes a key).  Numbers are float64, as in Helm, so the chart meets the
-// same formatting traps it would meet there.
+// deletes a key), then each -set like `helm --set`.  Numbers from files are
+// float64 and numbers from -set are int64, as in Helm, so the chart meets
+// the same type traps it would meet there.
+//
+// Templates run with missingkey=error, as `helm template --strict` and
+// `helm lint --strict` run them: a template that reads a key the values
+// may lack must use index or hasKey, or it fails here as it would there.
+// .Files.Get reads a file of the chart.
 //
 // Output: every non-partial template under templates/ in name order, each
 // as "---\n# Source: <chart>/templates/<file>\n<text>", like `helm template`;
@@ -53,13 +59,15 @@ func main() {
 	kubeVersion := flag.String("kube-version", "v1.35.0", "Capabilities.KubeVersion.Version")
 	out := flag.String("out", "", "write manifests here (default stdout)")
 	notes := flag.String("notes", "", "also render NOTES.txt to this file")
+	var sets multiFlag
 	flag.Var(&values, "values", "values JSON file (repeatable, merged in order)")
+	flag.Var(&sets, "set", "key.path=value, as helm --set (repeatable, after the files)")
 	flag.Parse()
 	if *chartDir == "" || *chartJSON == "" || len(values) == 0 {
 		fmt.Fprintln(os.Stderr, "usage: render -chart DIR -chart-json FILE -values FILE [-values FILE...]")
 		os.Exit(2)
 	}
-	if err := run(*chartDir, *chartJSON, values, *release, *namespace, *kubeVersion, *out, *notes); err != nil {
+	if err := run(*chartDir, *chartJSON, values, sets, *release, *namespace, *kubeVersion, *out, *notes); err != nil {
 		fmt.Fprintln(os.Stderr, "render:", err)
 		os.Exit(1)
 	}
@@ -103,7 +111,58 @@ func merge(dst, src map[string]interface{}) map[string]interface{} {
 	return dst
 }
 
-func run(chartDir, chartJSON string, valueFiles []string, release, namespace, kubeVersion, out, notes string) error {
+// setValue applies one `helm --set` to vals with the types Helm's strvals
+// gives: whole numbers int64, true/false bool, null deletes, else string.
+// (A subset: no lists, no escaped dots or commas.)
+func setValue(vals map[string]interface{}, kv string) error {
+	eq := strings.IndexByte(kv, '=')
+	if eq <= 0 {
+		return fmt.Errorf("-set %q: want key.path=value", kv)
+	}
+	path := strings.Split(kv[:eq], ".")
+	raw := kv[eq+1:]
+	var v interface{} = raw
+	if i, err := strconv.ParseInt(raw, 10, 64); err == nil {
+		v = i
+	} else if raw == "true" || raw == "false" {
+		v = raw == "true"
+	} else if raw == "null" {
+		v = nil
+	}
+	m := vals
+	for _, k := range path[:len(path)-1] {
+		next, ok := m[k].(map[string]interface{})
+		if !ok {
+			next = map[string]interface{}{}
+			m[k] = next
+		}
+		m = next
+	}
+	if v == nil {
+		delete(m, path[len(path)-1])
+	} else {
+		m[path[len(path)-1]] = v
+	}
+	return nil
+}
+
+// files is .Files: the chart's files, read on demand.
+type files struct{ dir string }
+
+// Get returns a file's content, "" when it cannot be read, as Helm does.
+func (f files) Get(name string) string {
+	clean := filepath.Clean(name)
+	if filepath.IsAbs(clean) || strings.HasPrefix(clean, "..") {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(f.dir, clean))
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+func run(chartDir, chartJSON string, valueFiles, sets []string, release, namespace, kubeVersion, out, notes string) error {
 	chart, err := readJSON(chartJSON)
 	if err != nil {
 		return err
@@ -115,6 +174,11 @@ func run(chartDir, chartJSON string, valueFiles []string, release, namespace, ku
 			return err
 		}
 		vals = merge(vals, v)
+	}
+	for _, kv := range sets {
+		if err := setValue(vals, kv); err != nil {
+			return err
+		}
 	}
 	str := func(k string) string { s, _ := chart[k].(string); return s }
 	name := str("name")
@@ -135,30 +199,36 @@ func run(chartDir, chartJSON string, valueFiles []string, release, namespace, ku
 			"KubeVersion": map[string]interface{}{"Version": kubeVersion},
 		},
 		"Template": map[string]interface{}{"BasePath": name + "/templates"},
+		"Files":    files{chartDir},
 	}
 
+	// Every template under templates/, subfolders (tests/) included, by
+	// its path from there, as Helm names them.
 	tdir := filepath.Join(chartDir, "templates")
-	entries, err := os.ReadDir(tdir)
+	root := template.New("chart")
+	var files []string
+	err = filepath.WalkDir(tdir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(tdir, path)
+		if err != nil {
+			return err
+		}
+		n := filepath.ToSlash(rel)
+		ext := filepath.Ext(n)
+		if ext == ".yaml" || ext == ".yml" || ext == ".tpl" || n == "NOTES.txt" {
+			files = append(files, n)
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	root := template.New("chart")
-	var files []string
-	for _, e := range entries {
-		if e.IsDir() {
-			continue
-		}
-		n := e.Name()
-		ext := filepath.Ext(n)
-		if ext != ".yaml" && ext != ".yml" && ext != ".tpl" && n != "NOTES.txt" {
-			continue
-		}
-		files = append(files, n)
-	}
 	sort.Strings(files)
 
-	// Like Helm: missing map keys are the zero value, printed as "" below.
-	root.Option("missingkey=zero")
+	// Like `helm template --strict`: reading a missing map key is an error.
+	root.Option("missingkey=error")
 	root.Funcs(funcMap(root))
 	for _, n := range files {
 		data, err := os.ReadFile(filepath.Join(tdir, n))
@@ -173,7 +243,7 @@ func run(chartDir, chartJSON string, valueFiles []string, release, namespace, ku
 
 	var manifests bytes.Buffer
 	for _, n := range files {
-		if strings.HasPrefix(n, "_") || n == "NOTES.txt" {
+		if strings.HasPrefix(filepath.Base(n), "_") || n == "NOTES.txt" {
 			continue
 		}
 		text, err := exec(root, name+"/templates/"+n, top)
@@ -337,6 +407,23 @@ func funcMap(root *template.Template) template.FuncMap {
 			return v, nil
 		},
 		"fail": func(msg string) (string, error) { return "", errors.New(msg) },
+		// sprig's float64: numbers of any kind (and numeric strings) as
+		// float64, so int64 from --set and float64 from files compare.
+		"float64": func(v interface{}) float64 {
+			switch n := v.(type) {
+			case int:
+				return float64(n)
+			case int64:
+				return float64(n)
+			case float64:
+				return n
+			case string:
+				f, _ := strconv.ParseFloat(n, 64)
+				return f
+			}
+			return 0
+		},
+		"hasKey": func(m map[string]interface{}, k string) bool { _, ok := m[k]; return ok },
 	}
 }
 

@@ -2276,7 +2276,8 @@ static const char *const lint_corpus[] = {
 	"        serviceTime: \"20\"\n        beta: \"1.5\"\n",
 	"---\napiVersion: v1\nkind: List\nitems:\n"
 	"- apiVersion: keda.sh/v1alpha1\n  kind: ScaledObject\n"
-	"  metadata: {name: a}\n  spec:\n    fallback: {failureThreshold: 3,"
+	"  metadata: {name: a}\n  spec:\n    scaleTargetRef: {name: a}\n"
+	"    fallback: {failureThreshold: 3,"
 	" replicas: 1}\n    triggers:\n    - type: external-push\n"
 	"      metadata: &m\n        scalerAddress: s:1\n"
 	"        arrivalRateQuery: rate(x[1m])\n"
@@ -2284,7 +2285,7 @@ static const char *const lint_corpus[] = {
 	"        schedule: \"Mon-Fri 08:00-19:00 beta=2\"\n"
 	"        timezone: Europe/Berlin\n"
 	"    - type: external\n      metadata:\n        <<: *m\n"
-	"        serviceTime: !!str 3\n...\n",
+	"        serviceTime: !!str 3\n        metricName: b\n...\n",
 };
 
 static const char *const lint_words[] = {

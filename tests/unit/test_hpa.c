@@ -1,7 +1,7 @@
 /*
  * test_hpa.c - the HPA and KEDA models against hand-worked cases from
  * kubernetes' horizontal.go / replica_calculator.go and KEDA's scale
- * executor (hpa.h, keda.h; ../shared/keda/protocol-notes.md section 8).
+ * executor (hpa.h, keda.h; docs/deploy.md, "The 10 % tolerance").
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,7 +24,7 @@ static struct hpa *new_hpa(const struct hpa_config *c)
 	return h;
 }
 
-/* protocol-notes section 8: the deadband with tolerance 0.1, AverageValue
+/* docs/deploy.md, "The 10 % tolerance": the deadband with tolerance 0.1, AverageValue
  * target 1 (staffer's metric): at 10 replicas 11 is impossible, 12
  * scales; 9 holds, 8 scales. */
 static void test_deadband_table(void **state)

@@ -1,5 +1,5 @@
 /*
- * test_model.c - the decision model of design section 2, term by term.
+ * test_model.c - the decision model of docs/math.md, term by term.
  *
  * Expected values are worked by hand in the comments (seeds 000 and 002
  * give the first two).

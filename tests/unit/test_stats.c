@@ -1,7 +1,9 @@
 /*
  * test_stats.c - staffer's own metrics: counts by method and code, the
- * histogram's cumulative buckets, the closed label sets, and rendering
- * into a buffer that is too small.  The exposition format itself is
+ * histogram's cumulative buckets, the closed label sets, each backend's
+ * results, the last answer per ScaledObject with its terms, the build
+ * and process families, the size of the largest page, and rendering
+ * into a buffer that is too small.  procstat.c's parser too.  The exposition format itself is
  * checked by Prometheus' promtool in tests/integration/test_serve.py.
  */
 #include <setjmp.h>
@@ -14,7 +16,10 @@
 
 #include <cmocka.h>
 
+#include "httpd.h"
+#include "procstat.h"
 #include "stats.h"
+#include "version.h"
 
 #define BUF 65536
 
@@ -85,8 +90,12 @@ static void test_counts(void **state)
 	has_line(buf, "staffer_streams_open 1");
 	has_line(buf, "staffer_stream_pushes_total{active=\"true\"} 2");
 	has_line(buf, "staffer_stream_pushes_total{active=\"false\"} 1");
-	/* no backend counters without them */
-	assert_null(strstr(buf, "staffer_backend_"));
+	/* no fetch counters without them; the per-backend families are
+	 * always declared (# TYPE), with no series before a request */
+	assert_null(strstr(buf, "staffer_backend_requests_total"));
+	assert_non_null(strstr(buf, "# TYPE staffer_backend_responses_total "
+			       "counter\n"));
+	assert_null(strstr(buf, "staffer_backend_responses_total{"));
 	free(buf);
 	stats_free(s);
 	stats_free(NULL);
@@ -120,42 +129,235 @@ static void test_backend_and_small_buffer(void **state)
 	stats_free(s);
 }
 
+static struct stats_terms terms(double lambda, double w, long long raw)
+{
+	struct stats_terms t;
+
+	memset(&t, 0, sizeof(t));
+	t.arrival_rate = lambda;
+	t.service_time_s = w;
+	t.busy_slots = lambda * w;
+	t.raw = raw;
+	return t;
+}
+
 /* The last target per ScaledObject: updated in place, label values
  * escaped, forgotten when idle, and bounded. */
 static void test_targets(void **state)
 {
 	struct stats *s = stats_new();
-	char *buf = malloc(1 << 22), name[32];
+	char *buf = malloc(1 << 25), name[32];
+	struct stats_terms t = terms(2, 10, 27);
 	int i;
 
 	(void)state;
-	stats_target(s, "llm", "chat", "staffer", 12, 0, 100);
-	stats_target(s, "llm", "chat", "staffer", 27, 1, 110);   /* update */
-	stats_target(s, "llm", "code", "staffer", 3, 0, 200);
-	stats_target(s, "a\"b", "c\\d\ne", "m", 1, 0, 200);
-	assert_true(stats_render(s, NULL, 300, buf, 1 << 22) < (1 << 22));
-	has_line(buf, "staffer_target_replicas{namespace=\"llm\",scaledobject="
-		 "\"chat\",metric=\"staffer\"} 27");
-	has_line(buf, "staffer_target_held{namespace=\"llm\",scaledobject="
-		 "\"chat\",metric=\"staffer\"} 1");
-	has_line(buf, "staffer_target_replicas{namespace=\"llm\",scaledobject="
-		 "\"code\",metric=\"staffer\"} 3");
-	has_line(buf, "staffer_target_replicas{namespace=\"a\\\"b\","
+	t.headroom_slots = 6.708;
+	t.arrival_forecast = 2.5;
+	t.capped = 1;
+	stats_target(s, "llm", "chat", "staffer", 12, &t, 100);
+	stats_target(s, "llm", "chat", "staffer", 27, NULL, 110); /* held */
+	t = terms(0.5, 4, 3);
+	stats_target(s, "llm", "code", "staffer", 2, &t, 200);
+	stats_target(s, "a\"b", "c\\d\ne", "m", 1, NULL, 200);
+	assert_true(stats_render(s, NULL, 300, buf, 1 << 25) < (1 << 25));
+	/* held: the target and the flag move, the terms stay the last
+	 * decision's */
+	has_line(buf, "staffer_target_replicas{scaledobject_namespace=\"llm\","
+		 "scaledobject=\"chat\",metric=\"staffer\"} 27");
+	has_line(buf, "staffer_target_held{scaledobject_namespace=\"llm\","
+		 "scaledobject=\"chat\",metric=\"staffer\"} 1");
+	has_line(buf, "staffer_target_raw_replicas{scaledobject_namespace="
+		 "\"llm\",scaledobject=\"chat\",metric=\"staffer\"} 27");
+	has_line(buf, "staffer_target_capped{scaledobject_namespace=\"llm\","
+		 "scaledobject=\"chat\",metric=\"staffer\"} 1");
+	has_line(buf, "staffer_signal_arrival_rate{scaledobject_namespace="
+		 "\"llm\",scaledobject=\"chat\",metric=\"staffer\"} 2");
+	has_line(buf, "staffer_signal_arrival_forecast{scaledobject_namespace="
+		 "\"llm\",scaledobject=\"chat\",metric=\"staffer\"} 2.5");
+	has_line(buf, "staffer_signal_service_time_seconds{"
+		 "scaledobject_namespace=\"llm\",scaledobject=\"chat\","
+		 "metric=\"staffer\"} 10");
+	has_line(buf, "staffer_term_slots{scaledobject_namespace=\"llm\","
+		 "scaledobject=\"chat\",metric=\"staffer\",term=\"busy\"} 20");
+	has_line(buf, "staffer_term_slots{scaledobject_namespace=\"llm\","
+		 "scaledobject=\"chat\",metric=\"staffer\",term=\"headroom\"} "
+		 "6.708");
+	/* not held */
+	has_line(buf, "staffer_target_replicas{scaledobject_namespace=\"llm\","
+		 "scaledobject=\"code\",metric=\"staffer\"} 2");
+	has_line(buf, "staffer_target_raw_replicas{scaledobject_namespace="
+		 "\"llm\",scaledobject=\"code\",metric=\"staffer\"} 3");
+	has_line(buf, "staffer_target_held{scaledobject_namespace=\"llm\","
+		 "scaledobject=\"code\",metric=\"staffer\"} 0");
+	has_line(buf, "staffer_target_capped{scaledobject_namespace=\"llm\","
+		 "scaledobject=\"code\",metric=\"staffer\"} 0");
+	/* escaped; held from the start: no terms to show */
+	has_line(buf, "staffer_target_replicas{scaledobject_namespace=\"a\\\"b\","
 		 "scaledobject=\"c\\\\d\\ne\",metric=\"m\"} 1");
+	assert_null(strstr(buf, "staffer_signal_arrival_rate{"
+			    "scaledobject_namespace=\"a"));
+	assert_null(strstr(buf, "{namespace="));
 	assert_null(strstr(buf, "} 12\n"));
 	/* idle past STATS_TARGET_IDLE_S: chat (last at 110) goes, code stays */
-	stats_render(s, NULL, 110 + STATS_TARGET_IDLE_S + 1, buf, 1 << 22);
+	stats_render(s, NULL, 110 + STATS_TARGET_IDLE_S + 1, buf, 1 << 25);
 	assert_null(strstr(buf, "scaledobject=\"chat\""));
 	assert_non_null(strstr(buf, "scaledobject=\"code\""));
 	/* bounded: the 10001st ScaledObject is counted, not shown */
 	for (i = 0; i < STATS_TARGETS_MAX + 5; i++) {
 		snprintf(name, sizeof(name), "so-%d", i);
-		stats_target(s, "bulk", name, "staffer", i, 0, 1000);
+		stats_target(s, "bulk", name, "staffer", i, &t, 1000);
 	}
-	stats_render(s, NULL, 1000, buf, 1 << 22);
+	stats_render(s, NULL, 1000, buf, 1 << 25);
 	has_line(buf, "staffer_target_series_dropped_total 7");
 	free(buf);
 	stats_free(s);
+}
+
+/* The largest page: STATS_TARGETS_MAX ScaledObjects with Kubernetes'
+ * longest names (namespace 63, name 253, metric 63 bytes) and every
+ * backend fits HTTPD_BODY_MAX, with STATS_TARGET_LINES lines each. */
+static void test_largest_page(void **state)
+{
+	struct stats *s = stats_new();
+	struct stats_terms t = terms(123.456789, 12.3456789, 2147483647LL);
+	char ns[64], name[254], metric[64], be[64];
+	size_t n, lines = 0;
+	char *buf, *p;
+	int i;
+
+	(void)state;
+	memset(ns, 'n', sizeof(ns) - 1);
+	ns[sizeof(ns) - 1] = '\0';
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	memset(metric, 'm', sizeof(metric) - 1);
+	metric[sizeof(metric) - 1] = '\0';
+	t.headroom_slots = t.drain_slots = t.boost_slots = 1e9 / 7;
+	for (i = 0; i < STATS_TARGETS_MAX; i++) {
+		snprintf(name, sizeof(name), "%07d", i);
+		name[7] = 'x';
+		stats_target(s, ns, name, metric, 2147483647LL, &t, 0);
+	}
+	for (i = 0; i < STATS_BACKENDS_MAX; i++) {
+		snprintf(be, sizeof(be), "backend-%d-%040d", i, 0);
+		stats_backend(s, be, FETCH_R_OK, 0.01);
+		stats_backend(s, be, FETCH_R_TIMEOUT, 2);
+	}
+	n = stats_render(s, NULL, 0, NULL, 0);
+	print_message("largest page: %zu bytes (cap %d)\n", n, HTTPD_BODY_MAX);
+	assert_true(n < HTTPD_BODY_MAX);
+	buf = malloc(n + 1);
+	assert_non_null(buf);
+	assert_int_equal(stats_render(s, NULL, 0, buf, n + 1), n);
+	/* lines naming one of the ScaledObjects (their names end in x...);
+	 * a plain scan: ASan's strstr() is quadratic on 60 MB */
+	for (p = buf; p < buf + n; p++)
+		if (*p == 'x' && !memcmp(p, "xxxxxxxxxx\"", 11)) {
+			lines++;
+			p += 10;
+		}
+	assert_int_equal(lines, (size_t)STATS_TARGETS_MAX * STATS_TARGET_LINES);
+	free(buf);
+	stats_free(s);
+}
+
+/* Each backend's responses by result and their latency; closed sets. */
+static void test_backends(void **state)
+{
+	struct stats *s = stats_new();
+	char *buf = malloc(1 << 20), be[32];
+	int i;
+
+	(void)state;
+	stats_backend(s, "prom", FETCH_R_OK, 0.004);
+	stats_backend(s, "prom", FETCH_R_OK, 0.3);
+	stats_backend(s, "prom", FETCH_R_TIMEOUT, 2);
+	stats_backend(s, "amp", FETCH_R_NOT_SENT, 0);
+	stats_backend(s, "amp", FETCH_R_COUNT, 1);        /* not a result */
+	stats_backend(s, "a\"b", FETCH_R_HTTP_ERROR, -1);
+	for (i = 0; i < STATS_BACKENDS_MAX + 3; i++) {    /* beyond the cap */
+		snprintf(be, sizeof(be), "b%d", i);
+		stats_backend(s, be, FETCH_R_UNREACHABLE, 0.001);
+	}
+	assert_true(stats_render(s, NULL, 0, buf, 1 << 20) < (1 << 20));
+	has_line(buf, "staffer_backend_responses_total{backend=\"prom\","
+		 "result=\"ok\"} 2");
+	has_line(buf, "staffer_backend_responses_total{backend=\"prom\","
+		 "result=\"timeout\"} 1");
+	has_line(buf, "staffer_backend_responses_total{backend=\"amp\","
+		 "result=\"not_sent\"} 1");
+	has_line(buf, "staffer_backend_responses_total{backend=\"amp\","
+		 "result=\"ok\"} 0");
+	has_line(buf, "staffer_backend_responses_total{backend=\"a\\\"b\","
+		 "result=\"http_error\"} 1");
+	has_line(buf, "staffer_backend_responses_total{backend=\"other\","
+		 "result=\"unreachable\"} 6");
+	has_line(buf, "staffer_backend_request_duration_seconds_bucket{backend="
+		 "\"prom\",result=\"ok\",le=\"0.005\"} 1");
+	has_line(buf, "staffer_backend_request_duration_seconds_bucket{backend="
+		 "\"prom\",result=\"ok\",le=\"0.5\"} 2");
+	has_line(buf, "staffer_backend_request_duration_seconds_count{backend="
+		 "\"prom\",result=\"timeout\"} 1");
+	has_line(buf, "staffer_backend_request_duration_seconds_sum{backend="
+		 "\"prom\",result=\"timeout\"} 2.000000");
+	/* unsent requests have no latency */
+	assert_null(strstr(buf, "duration_seconds_count{backend=\"amp\""));
+	assert_null(strstr(buf, "backend=\"b66\""));
+	assert_string_equal(fetch_result_name(FETCH_R_NO_DATA), "no_data");
+	assert_string_equal(fetch_result_name(FETCH_R_COUNT), "unknown");
+	free(buf);
+	stats_free(s);
+}
+
+/* staffer_build_info, and process_* from /proc. */
+static void test_build_and_process(void **state)
+{
+	struct stats *s = stats_new();
+	struct procstat p;
+	char *buf = malloc(BUF), line[256];
+
+	(void)state;
+	assert_true(stats_render(s, NULL, 0, buf, BUF) < BUF);
+	snprintf(line, sizeof(line), "staffer_build_info{version=\"%s\","
+		 "revision=\"%s\"} 1", version_string(), version_revision());
+	has_line(buf, line);
+	assert_true(strlen(version_string()) > 0);
+	assert_int_equal(procstat_read(&p), 0);
+	assert_true(p.resident_bytes > 0 && p.virtual_bytes >= p.resident_bytes);
+	assert_true(p.open_fds >= 3 && p.max_fds >= p.open_fds);
+	assert_true(p.start_time > 1.6e9 && p.cpu_seconds >= 0);
+	assert_non_null(strstr(buf, "\nprocess_start_time_seconds "));
+	assert_non_null(strstr(buf, "\n# TYPE process_cpu_seconds_total counter\n"));
+	assert_non_null(strstr(buf, "\nprocess_resident_memory_bytes "));
+	assert_non_null(strstr(buf, "\nprocess_open_fds "));
+	free(buf);
+	stats_free(s);
+}
+
+/* /proc/PID/stat lines: a command name with spaces and ')' in it. */
+static void test_procstat_parse(void **state)
+{
+	static const char line[] = "42 (a) b) c) S 1 42 42 0 -1 4194560 100 0 "
+		"0 0 250 50 0 0 20 0 3 0 1000 104857600 2560 "
+		"18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n";
+	struct procstat p;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(procstat_parse(line, sizeof(line) - 1, 100, 4096,
+					1.7e9, &p), 0);
+	assert_true(p.cpu_seconds == 3.0);              /* (250 + 50) / 100 */
+	assert_true(p.start_time == 1.7e9 + 10);        /* 1000 / 100 */
+	assert_true(p.virtual_bytes == 104857600.0);
+	assert_true(p.resident_bytes == 2560.0 * 4096);
+	p.cpu_seconds = -1;
+	assert_int_equal(procstat_parse("42 (a) S 1 2", 12, 100, 4096, 0, &p),
+			 -1);
+	assert_int_equal(procstat_parse("no parenthesis", 14, 100, 4096, 0,
+					&p), -1);
+	assert_int_equal(procstat_parse(line, sizeof(line) - 1, 0, 4096, 0,
+					&p), -1);
+	assert_true(p.cpu_seconds == -1);               /* untouched */
 }
 
 int main(void)
@@ -164,6 +366,10 @@ int main(void)
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_backend_and_small_buffer),
 		cmocka_unit_test(test_targets),
+		cmocka_unit_test(test_largest_page),
+		cmocka_unit_test(test_backends),
+		cmocka_unit_test(test_build_and_process),
+		cmocka_unit_test(test_procstat_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -77,56 +77,56 @@ template below uses the same names.
 */}}
 {{- define "staffer.backendSources" -}}
 {{- $b := . -}}
-{{- with $b.auth -}}
-{{- with .tokenSecret -}}
+{{- with (index $b "auth") -}}
+{{- with (index . "tokenSecret") -}}
 - secret:
-    name: {{ required (printf "backends[%s].auth.tokenSecret.name is required" $b.name) .name | quote }}
+    name: {{ required (printf "backends[%s].auth.tokenSecret.name is required" (index $b "name")) (index . "name") | quote }}
     items:
-      - key: {{ required (printf "backends[%s].auth.tokenSecret.key is required" $b.name) .key | quote }}
+      - key: {{ required (printf "backends[%s].auth.tokenSecret.key is required" (index $b "name")) (index . "key") | quote }}
         path: token
 {{ end -}}
-{{- with .usernameSecret -}}
+{{- with (index . "usernameSecret") -}}
 - secret:
-    name: {{ required (printf "backends[%s].auth.usernameSecret.name is required" $b.name) .name | quote }}
+    name: {{ required (printf "backends[%s].auth.usernameSecret.name is required" (index $b "name")) (index . "name") | quote }}
     items:
-      - key: {{ required (printf "backends[%s].auth.usernameSecret.key is required" $b.name) .key | quote }}
+      - key: {{ required (printf "backends[%s].auth.usernameSecret.key is required" (index $b "name")) (index . "key") | quote }}
         path: username
 {{ end -}}
-{{- with .passwordSecret -}}
+{{- with (index . "passwordSecret") -}}
 - secret:
-    name: {{ required (printf "backends[%s].auth.passwordSecret.name is required" $b.name) .name | quote }}
+    name: {{ required (printf "backends[%s].auth.passwordSecret.name is required" (index $b "name")) (index . "name") | quote }}
     items:
-      - key: {{ required (printf "backends[%s].auth.passwordSecret.key is required" $b.name) .key | quote }}
+      - key: {{ required (printf "backends[%s].auth.passwordSecret.key is required" (index $b "name")) (index . "key") | quote }}
         path: password
 {{ end -}}
 {{- end -}}
-{{- with $b.tls -}}
-{{- with .caSecret -}}
+{{- with (index $b "tls") -}}
+{{- with (index . "caSecret") -}}
 - secret:
-    name: {{ required (printf "backends[%s].tls.caSecret.name is required" $b.name) .name | quote }}
+    name: {{ required (printf "backends[%s].tls.caSecret.name is required" (index $b "name")) (index . "name") | quote }}
     items:
-      - key: {{ required (printf "backends[%s].tls.caSecret.key is required" $b.name) .key | quote }}
+      - key: {{ required (printf "backends[%s].tls.caSecret.key is required" (index $b "name")) (index . "key") | quote }}
         path: ca.crt
 {{ end -}}
-{{- with .caConfigMap -}}
+{{- with (index . "caConfigMap") -}}
 - configMap:
-    name: {{ required (printf "backends[%s].tls.caConfigMap.name is required" $b.name) .name | quote }}
+    name: {{ required (printf "backends[%s].tls.caConfigMap.name is required" (index $b "name")) (index . "name") | quote }}
     items:
-      - key: {{ required (printf "backends[%s].tls.caConfigMap.key is required" $b.name) .key | quote }}
+      - key: {{ required (printf "backends[%s].tls.caConfigMap.key is required" (index $b "name")) (index . "key") | quote }}
         path: ca.crt
 {{ end -}}
-{{- with .certSecret -}}
+{{- with (index . "certSecret") -}}
 - secret:
-    name: {{ required (printf "backends[%s].tls.certSecret.name is required" $b.name) .name | quote }}
+    name: {{ required (printf "backends[%s].tls.certSecret.name is required" (index $b "name")) (index . "name") | quote }}
     items:
-      - key: {{ required (printf "backends[%s].tls.certSecret.key is required" $b.name) .key | quote }}
+      - key: {{ required (printf "backends[%s].tls.certSecret.key is required" (index $b "name")) (index . "key") | quote }}
         path: tls.crt
 {{ end -}}
-{{- with .keySecret -}}
+{{- with (index . "keySecret") -}}
 - secret:
-    name: {{ required (printf "backends[%s].tls.keySecret.name is required" $b.name) .name | quote }}
+    name: {{ required (printf "backends[%s].tls.keySecret.name is required" (index $b "name")) (index . "name") | quote }}
     items:
-      - key: {{ required (printf "backends[%s].tls.keySecret.key is required" $b.name) .key | quote }}
+      - key: {{ required (printf "backends[%s].tls.keySecret.key is required" (index $b "name")) (index . "key") | quote }}
         path: tls.key
 {{ end -}}
 {{- end -}}
@@ -150,7 +150,7 @@ float64, and plain printing would turn 4194304 into 4.194304e+06.
 {{- if .Values.defaultBackend -}}
 {{- $found := false -}}
 {{- range .Values.backends -}}
-{{- if eq (toJson .name) (toJson $root.Values.defaultBackend) -}}{{- $found = true -}}{{- end -}}
+{{- if eq (toJson (index . "name")) (toJson $root.Values.defaultBackend) -}}{{- $found = true -}}{{- end -}}
 {{- end -}}
 {{- if not $found -}}
 {{- fail (printf "defaultBackend %s is not the name of a backend" (toJson .Values.defaultBackend)) -}}
@@ -168,7 +168,7 @@ float64, and plain printing would turn 4194304 into 4.194304e+06.
 {{- end }}
   "backends": [
 {{- range $i, $b := .Values.backends }}
-{{- $name := required "backends[].name is required" $b.name }}
+{{- $name := required "backends[].name is required" (index $b "name") }}
 {{- if or (eq $name ".") (eq $name "..") }}
 {{- fail (printf "backends[%d].name %s cannot be used as a directory name" $i (toJson $name)) }}
 {{- end }}
@@ -176,35 +176,35 @@ float64, and plain printing would turn 4194304 into 4.194304e+06.
 {{- if $i }},{{ end }}
     {
       "name": {{ toJson $name }},
-      "url": {{ required (printf "backends[%s].url is required" $name) $b.url | toJson }}
-{{- if ne (toJson $b.timeoutSeconds) "null" }},
-      "timeoutSeconds": {{ toJson $b.timeoutSeconds }}
+      "url": {{ required (printf "backends[%s].url is required" $name) (index $b "url") | toJson }}
+{{- if ne (toJson (index $b "timeoutSeconds")) "null" }},
+      "timeoutSeconds": {{ toJson (index $b "timeoutSeconds") }}
 {{- end }}
-{{- with $b.headers }},
+{{- with (index $b "headers") }},
       "headers": {{ toJson . }}
 {{- end }}
-{{- with $b.auth }}
-{{- $type := default "none" .type }}
+{{- with (index $b "auth") }}
+{{- $type := default "none" (index . "type") }}
 {{- if eq $type "none" }},
       "auth": {"type": "none"}
 {{- else if eq $type "bearer" }},
-      "auth": {"type": "bearer", "tokenFile": {{ if .tokenSecret }}{{ printf "%s/token" $dir | toJson }}{{ else }}{{ required (printf "backends[%s].auth: bearer needs tokenSecret or tokenFile" $name) .tokenFile | toJson }}{{ end }}}
+      "auth": {"type": "bearer", "tokenFile": {{ if (index . "tokenSecret") }}{{ printf "%s/token" $dir | toJson }}{{ else }}{{ required (printf "backends[%s].auth: bearer needs tokenSecret or tokenFile" $name) (index . "tokenFile") | toJson }}{{ end }}}
 {{- else if eq $type "basic" }},
-      "auth": {"type": "basic", "usernameFile": {{ if .usernameSecret }}{{ printf "%s/username" $dir | toJson }}{{ else }}{{ required (printf "backends[%s].auth: basic needs usernameSecret or usernameFile" $name) .usernameFile | toJson }}{{ end }}, "passwordFile": {{ if .passwordSecret }}{{ printf "%s/password" $dir | toJson }}{{ else }}{{ required (printf "backends[%s].auth: basic needs passwordSecret or passwordFile" $name) .passwordFile | toJson }}{{ end }}}
+      "auth": {"type": "basic", "usernameFile": {{ if (index . "usernameSecret") }}{{ printf "%s/username" $dir | toJson }}{{ else }}{{ required (printf "backends[%s].auth: basic needs usernameSecret or usernameFile" $name) (index . "usernameFile") | toJson }}{{ end }}, "passwordFile": {{ if (index . "passwordSecret") }}{{ printf "%s/password" $dir | toJson }}{{ else }}{{ required (printf "backends[%s].auth: basic needs passwordSecret or passwordFile" $name) (index . "passwordFile") | toJson }}{{ end }}}
 {{- else if eq $type "sigv4" }},
-      "auth": {"type": "sigv4", "region": {{ required (printf "backends[%s].auth: sigv4 needs region" $name) .region | toJson }}}
+      "auth": {"type": "sigv4", "region": {{ required (printf "backends[%s].auth: sigv4 needs region" $name) (index . "region") | toJson }}}
 {{- else }}
 {{- fail (printf "backends[%s].auth.type %s: allowed: none, bearer, basic, sigv4" $name (toJson $type)) }}
 {{- end }}
 {{- end }}
-{{- with $b.tls }}
-{{- if not (eq (printf "%.8s" $b.url) "https://") }}
+{{- with (index $b "tls") }}
+{{- if not (eq (printf "%.8s" (index $b "url")) "https://") }}
 {{- fail (printf "backends[%s].tls needs an https:// url" $name) }}
 {{- end }}
 {{- $ca := "" }}{{ $cert := "" }}{{ $key := "" }}
-{{- if or .caSecret .caConfigMap }}{{ $ca = printf "%s/ca.crt" $dir }}{{ else if .caFile }}{{ $ca = .caFile }}{{ end }}
-{{- if .certSecret }}{{ $cert = printf "%s/tls.crt" $dir }}{{ else if .certFile }}{{ $cert = .certFile }}{{ end }}
-{{- if .keySecret }}{{ $key = printf "%s/tls.key" $dir }}{{ else if .keyFile }}{{ $key = .keyFile }}{{ end }}
+{{- if or (index . "caSecret") (index . "caConfigMap") }}{{ $ca = printf "%s/ca.crt" $dir }}{{ else if (index . "caFile") }}{{ $ca = (index . "caFile") }}{{ end }}
+{{- if (index . "certSecret") }}{{ $cert = printf "%s/tls.crt" $dir }}{{ else if (index . "certFile") }}{{ $cert = (index . "certFile") }}{{ end }}
+{{- if (index . "keySecret") }}{{ $key = printf "%s/tls.key" $dir }}{{ else if (index . "keyFile") }}{{ $key = (index . "keyFile") }}{{ end }}
 {{- if and $key (not $cert) }}
 {{- fail (printf "backends[%s].tls: a client key needs a client certificate (certSecret or certFile)" $name) }}
 {{- end }}
@@ -220,4 +220,24 @@ float64, and plain printing would turn 4194304 into 4.194304e+06.
 {{- end }}
   ]
 }
+{{- end -}}
+
+{{/*
+The PromQL label matchers that pick staffer's own series, for the
+PrometheusRule: metrics.prometheusRule.selector, else what the
+ServiceMonitor (job = the Service's name) or the PodMonitor (job =
+NAMESPACE/NAME) gives the series; the Operator sets namespace to the
+pods' namespace in both.
+*/}}
+{{- define "staffer.ruleSelector" -}}
+{{- $r := .Values.metrics.prometheusRule -}}
+{{- if $r.selector -}}
+{{- $r.selector -}}
+{{- else if .Values.metrics.serviceMonitor.enabled -}}
+{{- printf "job=%q,namespace=%q" (include "staffer.fullname" .) .Release.Namespace -}}
+{{- else if .Values.metrics.podMonitor.enabled -}}
+{{- printf "job=%q,namespace=%q" (printf "%s/%s" (default .Release.Namespace .Values.metrics.podMonitor.namespace) (include "staffer.fullname" .)) .Release.Namespace -}}
+{{- else -}}
+{{- fail "metrics.prometheusRule needs metrics.prometheusRule.selector (the label matchers of staffer's series in your Prometheus, e.g. job=\"staffer\",namespace=\"keda\") when neither metrics.serviceMonitor nor metrics.podMonitor is enabled" -}}
+{{- end -}}
 {{- end -}}

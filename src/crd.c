@@ -1,0 +1,482 @@
+/*
+ * crd.c - see crd.h.  The walk follows the OpenAPI v3 keywords the CRD
+ * uses (type, properties, additionalProperties, items, required, enum,
+ * format int32, minimum, minLength, minItems, pattern,
+ * x-kubernetes-int-or-string, x-kubernetes-preserve-unknown-fields,
+ * x-kubernetes-validations); anything else in the schema is not checked.
+ */
+#include "crd.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "show.h"
+
+#define CRD_PATH_MAX 256          /* bytes of a field path in a message */
+#define CRD_NAME_DIST 3           /* farthest "did you mean" hint */
+#define CRD_KEY_SHOW 60           /* characters of a key in a path */
+#define CRD_MINMAX_RULE "minReplicaCount must be less than or equal to " \
+	"maxReplicaCount"
+#define CRD_MAX_REPLICAS_DEFAULT 100
+
+struct crd_walk {
+	const struct ydoc *s;     /* the CRD */
+	const struct ydoc *d;     /* the ScaledObject's document */
+	crd_report_fn *report;
+	void *arg;
+	const struct ynode *obj;
+	int found;                /* findings; -1: no schema */
+};
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static void crd_say(struct crd_walk *w, unsigned long line, const char *path,
+		    const char *fmt, ...)
+{
+	char msg[CRD_MSG_MAX];
+	int n;
+	va_list ap;
+
+	n = snprintf(msg, sizeof(msg), "%s: ", path);
+	if (n < 0 || (size_t)n >= sizeof(msg))
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+	va_end(ap);
+	w->found++;
+	w->report(w->arg, line, msg);
+}
+
+/* The schema's value for key (NULL if none). */
+static const struct ynode *sget(const struct crd_walk *w,
+				const struct ynode *sch, const char *key)
+{
+	return ymap_get(w->s, sch, key, NULL);
+}
+
+static int sflag(const struct crd_walk *w, const struct ynode *sch,
+		 const char *key)
+{
+	const char *t = ytext(sget(w, sch, key));
+
+	return t && !strcmp(t, "true");
+}
+
+/* path.key, or key at the top, into out (cut to CRD_PATH_MAX); the
+ * key is the user's text, escaped as show.h does. */
+static void crd_path_key(char out[CRD_PATH_MAX], const char *path,
+			 const struct ynode *key)
+{
+	char shown[CRD_KEY_SHOW + 4];
+
+	show_escaped(shown, CRD_KEY_SHOW, key->text, key->len);
+	snprintf(out, CRD_PATH_MAX, "%.180s%s%s", path, *path ? "." : "",
+		 shown);
+}
+
+/* path[index] into out. */
+static void crd_path_index(char out[CRD_PATH_MAX], const char *path,
+			   size_t index)
+{
+	snprintf(out, CRD_PATH_MAX, "%.200s[%zu]", path, index);
+}
+
+/* Edit distance of a and b, case folded, stopping past limit. */
+static size_t crd_distance(const char *a, const char *b, size_t limit)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, prev, cur, best;
+	size_t row[CRD_PATH_MAX + 1];
+
+	if (la > CRD_PATH_MAX || lb > CRD_PATH_MAX)
+		return limit + 1;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		best = row[0];
+		for (j = 1; j <= lb; j++) {
+			int eq = (a[i - 1] | 0x20) == (b[j - 1] | 0x20);
+
+			cur = row[j];
+			row[j] = eq ? prev : 1 + (prev < row[j] ?
+				 (prev < row[j - 1] ? prev : row[j - 1]) :
+				 (row[j] < row[j - 1] ? row[j] : row[j - 1]));
+			prev = cur;
+			if (row[j] < best)
+				best = row[j];
+		}
+		if (best > limit)
+			return limit + 1;
+	}
+	return row[lb];
+}
+
+/* The property of props nearest to key, or NULL. */
+static const char *crd_nearest(const struct crd_walk *w,
+			       const struct ynode *props, const char *key)
+{
+	const char *best = NULL, *name;
+	size_t i, d, best_d = CRD_NAME_DIST + 1;
+
+	for (i = 0; props && i + 1 < props->n_kids; i += 2) {
+		name = ytext(&w->s->nodes[props->kids[i]]);
+		if (!name)
+			continue;
+		d = crd_distance(key, name, CRD_NAME_DIST);
+		if (d < best_d && d <= strlen(key) / 2) {
+			best_d = d;
+			best = name;
+		}
+	}
+	return best;
+}
+
+/* A YAML value as JSON would type it. */
+static const char *crd_kind(const struct ynode *v)
+{
+	if (v->kind == YN_MAP)
+		return "a map";
+	if (v->kind == YN_SEQ)
+		return "a list";
+	switch (v->type) {
+	case YT_STR:
+		return "a string";
+	case YT_BOOL:
+		return "a boolean";
+	case YT_NUMBER:
+		return "a number";
+	case YT_NULL:
+		return "null";
+	default:
+		break;
+	}
+	return "a tagged value";
+}
+
+/* A scalar number's value, and whether it is whole.  0, or -1 when the
+ * text is no number (a tag such as !!int on text that is not one). */
+static int crd_number(const struct ynode *v, double *out, int *whole)
+{
+	char buf[64], *end;
+	size_t i, n = 0;
+	long long ll;
+
+	for (i = 0; v->text[i] && n + 1 < sizeof(buf); i++)
+		if (v->text[i] != '_')          /* go-yaml: 1_000 */
+			buf[n++] = v->text[i];
+	buf[n] = '\0';
+	errno = 0;
+	ll = strtoll(buf, &end, 0);
+	if (n && !*end && !errno) {
+		*out = (double)ll;
+		*whole = 1;
+		return 0;
+	}
+	errno = 0;
+	*out = strtod(buf, &end);
+	if (!n || *end || errno || !isfinite(*out))
+		return -1;
+	*whole = *out == floor(*out);
+	return 0;
+}
+
+static int crd_is(const struct ynode *v, enum yn_type t, const char *tag)
+{
+	if (v->kind != YN_SCALAR)
+		return 0;
+	if (v->type == t)
+		return 1;
+	return v->type == YT_TAGGED && v->tag && !strcmp(v->tag, tag);
+}
+
+static void crd_value(struct crd_walk *w, const struct ynode *sch,
+		      const struct ynode *v, unsigned long line,
+		      const char *path);
+
+/* The CRD's validation rules on an object (x-kubernetes-validations).
+ * CEL is not evaluated: the one rule the CRD has is written out here,
+ * recognised by its message, so a new rule is not silently taken for
+ * it. */
+static void crd_rules(struct crd_walk *w, const struct ynode *sch,
+		      const struct ynode *v, unsigned long line,
+		      const char *path)
+{
+	const struct ynode *rules = sget(w, sch, "x-kubernetes-validations");
+	const struct ynode *mn, *mx, *k = NULL;
+	double lo, hi = CRD_MAX_REPLICAS_DEFAULT;
+	int whole;
+	size_t i;
+
+	for (i = 0; rules && rules->kind == YN_SEQ && i < rules->n_kids; i++) {
+		const char *msg = ytext(sget(w, &w->s->nodes[rules->kids[i]],
+					     "message"));
+
+		if (!msg || strcmp(msg, CRD_MINMAX_RULE))
+			continue;
+		mn = ymap_get(w->d, v, "minReplicaCount", &k);
+		mx = ymap_get(w->d, v, "maxReplicaCount", NULL);
+		if (!mn || !crd_is(mn, YT_NUMBER, "tag:yaml.org,2002:int") ||
+		    crd_number(mn, &lo, &whole))
+			continue;
+		if (mx && (!crd_is(mx, YT_NUMBER, "tag:yaml.org,2002:int") ||
+			   crd_number(mx, &hi, &whole)))
+			continue;
+		if (lo > hi)
+			crd_say(w, k ? k->line : line, path, "%s (%.0f > %.0f%s)",
+				msg, lo, hi, mx ? "" : ", the default");
+	}
+}
+
+static void crd_object(struct crd_walk *w, const struct ynode *sch,
+		       const struct ynode *v, unsigned long line,
+		       const char *path)
+{
+	const struct ynode *props = sget(w, sch, "properties");
+	const struct ynode *more = sget(w, sch, "additionalProperties");
+	const struct ynode *req = sget(w, sch, "required");
+	const struct ynode *ps, *kn;
+	const char *key, *near;
+	char sub[CRD_PATH_MAX];
+	size_t i;
+
+	if (more && more->kind != YN_MAP)
+		more = NULL;                    /* additionalProperties: bool */
+	for (i = 0; i + 1 < v->n_kids; i += 2) {
+		kn = &w->d->nodes[v->kids[i]];
+		key = ytext(kn);
+		if (!key || kn->type == YT_MERGE)
+			continue;
+		crd_path_key(sub, path, kn);
+		ps = props ? ymap_get(w->s, props, key, NULL) : NULL;
+		if (ps)
+			crd_value(w, ps, &w->d->nodes[v->kids[i + 1]], kn->line,
+				  sub);
+		else if (more)
+			crd_value(w, more, &w->d->nodes[v->kids[i + 1]],
+				  kn->line, sub);
+		else if (props &&
+			 !sflag(w, sch, "x-kubernetes-preserve-unknown-fields")) {
+			near = crd_nearest(w, props, key);
+			crd_say(w, kn->line, sub, "unknown field: the CRD has "
+				"no such field here, and the API server refuses "
+				"it (kubectl's strict validation)%s%s%s",
+				near ? "; did you mean '" : "",
+				near ? near : "", near ? "'?" : "");
+		}
+	}
+	for (i = 0; req && req->kind == YN_SEQ && i < req->n_kids; i++) {
+		key = ytext(&w->s->nodes[req->kids[i]]);
+		if (key && !ymap_get(w->d, v, key, NULL))
+			crd_say(w, line, *path ? path : "(top)", "required "
+				"field '%s' is missing", key);
+	}
+	crd_rules(w, sch, v, line, *path ? path : "(top)");
+}
+
+static void crd_string(struct crd_walk *w, const struct ynode *sch,
+		       const struct ynode *v, unsigned long line,
+		       const char *path)
+{
+	const struct ynode *en = sget(w, sch, "enum"), *min;
+	const char *pat = ytext(sget(w, sch, "pattern"));
+	char shown[YDOC_SHOW_BUF], list[CRD_MSG_MAX / 2];
+	size_t i, n = 0;
+	regex_t re;
+	long ml;
+
+	if (en && en->kind == YN_SEQ) {
+		for (i = 0; i < en->n_kids; i++) {
+			const char *e = ytext(&w->s->nodes[en->kids[i]]);
+
+			if (e && !strcmp(e, v->text))
+				break;
+			if (e && n < sizeof(list))
+				n += (size_t)snprintf(list + n, sizeof(list) - n,
+						      "%s%s", i ? ", " : "", e);
+		}
+		if (i == en->n_kids)
+			crd_say(w, line, path, "'%s' is not allowed; allowed: "
+				"%s", ydoc_show(shown, v), list);
+	}
+	min = sget(w, sch, "minLength");
+	if (min && ytext(min) && (ml = strtol(min->text, NULL, 10)) > 0 &&
+	    strlen(v->text) < (size_t)ml)
+		crd_say(w, line, path, "must not be empty");
+	if (pat && !regcomp(&re, pat, REG_EXTENDED | REG_NOSUB)) {
+		if (regexec(&re, v->text, 0, NULL, 0) &&
+		    strstr(pat, "[numkMGTPE]"))
+			crd_say(w, line, path, "'%s' is not a Kubernetes "
+				"quantity; allowed: a decimal number with an "
+				"optional suffix, e.g. \"0\", \"0.05\", \"50m\"",
+				ydoc_show(shown, v));
+		else if (regexec(&re, v->text, 0, NULL, 0))
+			crd_say(w, line, path, "'%s' does not match the CRD's "
+				"pattern %.120s", ydoc_show(shown, v), pat);
+		regfree(&re);
+	}
+}
+
+static void crd_integer(struct crd_walk *w, const struct ynode *sch,
+			const struct ynode *v, unsigned long line,
+			const char *path)
+{
+	const char *fmt = ytext(sget(w, sch, "format"));
+	const char *min = ytext(sget(w, sch, "minimum"));
+	char shown[YDOC_SHOW_BUF];
+	double x, lo;
+	int whole;
+
+	if (crd_number(v, &x, &whole) || !whole) {
+		crd_say(w, line, path, "%s is not a whole number; the CRD "
+			"wants an integer", ydoc_show(shown, v));
+		return;
+	}
+	if (fmt && !strcmp(fmt, "int32") && (x < INT_MIN || x > INT_MAX))
+		crd_say(w, line, path, "%s is out of range for an int32",
+			ydoc_show(shown, v));
+	else if (min && (lo = strtod(min, NULL), x < lo))
+		crd_say(w, line, path, "%s is below the minimum %s",
+			ydoc_show(shown, v), min);
+}
+
+/* Check value v (the value of path, whose key is on line) against sch. */
+static void crd_value(struct crd_walk *w, const struct ynode *sch,
+		      const struct ynode *v, unsigned long line,
+		      const char *path)
+{
+	const char *type = ytext(sget(w, sch, "type"));
+	const struct ynode *items, *min;
+	char sub[CRD_PATH_MAX], shown[YDOC_SHOW_BUF];
+	size_t i, plen = strlen(path);
+	long mi;
+
+	if (!v || !sch || (v->kind == YN_SCALAR && v->type == YT_NULL))
+		return;                 /* null: pruned, as absent */
+	/* trigger metadata: lint's own checks say more */
+	if (!strncmp(path, "spec.triggers[", 14) && plen > 10 &&
+	    !strcmp(path + plen - 10, "].metadata"))
+		return;
+	if (sflag(w, sch, "x-kubernetes-int-or-string")) {
+		if (crd_is(v, YT_STR, "tag:yaml.org,2002:str")) {
+			crd_string(w, sch, v, line, path);
+		} else if (crd_is(v, YT_NUMBER, "tag:yaml.org,2002:int")) {
+			crd_integer(w, sch, v, line, path);
+		} else {
+			crd_say(w, line, path, "is %s; the CRD wants an integer "
+				"or a string", crd_kind(v));
+		}
+		return;
+	}
+	if (!type)
+		return;
+	if (!strcmp(type, "object")) {
+		if (v->kind != YN_MAP)
+			crd_say(w, line, path, "is %s; the CRD wants a map",
+				crd_kind(v));
+		else
+			crd_object(w, sch, v, line, path);
+	} else if (!strcmp(type, "array")) {
+		if (v->kind != YN_SEQ) {
+			crd_say(w, line, path, "is %s; the CRD wants a list",
+				crd_kind(v));
+			return;
+		}
+		min = sget(w, sch, "minItems");
+		if (min && ytext(min) && (mi = strtol(min->text, NULL, 10)) > 0 &&
+		    v->n_kids < (size_t)mi)
+			crd_say(w, line, path, "needs at least %ld item%s", mi,
+				mi == 1 ? "" : "s");
+		items = sget(w, sch, "items");
+		for (i = 0; items && i < v->n_kids; i++) {
+			crd_path_index(sub, path, i);
+			crd_value(w, items, &w->d->nodes[v->kids[i]],
+				  w->d->nodes[v->kids[i]].line, sub);
+		}
+	} else if (!strcmp(type, "string")) {
+		if (crd_is(v, YT_STR, "tag:yaml.org,2002:str"))
+			crd_string(w, sch, v, line, path);
+		else if (v->kind == YN_SCALAR)
+			crd_say(w, line, path, "%s is %s; the CRD wants a string "
+				"(quote it: \"%s\")", ydoc_show(shown, v),
+				crd_kind(v), ydoc_show(shown, v));
+		else
+			crd_say(w, line, path, "is %s; the CRD wants a string",
+				crd_kind(v));
+	} else if (!strcmp(type, "integer")) {
+		if (crd_is(v, YT_NUMBER, "tag:yaml.org,2002:int"))
+			crd_integer(w, sch, v, line, path);
+		else if (crd_is(v, YT_STR, "tag:yaml.org,2002:str"))
+			crd_say(w, line, path, "'%s' is a string; the CRD wants "
+				"an integer (write it without quotes)",
+				ydoc_show(shown, v));
+		else
+			crd_say(w, line, path, "is %s; the CRD wants an integer",
+				crd_kind(v));
+	} else if (!strcmp(type, "number")) {
+		if (!crd_is(v, YT_NUMBER, "tag:yaml.org,2002:float"))
+			crd_say(w, line, path, "'%s' is %s; the CRD wants a "
+				"number", ydoc_show(shown, v), crd_kind(v));
+	} else if (!strcmp(type, "boolean")) {
+		if (!crd_is(v, YT_BOOL, "tag:yaml.org,2002:bool"))
+			crd_say(w, line, path, "'%s' is %s; the CRD wants true or "
+				"false, unquoted", ydoc_show(shown, v),
+				crd_kind(v));
+	}
+}
+
+/* The CRD document (ydoc_doc_fn): find v1alpha1's schema, check. */
+static int crd_on_schema(void *arg, const struct ydoc *s)
+{
+	static const char *const schema_path[] = {
+		"schema", "openAPIV3Schema", NULL };
+	struct crd_walk *w = arg;
+	const struct ynode *versions, *ver, *sch = NULL;
+	unsigned long line = 0;
+	size_t i;
+
+	w->s = s;
+	versions = ymap_get(s, ymap_get(s, &s->nodes[0], "spec", NULL),
+			    "versions", NULL);
+	for (i = 0; versions && versions->kind == YN_SEQ &&
+		    i < versions->n_kids && !sch; i++) {
+		const char *name;
+
+		ver = &s->nodes[versions->kids[i]];
+		name = ytext(ymap_get(s, ver, "name", NULL));
+		if (name && !strcmp(name, "v1alpha1"))
+			sch = ypath(s, ver, schema_path, &line);
+	}
+	if (!sch || sch->kind != YN_MAP) {
+		fprintf(stderr, "staffer: the embedded ScaledObject CRD has no "
+			"v1alpha1 openAPIV3Schema\n");
+		w->found = -1;
+		return 0;
+	}
+	crd_value(w, sch, w->obj, w->obj->line, "");
+	return 0;
+}
+
+int crd_check(const struct ydoc *d, const struct ynode *obj,
+	      crd_report_fn *report, void *arg)
+{
+	struct crd_walk w;
+
+	memset(&w, 0, sizeof(w));
+	w.d = d;
+	w.obj = obj;
+	w.report = report;
+	w.arg = arg;
+	if (ydoc_read_buffer(crd_scaledobject, crd_scaledobject_len,
+			     "<the embedded ScaledObject CRD>", "staffer",
+			     stderr, crd_on_schema, &w) != YDOC_OK)
+		return -1;
+	return w.found;
+}

@@ -1,0 +1,49 @@
+/*
+ * crd.h - a ScaledObject checked against KEDA's CRD schema, as the API
+ * server checks it with strict field validation, for `staffer lint`.
+ *
+ * The schema is the v1alpha1 openAPIV3Schema of KEDA's ScaledObject CRD,
+ * third_party/keda/keda.sh_scaledobjects.yaml (source, version and
+ * licence in third_party/keda/README.md), embedded in the binary at
+ * build time (scripts/embed.sh) and read with ydoc.h at each check.
+ *
+ * What is checked, field by field: the type (object, array, string,
+ * integer with its int32 range, number, boolean, int-or-string), unknown
+ * fields (a field the schema does not list, with the nearest listed one
+ * as a hint), required fields, enum values, minimum, minLength, minItems,
+ * pattern, and the CRD's one validation rule, minReplicaCount <=
+ * maxReplicaCount (100 when not given).  Trigger metadata is left out:
+ * lint checks it in its own words.  A YAML null is taken as absent, as
+ * the API server prunes it; merge keys (<<) are not followed.
+ *
+ * Thread-safe (no globals but the constant text); each check parses the
+ * schema again (about 30 KB of YAML, well under a millisecond).
+ */
+#ifndef STAFFER_CRD_H
+#define STAFFER_CRD_H
+
+#include <stddef.h>
+
+#include "ydoc.h"
+
+#define CRD_MSG_MAX 512   /* one finding, NUL included */
+
+/* The embedded CRD (generated: build/gen/crd-gen.c). */
+extern const char crd_scaledobject[];
+extern const size_t crd_scaledobject_len;
+
+/* One finding: the line it is about and a sentence that starts with the
+ * field's path, e.g. "spec.maxReplicaCount: '40' is a string; the CRD
+ * wants an integer (write it without quotes)". */
+typedef void crd_report_fn(void *arg, unsigned long line, const char *msg);
+
+/*
+ * Check ScaledObject obj of document d against the schema; each finding
+ * goes to report.  Returns the number of findings, or -1 when the
+ * embedded schema cannot be read (out of memory, or a build with a
+ * broken CRD: a message on stderr).
+ */
+int crd_check(const struct ydoc *d, const struct ynode *obj,
+	      crd_report_fn *report, void *arg);
+
+#endif

@@ -1,0 +1,291 @@
+/*
+ * health.c - `staffer health ADDR`: ask a staffer (or any gRPC server)
+ * grpc.health.v1.Health/Check, as the kubelet's gRPC probe does, from
+ * the image itself: the chart's `helm test` hook and a container
+ * HEALTHCHECK need no other client.
+ *
+ *   staffer health [--timeout S] [--service NAME]
+ *                  [--tls-ca FILE [--tls-cert FILE --tls-key FILE]
+ *                  [--server-name NAME]] HOST:PORT
+ *
+ * Prints SERVING (exit 0), or what came back instead: another serving
+ * status, a gRPC status with its message, or no answer within the
+ * timeout (exit 1).  Bad usage: exit 2.  One call, one completion
+ * queue, everything released before it returns.
+ */
+#include <grpc/grpc.h>
+#include <grpc/grpc_security.h>
+#include <grpc/support/time.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "health.pb-c.h"
+#include "meta.h"
+#include "pb.h"
+
+#define HEALTH_REPLY_MAX 4096      /* bytes of a HealthCheckResponse */
+#define HEALTH_PEM_MAX (1 << 20)   /* bytes of one PEM file */
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: staffer health [options] HOST:PORT\n"
+"  Ask grpc.health.v1.Health/Check at HOST:PORT, as the kubelet's gRPC\n"
+"  probe does.  Prints SERVING and exits 0, else says what came back and\n"
+"  exits 1.\n"
+"  --timeout S           give up after S seconds (default 5, 0.1 to 300)\n"
+"  --service NAME        the service to ask about (default: the server)\n"
+"  --tls-ca FILE         use TLS, trusting the CA certificates in FILE\n"
+"  --tls-cert FILE --tls-key FILE\n"
+"                        with --tls-ca: a client certificate (mTLS)\n"
+"  --server-name NAME    with --tls-ca: the name the certificate must\n"
+"                        have (default: HOST)\n");
+}
+
+/* The whole file, NUL-terminated, or NULL with a message on stderr. */
+static char *health_read(const char *path)
+{
+	FILE *fp = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n;
+
+	if (!fp) {
+		fprintf(stderr, "staffer health: cannot open '%s'\n", path);
+		return NULL;
+	}
+	buf = malloc(HEALTH_PEM_MAX);
+	if (buf) {
+		n = fread(buf, 1, HEALTH_PEM_MAX - 1, fp);
+		buf[n] = '\0';
+	}
+	fclose(fp);
+	return buf;
+}
+
+static const char *health_status_name(int s)
+{
+	switch (s) {
+	case GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING:
+		return "SERVING";
+	case GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__NOT_SERVING:
+		return "NOT_SERVING";
+	case GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVICE_UNKNOWN:
+		return "SERVICE_UNKNOWN";
+	}
+	return "UNKNOWN";
+}
+
+int cmd_health(int argc, char **argv)
+{
+	const char *addr = NULL, *service = "", *ca_path = NULL;
+	const char *cert_path = NULL, *key_path = NULL, *server_name = NULL;
+	char *ca = NULL, *cert = NULL, *key = NULL;
+	double timeout_s = 5;
+	Grpc__Health__V1__HealthCheckRequest req =
+		GRPC__HEALTH__V1__HEALTH_CHECK_REQUEST__INIT;
+	Grpc__Health__V1__HealthCheckResponse *resp = NULL;
+	grpc_channel_credentials *creds = NULL;
+	grpc_channel *ch = NULL;
+	grpc_completion_queue *cq = NULL;
+	grpc_call *call = NULL;
+	grpc_byte_buffer *send = NULL, *recv = NULL;
+	grpc_metadata_array md_init, md_trail;
+	grpc_status_code status = GRPC_STATUS_UNKNOWN;
+	grpc_slice details = grpc_empty_slice(), method;
+	grpc_ssl_pem_key_cert_pair pair;
+	grpc_arg arg;
+	grpc_channel_args args = { 0, NULL };
+	grpc_op ops[6];
+	grpc_event ev;
+	gpr_timespec deadline;
+	int i, rc = 2, up = 0;
+
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		}
+		if (strncmp(a, "--", 2)) {
+			if (addr) {
+				fprintf(stderr, "staffer health: one address, "
+					"not '%s' too\n", a);
+				return 2;
+			}
+			addr = a;
+			continue;
+		}
+		if (!v) {
+			fprintf(stderr, "staffer health: %s needs a value\n",
+				a);
+			return 2;
+		}
+		i++;
+		if (!strcmp(a, "--timeout")) {
+			if (meta_parse_double(v, &timeout_s) ||
+			    timeout_s < 0.1 || timeout_s > 300) {
+				fprintf(stderr, "staffer health: --timeout "
+					"'%.60s': allowed: 0.1 to 300 "
+					"seconds\n", v);
+				return 2;
+			}
+		} else if (!strcmp(a, "--service")) {
+			service = v;
+		} else if (!strcmp(a, "--tls-ca")) {
+			ca_path = v;
+		} else if (!strcmp(a, "--tls-cert")) {
+			cert_path = v;
+		} else if (!strcmp(a, "--tls-key")) {
+			key_path = v;
+		} else if (!strcmp(a, "--server-name")) {
+			server_name = v;
+		} else {
+			fprintf(stderr, "staffer health: unknown option "
+				"'%.60s'\n", a);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!addr) {
+		fprintf(stderr, "staffer health: no address given\n");
+		usage(stderr);
+		return 2;
+	}
+	if ((cert_path || key_path || server_name) && !ca_path) {
+		fprintf(stderr, "staffer health: --tls-cert, --tls-key and "
+			"--server-name need --tls-ca\n");
+		return 2;
+	}
+	if (!cert_path != !key_path) {
+		fprintf(stderr, "staffer health: --tls-cert and --tls-key go "
+			"together\n");
+		return 2;
+	}
+
+	grpc_metadata_array_init(&md_init);
+	grpc_metadata_array_init(&md_trail);
+	grpc_init();
+	up = 1;
+	rc = 1;
+	if (ca_path) {
+		ca = health_read(ca_path);
+		cert = ca && cert_path ? health_read(cert_path) : NULL;
+		key = cert ? health_read(key_path) : NULL;
+		if (!ca || (cert_path && !key))
+			goto out;
+		pair.cert_chain = cert;
+		pair.private_key = key;
+		creds = grpc_ssl_credentials_create(ca, cert ? &pair : NULL,
+						    NULL, NULL);
+		if (server_name) {
+			arg.type = GRPC_ARG_STRING;
+			arg.key = (char *)GRPC_SSL_TARGET_NAME_OVERRIDE_ARG;
+			arg.value.string = (char *)server_name;
+			args.num_args = 1;
+			args.args = &arg;
+		}
+	} else {
+		creds = grpc_insecure_credentials_create();
+	}
+	ch = creds ? grpc_channel_create(addr, creds, &args) : NULL;
+	if (!ch) {
+		fprintf(stderr, "staffer health: cannot use '%.100s' or the "
+			"TLS files\n", addr);
+		goto out;
+	}
+	req.service = (char *)service;
+	send = pb_pack(&req.base);
+	cq = grpc_completion_queue_create_for_next(NULL);
+	deadline = gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
+				gpr_time_from_millis((int64_t)(timeout_s * 1000),
+						     GPR_TIMESPAN));
+	method = grpc_slice_from_static_string("/grpc.health.v1.Health/Check");
+	call = grpc_channel_create_call(ch, NULL, GRPC_PROPAGATE_DEFAULTS, cq,
+					method, NULL, deadline, NULL);
+	if (!send || !call) {
+		fprintf(stderr, "staffer health: out of memory\n");
+		goto out;
+	}
+	memset(ops, 0, sizeof(ops));
+	ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
+	ops[1].op = GRPC_OP_SEND_MESSAGE;
+	ops[1].data.send_message.send_message = send;
+	ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
+	ops[3].op = GRPC_OP_RECV_INITIAL_METADATA;
+	ops[3].data.recv_initial_metadata.recv_initial_metadata = &md_init;
+	ops[4].op = GRPC_OP_RECV_MESSAGE;
+	ops[4].data.recv_message.recv_message = &recv;
+	ops[5].op = GRPC_OP_RECV_STATUS_ON_CLIENT;
+	ops[5].data.recv_status_on_client.trailing_metadata = &md_trail;
+	ops[5].data.recv_status_on_client.status = &status;
+	ops[5].data.recv_status_on_client.status_details = &details;
+	if (grpc_call_start_batch(call, ops, 6, call, NULL) != GRPC_CALL_OK) {
+		fprintf(stderr, "staffer health: cannot start the call\n");
+		goto out;
+	}
+	/* The call's own deadline ends it: the one batch completes. */
+	ev = grpc_completion_queue_next(cq, gpr_inf_future(GPR_CLOCK_REALTIME),
+					NULL);
+	if (ev.type != GRPC_OP_COMPLETE || !ev.success) {
+		fprintf(stderr, "staffer health: %s: the call did not "
+			"complete\n", addr);
+		goto out;
+	}
+	if (status != GRPC_STATUS_OK) {
+		fprintf(stderr, "staffer health: %s: %s: %.*s\n", addr,
+			status == GRPC_STATUS_DEADLINE_EXCEEDED ?
+			"no answer within the timeout" :
+			status == GRPC_STATUS_UNAVAILABLE ? "unavailable" :
+			"error status",
+			(int)(GRPC_SLICE_LENGTH(details) > 300 ? 300 :
+			      GRPC_SLICE_LENGTH(details)),
+			(const char *)GRPC_SLICE_START_PTR(details));
+		goto out;
+	}
+	resp = (Grpc__Health__V1__HealthCheckResponse *)pb_unpack(
+		&grpc__health__v1__health_check_response__descriptor, recv,
+		HEALTH_REPLY_MAX, NULL);
+	if (!resp) {
+		fprintf(stderr, "staffer health: %s: not a "
+			"HealthCheckResponse\n", addr);
+		goto out;
+	}
+	printf("%s\n", health_status_name(resp->status));
+	rc = resp->status ==
+	     GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING ?
+	     0 : 1;
+out:
+	if (resp)
+		grpc__health__v1__health_check_response__free_unpacked(resp,
+									NULL);
+	if (send)
+		grpc_byte_buffer_destroy(send);
+	if (recv)
+		grpc_byte_buffer_destroy(recv);
+	grpc_slice_unref(details);
+	grpc_metadata_array_destroy(&md_init);
+	grpc_metadata_array_destroy(&md_trail);
+	if (call)
+		grpc_call_unref(call);
+	if (cq) {
+		grpc_completion_queue_shutdown(cq);
+		while (grpc_completion_queue_next(cq, gpr_inf_future(
+			GPR_CLOCK_REALTIME), NULL).type != GRPC_QUEUE_SHUTDOWN)
+			;
+		grpc_completion_queue_destroy(cq);
+	}
+	if (ch)
+		grpc_channel_destroy(ch);
+	if (creds)
+		grpc_channel_credentials_release(creds);
+	free(ca);
+	free(cert);
+	free(key);
+	if (up)
+		grpc_shutdown();
+	return rc;
+}

@@ -1,0 +1,141 @@
+/*
+ * procstat.c - see procstat.h.  Field numbers are those of proc(5):
+ * 14 utime, 15 stime, 22 starttime (in clock ticks since boot), 23 vsize
+ * (bytes), 24 rss (pages).
+ */
+#include "procstat.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#define PROCSTAT_TEXT_MAX 4096   /* one /proc/self/stat line fits */
+#define PROCSTAT_FIELDS 24       /* the last field read */
+
+/* Read at most size - 1 bytes of path into buf, NUL-terminated.  The
+ * length, or -1. */
+static ssize_t procstat_slurp(const char *path, char *buf, size_t size)
+{
+	ssize_t n, got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while ((size_t)got < size - 1) {
+		n = read(fd, buf + got, size - 1 - (size_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	return got;
+}
+
+int procstat_parse(const char *text, size_t len, long ticks,
+		   long page_size, double boot_time, struct procstat *out)
+{
+	char buf[PROCSTAT_TEXT_MAX];
+	unsigned long long v[PROCSTAT_FIELDS + 1];
+	char *p, *end;
+	int field;
+
+	if (!text || ticks <= 0 || page_size <= 0 || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	/* "PID (COMM) STATE FIELD4 ...": COMM may hold ')' itself */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || !p[2])
+		return -1;
+	p += 2;
+	/* field 3 is the state, a letter */
+	while (*p && *p != ' ')
+		p++;
+	for (field = 4; field <= PROCSTAT_FIELDS; field++) {
+		if (*p != ' ')
+			return -1;
+		p++;
+		errno = 0;
+		/* some fields are signed (priority, nice): read them as
+		 * such, keep only the ones we need, which are not */
+		if (*p == '-') {
+			(void)strtoll(p, &end, 10);
+			v[field] = 0;
+		} else {
+			v[field] = strtoull(p, &end, 10);
+		}
+		if (end == p || errno)
+			return -1;
+		p = end;
+	}
+	out->cpu_seconds = (double)(v[14] + v[15]) / (double)ticks;
+	out->start_time = boot_time + (double)v[22] / (double)ticks;
+	out->virtual_bytes = (double)v[23];
+	out->resident_bytes = (double)v[24] * (double)page_size;
+	return 0;
+}
+
+/* The boot time from /proc/stat's "btime" line; -1 if absent. */
+static double procstat_boot_time(void)
+{
+	char buf[PROCSTAT_TEXT_MAX * 4];
+	const char *p;
+
+	if (procstat_slurp("/proc/stat", buf, sizeof(buf)) < 0)
+		return -1;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, "btime ", 6))
+			return strtod(p + 6, NULL);
+	return -1;
+}
+
+static double procstat_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	double n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1;            /* not the descriptor opendir() holds */
+}
+
+int procstat_read(struct procstat *out)
+{
+	char buf[PROCSTAT_TEXT_MAX];
+	struct rlimit rl;
+	ssize_t n;
+	double boot;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	n = procstat_slurp("/proc/self/stat", buf, sizeof(buf));
+	boot = procstat_boot_time();
+	if (n <= 0 || boot < 0)
+		goto out;
+	if (procstat_parse(buf, (size_t)n, sysconf(_SC_CLK_TCK),
+			   sysconf(_SC_PAGESIZE), boot, out))
+		goto out;
+	out->open_fds = procstat_fds();
+	if (out->open_fds < 0)
+		goto out;
+	out->max_fds = getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+		       rl.rlim_cur != RLIM_INFINITY ? (double)rl.rlim_cur : -1;
+	rc = 0;
+out:
+	if (rc)
+		memset(out, 0, sizeof(*out));
+	return rc;
+}

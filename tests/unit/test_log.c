@@ -1,0 +1,105 @@
+/*
+ * test_log.c - log lines in both formats: text as before, JSON one valid
+ * object per line whatever the message holds (quotes, control bytes,
+ * invalid UTF-8, a message longer than a line), and the format names.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+#include <cmocka.h>
+
+#include "log.h"
+
+#define T "2026-11-22T07:40:00.123Z"
+
+static void test_text(void **state)
+{
+	char buf[LOG_LINE_MAX + 128];
+	size_t n;
+
+	(void)state;
+	n = log_format_line(buf, sizeof(buf), 0, T, LOG_WARN, "held 27");
+	assert_string_equal(buf, T " warn  held 27\n");
+	assert_int_equal(n, strlen(buf));
+}
+
+/* Parse one JSON line; its msg must equal want (NULL: only valid). */
+static void json_ok(const char *line, const char *level, const char *want)
+{
+	cJSON *j;
+	size_t n = strlen(line);
+
+	assert_true(n > 0 && line[n - 1] == '\n');
+	assert_null(memchr(line, '\n', n - 1));
+	j = cJSON_ParseWithLength(line, n - 1);
+	assert_non_null(j);
+	assert_string_equal(cJSON_GetObjectItem(j, "time")->valuestring, T);
+	assert_string_equal(cJSON_GetObjectItem(j, "level")->valuestring, level);
+	assert_true(cJSON_IsString(cJSON_GetObjectItem(j, "msg")));
+	if (want)
+		assert_string_equal(cJSON_GetObjectItem(j, "msg")->valuestring,
+				    want);
+	cJSON_Delete(j);
+}
+
+static void test_json(void **state)
+{
+	char buf[LOG_LINE_MAX + 128], big[LOG_LINE_MAX];
+	size_t n;
+
+	(void)state;
+	log_format_line(buf, sizeof(buf), 1, T, LOG_INFO,
+			"decision ref=llm/chat/staffer lambda=2");
+	assert_string_equal(buf, "{\"time\":\"" T "\",\"level\":\"info\","
+			    "\"msg\":\"decision ref=llm/chat/staffer "
+			    "lambda=2\"}\n");
+	log_format_line(buf, sizeof(buf), 1, T, LOG_ERROR,
+			"a \"quote\", a \\, a tab\t, a\nnewline, \x01, "
+			"caf\xc3\xa9");
+	json_ok(buf, "error", "a \"quote\", a \\, a tab\t, a\nnewline, \x01, "
+		"caf\xc3\xa9");
+	/* invalid UTF-8 becomes U+FFFD; the line stays valid JSON */
+	log_format_line(buf, sizeof(buf), 1, T, LOG_DEBUG,
+			"bad \xff\xc3 \xed\xa0\x80 end");
+	json_ok(buf, "debug", NULL);
+	assert_non_null(strstr(buf, "bad \\ufffd\\ufffd \\ufffd"));
+	/* a message of escapes longer than the line: cut, still valid */
+	memset(big, '"', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	n = log_format_line(buf, sizeof(buf), 1, T, LOG_WARN, big);
+	assert_true(n < sizeof(buf));
+	json_ok(buf, "warn", NULL);
+	/* a buffer too small for anything is refused */
+	assert_int_equal(log_format_line(buf, 3, 1, T, LOG_WARN, "x"), 0);
+}
+
+static void test_names(void **state)
+{
+	(void)state;
+	assert_int_equal(log_set_format("json"), 0);
+	assert_int_equal(log_set_format("text"), 0);
+	assert_int_equal(log_set_format("JSON"), -1);
+	assert_int_equal(log_set_format("logfmt"), -1);
+	assert_int_equal(log_set_level("warn"), 0);
+	assert_int_equal(log__level, LOG_WARN);
+	assert_int_equal(log_set_level("verbose"), -1);
+	assert_int_equal(log__level, LOG_WARN);
+	assert_int_equal(log_set_level("info"), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
