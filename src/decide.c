@@ -57,6 +57,18 @@ static int64_t decide_step_observed(const struct meta *m, int64_t raw,
 	return current - step > raw ? current - step : raw;
 }
 
+size_t decide_forecast_points(const struct meta *m, double step_s)
+{
+	double k;
+
+	if (!(step_s > 0) || !(m->forecast_window_s > 0))
+		return 2;
+	k = ceil(DECIDE_FORECAST_MIN_SHARE *
+		 (floor(m->forecast_window_s / step_s + 1e-9) + 1) - 1e-9);
+	return k < 2 ? 2 : k > (double)DECIDE_SERIES_MAX ?
+	       (size_t)DECIDE_SERIES_MAX : (size_t)k;
+}
+
 /* Lambda-hat at the horizon: the simulator's truth, else Holt over the
  * last forecastWindowSeconds of the series.  1 when there is one. */
 static int decide_forecast(const struct meta *m, const struct decide_obs *o,
@@ -77,8 +89,7 @@ static int decide_forecast(const struct meta *m, const struct decide_obs *o,
 	/* Holt needs history: on a short series (a new metric) the first
 	 * difference that starts its trend dominates the forecast. */
 	k = decide_tail(o->n_series, o->series_step_s, m->forecast_window_s);
-	if (k < 2 || (double)k < DECIDE_FORECAST_MIN_SHARE *
-	    (floor(m->forecast_window_s / o->series_step_s + 1e-9) + 1))
+	if (k < decide_forecast_points(m, o->series_step_s))
 		return 0;
 	return forecast_ahead(o->series + o->n_series - k, k,
 			      o->series_step_s, meta_horizon_seconds(m),

@@ -123,4 +123,12 @@ enum decide_err decide_observations(const struct meta *m,
 
 const char *decide_down_name(enum decide_down d);
 
+/*
+ * How many points of the series at step_s the forecast needs: those of
+ * half of forecastWindowSeconds (a short series, as a new metric has,
+ * lets the first difference that starts Holt's trend dominate), at least
+ * 2.  For messages: decide() applies it.
+ */
+size_t decide_forecast_points(const struct meta *m, double step_s);
+
 #endif

@@ -37,11 +37,16 @@ static void text_series(FILE *fp, const struct report *r)
 			d->fc.trend, o->series_step_s,
 			d->b.forecast_used ? "used" :
 			"not used (lambda or the hold is as high)");
+	else if (o->n_series < 1)
+		fprintf(fp, "forecast   none: no series\n");
+	else if (o->n_series < decide_forecast_points(m, o->series_step_s))
+		fprintf(fp, "forecast   none yet: %zu of the %zu points it needs "
+			"(half of forecastWindowSeconds %g s)\n", o->n_series,
+			decide_forecast_points(m, o->series_step_s),
+			m->forecast_window_s);
 	else
-		fprintf(fp, "forecast   none: %s\n", o->n_series >= 1 ?
-			"the series is shorter than half of "
-			"forecastWindowSeconds, or there is no W to staff it" :
-			"no series");
+		fprintf(fp, "forecast   none: Holt's method failed on the "
+			"series (a value out of range)\n");
 	if (!(d->hold_s > 0))
 		fprintf(fp, "hold       off: %s\n", m->cold_start_s > 0 ?
 			"scaleDownHoldSeconds is 0" : "coldStartSeconds is 0");
@@ -65,10 +70,11 @@ static void text_peak(FILE *fp, const struct report *r)
 		fprintf(fp, "peakedness z = %g (%s)\n", d->b.peakedness,
 			m->peakedness == 1 ? "off: Poisson" : "given");
 	else if (d->peak_measured)
+		/* Two decimals: a perfectly smooth series measures 1e-18. */
 		fprintf(fp, "peakedness z = %.3g, measured %.3g over %g s "
 			"windows, kept to %g..%g\n", d->b.peakedness,
-			d->peak_raw, m->rate_window_s, PEAK_MIN,
-			m->peakedness_max);
+			round(d->peak_raw * 100) / 100, m->rate_window_s,
+			PEAK_MIN, m->peakedness_max);
 	else if (r->o->n_series >= 1)
 		fprintf(fp, "peakedness z = 1: the series is too short to "
 			"measure it\n");

@@ -144,7 +144,7 @@ contains "ramp text" out "(last of series)"
 calc --json arrivalRateSeries="$(ramp 20 1 0.5)" serviceTime=10
 is "short ramp" forecast_used false
 calc arrivalRateSeries="$(ramp 20 1 0.5)" serviceTime=10
-contains "short ramp text" out "forecast   none: the series is shorter"
+contains "short ramp text" out "forecast   none yet: 20 of the 21 points it needs (half of forecastWindowSeconds 600 s)"
 
 # The step: given (30 s: 8 steps ahead, 11 + 4 = 15), or from
 # forecastWindowSeconds (400 / 40 = 10 s: 24 steps, 11 + 12 = 23).

@@ -169,6 +169,10 @@ static void test_forecast_from_series(void **state)
 	assert_true(with.b.source == MODEL_FROM_FORECAST);
 
 	/* 20 points: less than half of the 41 the window holds. */
+	assert_int_equal(decide_forecast_points(&m, 15), 21);
+	assert_int_equal(decide_forecast_points(&m, 60), 6);  /* 11 / 2 */
+	assert_int_equal(decide_forecast_points(&m, 1e9), 2);
+	assert_int_equal(decide_forecast_points(&m, 0), 2);
 	obs_series(&o, ramp + 1, 20);
 	assert_int_equal(run(&m, &o, NULL, 0, &sig, &without), DECIDE_OK);
 	assert_false(without.have_forecast);
