@@ -332,7 +332,7 @@ def main():
     p.add_argument("--staffer-pid", type=int,
                    help="stop when this process is gone")
     p.add_argument("--pydir", required=True, help="dir of *_pb2.py")
-    p.add_argument("--seconds", type=float, default=240)
+    p.add_argument("--seconds", type=float, default=300)
     p.add_argument("--poll", type=float, default=5)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--slots", type=int, default=4)

@@ -5,7 +5,7 @@
 # is missing and builds first), or directly once build/ is there.
 #
 # Knobs (environment):
-#   DEMO_SECONDS     length of the traffic script          (240)
+#   DEMO_SECONDS     length of the traffic script          (300)
 #   DEMO_SEED        random seed of arrivals and service   (1)
 #   DEMO_COLD_START  seconds before a new replica is ready (20)
 #   DEMO_POLL        seconds between KEDA/HPA polls        (5)
@@ -21,7 +21,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 PY=${DEMO_PYTHON:-/usr/bin/python3}
 STAFFER=${DEMO_STAFFER:-$root/build/staffer}
-SECONDS_=${DEMO_SECONDS:-240}
+SECONDS_=${DEMO_SECONDS:-300}
 SEED=${DEMO_SEED:-1}
 COLD=${DEMO_COLD_START:-20}
 POLL=${DEMO_POLL:-5}
