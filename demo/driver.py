@@ -600,10 +600,11 @@ def compare(a, sla):
                    "replica-minutes" % (name, 100 * x["sla_attainment"],
                                         sla, 60 * x["replica_hours"]))
     if st["replica_hours"] > 0:
-        out.append("            the threshold trigger pays %.2fx staffer's "
-                   "replica-minutes for %+.1f points of SLA"
-                   % (kd["replica_hours"] / st["replica_hours"],
-                      100 * (kd["sla_attainment"] - st["sla_attainment"])))
+        d = 100 * (kd["sla_attainment"] - st["sla_attainment"])
+        out.append("            the threshold trigger: %.2fx staffer's "
+                   "replica-minutes, %.1f points %s within the SLA"
+                   % (kd["replica_hours"] / st["replica_hours"], abs(d),
+                      "more" if d > 0 else "fewer"))
     return out
 
 

@@ -50,6 +50,14 @@ static void text_series(FILE *fp, const struct report *r)
 	if (!(d->hold_s > 0))
 		fprintf(fp, "hold       off: %s\n", m->cold_start_s > 0 ?
 			"scaleDownHoldSeconds is 0" : "coldStartSeconds is 0");
+	else if (o->n_series >= 1 &&
+		 o->n_series < decide_hold_points(d->hold_s, o->series_step_s))
+		fprintf(fp, "hold       %g s: the series spans %g s of it (%zu "
+			"of %zu points): nothing is released until it spans "
+			"it all\n", d->hold_s,
+			(double)(o->n_series - 1) * o->series_step_s,
+			o->n_series, decide_hold_points(d->hold_s,
+							o->series_step_s));
 	else if (r->s->arrival_held > 0)
 		fprintf(fp, "hold       %g s: the highest lambda over it is %g "
 			"req/s, %s\n", d->hold_s, r->s->arrival_held,
@@ -118,9 +126,9 @@ static void text_down(FILE *fp, const struct report *r)
 			"is kept for %g s\n", d->hold_s);
 		break;
 	case DECIDE_DOWN_NO_SERIES:
-		fprintf(fp, "scale-down nothing released: without the series "
-			"the hold cannot tell that demand stayed below %s "
-			"(%lld)\n", from, (long long)d->prev);
+		fprintf(fp, "scale-down nothing released: without a series "
+			"spanning the hold nothing says demand stayed below "
+			"%s (%lld)\n", from, (long long)d->prev);
 		break;
 	case DECIDE_DOWN_MARGIN_HELD:
 		fprintf(fp, "scale-down margin: down from %lld to %lld, not "
