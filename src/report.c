@@ -176,7 +176,7 @@ static void text_feedback(FILE *fp, const struct report *r)
 			f->empty, f->rising);
 	else
 		fprintf(fp, "           %.3g %% of requests missed the SLA "
-			"(weighted mean of %zu points; allowance %.3g %%; "
+			"(mean of %zu points; allowance %.3g %%; "
 			"%zu left out while demand rose, %zu without "
 			"requests)\n", 100 * f->miss_mean, f->used,
 			100 * (1 - m->sla_target), f->rising, f->empty);
