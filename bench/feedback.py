@@ -32,7 +32,6 @@ import traces as T
 
 ROOT = T.ROOT
 STAFFER = os.path.join(ROOT, "build", "staffer")
-RES = os.path.join(ROOT, "bench", "results")
 JOBS = int(os.environ.get("JOBS", "2"))
 COLD = 120
 SLA = 2
@@ -102,7 +101,6 @@ def worse(ff, fb):
 
 
 def main():
-    os.makedirs(RES, exist_ok=True)
     t0 = time.time()
     trs = [t for t in T.suite() if t["name"] in NAMES]
     ws = {t["name"]: mean_w(t) for t in trs}
@@ -171,10 +169,7 @@ def main():
     a("")
     a("%.0f s of wall time on %d jobs." % (time.time() - t0, JOBS))
     a("")
-    path = os.path.join(RES, "feedback.md")
-    with open(path, "w") as fp:
-        fp.write("\n".join(L))
-    print("feedback: wrote %s" % os.path.relpath(path, ROOT))
+    T.write_result("feedback.md", "\n".join(L), "feedback")
 
 
 if __name__ == "__main__":
