@@ -4,7 +4,8 @@
 # cold starts of 120 and 300 s: staffer at its default metadata against
 # each baseline at its practitioner setting and swept over its threshold,
 # with a shared queue and with least-loaded routing, plus sensitivity
-# rows.  Writes bench/results/decision-quality.md and PNG plots; raw runs
+# rows, then the SLO feedback's cases (bench/feedback.py).  Writes
+# bench/results/decision-quality.md, feedback.md and PNG plots; raw runs
 # go to bench/out/ (not committed).  A few minutes on 2 cores.
 #
 #   bench/run.sh                 the whole suite
@@ -20,4 +21,6 @@ if [ "${1:-}" = tune ]; then
 	shift
 	exec python3 bench/tune.py "$@"
 fi
-exec python3 bench/suite.py "$@"
+python3 bench/suite.py "$@"
+# The SLO feedback where the feed-forward model is wrong (a minute).
+exec python3 bench/feedback.py

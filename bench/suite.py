@@ -539,10 +539,7 @@ def main():
             plots["ts"][k] = ts[k].result()
     wall = time.time() - t0
     md = report(trs, results, sens, plots, wall, len(jobs))
-    path = os.path.join(RES, "decision-quality.md")
-    with open(path, "w") as fp:
-        fp.write(md)
-    print("bench: wrote %s (%.0f s)" % (os.path.relpath(path, ROOT), wall))
+    T.write_result("decision-quality.md", md, "bench", " (%.0f s)" % wall)
 
 
 if __name__ == "__main__":

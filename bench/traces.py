@@ -32,6 +32,16 @@ PROMPT = [(128, 48.8891), (256, 54.3110), (512, 61.0427), (1024, 106.3140),
 TOKEN_MS_16 = 32.8364
 
 
+def write_result(name, text, who, note=""):
+    """Write bench/results/NAME and say so on stdout as WHO."""
+    res = os.path.join(ROOT, "bench", "results")
+    os.makedirs(res, exist_ok=True)
+    path = os.path.join(res, name)
+    with open(path, "w") as fp:
+        fp.write(text)
+    print("%s: wrote %s%s" % (who, os.path.relpath(path, ROOT), note))
+
+
 def prefill_s(tokens):
     xs = [p[0] for p in PROMPT]
     if tokens <= xs[0]:

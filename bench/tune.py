@@ -43,7 +43,6 @@ import traces as T
 
 ROOT = T.ROOT
 STAFFER = os.path.join(ROOT, "build", "staffer")
-RES = os.path.join(ROOT, "bench", "results")
 JOBS = int(os.environ.get("JOBS", "2"))
 COLDS = (120, 300)
 SEEDS = (1, 2, 3)
@@ -200,7 +199,6 @@ def cost(sc, rate):
 
 
 def main():
-    os.makedirs(RES, exist_ok=True)
     t0 = time.time()
     trs = [t for t in T.suite() if T.subset(t["name"]) == "train"]
     runs = {}
@@ -283,10 +281,7 @@ def main():
     a("")
     a("%.0f s of wall time on %d jobs." % (time.time() - t0, JOBS))
     a("")
-    path = os.path.join(RES, "tuning.md")
-    with open(path, "w") as fp:
-        fp.write("\n".join(L))
-    print("tune: wrote %s" % os.path.relpath(path, ROOT))
+    T.write_result("tuning.md", "\n".join(L), "tune")
     for rule, pick, shipped in mismatch:
         print("tune: %s: picks '%s', ships '%s'" % (rule, pick, shipped))
 

@@ -39,6 +39,8 @@
 struct calc_series {
 	double vals[SERIES_MAX];
 	size_t n;             /* 0: no series */
+	double miss[SERIES_MAX]; /* slaMissSeries */
+	size_t n_miss;        /* 0: none, no SLO feedback */
 	double step_s;        /* 0: not given */
 	int have_rate;        /* arrivalRate was given */
 	int have_signal;      /* any signal was given, 0 included */
@@ -72,6 +74,9 @@ static void usage(FILE *fp)
 "           stepSeconds (default forecastWindowSeconds / 40, 5 to 60):\n"
 "           the range query behind the forecast, the hold and the\n"
 "           peakedness; arrivalRate defaults to the last value\n"
+"  slaMissSeries=m1,m2,...  the share of requests that missed the wait\n"
+"           SLA (0 to 1, oldest first, at stepSeconds, ending now), as\n"
+"           slaMissQuery's range query: the SLO feedback's correction\n"
 "  currentReplicas=N  the replicas now (as currentReplicasQuery), to see\n"
 "           what scale-down does\n"
 "  tuning:  any ScaledObject metadata key (docs/metadata.md), e.g.\n"
@@ -111,15 +116,30 @@ static int set_signal(struct model_signals *s, const char *key,
 	return 1;
 }
 
-/* Ends every arrivalRateSeries message: what is allowed. */
-static void series_allowed(void)
+/* A comma-separated list of numbers: arrivalRateSeries (0 to SIGNAL_MAX
+ * req/s) or slaMissSeries (shares, 0 to 1). */
+struct calc_list {
+	const char *key;
+	double max;
+	const char *unit;
+};
+
+static const struct calc_list list_rate = { "arrivalRateSeries",
+					    SIGNAL_MAX, " req/s" };
+static const struct calc_list list_miss = { "slaMissSeries", 1,
+					    " (shares of requests)" };
+
+/* Ends every list message: what is allowed. */
+static void list_allowed(const struct calc_list *l)
 {
 	fprintf(stderr, "; allowed: 1 to %d comma-separated numbers from 0 "
-		"to %g req/s, oldest first\n", SERIES_MAX, SIGNAL_MAX);
+		"to %g%s, oldest first\n", SERIES_MAX, l->max, l->unit);
 }
 
-/* Parse arrivalRateSeries into c; 0 ok, -1 bad value (message printed). */
-static int set_series(struct calc_series *c, const char *val)
+/* Parse a list into vals[SERIES_MAX] and *n; 0 ok, -1 bad value (message
+ * printed). */
+static int set_list(const struct calc_list *l, double *vals, size_t *nout,
+		    const char *val)
 {
 	char num[SERIES_NUM_MAX];
 	const char *p, *end, *bad;
@@ -127,16 +147,16 @@ static int set_series(struct calc_series *c, const char *val)
 	double v;
 
 	if (!*val) {
-		fprintf(stderr, "staffer calc: 'arrivalRateSeries' is empty");
-		series_allowed();
+		fprintf(stderr, "staffer calc: '%s' is empty", l->key);
+		list_allowed(l);
 		return -1;
 	}
 	for (p = val; *p; p++)
 		n += *p == ',';
 	if (n > SERIES_MAX) {
-		fprintf(stderr, "staffer calc: 'arrivalRateSeries': %zu "
-			"values, more than %d", n, SERIES_MAX);
-		series_allowed();
+		fprintf(stderr, "staffer calc: '%s': %zu values, more than %d",
+			l->key, n, SERIES_MAX);
+		list_allowed(l);
 		return -1;
 	}
 	for (i = 0, p = val; i < n; i++, p = end + 1) {
@@ -145,9 +165,9 @@ static int set_series(struct calc_series *c, const char *val)
 			end = p + strlen(p);
 		len = (size_t)(end - p);
 		if (len == 0) {
-			fprintf(stderr, "staffer calc: 'arrivalRateSeries': "
-				"value %zu of %zu is empty", i + 1, n);
-			series_allowed();
+			fprintf(stderr, "staffer calc: '%s': value %zu of %zu "
+				"is empty", l->key, i + 1, n);
+			list_allowed(l);
 			return -1;
 		}
 		/* Cut for the message only: a value this long is refused,
@@ -156,17 +176,16 @@ static int set_series(struct calc_series *c, const char *val)
 		num[len < sizeof(num) ? len : sizeof(num) - 1] = '\0';
 		bad = len >= sizeof(num) ? "too long to be a number" :
 		      meta_parse_double(num, &v) ? "not a number" :
-		      v < 0 || v > SIGNAL_MAX ? "out of range" : NULL;
+		      v < 0 || v > l->max ? "out of range" : NULL;
 		if (bad) {
-			fprintf(stderr, "staffer calc: 'arrivalRateSeries': "
-				"value %zu of %zu, '%.40s', is %s", i + 1, n,
-				num, bad);
-			series_allowed();
+			fprintf(stderr, "staffer calc: '%s': value %zu of %zu, "
+				"'%.40s', is %s", l->key, i + 1, n, num, bad);
+			list_allowed(l);
 			return -1;
 		}
-		c->vals[i] = v;
+		vals[i] = v;
 	}
-	c->n = n;
+	*nout = n;
 	return 0;
 }
 
@@ -227,7 +246,7 @@ static int print_decision(const struct meta *m, const struct calc_series *c,
 /* calc's own keys, which are not metadata. */
 static const char *const calc_keys[] = {
 	"arrivalRate", "queueDepth", "shedRate", "arrivalRateSeries",
-	"stepSeconds", "currentReplicas", "now",
+	"slaMissSeries", "stepSeconds", "currentReplicas", "now",
 };
 
 /* ASCII case folding, locale-free. */
@@ -280,7 +299,9 @@ static int set_input(struct model_signals *s, struct calc_series *c,
 	int r;
 
 	if (!strcmp(key, "arrivalRateSeries"))
-		return set_series(c, val);
+		return set_list(&list_rate, c->vals, &c->n, val);
+	if (!strcmp(key, "slaMissSeries"))
+		return set_list(&list_miss, c->miss, &c->n_miss, val);
 	if (!strcmp(key, "stepSeconds"))
 		return set_step(c, val);
 	if (!strcmp(key, "currentReplicas"))
@@ -303,19 +324,26 @@ static int observations(const struct meta *m, const struct model_signals *s,
 {
 	double range, step;
 
-	if (c->step_s > 0 && c->n == 0) {
+	if (c->step_s > 0 && c->n == 0 && c->n_miss == 0) {
 		fprintf(stderr, "staffer calc: 'stepSeconds' has no effect "
-			"without 'arrivalRateSeries'\n");
+			"without 'arrivalRateSeries' or 'slaMissSeries'\n");
 		return 2;
 	}
 	memset(o, 0, sizeof(*o));
 	o->arrival_rate = s->arrival_rate;
 	o->queue_depth = s->queue_depth;
 	o->shed_rate = s->shed_rate;
-	if (c->n > 0) {
+	if (c->n > 0 || c->n_miss > 0) {
 		decide_series_query(m, &range, &step);
 		if (!(c->step_s > 0))
 			c->step_s = step;
+	}
+	if (c->n_miss > 0) {
+		o->miss = c->miss;
+		o->n_miss = c->n_miss;
+		o->series_step_s = c->step_s;
+	}
+	if (c->n > 0) {
 		if (!c->have_rate)
 			o->arrival_rate = c->vals[c->n - 1];
 		o->series = c->vals;

@@ -17,6 +17,8 @@ void decide_series_query(const struct meta *m, double *range_s,
 		range = m->forecast_window_s;
 	if (hold > range)
 		range = hold;
+	if (m->sla_miss_query && m->feedback_window_s > range)
+		range = m->feedback_window_s;
 	step = forecast_step_seconds(m->forecast_window_s);
 	/* A hold of hours at a few seconds a point would pass Prometheus'
 	 * limit of points per series: then coarser points, whole seconds. */
@@ -109,6 +111,28 @@ static int decide_forecast(const struct meta *m, const struct decide_obs *o,
 			      m->forecast_alpha, m->forecast_beta,
 			      m->forecast_damping, fc) ==
 	       MODEL_OK;
+}
+
+/* The SLO correction from the miss share, the arrival series aligned with
+ * it by their ends (both end now at the same step). */
+static enum model_err decide_feedback(const struct meta *m,
+				      const struct decide_obs *o, double *c,
+				      struct feedback_info *fb)
+{
+	size_t k = o->n_miss;
+	const double *rate = NULL;
+	double horizon = m->cold_start_s > 0 ? meta_horizon_seconds(m)
+					     : meta_lag_seconds(m);
+	double step = o->series_step_s > 0 ? o->series_step_s : 1;
+
+	if (o->series && o->n_series > 0) {
+		if (o->n_series < k)
+			k = o->n_series;
+		rate = o->series + o->n_series - k;
+	}
+	return feedback_correction(o->miss + o->n_miss - k, rate, k, step,
+				   m->feedback_window_s, 1.0 - m->sla_target,
+				   horizon, c, fb);
 }
 
 /* The highest lambda of the series over the hold; 0 without one. */
@@ -231,6 +255,11 @@ enum decide_err decide_observations(const struct meta *m,
 		z = 1;
 	}
 	s.peakedness = z;
+	if (o->miss) {
+		if (decide_feedback(m, o, &s.correction, &d.fb) != MODEL_OK)
+			return DECIDE_EMODEL;
+		d.have_feedback = 1;
+	}
 
 	e = model_evaluate(&m->model, &s, &d.b);
 	if (e != MODEL_OK) {

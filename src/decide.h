@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "feedback.h"
 #include "forecast.h"
 #include "meta.h"
 #include "model.h"
@@ -60,6 +61,8 @@ struct decision {
 	int64_t prev;               /* the answer before (current replicas
 				     * or memory); -1: none */
 	double hold_s;              /* meta_hold_seconds(), 0: none */
+	int have_feedback;          /* fb and the correction were made */
+	struct feedback_info fb;
 	int have_forecast;          /* fc holds the forecast made */
 	struct forecast fc;
 	int peak_measured;          /* z was estimated from the series */
@@ -71,6 +74,8 @@ struct decision {
  * and the peakedness: *range_s = max(forecastWindowSeconds when the
  * forecast is on or peakedness is auto, meta_hold_seconds()), *step_s =
  * forecast_step_seconds(forecastWindowSeconds), the points ending now.
+ * With slaMissQuery the range covers feedbackWindowSeconds too (the
+ * same range and step serve slaMissQuery's query).
  * *range_s = 0 when nothing needs the series.  The step depends on the
  * hold only when the points would be more than DECIDE_SERIES_MAX (a hold
  * of hours at a short forecast window): then it is the whole number of
@@ -95,6 +100,11 @@ struct decide_obs {
 	const double *series;  /* decide_series_query()'s answer, evenly */
 	size_t n_series;       /* spaced, oldest first, the last one now; */
 	double series_step_s;  /* n 0: none (a new metric may have 1) */
+	/* slaMissQuery's range at the same step, ending now (a value that
+	 * is NaN or outside [0, 1]: no requests then); NULL: no SLO
+	 * feedback, else the correction of feedback.h (n_miss 0: c = 1). */
+	const double *miss;
+	size_t n_miss;
 	int have_view;         /* currentReplicasQuery answered: */
 	int64_t current;       /* replicas now */
 	int64_t recent_max;    /* highest over scaleDownPeriodSeconds */
@@ -115,7 +125,10 @@ enum decide_err {
  * metadata (0 when none and there is no demand).  From the series (when
  * there is a W): the forecast coldStartSeconds ahead, the highest lambda
  * over the hold, and with peakedness auto the estimate of z (peak.h; 1
- * without a series).  Then the model, then scale-down as described above,
+ * without a series).  With o->miss the SLO correction (feedback.h) over
+ * the last feedbackWindowSeconds, leaving out points where the series
+ * says demand was rising over the horizon (coldStartSeconds + the metrics
+ * lag).  Then the model, then scale-down as described above,
  * through st (may be NULL: no memory; it is seeded with every answer so
  * that a later call without the series or with the step limit continues
  * from it), then maxReplicas.  On DECIDE_OK fills *sig (the signals used)

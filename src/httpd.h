@@ -21,7 +21,7 @@
 
 #define HTTPD_ERR_MAX 256
 #define HTTPD_BODY_INITIAL (64 * 1024)
-#define HTTPD_BODY_MAX (64 * 1024 * 1024)  /* a scrape, at most */
+#define HTTPD_BODY_MAX (80 * 1024 * 1024)  /* a scrape, at most */
 #define HTTPD_CONNECTIONS_MAX 32
 #define HTTPD_TIMEOUT_S 10
 

@@ -952,10 +952,9 @@ static void lint_object_warnings(struct lint *l, const struct lint_obj *o,
 		lint_report(l, at, 1, o, -1, "no advanced."
 			    "horizontalPodAutoscalerConfig.behavior."
 			    "scaleDown.stabilizationWindowSeconds: the HPA's "
-			    "default 300 s window smooths scale-down on top "
-			    "of staffer's scaleDownStep per "
-			    "scaleDownPeriodSeconds (double smoothing); set "
-			    "it to 0");
+			    "default 300 s window holds scale-down on top "
+			    "of staffer's own hold (scaleDownHoldSeconds), "
+			    "so capacity goes twice as late; set it to 0");
 	else if (ytext(v) && !meta_parse_long(v->text, &window) && window > 0)
 		lint_report(l, at, 1, o, -1, "scaleDown."
 			    "stabilizationWindowSeconds is %ld: the HPA "

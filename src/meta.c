@@ -56,6 +56,7 @@ enum meta_key_id {
 	MK_QUEUE_DEPTH_QUERY,
 	MK_SHED_RATE_QUERY,
 	MK_CURRENT_REPLICAS_QUERY,
+	MK_SLA_MISS_QUERY,
 	MK_SLOTS_PER_REPLICA,
 	MK_WORKLOAD,
 	MK_STAFFING,
@@ -77,6 +78,8 @@ enum meta_key_id {
 	MK_FORECAST_ALPHA,
 	MK_FORECAST_BETA,
 	MK_FORECAST_DAMPING,
+	MK_SLA_TARGET,
+	MK_FEEDBACK_WINDOW,
 	MK_COST_PER_REPLICA_HOUR,
 	MK_SLA_PENALTY,
 	MK_SCHEDULE,
@@ -249,6 +252,18 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 		.example = "sum(kube_deployment_status_replicas"
 			"{namespace=\"llm\",deployment=\"chat\"})",
 		.off = MOFF(current_replicas_query), .check = meta_check_text,
+	},
+	[MK_SLA_MISS_QUERY] = {
+		.name = "slaMissQuery", .type = META_T_QUERY,
+		.min = 1, .max = META_QUERY_MAX - 1,
+		.note = "default: none, no SLO feedback",
+		.allowed = meta_query_allowed,
+		.what = "PromQL giving the share of requests (0 to 1) that "
+			"waited longer than the wait SLA, for the SLO feedback",
+		.example = "1 - sum(rate(gateway_wait_seconds_bucket"
+			"{le=\"2\"}[5m])) / sum(rate("
+			"gateway_wait_seconds_count[5m]))",
+		.off = MOFF(sla_miss_query), .check = meta_check_text,
 	},
 	[MK_SLOTS_PER_REPLICA] = {
 		.name = "slotsPerReplica", .type = META_T_LONG,
@@ -434,6 +449,22 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 			"(1: no damping)",
 		.example = "0.9",
 		.off = MOFF(forecast_damping),
+	},
+	[MK_SLA_TARGET] = {
+		.name = "slaTarget", .type = META_T_DOUBLE,
+		.min = 0.5, .max = 0.9999, .def = META_SLA_TARGET_DEFAULT,
+		.what = "the share of requests that must start within the "
+			"wait SLA, for the SLO feedback",
+		.example = "0.995",
+		.off = MOFF(sla_target),
+	},
+	[MK_FEEDBACK_WINDOW] = {
+		.name = "feedbackWindowSeconds", .type = META_T_DOUBLE,
+		.min = 600, .max = 86400, .def = META_FEEDBACK_WINDOW_DEFAULT,
+		.unit = "seconds",
+		.what = "the history of slaMissQuery the SLO feedback reads",
+		.example = "7200",
+		.off = MOFF(feedback_window_s),
 	},
 	[MK_COST_PER_REPLICA_HOUR] = {
 		.name = "costPerReplicaHour", .type = META_T_DOUBLE,
@@ -1346,6 +1377,13 @@ static const char *meta_idle_drain(const struct meta *m, int need_queries)
 		? NULL : "without 'queueDepthQuery'";
 }
 
+static const char *meta_idle_feedback(const struct meta *m,
+				      int need_queries)
+{
+	return !need_queries || m->sla_miss_query ? NULL
+						  : "without 'slaMissQuery'";
+}
+
 static const struct meta_rule meta_rules[] = {
 	{ MK_BETA, meta_idle_beta, "with staffing 'sqrt'" },
 	{ MK_FORECAST_WINDOW, meta_idle_forecast,
@@ -1364,6 +1402,10 @@ static const struct meta_rule meta_rules[] = {
 	  "to the queue that 'queueDepthQuery' reads" },
 	{ MK_PEAKEDNESS_MAX, meta_idle_peak,
 	  "to a measured peakedness ('peakedness' auto)" },
+	{ MK_SLA_TARGET, meta_idle_feedback,
+	  "to the SLO feedback, which 'slaMissQuery' turns on" },
+	{ MK_FEEDBACK_WINDOW, meta_idle_feedback,
+	  "to the SLO feedback, which 'slaMissQuery' turns on" },
 };
 
 #define META_COUNT(a) (sizeof(a) / sizeof((a)[0]))

@@ -43,6 +43,9 @@ struct tz;
 #define META_FORECAST_DAMPING_DEFAULT 1.0
 /* peakednessMax by default. */
 #define META_PEAKEDNESS_MAX_DEFAULT 2.0
+/* slaTarget and feedbackWindowSeconds by default. */
+#define META_SLA_TARGET_DEFAULT 0.99
+#define META_FEEDBACK_WINDOW_DEFAULT 3600.0
 /* rateWindowSeconds when arrivalRateQuery has no range to read it from. */
 #define META_RATE_WINDOW_DEFAULT 60.0
 /* metricsLagSeconds by default: the metrics lag beyond half the rate
@@ -76,6 +79,7 @@ struct meta {
 	char *queue_depth_query;      /* NULL: Q = 0 */
 	char *shed_rate_query;        /* NULL: S = 0 */
 	char *current_replicas_query; /* NULL unless given */
+	char *sla_miss_query;         /* NULL: no SLO feedback */
 	double service_time_s;        /* W fallback; 0 when not given */
 
 	int workload_batch;           /* workload: 0 interactive, 1 batch */
@@ -94,6 +98,8 @@ struct meta {
 	double rate_window_s;         /* > 0 after meta_check() (resolved
 				       * from arrivalRateQuery or 60) */
 	double metrics_lag_s;         /* scrape + HPA sync, seconds */
+	double sla_target;            /* share within the SLA (feedback) */
+	double feedback_window_s;     /* slaMissQuery's history read */
 	double peakedness;            /* META_AUTO (measured) or z */
 	double peakedness_max;        /* ceiling of a measured z */
 

@@ -94,7 +94,9 @@ static int model_signals_ok(const struct model_params *p,
 	    !model_nonneg(s->queue_depth) || !model_nonneg(s->shed_rate) ||
 	    !model_nonneg(s->arrival_forecast) ||
 	    !model_nonneg(s->arrival_held) || !model_nonneg(s->peakedness) ||
-	    s->peakedness > MODEL_PEAK_MAX)
+	    s->peakedness > MODEL_PEAK_MAX ||
+	    !model_nonneg(s->correction) ||
+	    s->correction > MODEL_CORRECTION_MAX)
 		return 0;
 	/* W = 0 with demand would silently turn that demand into 0 slots;
 	 * a forecast or a held rate is demand too. */
@@ -252,6 +254,13 @@ enum model_err model_evaluate(const struct model_params *p,
 
 	b.total_slots = b.busy_slots + b.headroom_slots + b.drain_slots +
 			b.boost_slots;
+	/* The SLO feedback scales the whole answer: a wrong W (the usual
+	 * cause) is wrong in busy, drain and boost alike. */
+	b.correction = s->correction > 0.0 ? s->correction : 1.0;
+	if (b.correction != 1.0 && !beyond) {
+		b.feedback_slots = (b.correction - 1.0) * b.total_slots;
+		b.total_slots += b.feedback_slots;
+	}
 	if (beyond || !(b.total_slots <= MODEL_SLOTS_MAX)) {
 		err = model_beyond(p, s, &b);
 		if (err != MODEL_OK)

@@ -38,6 +38,9 @@ enum model_staffing {
 /* The largest peakedness the model takes (peak.h clamps estimates far
  * below it; metadata allows up to 100). */
 #define MODEL_PEAK_MAX 1000.0
+/* The largest SLO correction the model takes (feedback.h bounds it far
+ * below). */
+#define MODEL_CORRECTION_MAX 100.0
 /* The HPA computes replicas in int32; we never answer more. */
 #define MODEL_REPLICAS_MAX 2147483647LL
 
@@ -94,6 +97,9 @@ struct model_signals {
 				* hold, req/s; 0 = none (decide.h) */
 	double peakedness;     /* z, the arrivals' peakedness (peak.h);
 				* 0 means 1 (Poisson) */
+	double correction;     /* c, the SLO feedback's factor on the
+				* total slots (feedback.h), at most
+				* MODEL_CORRECTION_MAX; 0 means 1 (none) */
 };
 
 /*
@@ -120,9 +126,11 @@ struct model_breakdown {
 	double peakedness;     /* z used in the headroom (1: Poisson) */
 	double busy_slots;     /* L = arrival_used * W */
 	double headroom_slots; /* staffing term */
-	double drain_slots;    /* max(0, Q - L) * W / D */
+	double drain_slots;    /* Q * W / D (drain_excess: max(0, Q - L)) */
 	double boost_slots;    /* boost_factor * S * W, S > shed_threshold */
-	double total_slots;    /* sum of the four */
+	double correction;     /* c applied (1: none) */
+	double feedback_slots; /* (c - 1) * the four terms' sum */
+	double total_slots;    /* the four terms and feedback_slots */
 	double exact_replicas; /* total_slots / n, before rounding */
 	int64_t replicas;      /* ceil, floored at 1 with demand, capped */
 	int capped;            /* 1: max_replicas (or int32) cut it */

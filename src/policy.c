@@ -168,6 +168,35 @@ static int policy_own(struct policy *p, const char *k, const char *v,
 			p->perfect_forecast = 1;
 			return 0;
 		}
+		if (!strcmp(k, "feedback") || !strcmp(k, "w")) {
+			int *flag = k[0] == 'f' ? &p->feedback : &p->w_given;
+			const char *yes = k[0] == 'f' ? "on" : "given";
+			const char *no = k[0] == 'f' ? "off" : "measured";
+
+			if (strcmp(v, yes) && strcmp(v, no)) {
+				snprintf(err, errlen, "'%s': '%.40s' is not "
+					 "allowed; allowed: %s or %s (the "
+					 "simulator's %s)", k, v, no, yes,
+					 k[0] == 'f' ? "SLO feedback on its "
+					 "wait histogram" : "W: from its "
+					 "Prometheus, or serviceTime only");
+				return -1;
+			}
+			*flag = !strcmp(v, yes);
+			/* The SLO feedback reads slaMissQuery, which the
+			 * simulator answers from its gateway. */
+			if (k[0] == 'f') {
+				free(p->meta.sla_miss_query);
+				p->meta.sla_miss_query = NULL;
+				if (*flag &&
+				    !(p->meta.sla_miss_query =
+				      strdup("(the simulated gateway)"))) {
+					snprintf(err, errlen, "out of memory");
+					return -1;
+				}
+			}
+			return 0;
+		}
 		/* Ablations of the model's rules (model.h), to show what
 		 * the rules staffer does not use would have done. */
 		if (!strcmp(k, "drain") || !strcmp(k, "boost")) {
@@ -372,6 +401,12 @@ int policy_parse(struct policy *p, const char *spec,
 		snprintf(err, errlen, "policy '%.80s': %s", spec, me.msg);
 		return -1;
 	}
+	if (p->kind == POLICY_STAFFER && p->w_given &&
+	    !(p->meta.service_time_s > 0)) {
+		snprintf(err, errlen, "policy '%.80s': 'w=given' needs "
+			 "'serviceTime' (the W staffer is told)", spec);
+		return -1;
+	}
 	if (p->hpa.min_replicas > p->hpa.max_replicas) {
 		snprintf(err, errlen, "policy '%.80s': minReplicaCount %d is "
 			 "above maxReplicaCount %d", spec,
@@ -397,9 +432,12 @@ int policy_run_init(struct policy_run *r, const struct policy *p)
 		return -1;
 	if (p->kind == POLICY_STAFFER) {
 		r->series = malloc(DECIDE_SERIES_MAX * sizeof(*r->series));
-		if (!r->series) {
-			free(r->hpa);
-			r->hpa = NULL;
+		/* slaMissQuery, given or from feedback=on, is answered from
+		 * the simulated gateway. */
+		if (p->meta.sla_miss_query)
+			r->miss = malloc(DECIDE_SERIES_MAX * sizeof(*r->miss));
+		if (!r->series || (p->meta.sla_miss_query && !r->miss)) {
+			policy_run_free(r);
 			return -1;
 		}
 	}
@@ -415,6 +453,8 @@ void policy_run_free(struct policy_run *r)
 	r->hpa = NULL;
 	free(r->series);
 	r->series = NULL;
+	free(r->miss);
+	r->miss = NULL;
 }
 
 /*
@@ -435,6 +475,9 @@ static int policy_staffer_obs(struct policy_run *r,
 	o->arrival_rate = v->arrival_rate > 0 ? v->arrival_rate : 0;
 	o->queue_depth = v->queue_depth > 0 ? v->queue_depth : 0;
 	o->shed_rate = v->shed_rate > 0 ? v->shed_rate : 0;
+	/* w=given: staffer is told serviceTime and reads no W. */
+	if (r->p->w_given)
+		return 0;
 	if (v->completion_rate > 0 && v->service_rate >= 0)
 		o->w_measured = v->service_rate / v->completion_rate;
 	if (o->w_measured > 0)
@@ -481,6 +524,42 @@ static void policy_series(const struct policy_run *r, const struct meta *m,
 	o->series = r->series;
 	o->n_series = got;
 	o->series_step_s = step;
+}
+
+/*
+ * slaMissQuery over the series' range and step, as scaler.c reads it: at
+ * each point the share of requests that started after more than the SLA
+ * or were shed, rate(misses[w]) / rate(finished[w]); NaN where no request
+ * finished or the window is not full yet (Prometheus: 0 / 0, no data).
+ */
+static void policy_miss(const struct policy_run *r, const struct meta *m,
+			const struct policy_view *v, struct decide_obs *o)
+{
+	double range, step, start, t, x, y;
+	size_t n, k;
+
+	decide_series_query(m, &range, &step);
+	if (!(range > 0) || !r->miss || !v->misses || !v->finished)
+		return;
+	n = (size_t)floor(range / step + 1e-9) + 1;
+	if (n > DECIDE_SERIES_MAX)
+		n = DECIDE_SERIES_MAX;
+	start = v->now - (double)(n - 1) * step;
+	for (k = 0; k < n; k++) {
+		t = start + (double)k * step;
+		r->miss[k] = NAN;
+		if (t < v->rate_window_s ||
+		    simprom_rate(v->finished, t, v->rate_window_s, &y) ||
+		    simprom_rate(v->misses, t, v->rate_window_s, &x) ||
+		    !(y > 0))
+			continue;
+		x /= y;
+		r->miss[k] = x < 0 ? 0 : x > 1 ? 1 : x;
+	}
+	o->miss = r->miss;
+	o->n_miss = n;
+	if (!(o->series_step_s > 0))
+		o->series_step_s = step;
 }
 
 /*
@@ -548,6 +627,8 @@ static int32_t policy_staffer(struct policy_run *r,
 		return -1;
 	}
 	policy_series(r, &m, v, &o);
+	if (m.sla_miss_query)
+		policy_miss(r, &m, v, &o);
 	if (r->p->perfect_forecast && v->trace) {
 		o.have_truth = 1;
 		o.truth = policy_truth(v, v->cold_start_s);

@@ -116,6 +116,12 @@ struct policy {
 	double activation;           /* KEDA activationThreshold */
 	struct meta meta;            /* staffer's metadata */
 	int perfect_forecast;        /* staffer: forecast=perfect */
+	int feedback;                /* staffer: feedback=on, the SLO
+				      * feedback on the simulated gateway's
+				      * wait histogram (slaMissQuery) */
+	int w_given;                 /* staffer: w=given, W from the
+				      * serviceTime metadata only (a
+				      * serviceTime set wrong) */
 	struct hpa_config hpa;
 	struct keda_config keda;
 };
@@ -155,6 +161,11 @@ struct policy_view {
 	 * gauge (currentReplicasQuery, as kube-state-metrics exports it). */
 	const struct simseries *arrivals;
 	const struct simseries *replicas;
+	/* The gateway's wait histogram as slaMissQuery reads it: requests
+	 * that started after more than the SLA or were shed, and all that
+	 * started or were shed (counters). */
+	const struct simseries *misses;
+	const struct simseries *finished;
 	double rate_window_s;
 	/* The future, for staffer:forecast=perfect only: every request of
 	 * the run, sorted by arrival. */
@@ -169,6 +180,7 @@ struct policy_run {
 	struct smooth sm;
 	double last_w;            /* last good mean service time */
 	double *series;           /* staffer: DECIDE_SERIES_MAX points */
+	double *miss;             /* staffer with feedback: as many */
 	struct decision last;     /* staffer's last decision */
 	int have_last;
 	uint64_t metric_errors;   /* GetMetrics that failed */

@@ -156,6 +156,32 @@ static void text_down(FILE *fp, const struct report *r)
 			m->scale_down_period_s);
 }
 
+/* The SLO correction: the factor as a term, then what it was made of. */
+static void text_feedback(FILE *fp, const struct report *r)
+{
+	const struct meta *m = r->m;
+	const struct decision *d = r->d;
+	const struct feedback_info *f = &d->fb;
+	char what[96];
+
+	if (!d->have_feedback)
+		return;
+	snprintf(what, sizeof(what), "SLO correction x %.3f",
+		 d->b.correction);
+	term(fp, "feedback", what, d->b.feedback_slots);
+	if (f->used == 0)
+		fprintf(fp, "           no miss share over the last %g s "
+			"(%zu points without requests, %zu while demand "
+			"rose): no correction\n", m->feedback_window_s,
+			f->empty, f->rising);
+	else
+		fprintf(fp, "           %.3g %% of requests missed the SLA "
+			"(mean of %zu points; allowance %.3g %%; "
+			"%zu left out while demand rose, %zu without "
+			"requests)\n", 100 * f->miss_mean, f->used,
+			100 * (1 - m->sla_target), f->rising, f->empty);
+}
+
 void report_text(FILE *fp, const struct report *r)
 {
 	const struct meta *m = r->m;
@@ -199,6 +225,7 @@ void report_text(FILE *fp, const struct report *r)
 	term(fp, "boost", s->shed_rate > p->shed_threshold ?
 	     "boostFactor * S * W" : "off (S <= shedThreshold)",
 	     b->boost_slots);
+	text_feedback(fp, r);
 	if (isfinite(b->total_slots)) {
 		term(fp, "total", "", b->total_slots);
 		snprintf(what, sizeof(what), "ceil(%.3f / %ld)%s",
@@ -281,6 +308,15 @@ int report_json(cJSON *o, const struct report *r)
 	add_num(o, "headroom_slots", b->headroom_slots, &bad);
 	add_num(o, "drain_slots", b->drain_slots, &bad);
 	add_num(o, "boost_slots", b->boost_slots, &bad);
+	if (d->have_feedback) {
+		add_num(o, "correction", b->correction, &bad);
+		add_num(o, "feedback_slots", b->feedback_slots, &bad);
+		add_num(o, "miss_points", (double)d->fb.used, &bad);
+		if (d->fb.used > 0)
+			add_num(o, "miss_share", d->fb.miss_mean, &bad);
+		add_num(o, "miss_points_rising", (double)d->fb.rising, &bad);
+		add_num(o, "miss_points_empty", (double)d->fb.empty, &bad);
+	}
 	add_num(o, "total_slots", b->total_slots, &bad);
 	add_num(o, "slots_per_replica", (double)m->model.slots_per_replica,
 		&bad);

@@ -384,6 +384,10 @@ static void on_metrics(void *arg, const struct scaler_result *r)
 			.headroom_slots = r->b.headroom_slots,
 			.drain_slots = r->b.drain_slots,
 			.boost_slots = r->b.boost_slots,
+			.feedback = r->d && r->d->have_feedback,
+			.correction = r->b.correction > 0 ? r->b.correction
+							   : 1,
+			.feedback_slots = r->b.feedback_slots,
 			.raw = (long long)(r->d ? r->d->raw : r->b.replicas),
 			.capped = r->b.capped,
 		};

@@ -34,6 +34,7 @@ enum {
 	SIG_CURRENT,        /* currentReplicasQuery now */
 	SIG_CURRENT_RECENT, /* ... over the last scaleDownPeriodSeconds */
 	SIG_SERIES,         /* arrivalRateQuery over decide_series_query() */
+	SIG_MISS,           /* slaMissQuery over the same range and step */
 	SIG_N
 };
 
@@ -41,7 +42,7 @@ static const char *const sig_keys[SIG_N] = {
 	"arrivalRateQuery", "serviceTimeQuery", "queueDepthQuery",
 	"shedRateQuery", "currentReplicasQuery",
 	"currentReplicasQuery (recent range)",
-	"arrivalRateQuery (range)",
+	"arrivalRateQuery (range)", "slaMissQuery (range)",
 };
 
 #define STATE_BUCKETS 1024
@@ -85,6 +86,8 @@ struct eval {
 	struct scaler_read reads[SIG_N]; /* what was sent, in that order */
 	size_t n_reads;
 	double series_step_s;
+	double *miss;                /* slaMissQuery on the series' grid */
+	size_t n_miss;               /* its points, miss_points() */
 	const char *window;          /* schedule window in force, or NULL */
 	scaler_done_fn *cb;
 	void *arg;
@@ -408,6 +411,7 @@ enum scaler_err scaler_parse(const struct scaler *s, struct meta *m,
 
 static void eval_free(struct eval *e)
 {
+	free(e->miss);
 	meta_release(&e->m);
 	free(e->key);
 	free(e);
@@ -472,6 +476,68 @@ static double range_max(const struct fetch_answer *x)
  * evenly spaced (Holt needs that; a gap means no forecast), and the
  * currentReplicasQuery view when it answered.  Lambda, Q and S are in g.
  */
+/*
+ * slaMissQuery's points on the series' grid, in e->miss: Prometheus
+ * leaves out the NaN points of a share with no requests (0 / 0), so the
+ * grid ends with the arrival series' last point (or the miss series' own)
+ * and a point without a sample is NaN (feedback.h: no miss share).  An
+ * answer without points (no requests over the whole range) is all NaN.
+ * Returns the points on the grid.
+ */
+static size_t miss_points(const struct meta *m)
+{
+	double range, step;
+	size_t n;
+
+	decide_series_query(m, &range, &step);
+	n = (size_t)floor(range / step + 1e-9) + 1;
+	return n > DECIDE_SERIES_MAX ? DECIDE_SERIES_MAX : n;
+}
+
+static size_t miss_grid(const struct eval *e, const struct fetch_answer *x,
+			const struct fetch_answer *series)
+{
+	double step = e->series_step_s, end, k;
+	size_t n = e->n_miss, i, j;
+
+	for (i = 0; i < n; i++)
+		e->miss[i] = NAN;
+	if (!x || x->err != PROM_OK || x->n == 0)
+		return n;
+	end = series && series->n > 0 ? series->ts[series->n - 1]
+				      : x->ts[x->n - 1];
+	for (j = 0; j < x->n; j++) {
+		k = floor((end - x->ts[j]) / step + 0.5);
+		if (k >= 0 && k < (double)n && fabs(end - x->ts[j] - k * step) <
+		    step / 4)
+			e->miss[n - 1 - (size_t)k] = x->vals[j];
+	}
+	return n;
+}
+
+/*
+ * slaMissQuery's range failed in a way that says nothing about the misses
+ * (the backend is down, the query is wrong): the correction is unknown,
+ * and an unknown signal never lowers the answer, so the evaluation fails
+ * like any other signal's (the last good answer is held).  No series and
+ * NaN everywhere are no requests: no correction.  1 when failed.
+ */
+static int miss_failed(const struct eval *e, const struct fetch_answer *a,
+		       struct scaler_result *r)
+{
+	const struct fetch_answer *x = answer(e, a, SIG_MISS);
+
+	if (!x || x->err == PROM_OK || x->err == PROM_EEMPTY ||
+	    x->err == PROM_ENAN)
+		return 0;
+	r->err = x->err == PROM_EMULTI || x->err == PROM_EQUERY ?
+		 SCALER_EINVAL : SCALER_EUNAVAIL;
+	snprintf(r->msg, sizeof(r->msg), "%s: %s (backend '%s')",
+		 sig_keys[SIG_MISS], x->msg,
+		 config_backend(e->s->cfg, e->m.backend)->name);
+	return 1;
+}
+
 static void read_observations(const struct eval *e,
 			      const struct fetch_answer *a,
 			      const struct state *st,
@@ -513,6 +579,15 @@ static void read_observations(const struct eval *e,
 			  "hold or peakedness", e->key, x->msg);
 	}
 
+	if (e->miss) {
+		o->miss = e->miss;
+		o->n_miss = miss_grid(e, answer(e, a, SIG_MISS),
+				      o->n_series > 0 ? answer(e, a, SIG_SERIES)
+						      : NULL);
+		if (!(o->series_step_s > 0))
+			o->series_step_s = e->series_step_s;
+	}
+
 	x = answer(e, a, SIG_CURRENT);
 	if (x && x->err == PROM_OK && isfinite(x->value) && x->value >= 0 &&
 	    x->value <= (double)MODEL_REPLICAS_MAX) {
@@ -542,6 +617,7 @@ static void log_decision(const struct eval *e, struct state *st,
 	const struct model_signals *g = &r->sig;
 	const struct model_breakdown *b = &r->b;
 	enum log_level lvl = LOG_INFO;
+	char fb[32] = "";
 
 	if (st) {
 		if (st->logged && st->logged_raw == d->raw &&
@@ -551,17 +627,19 @@ static void log_decision(const struct eval *e, struct state *st,
 		st->logged_raw = d->raw;
 		st->logged_target = r->target;
 	}
+	if (d->have_feedback)
+		snprintf(fb, sizeof(fb), " c=%.4g", b->correction);
 	log_at(lvl, "decision ref=%s lambda=%.4g forecast=%.4g held=%.4g "
 	       "z=%.3g W=%.4g Q=%.4g S=%.4g busy=%.3f headroom=%.3f "
 	       "drain=%.3f boost=%.3f total=%.3f raw=%lld target=%lld "
-	       "active=%d down=%s state=%s%s%s%s",
+	       "active=%d down=%s state=%s%s%s%s%s",
 	       e->key, g->arrival_rate, g->arrival_forecast, g->arrival_held,
 	       b->peakedness, g->service_time_s, g->queue_depth,
 	       g->shed_rate, b->busy_slots, b->headroom_slots,
 	       b->drain_slots, b->boost_slots, b->total_slots,
 	       (long long)d->raw, (long long)r->target, b->active,
 	       decide_down_name(d->down), observed ? "observed" : "memory",
-	       b->capped ? " capped=1" : "", e->window ? " window=" : "",
+	       b->capped ? " capped=1" : "", fb, e->window ? " window=" : "",
 	       e->window ? e->window : "");
 }
 
@@ -648,6 +726,8 @@ static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
 	if (read_signal(e, a, SIG_ARRIVAL, &g->arrival_rate, &r) ||
 	    read_signal(e, a, SIG_QUEUE, &g->queue_depth, &r) ||
 	    read_signal(e, a, SIG_SHED, &g->shed_rate, &r))
+		goto done;
+	if (miss_failed(e, a, &r))
 		goto done;
 	if (e->kind == SCALER_ACTIVE) {
 		/* Activity needs lambda, Q and S only: an unknown service
@@ -772,12 +852,14 @@ int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
 			       range / 30;
 			break;
 		case SIG_SERIES:
+		case SIG_MISS:
 			if (kind != SCALER_METRICS)
 				break;
 			decide_series_query(&e->m, &range, &step);
 			if (!(range > 0))
 				break;
-			query = e->m.arrival_rate_query;
+			query = i == SIG_SERIES ? e->m.arrival_rate_query :
+						  e->m.sla_miss_query;
 			e->series_step_s = step;
 			break;
 		}
@@ -796,6 +878,12 @@ int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
 		e->slot[i] = (int)n++;
 	}
 	e->n_reads = n;
+	if (e->slot[SIG_MISS] >= 0) {
+		e->n_miss = miss_points(&e->m);
+		e->miss = malloc(e->n_miss * sizeof(*e->miss));
+		if (!e->miss)
+			goto fail;
+	}
 	if (fetch_submit(s->fetch, q, n, on_answers, e))
 		goto fail;
 	return 0;

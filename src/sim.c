@@ -48,7 +48,7 @@ struct sim_replica {
 };
 
 enum { S_ARR, S_SVC_SUM, S_SVC_CNT, S_SHED, S_BUSY, S_QUEUE, S_INFLIGHT,
-       S_SPEC, S_N };
+       S_SPEC, S_MISS, S_FINISHED, S_N };
 
 struct sim {
 	const struct sim_config *c;
@@ -414,6 +414,9 @@ static int sim_start(struct sim *s, uint32_t q, size_t r)
 	s->waits[s->nwaits++] = wait;
 	if (wait <= s->c->sla_s)
 		s->within++;
+	else
+		s->cnt[S_MISS] += 1;
+	s->cnt[S_FINISHED] += 1;
 	s->rep[r].busy++;
 	s->free_ready--;
 	s->inflight++;
@@ -510,6 +513,8 @@ static void sim_expire(struct sim *s, double t)
 		s->qlen--;
 		s->shed++;
 		s->cnt[S_SHED] += 1;
+		s->cnt[S_MISS] += 1;
+		s->cnt[S_FINISHED] += 1;
 	}
 }
 
@@ -729,6 +734,8 @@ static void sim_view(const struct sim *s, struct policy_view *v)
 	v->slots = s->c->slots;
 	v->arrivals = &s->ser[S_ARR];
 	v->replicas = &s->ser[S_SPEC];
+	v->misses = &s->ser[S_MISS];
+	v->finished = &s->ser[S_FINISHED];
 	v->rate_window_s = s->c->rate_window_s;
 	v->trace = s->t;
 	v->cold_start_s = s->c->cold_start_s;

@@ -47,6 +47,7 @@ struct simulate_opts {
 	double input_mean, output_mean;
 	const char *service;
 	double service_mean, service_cv;
+	double service_drift;   /* x1 at the start to x this at the end */
 	const char *perf_file, *perf_spec;
 	double batch;
 	struct sim_config sc;
@@ -82,6 +83,8 @@ static void simulate_usage(FILE *fp)
 "service time:\n"
 "  --service auto|column|perf|exp|lognormal (auto: column if present,\n"
 "                      else perf); --service-mean S (5), --service-cv C (1)\n"
+"  --service-drift X (1)  every service time x1 at the start to x X at\n"
+"                      the end, linearly (a W that drifts)\n"
 "  --perf-model FILE   Splitwise perf_model.csv (default: built-in\n"
 "                      llama2-70b h100-80gb tp4 table from that file)\n"
 "  --perf-spec M,HW,TP (llama2-70b,h100-80gb,4)  --batch B (slots, max 64)\n"
@@ -136,6 +139,7 @@ static void simulate_defaults(struct simulate_opts *o)
 	o->output_mean = 250;
 	o->service = "auto";
 	o->service_mean = 5;
+	o->service_drift = 1;
 	o->service_cv = 1;
 	o->perf_spec = "llama2-70b,h100-80gb,4";
 	sim_config_init(&o->sc);
@@ -179,6 +183,7 @@ static const struct opt simulate_opts_table[] = {
 	{ "--service-mean", OT_DBL, OO(service_mean), 1e-3, 86400,
 	  "seconds" },
 	{ "--service-cv", OT_DBL, OO(service_cv), 0, 100, "" },
+	{ "--service-drift", OT_DBL, OO(service_drift), 0.1, 10, "x" },
 	{ "--perf-model", OT_STR, OO(perf_file), 0, 0, NULL },
 	{ "--perf-spec", OT_STR, OO(perf_spec), 0, 0, NULL },
 	{ "--batch", OT_DBL, OO(batch), 1, 100000, "requests" },
@@ -438,8 +443,11 @@ static int simulate_traffic(const struct simulate_opts *o, struct trace *t,
 		*batch = 64;
 	if (simulate_perf(o, perf, err, errlen))
 		return -1;
-	return trace_set_service(t, how, perf, *batch, o->service_mean,
-				 o->service_cv, &rng, err, errlen);
+	if (trace_set_service(t, how, perf, *batch, o->service_mean,
+			      o->service_cv, &rng, err, errlen))
+		return -1;
+	return o->service_drift == 1 ? 0 :
+	       trace_drift_service(t, o->service_drift, err, errlen);
 }
 
 /* ---- output -------------------------------------------------------------- */
@@ -558,6 +566,8 @@ static void simulate_header(const struct simulate_opts *o,
 	printf("service   %s", o->service);
 	if (!t->has_service || strcmp(o->service, "column"))
 		printf(" (perf: %s, batch %g)", perf->desc, batch);
+	if (o->service_drift != 1)
+		printf(", drifting x1 to x%g", o->service_drift);
 	printf(", mean %.2f s; offered load %.1f busy slots\n",
 	       t->n ? work / t->n : 0, t->span_s > 0 ? work / t->span_s : 0);
 	printf("fleet     %ld slots/replica, %s routing, cold start %g s, "

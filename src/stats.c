@@ -348,7 +348,8 @@ static const char *stats_num(char buf[32], double v)
 
 /* The per-ScaledObject families: name, help, and which value. */
 enum tv {
-	TV_TARGET, TV_RAW, TV_HELD, TV_CAPPED, TV_LAMBDA, TV_FORECAST, TV_W, TV_Q, TV_S,
+	TV_TARGET, TV_RAW, TV_HELD, TV_CAPPED, TV_LAMBDA, TV_FORECAST, TV_W,
+	TV_Q, TV_S, TV_CORRECTION,
 	TV_SLOTS,
 };
 
@@ -377,9 +378,12 @@ static const struct {
 		   "decision." },
 	[TV_S] = { "staffer_signal_shed_rate", "Shed rate S (req/s) at the "
 		   "last decision." },
+	[TV_CORRECTION] = { "staffer_feedback_correction", "The SLO "
+			    "feedback's factor on the total slots at the last "
+			    "decision (1: none, or no slaMissQuery)." },
 	[TV_SLOTS] = { "staffer_term_slots", "The model's terms in slots at "
 		       "the last decision: busy (lambda*W), headroom, drain, "
-		       "boost." },
+		       "boost, feedback (the SLO correction's share)." },
 };
 #define STATS_TFAMS (sizeof(stats_tfam) / sizeof(stats_tfam[0]))
 
@@ -387,10 +391,10 @@ static const struct {
 static void stats_render_family(struct stats *s, struct out *o, enum tv v)
 {
 	static const char *const terms[] = { "busy", "headroom", "drain",
-					     "boost" };
+					     "boost", "feedback" };
 	const struct target *t;
 	char num[32];
-	double x[4];
+	double x[5];
 	size_t b, i;
 
 	out_printf(o, "# HELP %s %s\n# TYPE %s gauge\n", stats_tfam[v].name,
@@ -404,12 +408,15 @@ static void stats_render_family(struct stats *s, struct out *o, enum tv v)
 
 			if ((v == TV_RAW || v > TV_HELD) && !t->have_terms)
 				continue;
+			if (v == TV_CORRECTION && !m->feedback)
+				continue;
 			if (v == TV_SLOTS) {
 				x[0] = m->busy_slots;
 				x[1] = m->headroom_slots;
 				x[2] = m->drain_slots;
 				x[3] = m->boost_slots;
-				for (i = 0; i < 4; i++)
+				x[4] = m->feedback_slots;
+				for (i = 0; i < (m->feedback ? 5u : 4u); i++)
 					out_printf(o, "%s{scaledobject_namespace="
 						   "\"%s\",scaledobject=\"%s\","
 						   "metric=\"%s\",term=\"%s\"} "
@@ -425,7 +432,8 @@ static void stats_render_family(struct stats *s, struct out *o, enum tv v)
 			       v == TV_LAMBDA ? m->arrival_rate :
 			       v == TV_FORECAST ? m->arrival_forecast :
 			       v == TV_W ? m->service_time_s :
-			       v == TV_Q ? m->queue_depth : m->shed_rate;
+			       v == TV_Q ? m->queue_depth :
+			       v == TV_CORRECTION ? m->correction : m->shed_rate;
 			out_printf(o, "%s{scaledobject_namespace=\"%s\","
 				   "scaledobject=\"%s\",metric=\"%s\"} %s\n",
 				   stats_tfam[v].name, ns, name, metric,

@@ -19,7 +19,7 @@
  * after its last answer (label values escaped, cut at STATS_LABEL_MAX
  * bytes).  STATS_TARGET_LINES lines per ScaledObject: with Kubernetes'
  * longest names (63-byte namespace, 253-byte name) the full table
- * renders in about 60 MB, within httpd.h's HTTPD_BODY_MAX
+ * renders in about 70 MB, within httpd.h's HTTPD_BODY_MAX
  * (tests/unit/test_stats.c checks it).
  *
  * Threading: every function may be called from any thread.  The counters
@@ -38,7 +38,8 @@
 #define STATS_TARGET_IDLE_S 600.0   /* forget one unasked this long */
 #define STATS_LABEL_MAX 253         /* bytes of a label value kept */
 #define STATS_BACKENDS_MAX CONFIG_BACKENDS_MAX /* backends with series */
-#define STATS_TARGET_LINES 13       /* lines per ScaledObject */
+#define STATS_TARGET_LINES 15       /* lines per ScaledObject, the SLO
+				     * feedback's two included */
 
 struct stats;
 
@@ -69,6 +70,10 @@ struct stats_terms {
 	double queue_depth;       /* Q */
 	double shed_rate;         /* S, req/s */
 	double busy_slots, headroom_slots, drain_slots, boost_slots;
+	int feedback;             /* the SLO feedback is on (slaMissQuery):
+				   * its two series are rendered */
+	double correction;        /* its factor, 1: none */
+	double feedback_slots;    /* its share of the total slots */
 	long long raw;            /* the model's replicas, before smoothing */
 	int capped;               /* 1: maxReplicas (or int32) cut the answer */
 };

@@ -671,3 +671,24 @@ size_t trace_count(const struct trace *t, double from, double to)
 	b = trace_lower(t, to);
 	return b > a ? b - a : 0;
 }
+
+int trace_drift_service(struct trace *t, double factor, char *err,
+			size_t errlen)
+{
+	double x;
+	size_t i;
+
+	if (!(factor >= 0.1 && factor <= 10)) {
+		snprintf(err, errlen, "the service drift %g is out of range; "
+			 "allowed: 0.1 to 10", factor);
+		return -1;
+	}
+	for (i = 0; i < t->n; i++) {
+		x = t->req[i].service_s * (1.0 + (factor - 1.0) *
+			(t->span_s > 0 ? t->req[i].arrival_s / t->span_s : 0));
+		t->req[i].service_s = x < TRACE_SERVICE_MIN ? TRACE_SERVICE_MIN :
+				      x > TRACE_SERVICE_MAX ? TRACE_SERVICE_MAX :
+				      x;
+	}
+	return 0;
+}

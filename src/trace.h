@@ -133,6 +133,14 @@ int trace_set_service(struct trace *t, enum trace_service how,
 		      const struct perf *p, double batch, double mean,
 		      double cv, struct simrng *r, char *err, size_t errlen);
 
+/* Let the service times drift: request i's is multiplied by
+ * 1 + (factor - 1) arrival_i / span_s, from x1 at the start to x factor
+ * at the end (a new engine version rolling out, prompts growing), still
+ * clamped to [TRACE_SERVICE_MIN, TRACE_SERVICE_MAX].  factor in
+ * [0.1, 10]; 0, or -1 with a sentence in err. */
+int trace_drift_service(struct trace *t, double factor, char *err,
+			size_t errlen);
+
 /* Total service seconds of all requests (the offered work). */
 double trace_work_s(const struct trace *t);
 

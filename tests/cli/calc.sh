@@ -354,6 +354,36 @@ calc --json queueDepth=0 serviceTime=1
 status "a zero signal" 0
 is "a zero signal" replicas 0
 
+# ---- the SLO feedback (slaMissSeries stands for slaMissQuery's range) ----
+# 241 points of 0.63 % misses over the 3600 s window: e = 0.26,
+# c = exp(0.26) = 1.2969; 26.708 slots x c = 34.64 -> 35.
+calc --json arrivalRate=2 serviceTime=10 peakedness=off \
+	slaMissSeries="$(ramp 241 0.0063 0)"
+is "feedback" replicas 35
+near "feedback" correction 1.29693 0.00001
+is "feedback" miss_points 241
+calc arrivalRate=2 serviceTime=10 peakedness=off \
+	slaMissSeries="$(ramp 241 0.0063 0)"
+contains "feedback text" out "feedback   SLO correction x 1.297"
+contains "feedback text" out "0.63 % of requests missed the SLA"
+# slaTarget 0.995 halves the allowance: e = (0.0063 - 0.0025) / 0.0025
+# = 1.52, c = exp(1.52) > 2, capped at 2: 53.4 slots.
+calc --json arrivalRate=2 serviceTime=10 peakedness=off slaTarget=0.995 \
+	slaMissSeries="$(ramp 241 0.0063 0)"
+near "feedback 99.5" correction 2 0
+is "feedback 99.5" replicas 54
+# Under half the allowance: no correction.
+calc --json arrivalRate=2 serviceTime=10 peakedness=off \
+	slaMissSeries="$(ramp 241 0.004 0)"
+near "feedback quiet" correction 1 0
+is "feedback quiet" replicas 27
+refuse "miss share above 1" slaMissSeries \
+	arrivalRate=2 serviceTime=10 slaMissSeries=0.1,1.5
+refuse "miss share junk" slaMissSeries \
+	arrivalRate=2 serviceTime=10 slaMissSeries=0.1,,0.2
+refuse "slaTarget range" slaTarget \
+	arrivalRate=2 serviceTime=10 slaTarget=0.3
+
 calc --help
 status "help" 0
 contains "help" out "arrivalRateSeries"

@@ -232,6 +232,31 @@ def t_forecast(c):
     assert not [q for q in j["queries"] if "(range)" in q["key"]], j["queries"]
 
 
+@test("slaMissQuery: the SLO correction from its range, the target = the server's")
+def t_feedback(c):
+    p = uniq("fb")
+    meta = c.m.signals(p, lam=2, w=10)
+    c.m.update(**{p + "_miss": 0.5})            # far above the allowance
+    meta.update(coldStartSeconds="0", peakedness="off",
+                slaMissQuery=p + "_miss", feedbackWindowSeconds="600")
+    j = same_as_server(c, meta)
+    mq = [q for q in j["queries"] if q["key"] == "slaMissQuery (range)"]
+    assert len(mq) == 1 and mq[0]["range_seconds"] == 600, j["queries"]
+    # a young series: few points of e = 2 in a 600 s window, c above 1
+    assert j["miss_points"] >= 1 and j["correction"] > 1, j
+    assert j["target"] > 27, j
+    r = explain(c, meta=meta)
+    assert r.rc == 0 and "feedback   SLO correction x" in r.out, r
+    # no series at all (no requests, or a metric not there yet): c = 1
+    meta["slaMissQuery"] = p + "_missing"
+    j = same_as_server(c, meta)
+    assert j["correction"] == 1 and j["target"] == 27, j
+    # PromQL the backend refuses: INVALID_ARGUMENT, exit 2, as the server
+    meta["slaMissQuery"] = "sum(rate(" + p + "_miss[5m]"
+    r = explain(c, meta=meta)
+    assert r.rc == 2 and "slaMissQuery (range)" in r.err, r
+
+
 # ----------------------------------------------------------------------------
 # --file
 

@@ -492,6 +492,68 @@ static void test_peakedness(void **state)
 	meta_release(&m);
 }
 
+/* The SLO correction multiplies the total slots: seed signals (26.708
+ * slots) with a constant miss share of 0.63 % over the 3600 s window at
+ * 15 s (241 points): c = exp(0.26); the series of the arrival rate, when
+ * there is one, is aligned with it by their ends and leaves out the
+ * points where demand was rising. */
+static void test_feedback(void **state)
+{
+	static double miss[241], flat[241], ramp[241];
+	struct meta m;
+	struct decide_obs o;
+	struct model_signals sig;
+	struct decision d;
+	double range, step;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 241; i++) {
+		miss[i] = 0.0063;
+		flat[i] = 2;
+		ramp[i] = 0.5 * pow(1.03, (double)i); /* +12.5 % per 60 s */
+	}
+	meta_with(&m, "peakedness", "off", "coldStartSeconds", "0",
+		  "slaMissQuery", "sum(m)", NULL);
+	/* the range covers the feedback window */
+	decide_series_query(&m, &range, &step);
+	assert_true(range == 3600 && step == 15);
+	memset(&o, 0, sizeof(o));
+	o.arrival_rate = 2;
+	o.w_measured = 10;
+	/* Without o.miss there is no feedback, whatever the metadata. */
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_false(d.have_feedback);
+	assert_int_equal(d.target, 27);
+	o.miss = miss;
+	o.n_miss = 241;
+	o.series_step_s = 15;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.have_feedback);
+	assert_true(fabs(d.b.correction - exp(0.26)) < 1e-9);
+	assert_true(fabs(d.b.total_slots - 26.708203932 * exp(0.26)) < 1e-6);
+	assert_int_equal(d.target, 35);
+	assert_int_equal(d.fb.used, 241);
+	/* A flat arrival series changes nothing; a steep ramp leaves every
+	 * point out: no correction. */
+	obs_series(&o, flat, 241);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.target, 35);
+	obs_series(&o, ramp, 241);
+	o.arrival_rate = 2;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	/* only the first 4 points (under 10 % above the first) count */
+	assert_int_equal(d.fb.rising, 237);
+	assert_int_equal(d.fb.used, 4);
+	assert_true(d.b.correction > 1 && d.b.correction < 1.03);
+	/* No miss share at all (no requests): no correction. */
+	o.n_series = 0;
+	o.n_miss = 0;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.have_feedback && d.b.correction == 1);
+	meta_release(&m);
+}
+
 /* maxReplicas applies last, also to an answer held up. */
 static void test_cap(void **state)
 {
@@ -529,6 +591,7 @@ int main(void)
 		cmocka_unit_test(test_step_limit),
 		cmocka_unit_test(test_peakedness),
 		cmocka_unit_test(test_cap),
+		cmocka_unit_test(test_feedback),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

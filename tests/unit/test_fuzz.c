@@ -980,7 +980,7 @@ static void meta_check_result(const struct meta *m)
 {
 	/* small, and large enough for the staffing limits */
 	static const struct model_signals sigs[] = {
-		{ 2, 10, 3, 0, 0, 0, 0 }, { 500, 60, 1e4, 50, 800, 0, 0 },
+		{ 2, 10, 3, 0, 0, 0, 0, 0 }, { 500, 60, 1e4, 50, 800, 0, 0, 2 },
 	};
 	struct model_breakdown b;
 	struct meta at;

@@ -41,7 +41,7 @@ static struct model_params defaults(void)
 static struct model_signals sig(double lambda, double w, double q,
 				double s)
 {
-	struct model_signals x = { lambda, w, q, s, 0.0, 0.0, 0.0 };
+	struct model_signals x = { lambda, w, q, s, 0.0, 0.0, 0.0, 0.0 };
 
 	return x;
 }

@@ -233,6 +233,8 @@ static void test_largest_page(void **state)
 	memset(metric, 'm', sizeof(metric) - 1);
 	metric[sizeof(metric) - 1] = '\0';
 	t.headroom_slots = t.drain_slots = t.boost_slots = 1e9 / 7;
+	t.feedback = 1;
+	t.correction = t.feedback_slots = 1e9 / 7;
 	for (i = 0; i < STATS_TARGETS_MAX; i++) {
 		snprintf(name, sizeof(name), "%07d", i);
 		name[7] = 'x';
