@@ -9,7 +9,7 @@
 #    server's answers, then test_aws.py: SigV4 and the AWS credential
 #    chain against a fake STS, container endpoint and AMP, then
 #    test_cookbook.py: docs/cookbook.md's queries, ~70 s, then
-#    test_tenant.py: multi-tenant safety, ~60 s) against build/staffer;
+#    test_tenant.py: multi-tenant safety, ~100 s) against build/staffer;
 # 2. their smoke subsets against build/staffer-asan (ASan+UBSan), if it
 #    exists.
 #    LeakSanitizer stays on when it works here (detect_leaks=1); where it

@@ -194,6 +194,42 @@ def t_state_quota(c):
     assert "too many ScaledObjects" not in c.srv.log()
 
 
+@test("state table, defaults: 105000 objects from one client (the issue's flood); a new "
+      "trigger of another namespace still holds its target when its data goes", timeout=240)
+def t_state_flood_default(c):
+    d = h.tmpdir("staffer-flood-")
+    # the shipped defaults (maxStates 100000, 10000 a namespace); a cache
+    # TTL, so the flood's one query is not 105000 backend requests
+    cfg = write_cfg(c, os.path.join(d, "c.json"), base_backends(c), cacheTTLSeconds=5)
+    cfg_doc = json.load(open(cfg))
+    del cfg_doc["maxStates"], cfg_doc["maxStatesPerNamespace"]
+    json.dump(cfg_doc, open(cfg, "w"))
+    meta, p = metrics_27(c, "flood")
+    meta["staleHoldSeconds"] = "300"
+    s = h.Staffer(c.bin, config=cfg).start()
+    cl = h.Client(s.addr)
+    try:
+        flood = {"arrivalRateQuery": "vector(1)", "serviceTime": "10"}
+        t0 = time.monotonic()
+        with cf.ThreadPoolExecutor(32) as ex:
+            futs = [ex.submit(cl.active, flood, name="f%d" % i, ns="flood")
+                    for i in range(105000)]
+            bad = sum(1 for f in cf.as_completed(futs) if f.exception())
+        note("105000 IsActive from one namespace in %.1fs" % (time.monotonic() - t0))
+        assert bad == 0, bad
+        assert cl.target(meta, name="real", ns="calm") == 27
+        c.m.delete(p + "_arrival_rate")
+        c.m.wait_absent(p + "_arrival_rate")
+        time.sleep(5.5)                  # past the cache TTL
+        code, det, r = h.status(cl.metrics_raw, meta, name="real", ns="calm")
+        assert code == OK and r.metricValues[0].metricValue == 27, \
+            "a new trigger after the flood: %s %s" % (code, det)
+        assert "too many ScaledObjects" not in s.log()
+    finally:
+        cl.close()
+        s.stop(10)
+
+
 # ----------------------------------------------------------------------------
 # 4. fairness on one backend
 
