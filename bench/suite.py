@@ -253,6 +253,16 @@ def pct(x):
     return "%.2f" % (100 * x)
 
 
+def pct_pair(x, y):
+    """x and y in % with enough digits that x < y shows (99.997 is below
+    100, though both print as 100.00)."""
+    for d in (2, 3, 4, 5):
+        a, b = "%.*f" % (d, 100 * x), "%.*f" % (d, 100 * y)
+        if a != b:
+            return a, b
+    return a, b
+
+
 def sh(r):
     return "%s / %.1f" % (pct(r["sla_attainment"]), r["replica_hours"])
 
@@ -270,8 +280,8 @@ def ratio_cell(s, k, ok):
     if ok:
         return "yes (%.2f)" % r
     if s["sla_attainment"] < k["sla_attainment"]:
-        return "**no** (%.2f, SLA %s < %s)" % (r, pct(s["sla_attainment"]),
-                                              pct(k["sla_attainment"]))
+        return "**no** (%.2f, SLA %s < %s)" % ((r,) + pct_pair(
+            s["sla_attainment"], k["sla_attainment"]))
     return "**no** (%.2f)" % r
 
 

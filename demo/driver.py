@@ -36,7 +36,7 @@ TOLERANCE = float(os.environ.get("DEMO_TOLERANCE", "0"))
 
 
 def metadata(a):
-    return {
+    m = {
         "scalerAddress": "staffer.keda.svc:9090",
         "arrivalRateQuery": "sum(rate(gateway_requests_total[15s]))",
         "serviceTimeQuery": ("sum(rate(gateway_service_seconds_sum[1m])) / "
@@ -45,15 +45,25 @@ def metadata(a):
         "queueDepthQuery": "sum(gateway_queue_depth)",
         "shedRateQuery": "sum(rate(gateway_shed_total[15s]))",
         "slotsPerReplica": str(a.slots),
-        "scaleDownPeriodSeconds": "20",
-        # Work a backlog off within about one queue timeout: requests that
-        # wait longer are shed anyway (docs/benchmark.md, "Where staffer
-        # loses": the default 300 s is slow next to a short timeout).
-        "drainSeconds": "20",
-        # Forecast the arrival rate one cold start ahead (Holt over the
-        # last 2 minutes), so that capacity is asked for before the ramp.
-        "coldStartSeconds": str(int(a.cold_start)),
-        "forecastWindowSeconds": "120",
+        # The cold start you measured: the forecast looks this far ahead
+        # (plus the metrics lag) and scale-down holds about as long.
+        "coldStartSeconds": "%g" % a.cold_start,
+    }
+    m.update(compressed(a))
+    return m
+
+
+def compressed(a):
+    """Tuning keys whose defaults are in KEDA's time (15 s scrapes, a 15 s
+    HPA sync, hours of traffic), compressed to the demo's minutes.  Also
+    what the simulator comparison is given."""
+    return {
+        # The scrape (1 s here) and the HPA sync (the poll): the metrics
+        # lag the forecast looks past and the hold waits for.
+        "metricsLagSeconds": "%g" % (1 + a.poll),
+        # The forecast's history: 10 minutes by default, 1 here (it starts
+        # once it has half of it).
+        "forecastWindowSeconds": "60",
     }
 
 
@@ -247,6 +257,20 @@ def f(v, digits):
     return "%.*f" % (digits, v)
 
 
+def script_text(peak):
+    """The gateway's traffic script in words: idle 0.4 -> ramp -> ..."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from gateway import SCRIPT
+    out, last = [], None
+    for _, name, lo, hi in SCRIPT:
+        if lo == hi:
+            out.append("%s %.1f" % (name, lo * peak))
+        else:
+            out.append(name)
+        last = hi
+    return " -> ".join(out) if last is not None else "?"
+
+
 def header(a):
     peak = a.peak
     w = [
@@ -257,22 +281,23 @@ def header(a):
                                               a.cold_start),
         "          FIFO queue in front, a request is shed after waiting "
         "%g s; starts with 1 warm replica" % a.queue_timeout,
-        "  load    Poisson arrivals over %g s (seed %d): idle %.1f -> ramp "
-        "-> burst %.1f -> plateau %.1f -> low %.1f req/s" % (
-            a.seconds, a.seed, 0.05 * peak, peak, 0.5 * peak, 0.1 * peak),
+        "  load    Poisson arrivals over %g s (seed %d): %s req/s" % (
+            a.seconds, a.seed, script_text(peak)),
         "  loop    every %g s (KEDA/HPA: 15 s, compressed): GetMetricSpec + "
         "GetMetrics + IsActive for %s/%s," % (a.poll, NAMESPACE, NAME),
         "          then the HPA's AverageValue rule (target 1, tolerance %g,"
         " min %d, max %d, no extra stabilization)" % (TOLERANCE, MIN_REPLICAS,
                                                       MAX_REPLICAS),
         "  staffer reads Prometheus (1 s scrapes): rate windows 15 s/1 m; "
-        "scaleDownPeriodSeconds 20, drainSeconds 20, coldStartSeconds = "
-        "the cold start, forecastWindowSeconds 120",
-        "          (defaults 60 and 300: time compressed, backlog worked off "
-        "within the queue timeout); staffing sqrt, "
-        "beta 1.5; answer cache %g s" % a.cache_ttl,
-        "          (cacheTTLSeconds: 5 s is to 15 s what %g s is to the "
-        "%g s poll)" % (a.cache_ttl, a.poll),
+        "default metadata but coldStartSeconds %g (the cold start)," % (
+            a.cold_start),
+        "          and, compressed to minutes: metricsLagSeconds %s "
+        "(default 30: a 15 s scrape + a 15 s HPA sync), "
+        "forecastWindowSeconds %s (600)" % (
+            compressed(a)["metricsLagSeconds"],
+            compressed(a)["forecastWindowSeconds"]),
+        "          answer cache %g s (cacheTTLSeconds: 5 s is to 15 s what "
+        "%g s is to the %g s poll)" % (a.cache_ttl, a.cache_ttl, a.poll),
     ] + ([
         "  extra   metadata: %s" % a.meta] if a.meta else []) + [
         "",
@@ -280,15 +305,15 @@ def header(a):
         "arrival rate (the truth)",
         "  lam W Q S   what staffer saw: arrival rate, mean service time, "
         "queue depth, shed rate",
-        "  fcst    Holt forecast of the arrival rate one cold start ahead; "
-        "staffer uses max(lam, fcst)",
-        "  busy head drain boost   staffer's terms in slots: busy = "
-        "max(lam,fcst)*W (Little's law), headroom",
-        "          = beta*sqrt(busy), drain = backlog spread over "
-        "drainSeconds, boost = S*W while shedding",
+        "  fcst    Holt forecast of the arrival rate one cold start (+ lag) "
+        "ahead; busy uses the largest",
+        "          of lam, fcst and the highest lam over the scale-down hold",
+        "  busy head drain boost   staffer's terms in slots: busy = rate*W "
+        "(Little's law), head = beta*sqrt(z*busy),",
+        "          drain = Q*W/drainSeconds, boost = S*W while shedding",
         "  raw     the model's replicas, ceil((busy+head+drain+boost)/n); "
         "target = staffer's answer",
-        "          to GetMetrics after smoothing (scale-down limited); "
+        "          to GetMetrics (capacity is released only after the hold); "
         "act = IsActive",
         "  replicas what the HPA set (a->b when it changed); ready = taking "
         "work, cold = in cold start",
@@ -307,12 +332,15 @@ def main():
     p.add_argument("--staffer-pid", type=int,
                    help="stop when this process is gone")
     p.add_argument("--pydir", required=True, help="dir of *_pb2.py")
-    p.add_argument("--seconds", type=float, default=180)
+    p.add_argument("--seconds", type=float, default=300)
     p.add_argument("--poll", type=float, default=5)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--slots", type=int, default=4)
     p.add_argument("--peak", type=float, default=8.0)
     p.add_argument("--service-mean", type=float, default=7.0)
+    p.add_argument("--service-sigma", type=float, default=0.5)
+    p.add_argument("--staffer-bin", help="build/staffer, for the "
+                   "simulator comparison in the summary")
     p.add_argument("--cold-start", type=float, default=20.0)
     p.add_argument("--queue-timeout", type=float, default=15.0)
     p.add_argument("--cache-ttl", type=float, default=5,
@@ -457,6 +485,9 @@ def main():
         fin = last
     if fin:
         summary(a, fin, events, errors, held_count, rows)
+        if not interrupted and not gone:
+            for line in compare(a, fin["wait_sla"]) or []:
+                print(line)
     plot_path = None
     if a.csv and a.out and rows:
         plot_path = plot(a, len(rows))
@@ -489,24 +520,92 @@ def summary(a, s, events, errors, held, rows):
     reps = [r[15] for r in rows] or [s["desired"]]
     rs = s["replica_seconds"]
     floor_rs = s["service_seconds"] / s["slots"]
+    decided = s["started"] + shed
     print()
     print("summary after %.0f s" % s["t"])
+    if decided:
+        print("  SLA       %.1f%% of requests started within %g s (shed "
+              "ones count as misses)"
+              % (100.0 * s["within_sla"] / decided, s["wait_sla"]))
     print("  requests  %d arrived, %d served, %d shed (%.1f%%: %d timed out "
           "in the queue, %d found it full), %d still in flight, %d queued"
           % (arrived, served, shed, pct, s["shed_timeout"], s["shed_full"],
              s["in_flight"], s["queue"]))
     if s["wait_p50"] is not None:
-        print("  waiting   p50 %.1f s, p95 %.1f s, p99 %.1f s; %.1f%% of "
-              "started requests waited <= %g s; max queue %d"
+        print("  waiting   p50 %.1f s, p95 %.1f s, p99 %.1f s; max queue %d"
               % (s["wait_p50"], s["wait_p95"], s["wait_p99"],
-                 100.0 * s["within_sla"] / max(1, s["started"]),
-                 s["wait_sla"], s["max_queue"]))
-    print("  capacity  %.0f replica-seconds (%.1f replica-minutes) paid; "
-          "the work served needed %.0f at 100%% use (%.0f%%)"
-          % (rs, rs / 60, floor_rs, 100.0 * floor_rs / rs if rs else 0))
+                 s["max_queue"]))
+    print("  capacity  %.1f replica-minutes paid, %.0f%% of it used by the "
+          "work served (%.1f replica-minutes at 100%% use)"
+          % (rs / 60, 100.0 * floor_rs / rs if rs else 0, floor_rs / 60))
     print("  scaling   %d scale events (%d up, %d down), replicas %d..%d; "
           "%d poll(s) with a staffer error; %d held by the HPA tolerance"
           % (len(events), ups, downs, min(reps), max(reps), errors, held))
+
+
+def compare(a, sla):
+    """The same traffic script through `staffer simulate`: staffer with
+    the demo's metadata next to a threshold trigger at the setting the
+    benchmark's headline uses (keda-running at 0.75 x slots), with the
+    same poll, cold start and warm start.  Returns printable lines, or
+    None when the simulator is not available."""
+    if not a.staffer_bin or not a.csv:
+        return None
+    rates = os.path.join(os.path.dirname(a.csv), "script-rates.csv")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from gateway import rate_profile
+    with open(rates, "w") as fh:
+        fh.write("window_start_s,total_rate_rps,active_clients\n")
+        for i in range(int(math.ceil(a.seconds))):
+            fh.write("%d,%.6f,1\n" % (i, rate_profile(
+                min(1.0, (i + 0.5) / a.seconds), a.peak)))
+    cv = math.sqrt(math.exp(a.service_sigma ** 2) - 1)
+    tuning = dict(compressed(a))
+    tuning["coldStartSeconds"] = "%g" % a.cold_start
+    for item in (a.meta or "").split():
+        k, _, v = item.partition("=")
+        if not k.endswith("Query"):
+            tuning[k] = v
+    thr = 0.75 * a.slots
+    keda = "keda-running:threshold=%g,pollingInterval=%g" % (thr, a.poll)
+    cmd = [a.staffer_bin, "simulate", "--rates", rates,
+           "--rate-compress", "1", "--seed", str(a.seed),
+           "--slots", str(a.slots), "--cold-start", "%g" % a.cold_start,
+           "--queue-timeout", "%g" % a.queue_timeout, "--sla", "%g" % sla,
+           "--service", "lognormal", "--service-mean", "%g" % a.service_mean,
+           "--service-cv", "%.4f" % cv, "--scrape-interval", "1",
+           "--rate-window", "15", "--service-window", "60",
+           "--hpa-sync", "%g" % a.poll, "--hpa-tolerance", "%g" % TOLERANCE,
+           "--initial-replicas", "1", "--max-replicas", str(MAX_REPLICAS),
+           "--json", "--policy",
+           "staffer:" + ",".join("%s=%s" % kv for kv in tuning.items()),
+           "--policy", keda]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return ["  compare   staffer simulate failed: %s" % e]
+    if r.returncode != 0:
+        return ["  compare   staffer simulate failed: %s"
+                % r.stderr.strip()[:300]]
+    res = [json.loads(ln) for ln in r.stdout.splitlines()
+           if ln.startswith("{")]
+    if len(res) != 2:
+        return ["  compare   staffer simulate gave %d results" % len(res)]
+    st, kd = res
+    out = ["  compare   the same script in `staffer simulate` (Poisson "
+           "arrivals, same cold start, poll and warm start):"]
+    for name, x in (("staffer", st), ("keda-running, threshold %g "
+                                      "(0.75 x slots)" % thr, kd)):
+        out.append("            %-36s %5.1f%% within %g s, %6.1f "
+                   "replica-minutes" % (name, 100 * x["sla_attainment"],
+                                        sla, 60 * x["replica_hours"]))
+    if st["replica_hours"] > 0:
+        d = 100 * (kd["sla_attainment"] - st["sla_attainment"])
+        out.append("            the threshold trigger: %.2fx staffer's "
+                   "replica-minutes, %.1f points %s within the SLA"
+                   % (kd["replica_hours"] / st["replica_hours"], abs(d),
+                      "more" if d > 0 else "fewer"))
+    return out
 
 
 PLOT = r"""

@@ -43,11 +43,11 @@ from urllib.parse import parse_qs, urlparse
 # start, rate at the end), rates as fractions of the burst peak; linear in
 # between.
 SCRIPT = [
-    (0.05, "idle", 0.05, 0.05),
-    (0.35, "ramp", 0.05, 0.50),
-    (0.47, "burst", 1.00, 1.00),
-    (0.60, "plateau", 0.50, 0.50),
-    (0.68, "fall", 0.50, 0.10),
+    (0.15, "idle", 0.05, 0.05),
+    (0.55, "ramp", 0.05, 0.75),
+    (0.62, "burst", 1.00, 1.00),
+    (0.72, "plateau", 0.75, 0.75),
+    (0.80, "fall", 0.75, 0.10),
     (1.00, "low", 0.10, 0.10),
 ]
 
@@ -348,7 +348,7 @@ def main():
     p.add_argument("--listen", default="127.0.0.1")
     p.add_argument("--port", type=int, default=0, help="0 = any free port")
     p.add_argument("--port-file", help="write the bound port here")
-    p.add_argument("--seconds", type=float, default=180)
+    p.add_argument("--seconds", type=float, default=300)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--peak", type=float, default=8.0,
                    help="burst arrival rate [req/s]")

@@ -5,11 +5,12 @@
 # is missing and builds first), or directly once build/ is there.
 #
 # Knobs (environment):
-#   DEMO_SECONDS     length of the traffic script          (180)
+#   DEMO_SECONDS     length of the traffic script          (300)
 #   DEMO_SEED        random seed of arrivals and service   (1)
 #   DEMO_COLD_START  seconds before a new replica is ready (20)
 #   DEMO_POLL        seconds between KEDA/HPA polls        (5)
 #   DEMO_PEAK        burst arrival rate, req/s             (8)
+#   DEMO_SLA         the wait SLA, seconds                 (2)
 #   DEMO_OUT         where demo.csv and demo.png go        (demo/out)
 #   DEMO_META        extra trigger metadata, "key=value ..." (e.g. "scaleDownStep=2")
 #   DEMO_KEEP=1      keep the temp dir (logs, Prometheus TSDB)
@@ -20,11 +21,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 PY=${DEMO_PYTHON:-/usr/bin/python3}
 STAFFER=${DEMO_STAFFER:-$root/build/staffer}
-SECONDS_=${DEMO_SECONDS:-180}
+SECONDS_=${DEMO_SECONDS:-300}
 SEED=${DEMO_SEED:-1}
 COLD=${DEMO_COLD_START:-20}
 POLL=${DEMO_POLL:-5}
 PEAK=${DEMO_PEAK:-8}
+SLA=${DEMO_SLA:-2}
 OUT=${DEMO_OUT:-$here/out}
 
 die() { echo "demo: $*" >&2; exit 1; }
@@ -35,6 +37,7 @@ number DEMO_SECONDS "$SECONDS_"
 number DEMO_COLD_START "$COLD"
 number DEMO_POLL "$POLL"
 number DEMO_PEAK "$PEAK"
+number DEMO_SLA "$SLA"
 for kv in ${DEMO_META:-}; do
 	case $kv in ?*=*) ;; *) die "DEMO_META: '$kv' is not key=value" ;; esac
 done
@@ -95,7 +98,7 @@ free_port() {
 # 1. the gateway binds any free port and tells us which
 "$PY" "$here/gateway.py" --port 0 --port-file "$tmp/gateway.port" \
 	--seconds "$SECONDS_" --seed "$SEED" --cold-start "$COLD" --peak "$PEAK" \
-	--hold >"$tmp/gateway.log" 2>&1 &
+	--wait-sla "$SLA" --hold >"$tmp/gateway.log" 2>&1 &
 gw_pid=$!
 for _ in $(seq 100); do
 	[ -s "$tmp/gateway.port" ] && break
@@ -140,8 +143,10 @@ cat >"$tmp/staffer.json" <<JSON
 }
 JSON
 sport=$(free_port)
+# debug: the decision line of every call (at info only changes are logged),
+# which the driver shows in its table.
 "$STAFFER" serve --listen "127.0.0.1:$sport" --config "$tmp/staffer.json" \
-	--log-level info 2>"$tmp/staffer.log" >/dev/null &
+	--log-level debug 2>"$tmp/staffer.log" >/dev/null &
 st_pid=$!
 sleep 0.3
 kill -0 "$st_pid" 2>/dev/null || { cat "$tmp/staffer.log" >&2; die "staffer exited at once"; }
@@ -159,7 +164,8 @@ set +e
 	--staffer-pid "$st_pid" \
 	--pydir "$root/build/py" --seconds "$SECONDS_" --poll "$POLL" \
 	--seed "$SEED" --cold-start "$COLD" --peak "$PEAK" \
-	--cache-ttl "$ttl" --meta "${DEMO_META:-}" --csv "$tmp/demo.csv" --out "$OUT" &
+	--cache-ttl "$ttl" --meta "${DEMO_META:-}" --csv "$tmp/demo.csv" --out "$OUT" \
+	--staffer-bin "$STAFFER" &
 drv_pid=$!
 trap 'kill -INT "$drv_pid" 2>/dev/null' INT
 while :; do

@@ -2,6 +2,7 @@
 #include "decide.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "forecast.h"
@@ -10,13 +11,18 @@
 void decide_series_query(const struct meta *m, double *range_s,
 			 double *step_s)
 {
-	double range = 0, hold = meta_hold_seconds(m);
+	double range = 0, hold = meta_hold_seconds(m), step;
 
 	if (m->cold_start_s > 0 || m->peakedness == META_AUTO)
 		range = m->forecast_window_s;
 	if (hold > range)
 		range = hold;
-	*step_s = forecast_step_seconds(m->forecast_window_s);
+	step = forecast_step_seconds(m->forecast_window_s);
+	/* A hold of hours at a few seconds a point would pass Prometheus'
+	 * limit of points per series: then coarser points, whole seconds. */
+	if (range / step + 1 > DECIDE_SERIES_MAX)
+		step = ceil(range / (DECIDE_SERIES_MAX - 1));
+	*step_s = step;
 	*range_s = range;
 }
 
@@ -57,6 +63,25 @@ static int64_t decide_step_observed(const struct meta *m, int64_t raw,
 	return current - step > raw ? current - step : raw;
 }
 
+size_t decide_hold_points(double hold_s, double step_s)
+{
+	if (!(step_s > 0) || !(hold_s > 0))
+		return 1;
+	return decide_tail(SIZE_MAX, step_s, hold_s);
+}
+
+size_t decide_forecast_points(const struct meta *m, double step_s)
+{
+	double k;
+
+	if (!(step_s > 0) || !(m->forecast_window_s > 0))
+		return 2;
+	k = ceil(DECIDE_FORECAST_MIN_SHARE *
+		 (floor(m->forecast_window_s / step_s + 1e-9) + 1) - 1e-9);
+	return k < 2 ? 2 : k > (double)DECIDE_SERIES_MAX ?
+	       (size_t)DECIDE_SERIES_MAX : (size_t)k;
+}
+
 /* Lambda-hat at the horizon: the simulator's truth, else Holt over the
  * last forecastWindowSeconds of the series.  1 when there is one. */
 static int decide_forecast(const struct meta *m, const struct decide_obs *o,
@@ -77,8 +102,7 @@ static int decide_forecast(const struct meta *m, const struct decide_obs *o,
 	/* Holt needs history: on a short series (a new metric) the first
 	 * difference that starts its trend dominates the forecast. */
 	k = decide_tail(o->n_series, o->series_step_s, m->forecast_window_s);
-	if (k < 2 || (double)k < DECIDE_FORECAST_MIN_SHARE *
-	    (floor(m->forecast_window_s / o->series_step_s + 1e-9) + 1))
+	if (k < decide_forecast_points(m, o->series_step_s))
 		return 0;
 	return forecast_ahead(o->series + o->n_series - k, k,
 			      o->series_step_s, meta_horizon_seconds(m),
@@ -123,7 +147,9 @@ static int64_t decide_down(const struct meta *m, const struct decide_obs *o,
 		return raw;
 	}
 	if (!have_series && prev > raw) {
-		/* No evidence that demand stayed below: release nothing. */
+		/* No evidence that demand stayed below for the whole hold
+		 * (no series, or one younger than the hold: a new metric, a
+		 * Prometheus that has just started): release nothing. */
 		d->down = DECIDE_DOWN_NO_SERIES;
 		return prev;
 	}
@@ -157,7 +183,7 @@ enum decide_err decide_observations(const struct meta *m,
 	struct model_signals s;
 	struct decision d;
 	enum model_err e;
-	int demand, have_series;
+	int demand, have_series, hold_covered;
 	double z = 1;
 
 	memset(&s, 0, sizeof(s));
@@ -177,8 +203,13 @@ enum decide_err decide_observations(const struct meta *m,
 			return DECIDE_ENOW;
 		s.service_time_s = 0;
 	}
-	have_series = o->n_series >= 1 && o->series_step_s > 0;
 	d.hold_s = meta_hold_seconds(m);
+	have_series = o->n_series >= 1 && o->series_step_s > 0;
+	/* The peakedness reads any series; the hold's evidence must span
+	 * the hold. */
+	hold_covered = have_series &&
+		       o->n_series >= decide_hold_points(d.hold_s,
+							 o->series_step_s);
 
 	/* Without W neither a forecast nor a held rate can be staffed;
 	 * without demand nothing is lost by leaving them out. */
@@ -207,7 +238,7 @@ enum decide_err decide_observations(const struct meta *m,
 		return DECIDE_EMODEL;
 	}
 	d.raw = d.b.replicas;
-	d.target = decide_down(m, o, now_s, st, d.raw, have_series, &d);
+	d.target = decide_down(m, o, now_s, st, d.raw, hold_covered, &d);
 	/* maxReplicas may have been lowered since the answer rose. */
 	if (m->model.max_replicas > 0 && d.target > m->model.max_replicas)
 		d.target = m->model.max_replicas;

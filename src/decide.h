@@ -71,8 +71,16 @@ struct decision {
  * and the peakedness: *range_s = max(forecastWindowSeconds when the
  * forecast is on or peakedness is auto, meta_hold_seconds()), *step_s =
  * forecast_step_seconds(forecastWindowSeconds), the points ending now.
- * *range_s = 0 when nothing needs the series.  The step never depends on
- * the hold, so a long hold adds points, not coarser ones.
+ * *range_s = 0 when nothing needs the series.  The step depends on the
+ * hold only when the points would be more than DECIDE_SERIES_MAX (a hold
+ * of hours at a short forecast window): then it is the whole number of
+ * seconds that keeps them within it.  Otherwise a long hold adds points,
+ * not coarser ones.
+ *
+ * The hold releases capacity only on a series that spans it (a new
+ * metric, or a Prometheus that has just started, releases nothing until
+ * it does); the forecast needs half of forecastWindowSeconds
+ * (decide_forecast_points()); the peakedness any series.
  */
 void decide_series_query(const struct meta *m, double *range_s,
 			 double *step_s);
@@ -122,5 +130,18 @@ enum decide_err decide_observations(const struct meta *m,
 				    enum model_err *merr);
 
 const char *decide_down_name(enum decide_down d);
+
+/*
+ * How many points of the series at step_s the forecast needs: those of
+ * half of forecastWindowSeconds (a short series, as a new metric has,
+ * lets the first difference that starts Holt's trend dominate), at least
+ * 2.  For messages: decide() applies it.
+ */
+size_t decide_forecast_points(const struct meta *m, double step_s);
+
+/* How many points at step_s span a hold of hold_s (the one now included):
+ * floor(hold_s / step_s) + 1, at least 1.  For messages: decide() applies
+ * it. */
+size_t decide_hold_points(double hold_s, double step_s);
 
 #endif

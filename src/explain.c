@@ -481,10 +481,10 @@ static void text_metrics(FILE *fp, const struct explain *x,
 	fill_report(&rep, r, when);
 	report_text(fp, &rep);
 	if (!r->obs->have_view)
-		fprintf(fp, "memory     none: this is a fresh process; a "
-			"running server also keeps its last answer (the margin "
-			"and the step limit start from it), and "
-			"currentReplicasQuery makes every pod agree\n");
+		fprintf(fp, "memory     none: this is a fresh process (a "
+			"server's margin and step limit start from its last "
+			"answer;\n           currentReplicasQuery makes every "
+			"pod and explain agree)\n");
 	fprintf(fp, "target     %lld replicas (GetMetrics)\n",
 		(long long)r->target);
 }

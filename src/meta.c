@@ -70,6 +70,7 @@ enum meta_key_id {
 	MK_SCALE_DOWN_HOLD,
 	MK_COLD_START,
 	MK_RATE_WINDOW,
+	MK_METRICS_LAG,
 	MK_PEAKEDNESS,
 	MK_PEAKEDNESS_MAX,
 	MK_FORECAST_WINDOW,
@@ -347,7 +348,8 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 		.flags = META_F_WINDOW,
 		.min = 0, .max = 86400, .def = META_AUTO, .unit = "seconds",
 		.note = "default auto: coldStartSeconds + rateWindowSeconds / "
-			"2 + 30, or 0 when coldStartSeconds is 0",
+			"2 + metricsLagSeconds, or 0 when coldStartSeconds is "
+			"0",
 		.what = "how long the arrival rate must stay below what the "
 			"fleet serves before capacity is released",
 		.example = "300",
@@ -371,6 +373,15 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 		.what = "the window arrivalRateQuery averages its rate over",
 		.example = "60",
 		.off = MOFF(rate_window_s), .words = meta_auto,
+	},
+	[MK_METRICS_LAG] = {
+		.name = "metricsLagSeconds", .type = META_T_DOUBLE,
+		.min = 0, .max = 600, .def = META_METRICS_LAG_DEFAULT,
+		.unit = "seconds",
+		.what = "how long after a scrape the fleet acts on it: the "
+			"scrape interval plus the HPA's sync period",
+		.example = "45",
+		.off = MOFF(metrics_lag_s),
 	},
 	[MK_PEAKEDNESS] = {
 		.name = "peakedness", .type = META_T_DOUBLE,
@@ -1588,7 +1599,7 @@ const char *meta_at(const struct meta *m, time_t now, struct meta *out)
 
 double meta_lag_seconds(const struct meta *m)
 {
-	return m->rate_window_s / 2 + META_LAG_EXTRA_S;
+	return m->rate_window_s / 2 + m->metrics_lag_s;
 }
 
 double meta_horizon_seconds(const struct meta *m)

@@ -45,9 +45,10 @@ struct tz;
 #define META_PEAKEDNESS_MAX_DEFAULT 2.0
 /* rateWindowSeconds when arrivalRateQuery has no range to read it from. */
 #define META_RATE_WINDOW_DEFAULT 60.0
-/* The metrics lag beyond half the rate window: a scrape interval and an
- * HPA sync (15 s each by default).  See meta_lag_seconds(). */
-#define META_LAG_EXTRA_S 30.0
+/* metricsLagSeconds by default: the metrics lag beyond half the rate
+ * window, a scrape interval and an HPA sync (15 s each by default).  See
+ * meta_lag_seconds(). */
+#define META_METRICS_LAG_DEFAULT 30.0
 
 enum meta_err {
 	META_OK = 0,
@@ -92,6 +93,7 @@ struct meta {
 				       * meta_hold_seconds() */
 	double rate_window_s;         /* > 0 after meta_check() (resolved
 				       * from arrivalRateQuery or 60) */
+	double metrics_lag_s;         /* scrape + HPA sync, seconds */
 	double peakedness;            /* META_AUTO (measured) or z */
 	double peakedness_max;        /* ceiling of a measured z */
 
@@ -213,7 +215,7 @@ const char *meta_nearest_key(const char *key);
  * when a replica it asks for gets its first request, less the cold start.
  * rate() over a window of w seconds describes the window's middle, w / 2
  * ago; a scrape interval and an HPA sync pass before the answer acts:
- *     lag = rateWindowSeconds / 2 + META_LAG_EXTRA_S   (60 s by default)
+ *     lag = rateWindowSeconds / 2 + metricsLagSeconds   (60 s by default)
  * m must have passed meta_check().
  */
 double meta_lag_seconds(const struct meta *m);

@@ -37,14 +37,27 @@ static void text_series(FILE *fp, const struct report *r)
 			d->fc.trend, o->series_step_s,
 			d->b.forecast_used ? "used" :
 			"not used (lambda or the hold is as high)");
+	else if (o->n_series < 1)
+		fprintf(fp, "forecast   none: no series\n");
+	else if (o->n_series < decide_forecast_points(m, o->series_step_s))
+		fprintf(fp, "forecast   none yet: %zu of the %zu points it needs "
+			"(half of forecastWindowSeconds %g s)\n", o->n_series,
+			decide_forecast_points(m, o->series_step_s),
+			m->forecast_window_s);
 	else
-		fprintf(fp, "forecast   none: %s\n", o->n_series >= 1 ?
-			"the series is shorter than half of "
-			"forecastWindowSeconds, or there is no W to staff it" :
-			"no series");
+		fprintf(fp, "forecast   none: Holt's method failed on the "
+			"series (a value out of range)\n");
 	if (!(d->hold_s > 0))
 		fprintf(fp, "hold       off: %s\n", m->cold_start_s > 0 ?
 			"scaleDownHoldSeconds is 0" : "coldStartSeconds is 0");
+	else if (o->n_series >= 1 &&
+		 o->n_series < decide_hold_points(d->hold_s, o->series_step_s))
+		fprintf(fp, "hold       %g s: the series spans %g s of it (%zu "
+			"of %zu points): nothing is released until it spans "
+			"it all\n", d->hold_s,
+			(double)(o->n_series - 1) * o->series_step_s,
+			o->n_series, decide_hold_points(d->hold_s,
+							o->series_step_s));
 	else if (r->s->arrival_held > 0)
 		fprintf(fp, "hold       %g s: the highest lambda over it is %g "
 			"req/s, %s\n", d->hold_s, r->s->arrival_held,
@@ -65,10 +78,11 @@ static void text_peak(FILE *fp, const struct report *r)
 		fprintf(fp, "peakedness z = %g (%s)\n", d->b.peakedness,
 			m->peakedness == 1 ? "off: Poisson" : "given");
 	else if (d->peak_measured)
+		/* Two decimals: a perfectly smooth series measures 1e-18. */
 		fprintf(fp, "peakedness z = %.3g, measured %.3g over %g s "
 			"windows, kept to %g..%g\n", d->b.peakedness,
-			d->peak_raw, m->rate_window_s, PEAK_MIN,
-			m->peakedness_max);
+			round(d->peak_raw * 100) / 100, m->rate_window_s,
+			PEAK_MIN, m->peakedness_max);
 	else if (r->o->n_series >= 1)
 		fprintf(fp, "peakedness z = 1: the series is too short to "
 			"measure it\n");
@@ -112,9 +126,9 @@ static void text_down(FILE *fp, const struct report *r)
 			"is kept for %g s\n", d->hold_s);
 		break;
 	case DECIDE_DOWN_NO_SERIES:
-		fprintf(fp, "scale-down nothing released: without the series "
-			"the hold cannot tell that demand stayed below %s "
-			"(%lld)\n", from, (long long)d->prev);
+		fprintf(fp, "scale-down nothing released: without a series "
+			"spanning the hold nothing says demand stayed below "
+			"%s (%lld)\n", from, (long long)d->prev);
 		break;
 	case DECIDE_DOWN_MARGIN_HELD:
 		fprintf(fp, "scale-down margin: down from %lld to %lld, not "

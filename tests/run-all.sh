@@ -1,5 +1,5 @@
 #!/bin/sh
-# Every test: unit (cmocka, build/tests/test_*), calc, lint and explain
+# Every test: unit (cmocka, build/tests/test_*), calc, the docs' calc examples, lint and explain
 # (tests/cli/), packaging (tests/packaging/run.sh), integration (tests/integration/run.sh),
 # valgrind (tests/integration/valgrind.sh, one test).  Builds nothing: `make test` builds first and then calls this.
 # Prints one combined `N passed, N failed` last; exits non-zero on failure.
@@ -70,6 +70,11 @@ add_counts unit "$rc"
 echo "=== calc"
 run tests/cli/calc.sh
 add_counts calc "$rc"
+
+# ---- the calc examples of the docs are the binary's output
+echo "=== examples"
+run /usr/bin/python3 tests/cli/examples.py
+add_counts examples "$rc"
 
 # ---- lint through the real binary (examples clean, one fixture per error)
 echo "=== lint"

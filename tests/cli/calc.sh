@@ -144,7 +144,7 @@ contains "ramp text" out "(last of series)"
 calc --json arrivalRateSeries="$(ramp 20 1 0.5)" serviceTime=10
 is "short ramp" forecast_used false
 calc arrivalRateSeries="$(ramp 20 1 0.5)" serviceTime=10
-contains "short ramp text" out "forecast   none: the series is shorter"
+contains "short ramp text" out "forecast   none yet: 20 of the 21 points it needs (half of forecastWindowSeconds 600 s)"
 
 # The step: given (30 s: 8 steps ahead, 11 + 4 = 15), or from
 # forecastWindowSeconds (400 / 40 = 10 s: 24 steps, 11 + 12 = 23).
@@ -241,15 +241,24 @@ contains "peakedness text" out "peakedness z = 2, measured 64 over 60 s windows,
 
 # ---- scale-down against the current replicas ------------------------------
 
-# The margin: exact 8.7 from 10 stays 10; 8.4 goes to 9.
-calc --json arrivalRate=8.7 arrivalRateSeries=8.7,8.7 serviceTime=1 \
-	staffing=none peakedness=off currentReplicas=10
+# The margin: exact 8.7 from 10 stays 10; 8.4 goes to 9 (13 points of
+# 15 s span the 180 s hold).
+calc --json arrivalRate=8.7 arrivalRateSeries="$(ramp 13 8.7 0)" \
+	serviceTime=1 staffing=none peakedness=off currentReplicas=10
 is "margin kept" replicas 9
 is "margin kept" target 10
 is "margin kept" scale_down '"margin"'
-calc --json arrivalRate=8.4 arrivalRateSeries=8.4,8.4 serviceTime=1 \
-	staffing=none peakedness=off currentReplicas=10
+calc --json arrivalRate=8.4 arrivalRateSeries="$(ramp 13 8.4 0)" \
+	serviceTime=1 staffing=none peakedness=off currentReplicas=10
 is "margin down" target 9
+# A series younger than the hold releases nothing.
+calc --json arrivalRate=8.4 arrivalRateSeries="$(ramp 12 8.4 0)" \
+	serviceTime=1 staffing=none peakedness=off currentReplicas=10
+is "young series" target 10
+is "young series" scale_down '"hold-no-series"'
+calc arrivalRate=8.4 arrivalRateSeries="$(ramp 12 8.4 0)" \
+	serviceTime=1 staffing=none peakedness=off currentReplicas=10
+contains "young series text" out "hold       180 s: the series spans 165 s of it (12 of 13 points)"
 # Without the series nothing is released below the current replicas.
 calc --json arrivalRate=0.2 serviceTime=10 currentReplicas=12
 is "no series" replicas 5

@@ -201,9 +201,14 @@ def t_current(c):
     assert j["scale_down"] == "step", j
     r = explain(c, meta=meta)
     assert "current    30 replicas (currentReplicasQuery)" in r.out, r
-    # without the step: the margin, a lower answer keeps half a replica
-    # above the exact 26.71: ceil(27.21) = 28
+    # without the step: the hold, and this metric's series is younger
+    # than the 180 s hold, so nothing is released yet
     del meta["scaleDownPeriodSeconds"]
+    j = same_as_server(c, meta)
+    assert j["target"] == 30 and j["scale_down"] == "hold-no-series", j
+    # a hold the series spans: the margin, a lower answer keeps half a
+    # replica above the exact 26.71: ceil(27.21) = 28
+    meta["scaleDownHoldSeconds"] = "1"
     j = same_as_server(c, meta)
     assert j["target"] == 28 and j["scale_down"] == "margin", j
 

@@ -118,6 +118,15 @@ static void test_series_query(void **state)
 	assert_true(range == 3600 && step == 15);
 	meta_release(&m);
 
+	/* A day's hold at 5 s would be 17281 points, beyond Prometheus'
+	 * 11000: 8 s steps, 10801 points. */
+	meta_with(&m, "scaleDownHoldSeconds", "86400",
+		  "forecastWindowSeconds", "60", NULL);
+	decide_series_query(&m, &range, &step);
+	assert_true(range == 86400 && step == 8);
+	assert_true(range / step + 1 <= DECIDE_SERIES_MAX);
+	meta_release(&m);
+
 	/* A rate window read from the query lengthens the lag. */
 	meta_with(&m, "arrivalRateQuery", "sum(rate(x[5m]))", NULL);
 	assert_true(m.rate_window_s == 300);
@@ -169,6 +178,10 @@ static void test_forecast_from_series(void **state)
 	assert_true(with.b.source == MODEL_FROM_FORECAST);
 
 	/* 20 points: less than half of the 41 the window holds. */
+	assert_int_equal(decide_forecast_points(&m, 15), 21);
+	assert_int_equal(decide_forecast_points(&m, 60), 6);  /* 11 / 2 */
+	assert_int_equal(decide_forecast_points(&m, 1e9), 2);
+	assert_int_equal(decide_forecast_points(&m, 0), 2);
 	obs_series(&o, ramp + 1, 20);
 	assert_int_equal(run(&m, &o, NULL, 0, &sig, &without), DECIDE_OK);
 	assert_false(without.have_forecast);
@@ -306,18 +319,34 @@ static void test_no_series(void **state)
 	o.arrival_rate = 0.2;
 	assert_int_equal(run(&m, &o, NULL, 3600, &sig, &d), DECIDE_OK);
 	assert_int_equal(d.target, 5);
-	/* A new metric has a series of one point: that is a series (the
-	 * rate as long as it existed), and the answer may come down. */
+	/* A series younger than the hold (a new metric, a Prometheus that
+	 * has just started) is no evidence that demand stayed below for the
+	 * hold: nothing is released until it spans it (13 points of 15 s for
+	 * the default 180 s), then the answer comes down. */
 	{
-		static const double one[] = { 0.2 };
+		static const double low[13] = { 0.2, 0.2, 0.2, 0.2, 0.2, 0.2,
+						 0.2, 0.2, 0.2, 0.2, 0.2, 0.2,
+						 0.2 };
 
 		o.have_view = 1;
 		o.current = 12;
 		o.recent_max = 12;
-		obs_series(&o, one, 1);
+		obs_series(&o, low, 1);
+		assert_int_equal(run(&m, &o, NULL, 3600, &sig, &d), DECIDE_OK);
+		assert_int_equal(d.target, 12);
+		assert_int_equal(d.down, DECIDE_DOWN_NO_SERIES);
+		assert_true(sig.arrival_held == 0.2);
+		obs_series(&o, low, 12);
+		assert_int_equal(run(&m, &o, NULL, 3600, &sig, &d), DECIDE_OK);
+		assert_int_equal(d.target, 12);
+		obs_series(&o, low, 13);
 		assert_int_equal(run(&m, &o, NULL, 3600, &sig, &d), DECIDE_OK);
 		assert_int_equal(d.target, 5);
-		assert_true(sig.arrival_held == 0.2);
+		/* A rise needs no evidence. */
+		o.arrival_rate = 2;
+		obs_series(&o, low, 1);
+		assert_int_equal(run(&m, &o, NULL, 3600, &sig, &d), DECIDE_OK);
+		assert_int_equal(d.target, 27);
 	}
 	meta_release(&m);
 }

@@ -1069,8 +1069,8 @@ static const char *const meta_num_keys[] = {
 	"forecastWindowSeconds", "forecastAlpha", "forecastBeta",
 	"costPerReplicaHour", "slaPenaltyPerHour", "maxReplicas",
 	"activationArrivalRate", "staleHoldSeconds", "pushIntervalSeconds",
-	"scaleDownHoldSeconds", "rateWindowSeconds", "peakedness",
-	"peakednessMax",
+	"scaleDownHoldSeconds", "rateWindowSeconds", "metricsLagSeconds",
+	"peakedness", "peakednessMax", "forecastDamping",
 };
 
 static const char *const meta_num_values[] = {

@@ -1449,6 +1449,7 @@ static const struct {
 	{ "scaleDownHoldSeconds", "300" },
 	{ "coldStartSeconds", "180" },
 	{ "rateWindowSeconds", "60" },
+	{ "metricsLagSeconds", "45" },
 	{ "peakedness", "4" },
 	{ "peakednessMax", "8" },
 	{ "forecastWindowSeconds", "900" },
@@ -1487,6 +1488,54 @@ static void test_every_key_has_example(void **state)
 		for (j = 0; j < i; j++)
 			assert_string_not_equal(name, meta_key_name(j));
 		assert_string_equal(meta_nearest_key(name), name);
+	}
+}
+
+/* Every key of the table has its entry in docs/metadata.md: a "### key"
+ * heading (one heading may name several keys, comma-separated).  The test
+ * runs from the repository's root, as `make unit` runs it. */
+static void test_every_key_documented(void **state)
+{
+	static char doc[256 * 1024];
+	char want[META_NAME_MAX + 8];
+	const char *name, *p;
+	FILE *fp = fopen("docs/metadata.md", "r");
+	size_t n, i, len;
+	int found;
+
+	(void)state;
+	if (fp == NULL)
+		fail_msg("docs/metadata.md: cannot open (run from the "
+			 "repository's root)");
+	n = fread(doc, 1, sizeof(doc) - 1, fp);
+	assert_int_equal(ferror(fp), 0);
+	assert_true(feof(fp));
+	fclose(fp);
+	doc[n] = '\0';
+	for (i = 0; i < meta_key_count(); i++) {
+		name = meta_key_name(i);
+		len = strlen(name);
+		found = 0;
+		snprintf(want, sizeof(want), "\n### ");
+		for (p = strstr(doc, want); p && !found;
+		     p = strstr(p + 1, want)) {
+			const char *q = p + 5, *end = strchr(q, '\n');
+
+			while (q && end && q < end) {
+				while (*q == ' ' || *q == ',' || *q == '`')
+					q++;
+				if (!strncmp(q, name, len) &&
+				    (q[len] == ',' || q[len] == '\n' ||
+				     q[len] == '`' || q[len] == ' '))
+					found = 1;
+				q = strchr(q, ',');
+				if (q && q > end)
+					q = NULL;
+			}
+		}
+		if (!found)
+			fail_msg("metadata key '%s' has no '### %s' entry in "
+				 "docs/metadata.md", name, name);
 	}
 }
 
@@ -1580,6 +1629,7 @@ int main(void)
 		cmocka_unit_test(test_set_twice_no_leak),
 		cmocka_unit_test(test_parse_first_error),
 		cmocka_unit_test(test_every_key_has_example),
+		cmocka_unit_test(test_every_key_documented),
 		cmocka_unit_test(test_docs_example),
 	};
 
