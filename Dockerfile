@@ -42,6 +42,7 @@ RUN apt-get update \
       protobuf-c-compiler \
       libprotobuf-c-dev \
       libcurl4-openssl-dev \
+      libssl-dev \
       libcjson-dev \
       libyaml-dev \
       libmicrohttpd-dev \

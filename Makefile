@@ -12,9 +12,9 @@ CSTD     = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 WARN     = -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wno-unused-parameter
 OPT     ?= -O2 -g
-PKGS     = grpc libprotobuf-c libcurl libcjson yaml-0.1 libmicrohttpd
+PKGS     = grpc libprotobuf-c libcurl libcjson yaml-0.1 libmicrohttpd libcrypto
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LIBS     = -lgrpc -lgpr -lprotobuf-c -lcurl -lcjson -lyaml -lmicrohttpd -lpthread -lm
+LIBS     = -lgrpc -lgpr -lprotobuf-c -lcurl -lcjson -lyaml -lmicrohttpd -lcrypto -lpthread -lm
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer \
            -fno-sanitize-recover=undefined
 
@@ -26,7 +26,7 @@ GEN_HDR  = $(PROTOS:%=$(GEN)/%.pb-c.h)
 
 # The library: everything but main.c, so unit tests link the same code.
 LIB_SRC  = src/model.c src/erlang.c src/smooth.c src/meta.c src/config.c \
-           src/prom.c src/show.c src/csv.c src/log.c src/secret.c src/http.c src/awscred.c src/stats.c src/procstat.c src/httpd.c src/fetch.c src/scaler.c src/pb.c \
+           src/prom.c src/show.c src/csv.c src/log.c src/secret.c src/slurp.c src/fprint.c src/stab.c src/certs.c src/http.c src/awscred.c src/stats.c src/procstat.c src/httpd.c src/fetch.c src/scaler.c src/pb.c \
            src/rpc.c src/report.c src/calc.c src/explain.c src/serve.c src/forecast.c src/decide.c \
            src/simrng.c src/simheap.c src/simroute.c src/perf.c src/trace.c \
            src/simprom.c src/hpa.c src/keda.c src/demand.c src/policy.c \

@@ -14,6 +14,8 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,10 +42,12 @@
 #define CFG_BODY_MAX (64.0 * 1024 * 1024)
 
 static const char *const cfg_top_keys[] = {
-	"defaultBackend", "cacheTTLSeconds", "maxBodyBytes", "backends", NULL
+	"defaultBackend", "cacheTTLSeconds", "maxBodyBytes", "maxStates",
+	"maxStatesPerNamespace", "backends", NULL
 };
 static const char *const cfg_backend_keys[] = {
-	"name", "url", "timeoutSeconds", "auth", "headers", "tls", NULL
+	"name", "url", "timeoutSeconds", "auth", "headers", "tls",
+	"namespaces", "maxConnections", "maxConnectionsPerNamespace", NULL
 };
 /* The order is the bit order of cfg_auth_kinds[].fields. */
 static const char *const cfg_auth_keys[] = {
@@ -79,6 +83,11 @@ static const struct cfg_auth_kind {
 #define CFG_ALLOWED_HEADER "a header name of letters, digits and " \
 	"!#$%&'*+-.^_`|~"
 #define CFG_ALLOWED_HVALUE "text without control characters"
+#define CFG_ALLOWED_NS "a namespace name (a-z, 0-9, -; at most 63 " \
+	"characters) in which '*' stands for any characters, e.g. " \
+	"\"team-a\" or \"ml-*\""
+#define CFG_ALLOWED_CONNS "a whole number from 1 to 256"
+#define CFG_ALLOWED_STATES "a whole number from 100 to 1000000"
 
 /* Where errors go: prefix is "config <file>" or "--prometheus". */
 struct cfg_ctx {
@@ -608,6 +617,85 @@ static int cfg_tls(const struct cfg_ctx *x, const char *parent,
 	return 0;
 }
 
+static int cfg_ns_ok(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++, n++)
+		if (!islower((unsigned char)*s) &&
+		    !isdigit((unsigned char)*s) && *s != '-' && *s != '*')
+			return 0;
+	return n >= 1 && n <= 63;
+}
+
+/* The backend's `namespaces` allowlist (absent: every namespace). */
+static int cfg_namespaces(const struct cfg_ctx *x, const char *parent,
+			  const cJSON *obj, struct backend *b)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(obj, "namespaces");
+	const cJSON *it;
+	char path[CFG_PATH_MAX], ipath[CFG_PATH_MAX + 16];
+	char shown[CFG_SHOW_MAX + 4];
+	int n, i = 0;
+
+	if (!arr)
+		return 0;
+	cfg_join(path, parent, "namespaces");
+	if (!cJSON_IsArray(arr))
+		return cfg_fail(x, path, "expected an array of namespaces, "
+				"got %s; allowed: %s", show_json_kind(arr),
+				CFG_ALLOWED_NS);
+	n = cJSON_GetArraySize(arr);
+	if (n < 1 || n > CONFIG_NAMESPACES_MAX)
+		return cfg_fail(x, path, "has %d entries; allowed: 1 to %d "
+				"(leave the field out to allow every "
+				"namespace)", n, CONFIG_NAMESPACES_MAX);
+	b->namespaces = calloc((size_t)n, sizeof(*b->namespaces));
+	if (!b->namespaces)
+		return cfg_oom(x);
+	cJSON_ArrayForEach(it, arr) {
+		snprintf(ipath, sizeof(ipath), "%s[%d]", path, i);
+		if (!cJSON_IsString(it))
+			return cfg_fail(x, ipath, "expected a string, got %s; "
+					"allowed: %s", show_json_kind(it),
+					CFG_ALLOWED_NS);
+		if (!cfg_ns_ok(it->valuestring)) {
+			cfg_show(shown, it->valuestring);
+			return cfg_fail(x, ipath, "'%s' is not allowed; "
+					"allowed: %s", shown, CFG_ALLOWED_NS);
+		}
+		if (cfg_dup(x, it->valuestring, &b->namespaces[i]))
+			return -1;
+		b->n_namespaces = (size_t)++i;
+	}
+	return 0;
+}
+
+/* maxConnections and maxConnectionsPerNamespace (at most the former;
+ * default half of it, at least 1). */
+static int cfg_connections(const struct cfg_ctx *x, const char *parent,
+			   const cJSON *obj, struct backend *b)
+{
+	double all, per;
+	char path[CFG_PATH_MAX];
+
+	if (cfg_number(x, parent, obj, "maxConnections", 1,
+		       CONFIG_CONNECTIONS_MAX, 1, CFG_ALLOWED_CONNS,
+		       CONFIG_CONNECTIONS_DEFAULT, &all) ||
+	    cfg_number(x, parent, obj, "maxConnectionsPerNamespace", 1,
+		       CONFIG_CONNECTIONS_MAX, 1, CFG_ALLOWED_CONNS,
+		       all >= 2 ? (double)((long)all / 2) : 1, &per))
+		return -1;
+	if (per > all) {
+		cfg_join(path, parent, "maxConnectionsPerNamespace");
+		return cfg_fail(x, path, "%g is more than maxConnections "
+				"%g; allowed: 1 to maxConnections", per, all);
+	}
+	b->max_connections = (int)all;
+	b->max_connections_ns = (int)per;
+	return 0;
+}
+
 /* backends[i]; bs[0..i) are done and their names are taken. */
 static int cfg_backend(const struct cfg_ctx *x, const cJSON *obj,
 		       struct backend *bs, size_t i)
@@ -661,7 +749,9 @@ static int cfg_backend(const struct cfg_ctx *x, const cJSON *obj,
 	if (cfg_object(x, path, obj, "tls", &tls) ||
 	    (tls && cfg_tls(x, path, tls, b)))
 		return -1;
-	return 0;
+	if (cfg_namespaces(x, path, obj, b))
+		return -1;
+	return cfg_connections(x, path, obj, b);
 }
 
 /* The index of the default backend, from defaultBackend or the only one. */
@@ -735,7 +825,7 @@ static int cfg_parse(struct config *c, const char *text, size_t len,
 	const cJSON *backends, *it;
 	const char *end = NULL;
 	size_t i, at, line, col;
-	double ttl = 0, body = 0;
+	double ttl = 0, body = 0, states = 0, states_ns = 0;
 	int rc = -1, n;
 
 	for (at = 0; at < len && cfg_is_ws(text[at]); at++)
@@ -773,10 +863,28 @@ static int cfg_parse(struct config *c, const char *text, size_t len,
 		       CFG_ALLOWED_TTL, tmp.cache_ttl_s, &ttl) ||
 	    cfg_number(x, NULL, root, "maxBodyBytes", CFG_BODY_MIN,
 		       CFG_BODY_MAX, 1, CFG_ALLOWED_BODY,
-		       (double)tmp.max_body_bytes, &body))
+		       (double)tmp.max_body_bytes, &body) ||
+	    cfg_number(x, NULL, root, "maxStates", 100, 1e6, 1,
+		       CFG_ALLOWED_STATES, (double)tmp.max_states, &states) ||
+	    cfg_number(x, NULL, root, "maxStatesPerNamespace", 100, 1e6, 1,
+		       CFG_ALLOWED_STATES, (double)tmp.max_states_ns,
+		       &states_ns))
 		goto out;
+	if (states_ns > states) {
+		/* an explicit maxStates below the default quota lowers it */
+		if (cJSON_GetObjectItemCaseSensitive(root,
+				"maxStatesPerNamespace")) {
+			cfg_fail(x, "maxStatesPerNamespace", "%g is more than "
+				 "maxStates %g; allowed: 100 to maxStates",
+				 states_ns, states);
+			goto out;
+		}
+		states_ns = states;
+	}
 	tmp.cache_ttl_s = ttl;
 	tmp.max_body_bytes = (size_t)body;
+	tmp.max_states = (size_t)states;
+	tmp.max_states_ns = (size_t)states_ns;
 
 	backends = cJSON_GetObjectItemCaseSensitive(root, "backends");
 	if (!backends) {
@@ -848,6 +956,9 @@ void config_release(struct config *c)
 		free(b->key_file);
 		for (j = 0; j < b->n_headers; j++)
 			free(b->headers[j]);
+		for (j = 0; j < b->n_namespaces; j++)
+			free(b->namespaces[j]);
+		free(b->namespaces);
 	}
 	free(c->backends);
 	config_init(c);
@@ -932,6 +1043,8 @@ int config_from_url(struct config *c, const char *url,
 	tmp.n_backends = 1;
 	snprintf(tmp.backends[0].name, CONFIG_NAME_MAX, "default");
 	tmp.backends[0].timeout_s = CFG_TIMEOUT_DEFAULT;
+	tmp.backends[0].max_connections = CONFIG_CONNECTIONS_DEFAULT;
+	tmp.backends[0].max_connections_ns = CONFIG_CONNECTIONS_DEFAULT / 2;
 	if (cfg_url(&x, NULL, url ? url : "", &tmp.backends[0].url))
 		goto out;
 	rc = 0;
@@ -971,6 +1084,61 @@ int config_from_flags(struct config *c, const char *path, const char *url,
 	}
 	return path ? config_load_file(c, path, err) :
 		      config_from_url(c, url, err);
+}
+
+/* Reference counts of shared configs: taken per evaluation and per cached
+ * answer, so a plain mutex is cheap enough and keeps the struct copyable. */
+static pthread_mutex_t cfg_refs_mu = PTHREAD_MUTEX_INITIALIZER;
+
+struct config *config_share(struct config *c)
+{
+	struct config *s = malloc(sizeof(*s));
+
+	if (!s)
+		return NULL;
+	*s = *c;
+	s->shared = 1;
+	s->refs = 1;
+	config_init(c);
+	return s;
+}
+
+struct config *config_hold(struct config *c)
+{
+	if (c && c->shared) {
+		pthread_mutex_lock(&cfg_refs_mu);
+		c->refs++;
+		pthread_mutex_unlock(&cfg_refs_mu);
+	}
+	return c;
+}
+
+void config_drop(struct config *c)
+{
+	long left;
+
+	if (!c || !c->shared)
+		return;
+	pthread_mutex_lock(&cfg_refs_mu);
+	left = --c->refs;
+	pthread_mutex_unlock(&cfg_refs_mu);
+	if (left == 0) {
+		c->shared = 0;
+		config_release(c);
+		free(c);
+	}
+}
+
+int config_namespace_ok(const struct backend *be, const char *ns)
+{
+	size_t i;
+
+	if (!be->n_namespaces)
+		return 1;
+	for (i = 0; i < be->n_namespaces; i++)
+		if (!fnmatch(be->namespaces[i], ns, FNM_NOESCAPE))
+			return 1;
+	return 0;
 }
 
 const struct backend *config_backend(const struct config *c,

@@ -7,8 +7,12 @@
  * docs/config.md.  Without a file, `serve --prometheus URL` makes a single
  * backend named "default".
  *
- * Loading happens once at start-up on the main thread; afterwards a config
- * is read-only and may be shared between threads.
+ * A config is loaded on the main thread; afterwards it is read-only and
+ * may be shared between threads.  `serve` reloads the file on SIGHUP: the
+ * new config is built beside the old one, and config_share() makes it a
+ * reference-counted object, so that evaluations and cached answers still
+ * using the old backends keep them until they are done (see
+ * config_hold()).
  */
 #ifndef STAFFER_CONFIG_H
 #define STAFFER_CONFIG_H
@@ -39,7 +43,14 @@ struct backend {
 	char *cert_file, *key_file;/* TLS client certificate */
 	char *headers[CONFIG_HEADERS_MAX]; /* "Name: value" */
 	size_t n_headers;
-	double timeout_s;          /* per HTTP request, default 2 s */
+	double timeout_s;          /* per HTTP request, counted from when it
+				    * is sent, default 2 s */
+	/* Namespaces whose ScaledObjects may use this backend: names, or
+	 * patterns with '*' (fnmatch(3)).  n_namespaces 0: every namespace. */
+	char **namespaces;
+	size_t n_namespaces;
+	int max_connections;       /* requests in flight at once (16) */
+	int max_connections_ns;    /* ... of them for one namespace (half) */
 };
 
 struct config {
@@ -48,9 +59,20 @@ struct config {
 	size_t default_backend;    /* index into backends */
 	double cache_ttl_s;        /* reuse a backend answer this long (5 s) */
 	size_t max_body_bytes;     /* cap on one response body (4 MiB) */
+	size_t max_states;         /* triggers with smoothing state (100000) */
+	size_t max_states_ns;      /* ... of one namespace (10000) */
+	int shared;                /* made by config_share(); immutable */
+	long refs;                 /* references to a shared one */
 };
 
-#define CONFIG_INIT { NULL, 0, 0, 5.0, 4u << 20 }
+#define CONFIG_STATES_DEFAULT 100000
+#define CONFIG_STATES_NS_DEFAULT 10000
+#define CONFIG_NAMESPACES_MAX 256   /* entries of one backend's list */
+#define CONFIG_CONNECTIONS_MAX 256
+#define CONFIG_CONNECTIONS_DEFAULT 16
+
+#define CONFIG_INIT { NULL, 0, 0, 5.0, 4u << 20, CONFIG_STATES_DEFAULT, \
+		      CONFIG_STATES_NS_DEFAULT, 0, 0 }
 
 void config_init(struct config *c);
 void config_release(struct config *c);
@@ -86,6 +108,25 @@ const char *config_env_or(const char *v, const char *env);
  */
 int config_from_flags(struct config *c, const char *path, const char *url,
 		      char err[CONFIG_ERR_MAX]);
+
+/*
+ * Move *c into a new shared config with one reference (the caller's); c is
+ * left empty.  NULL when out of memory (c untouched).
+ */
+struct config *config_share(struct config *c);
+
+/* One more reference to c; returns c.  A config that was not made by
+ * config_share() (refs 0) is not counted: its owner keeps it alive.
+ * Any thread. */
+struct config *config_hold(struct config *c);
+
+/* Drop a reference; the last one releases and frees c.  NULL and configs
+ * not made by config_share() are ignored.  Any thread. */
+void config_drop(struct config *c);
+
+/* Whether ScaledObjects of namespace ns may use backend be (its
+ * `namespaces` list; every namespace when there is none). */
+int config_namespace_ok(const struct backend *be, const char *ns);
 
 /* The backend called name, the default one for NULL, or NULL if unknown. */
 const struct backend *config_backend(const struct config *c,

@@ -585,7 +585,7 @@ static int evaluate(struct explain *x, struct scaler *sc, struct fetch *f,
 	int rc = 0, e = 0;
 
 	x->done = 0;
-	if (scaler_evaluate(sc, ns, name, m, kind, kind == SCALER_METRICS ?
+	if (scaler_evaluate(sc, ns, name, NULL, m, kind, kind == SCALER_METRICS ?
 			    on_metrics : on_active, x))
 		return -1;
 	pthread_mutex_lock(&x->mu);
@@ -901,7 +901,7 @@ int cmd_explain(int argc, char **argv)
 	sync = 1;
 	x.cfg = &cfg;
 	x.json = o.json;
-	f = fetch_new(&cfg);
+	f = fetch_new();
 	sc = f ? scaler_new(&cfg, f, NULL) : NULL;
 	if (!sc) {
 		fprintf(stderr, EXPLAIN_PROG ": cannot start the fetch "
@@ -909,7 +909,7 @@ int cmd_explain(int argc, char **argv)
 		goto out;
 	}
 	/* The server's parser and messages: bad metadata is exit 2. */
-	if (scaler_parse(sc, &m, (const char *const *)md.keys,
+	if (scaler_parse(sc, NULL, &m, (const char *const *)md.keys,
 			 (const char *const *)md.values, md.n, err) !=
 	    SCALER_OK) {
 		fprintf(stderr, EXPLAIN_PROG ": %s\n", err);
@@ -947,7 +947,7 @@ int cmd_explain(int argc, char **argv)
 		meta_init(&m);
 		/* The same map parses the same way a second time, but for
 		 * memory running out. */
-		if (scaler_parse(sc, &m, (const char *const *)md.keys,
+		if (scaler_parse(sc, NULL, &m, (const char *const *)md.keys,
 				 (const char *const *)md.values, md.n, err) !=
 		    SCALER_OK) {
 			fprintf(stderr, EXPLAIN_PROG ": %s\n", err);

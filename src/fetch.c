@@ -6,7 +6,19 @@
  *    transfer while one is in flight, and the waiters for that transfer;
  *  - job: what one caller submitted; it completes when its last answer
  *    arrives;
- *  - incoming: jobs handed over by fetch_submit() under the mutex.
+ *  - incoming: jobs handed over by fetch_submit() under the mutex;
+ *  - bstate: one per backend name: requests in flight, and the lanes
+ *    with requests waiting for a connection, taken in turn;
+ *  - lane: one per (backend, namespace): its tickets (entries waiting to
+ *    be sent) in order, and its requests in flight;
+ *  - tcount: jobs per namespace, under the mutex (FETCH_TENANT_JOBS_MAX).
+ *
+ * An entry that needs a transfer is QUEUED with a ticket in the lane of
+ * the namespace that asked; a namespace that joins it while it waits gets
+ * a ticket of its own, so it is sent at whichever turn comes first.  A
+ * ticket whose entry is no longer QUEUED is dropped when its turn comes.
+ * Only dispatch() moves an entry from QUEUED to INFLIGHT, and
+ * entry_complete() gives its connection back.
  */
 #include "fetch.h"
 
@@ -26,12 +38,46 @@
 #include "secret.h"
 
 #define BUCKETS 4096
+#define LANE_BUCKETS 1024
+#define TCOUNT_BUCKETS 256
 #define SWEEP_EVERY_S 10.0
-#define HOST_CONNECTIONS_MAX 16
 
-enum entry_state { ENTRY_IDLE, ENTRY_INFLIGHT, ENTRY_READY };
+enum entry_state { ENTRY_IDLE, ENTRY_QUEUED, ENTRY_INFLIGHT, ENTRY_READY };
 
 struct job;
+struct lane;
+
+struct ticket {
+	struct ticket *next;
+	struct entry *e;
+};
+
+/* One backend (by name, across config reloads). */
+struct bstate {
+	struct bstate *next;
+	char name[CONFIG_NAME_MAX];
+	int inflight;
+	int max, max_ns;            /* from the newest backend seen */
+	struct lane *ring;          /* lanes with tickets; the next turn */
+	size_t nring;               /* lanes on the ring */
+};
+
+struct lane {
+	struct lane *hnext;         /* fetch.lanes chain */
+	struct lane *rnext, *rprev; /* bstate.ring, circular; NULL: out */
+	struct bstate *bs;
+	struct ticket *head, *tail;
+	size_t queued;
+	int inflight;
+	char tenant[FETCH_TENANT_MAX];
+};
+
+/* Jobs of one namespace (fetch.mu). */
+struct tcount {
+	struct tcount *next;
+	size_t jobs;
+	char name[FETCH_TENANT_MAX];
+};
 
 struct waiter {
 	struct waiter *next;
@@ -42,6 +88,10 @@ struct waiter {
 struct entry {
 	struct entry *next;          /* hash chain */
 	const struct backend *be;
+	struct config *cfg;          /* held: be lives in it */
+	struct lane *lane;           /* INFLIGHT: whose connection it uses */
+	struct lane *last_ticket;    /* QUEUED: the lane of its last ticket */
+	size_t tickets;              /* tickets pointing here: not swept */
 	char *query;
 	double range_s, step_s;
 	uint32_t hash;
@@ -49,7 +99,7 @@ struct entry {
 	double fetched_at, last_used;
 	/* the cached answer (READY) */
 	enum prom_err err;
-	double value;
+	double value, sample_ts;
 	double *ts, *vals;
 	size_t n;
 	char msg[PROM_ERR_MAX];
@@ -65,6 +115,8 @@ struct entry {
 
 struct job {
 	struct job *next;
+	struct tcount *tc;           /* its namespace's count (fetch.mu) */
+	char tenant[FETCH_TENANT_MAX];
 	fetch_done_fn *cb;
 	void *arg;
 	size_t n, remaining;
@@ -74,7 +126,6 @@ struct job {
 };
 
 struct fetch {
-	const struct config *cfg;
 	CURLM *multi;
 	pthread_t thread;
 	int started;
@@ -86,8 +137,11 @@ struct fetch {
 	struct fetch_stats stats;
 	fetch_observe_fn *observe;   /* stats.h: results by backend */
 	void *observe_arg;
+	struct tcount *tcounts[TCOUNT_BUCKETS];
 
 	struct entry *buckets[BUCKETS];
+	struct bstate *bstates;
+	struct lane *lanes[LANE_BUCKETS];
 	size_t n_entries;
 	double last_sweep;
 
@@ -149,6 +203,7 @@ static void entry_free(struct entry *e)
 {
 	entry_free_answer(e);
 	http_body_release(&e->body);
+	config_drop(e->cfg);
 	free(e->query);
 	free(e);
 }
@@ -175,6 +230,7 @@ static struct entry *entry_get(struct fetch *f, const struct fetch_query *q)
 		return NULL;
 	}
 	e->be = q->backend;
+	e->cfg = config_hold(q->cfg);
 	e->range_s = q->range_s;
 	e->step_s = q->step_s;
 	e->hash = h;
@@ -192,6 +248,7 @@ static void job_fill(struct job *j, size_t idx, const struct entry *e,
 
 	a->err = e->err;
 	a->value = e->value;
+	a->sample_ts = e->sample_ts;
 	a->age_s = now - e->fetched_at;
 	memcpy(a->msg, e->msg, sizeof(a->msg));
 	a->n = 0;
@@ -217,6 +274,43 @@ static void job_fill(struct job *j, size_t idx, const struct entry *e,
 	}
 }
 
+static uint32_t hash_str(const char *p, uint32_t h)
+{
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	return h;
+}
+
+/* The job count of namespace name (f->mu held); NULL when out of memory.
+ * A count exists while its namespace has jobs (tcount_drop()). */
+static struct tcount *tcount_get(struct fetch *f, const char *name)
+{
+	struct tcount **pp = &f->tcounts[hash_str(name, 2166136261u) %
+					 TCOUNT_BUCKETS];
+
+	while (*pp && strcmp((*pp)->name, name))
+		pp = &(*pp)->next;
+	if (!*pp) {
+		*pp = calloc(1, sizeof(**pp));
+		if (*pp)
+			snprintf((*pp)->name, sizeof((*pp)->name), "%s", name);
+	}
+	return *pp;
+}
+
+/* Free a count that reached 0 (f->mu held). */
+static void tcount_drop(struct fetch *f, struct tcount *tc)
+{
+	struct tcount **pp = &f->tcounts[hash_str(tc->name, 2166136261u) %
+					 TCOUNT_BUCKETS];
+
+	while (*pp && *pp != tc)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = tc->next;
+	free(tc);
+}
+
 static void job_finish(struct fetch *f, struct job *j)
 {
 	size_t i;
@@ -227,10 +321,12 @@ static void job_finish(struct fetch *f, struct job *j)
 		free(j->owned[i * 2 + 1]);
 		free((char *)j->q[i].query);
 	}
-	free(j);
 	pthread_mutex_lock(&f->mu);
 	f->jobs--;
+	if (j->tc && --j->tc->jobs == 0)
+		tcount_drop(f, j->tc);
 	pthread_mutex_unlock(&f->mu);
+	free(j);
 }
 
 /* One answer for job j arrived. */
@@ -248,9 +344,15 @@ static void entry_complete(struct fetch *f, struct entry *e,
 	struct waiter *w, *next;
 	double now = fetch_now();
 
+	if (e->lane) {            /* its connection is free again */
+		e->lane->inflight--;
+		e->lane->bs->inflight--;
+		e->lane = NULL;
+	}
 	entry_free_answer(e);
 	e->err = err;
 	e->value = 0.0;
+	e->sample_ts = 0.0;
 	snprintf(e->msg, sizeof(e->msg), "%s", msg ? msg : "");
 	if (err == PROM_OK && e->range_s > 0) {
 		double *ts = NULL, *vals = NULL;
@@ -262,12 +364,14 @@ static void entry_complete(struct fetch *f, struct entry *e,
 		e->vals = vals;
 		e->n = n;
 	} else if (err == PROM_OK) {
-		double v = 0.0;
+		double v = 0.0, t = 0.0;
 
-		e->err = prom_parse_instant(e->body.buf, e->body.len, &v, e->msg,
-					    sizeof(e->msg));
-		if (e->err == PROM_OK)
+		e->err = prom_parse_sample(e->body.buf, e->body.len, &v, &t,
+					   e->msg, sizeof(e->msg));
+		if (e->err == PROM_OK) {
 			e->value = v;
+			e->sample_ts = t;
+		}
 	}
 	http_body_release(&e->body);
 	e->fetched_at = now;
@@ -447,7 +551,7 @@ static int entry_start(struct fetch *f, struct entry *e, char *why,
 		snprintf(why, whylen, "curl_easy_init failed");
 		goto out;
 	}
-	http_body_reset(&e->body, f->cfg->max_body_bytes);
+	http_body_reset(&e->body, e->cfg->max_body_bytes);
 	e->curl_err[0] = '\0';
 	for (i = 0; i < be->n_headers; i++) {
 		struct curl_slist *l = curl_slist_append(e->headers,
@@ -602,7 +706,7 @@ static void entry_done(struct fetch *f, struct entry *e, CURLcode res)
 	if (e->body.too_big || res == CURLE_FILESIZE_EXCEEDED) {
 		err = PROM_ETOOBIG;
 		snprintf(msg, sizeof(msg), "response body larger than %zu "
-			 "bytes", f->cfg->max_body_bytes);
+			 "bytes", e->cfg->max_body_bytes);
 	} else if (res != CURLE_OK) {
 		err = PROM_EHTTP;
 		snprintf(msg, sizeof(msg), "%.80s: %.160s", curl_easy_strerror(res),
@@ -657,6 +761,200 @@ static void aws_done(struct fetch *f, CURLcode res)
 	}
 }
 
+/* ---- fair queueing (see the file comment) ---------------------------------- */
+
+
+/* The state of backend be's name, created on first use; NULL when out of
+ * memory.  Its limits follow the newest config's backend. */
+static struct bstate *bstate_get(struct fetch *f, const struct backend *be)
+{
+	struct bstate *bs;
+
+	for (bs = f->bstates; bs; bs = bs->next)
+		if (!strcmp(bs->name, be->name))
+			break;
+	if (!bs) {
+		bs = calloc(1, sizeof(*bs));
+		if (!bs)
+			return NULL;
+		snprintf(bs->name, sizeof(bs->name), "%s", be->name);
+		bs->next = f->bstates;
+		f->bstates = bs;
+	}
+	bs->max = be->max_connections > 0 ? be->max_connections :
+		  CONFIG_CONNECTIONS_DEFAULT;
+	bs->max_ns = be->max_connections_ns > 0 ? be->max_connections_ns :
+		     bs->max;
+	return bs;
+}
+
+static struct lane **lane_slot(struct fetch *f, const struct bstate *bs,
+			       const char *tenant)
+{
+	uint32_t h = hash_str(tenant, hash_str(bs->name, 2166136261u));
+	struct lane **pp = &f->lanes[h % LANE_BUCKETS];
+
+	while (*pp && ((*pp)->bs != bs || strcmp((*pp)->tenant, tenant)))
+		pp = &(*pp)->hnext;
+	return pp;
+}
+
+static struct lane *lane_get(struct fetch *f, struct bstate *bs,
+			     const char *tenant)
+{
+	struct lane **pp = lane_slot(f, bs, tenant);
+
+	if (!*pp) {
+		*pp = calloc(1, sizeof(**pp));
+		if (!*pp)
+			return NULL;
+		(*pp)->bs = bs;
+		snprintf((*pp)->tenant, sizeof((*pp)->tenant), "%s", tenant);
+	}
+	return *pp;
+}
+
+static void ring_add(struct lane *l)
+{
+	struct bstate *bs = l->bs;
+
+	if (l->rnext)
+		return;
+	bs->nring++;
+	if (!bs->ring) {
+		l->rnext = l->rprev = l;
+		bs->ring = l;
+		return;
+	}
+	/* just before the next turn: the newest lane goes last */
+	l->rnext = bs->ring;
+	l->rprev = bs->ring->rprev;
+	l->rprev->rnext = l;
+	bs->ring->rprev = l;
+}
+
+static void ring_remove(struct lane *l)
+{
+	struct bstate *bs = l->bs;
+
+	if (!l->rnext)
+		return;
+	bs->nring--;
+	if (l->rnext == l) {
+		bs->ring = NULL;
+	} else {
+		l->rprev->rnext = l->rnext;
+		l->rnext->rprev = l->rprev;
+		if (bs->ring == l)
+			bs->ring = l->rnext;
+	}
+	l->rnext = l->rprev = NULL;
+}
+
+/* Free a lane that has nothing waiting and nothing in flight. */
+static void lane_maybe_free(struct fetch *f, struct lane *l)
+{
+	struct lane **pp;
+
+	if (l->head || l->inflight)
+		return;
+	ring_remove(l);
+	pp = lane_slot(f, l->bs, l->tenant);
+	if (*pp == l)
+		*pp = l->hnext;
+	free(l);
+}
+
+/* Queue entry e for tenant: a ticket in its lane.  0, or -1 when out of
+ * memory (e untouched). */
+static int entry_queue(struct fetch *f, struct entry *e, const char *tenant)
+{
+	struct bstate *bs = bstate_get(f, e->be);
+	struct lane *l = bs ? lane_get(f, bs, tenant) : NULL;
+	struct ticket *t;
+
+	if (!l)
+		return -1;
+	if (e->state == ENTRY_QUEUED && e->last_ticket == l)
+		return 0;        /* this lane will send it already */
+	t = malloc(sizeof(*t));
+	if (!t) {
+		lane_maybe_free(f, l);
+		return -1;
+	}
+	t->e = e;
+	t->next = NULL;
+	if (l->tail)
+		l->tail->next = t;
+	else
+		l->head = t;
+	l->tail = t;
+	l->queued++;
+	e->tickets++;
+	ring_add(l);
+	e->state = ENTRY_QUEUED;
+	e->last_ticket = l;
+	return 0;
+}
+
+/*
+ * Send what backend bs has room for: lanes in turn, one ticket a turn,
+ * none from a lane at its per-namespace limit.  Stops when the backend is
+ * full or a whole round sent nothing.
+ */
+static void dispatch(struct fetch *f, struct bstate *bs)
+{
+	char why[PROM_ERR_MAX];
+	size_t skipped = 0;
+
+	while (bs->ring && bs->inflight < bs->max) {
+		struct lane *l = bs->ring;
+		struct ticket *t;
+		struct entry *e;
+
+		bs->ring = l->rnext;     /* the next turn is the next lane's */
+		if (l->inflight >= bs->max_ns) {
+			/* every lane at its limit: wait for a completion */
+			if (++skipped >= bs->nring)
+				break;
+			continue;
+		}
+		skipped = 0;
+		t = l->head;
+		l->head = t->next;
+		if (!l->head)
+			l->tail = NULL;
+		l->queued--;
+		e = t->e;
+		e->tickets--;
+		free(t);
+		if (!l->head)
+			ring_remove(l);
+		if (e->state == ENTRY_QUEUED) {
+			if (e->last_ticket == l)
+				e->last_ticket = NULL;
+			e->state = ENTRY_IDLE;
+			e->lane = l;
+			l->inflight++;
+			bs->inflight++;
+			pthread_mutex_lock(&f->mu);
+			f->stats.requests++;
+			pthread_mutex_unlock(&f->mu);
+			if (entry_start(f, e, why, sizeof(why)))
+				entry_unsent(f, e, why);
+		}
+		lane_maybe_free(f, l);
+	}
+}
+
+static void dispatch_all(struct fetch *f)
+{
+	struct bstate *bs;
+
+	for (bs = f->bstates; bs; bs = bs->next)
+		dispatch(f, bs);
+}
+
 /* Hand job j's queries to their entries. */
 static void job_start(struct fetch *f, struct job *j)
 {
@@ -667,7 +965,6 @@ static void job_start(struct fetch *f, struct job *j)
 	for (i = 0; i < j->n; i++) {
 		struct entry *e = entry_get(f, &j->q[i]);
 		struct waiter *w;
-		char why[PROM_ERR_MAX];
 
 		if (!e) {
 			j->ans[i].err = PROM_ENOMEM;
@@ -679,7 +976,7 @@ static void job_start(struct fetch *f, struct job *j)
 		}
 		e->last_used = now;
 		if (e->state == ENTRY_READY &&
-		    now - e->fetched_at < f->cfg->cache_ttl_s) {
+		    now - e->fetched_at < e->cfg->cache_ttl_s) {
 			job_fill(j, i, e, now);
 			j->remaining--;
 			pthread_mutex_lock(&f->mu);
@@ -688,7 +985,9 @@ static void job_start(struct fetch *f, struct job *j)
 			continue;
 		}
 		w = malloc(sizeof(*w));
-		if (!w) {
+		if (!w || (e->state != ENTRY_INFLIGHT &&
+			   entry_queue(f, e, j->tenant))) {
+			free(w);
 			j->ans[i].err = PROM_ENOMEM;
 			snprintf(j->ans[i].msg, sizeof(j->ans[i].msg),
 				 "out of memory");
@@ -699,17 +998,11 @@ static void job_start(struct fetch *f, struct job *j)
 		w->idx = i;
 		w->next = e->waiters;
 		e->waiters = w;
-		if (e->state == ENTRY_INFLIGHT) {
+		if (e->state == ENTRY_INFLIGHT || w->next) {
 			pthread_mutex_lock(&f->mu);
 			f->stats.coalesced++;
 			pthread_mutex_unlock(&f->mu);
-			continue;
 		}
-		pthread_mutex_lock(&f->mu);
-		f->stats.requests++;
-		pthread_mutex_unlock(&f->mu);
-		if (entry_start(f, e, why, sizeof(why)))
-			entry_unsent(f, e, why);
 	}
 	job_answered(f, j);
 }
@@ -717,21 +1010,22 @@ static void job_start(struct fetch *f, struct job *j)
 /* Drop cache entries nobody asked for in a while. */
 static void sweep(struct fetch *f, double now)
 {
-	double idle = 10 * f->cfg->cache_ttl_s;
 	size_t b;
 
 	if (now - f->last_sweep < SWEEP_EVERY_S)
 		return;
 	f->last_sweep = now;
-	if (idle < 60)
-		idle = 60;
 	for (b = 0; b < BUCKETS; b++) {
 		struct entry **pp = &f->buckets[b];
 
 		while (*pp) {
 			struct entry *e = *pp;
+			double idle = 10 * e->cfg->cache_ttl_s;
 
+			if (idle < 60)
+				idle = 60;
 			if (e->state != ENTRY_INFLIGHT &&
+			    e->state != ENTRY_QUEUED && !e->tickets &&
 			    now - e->last_used > idle) {
 				*pp = e->next;
 				entry_free(e);
@@ -758,7 +1052,8 @@ static void abort_all(struct fetch *f, struct job *incoming)
 		struct entry *e;
 
 		for (e = f->buckets[b]; e; e = e->next) {
-			if (e->state != ENTRY_INFLIGHT)
+			if (e->state != ENTRY_INFLIGHT &&
+			    e->state != ENTRY_QUEUED)
 				continue;
 			if (e->easy)
 				curl_multi_remove_handle(f->multi, e->easy);
@@ -806,6 +1101,7 @@ static void *fetch_main(void *arg)
 			list = j->next;
 			job_start(f, j);
 		}
+		dispatch_all(f);
 		curl_multi_perform(f->multi, &running);
 		while ((m = curl_multi_info_read(f->multi, &left))) {
 			struct entry *e = NULL;
@@ -820,27 +1116,28 @@ static void *fetch_main(void *arg)
 					  (char **)&e);
 			entry_done(f, e, m->data.result);
 		}
+		dispatch_all(f);         /* connections freed just now */
 		sweep(f, fetch_now());
 		curl_multi_poll(f->multi, NULL, 0, 1000, NULL);
 	}
 	return NULL;
 }
 
-struct fetch *fetch_new(const struct config *cfg)
+struct fetch *fetch_new(void)
 {
 	struct fetch *f = calloc(1, sizeof(*f));
 
 	if (!f)
 		return NULL;
-	f->cfg = cfg;
 	f->incoming_tail = &f->incoming;
 	f->last_sweep = fetch_now();
 	pthread_mutex_init(&f->mu, NULL);
 	f->multi = curl_multi_init();
 	if (!f->multi)
 		goto fail;
-	curl_multi_setopt(f->multi, CURLMOPT_MAX_HOST_CONNECTIONS,
-			  (long)HOST_CONNECTIONS_MAX);
+	/* No host limit of curl's: its queue would count waiting time
+	 * against the timeout and serve first come first; dispatch() limits
+	 * each backend (maxConnections) instead. */
 	if (pthread_create(&f->thread, NULL, fetch_main, f))
 		goto fail;
 	f->started = 1;
@@ -853,10 +1150,12 @@ fail:
 	return NULL;
 }
 
-int fetch_submit(struct fetch *f, const struct fetch_query *qs, size_t n,
-		 fetch_done_fn *cb, void *arg)
+int fetch_submit(struct fetch *f, const char *tenant,
+		 const struct fetch_query *qs, size_t n, fetch_done_fn *cb,
+		 void *arg)
 {
 	struct job *j;
+	struct tcount *tc;
 	size_t i;
 
 	if (n == 0 || n > FETCH_QUERIES_MAX || !cb)
@@ -867,6 +1166,7 @@ int fetch_submit(struct fetch *f, const struct fetch_query *qs, size_t n,
 	j->cb = cb;
 	j->arg = arg;
 	j->n = n;
+	snprintf(j->tenant, sizeof(j->tenant), "%s", tenant ? tenant : "");
 	for (i = 0; i < n; i++) {
 		j->q[i] = qs[i];
 		j->q[i].query = strdup(qs[i].query);
@@ -874,11 +1174,17 @@ int fetch_submit(struct fetch *f, const struct fetch_query *qs, size_t n,
 			goto fail;
 	}
 	pthread_mutex_lock(&f->mu);
-	if (f->stopping || f->jobs >= FETCH_JOBS_MAX) {
+	tc = tcount_get(f, j->tenant);
+	if (f->stopping || f->jobs >= FETCH_JOBS_MAX || !tc ||
+	    tc->jobs >= FETCH_TENANT_JOBS_MAX) {
+		if (tc && tc->jobs == 0)
+			tcount_drop(f, tc);
 		pthread_mutex_unlock(&f->mu);
 		goto fail;
 	}
 	f->jobs++;
+	tc->jobs++;
+	j->tc = tc;
 	*f->incoming_tail = j;
 	f->incoming_tail = &j->next;
 	pthread_mutex_unlock(&f->mu);
@@ -910,6 +1216,34 @@ void fetch_free(struct fetch *f)
 	if (!f)
 		return;
 	fetch_stop(f);
+	for (b = 0; b < LANE_BUCKETS; b++) {
+		while (f->lanes[b]) {
+			struct lane *l = f->lanes[b];
+
+			f->lanes[b] = l->hnext;
+			while (l->head) {
+				struct ticket *t = l->head;
+
+				l->head = t->next;
+				free(t);
+			}
+			free(l);
+		}
+	}
+	while (f->bstates) {
+		struct bstate *bs = f->bstates;
+
+		f->bstates = bs->next;
+		free(bs);
+	}
+	for (b = 0; b < TCOUNT_BUCKETS; b++) {
+		while (f->tcounts[b]) {
+			struct tcount *tc = f->tcounts[b];
+
+			f->tcounts[b] = tc->next;
+			free(tc);
+		}
+	}
 	for (b = 0; b < BUCKETS; b++) {
 		while (f->buckets[b]) {
 			struct entry *e = f->buckets[b];

@@ -8,6 +8,14 @@
  * ScaledObjects and RPCs ask the same PromQL within the TTL, the backend
  * sees one request.
  *
+ * Fairness: each backend has at most maxConnections requests in flight,
+ * and one namespace at most maxConnectionsPerNamespace of them (config.h).
+ * A request waits for a free connection in its namespace's queue for that
+ * backend; the queues take turns (round robin), so a namespace with many
+ * slow queries delays its own reads, not another namespace's.  A backend's
+ * timeoutSeconds counts from when the request is sent, never while it
+ * waits.  A namespace has at most FETCH_TENANT_JOBS_MAX jobs waiting.
+ *
  * Threading: fetch_submit() may be called from any thread.  Callbacks run on
  * the fetch thread, one at a time, so state that only callbacks touch needs
  * no lock (the scaler keeps its smoothing state this way).  Callbacks must
@@ -24,11 +32,15 @@
 #define FETCH_QUERIES_MAX 8       /* queries in one job */
 #define FETCH_ENTRIES_MAX 100000  /* cached (backend, query) answers */
 #define FETCH_JOBS_MAX 100000     /* jobs waiting at once */
+#define FETCH_TENANT_JOBS_MAX 10000 /* ... of one namespace */
+#define FETCH_TENANT_MAX 256      /* bytes of a namespace, with NUL */
 
 struct fetch;
 
 struct fetch_query {
-	const struct backend *backend; /* from the config given to fetch_new */
+	const struct backend *backend; /* a backend of cfg */
+	struct config *cfg;            /* held while the answer is cached
+					* (config_hold()) */
 	const char *query;             /* PromQL; copied by fetch_submit */
 	double range_s;                /* 0: instant query; > 0: range query */
 	double step_s;                 /* range step (range queries) */
@@ -39,6 +51,7 @@ struct fetch_query {
 struct fetch_answer {
 	enum prom_err err;
 	double value;                  /* instant queries */
+	double sample_ts;              /* ... the sample's Unix time */
 	const double *ts, *vals;       /* range queries */
 	size_t n;
 	double age_s;                  /* how old the cached answer is */
@@ -50,17 +63,21 @@ struct fetch_answer {
 typedef void fetch_done_fn(void *arg, const struct fetch_answer *answers,
 			   size_t n);
 
-/* Create the module for cfg (which must outlive it) and start its thread.
- * Returns NULL on failure (curl or thread creation). */
-struct fetch *fetch_new(const struct config *cfg);
+/* Create the module and start its thread.  Returns NULL on failure (curl
+ * or thread creation). */
+struct fetch *fetch_new(void);
 
 /*
- * Queue a job of n (1..FETCH_QUERIES_MAX) queries.  Returns 0 and then cb
- * is called exactly once, later, on the fetch thread.  Returns -1 (cb never
- * called) when stopping, out of memory or over FETCH_JOBS_MAX.
+ * Queue a job of n (1..FETCH_QUERIES_MAX) queries for namespace tenant
+ * (the queue its requests wait in; at most FETCH_TENANT_MAX - 1 bytes are
+ * told apart).  The queries' configs must stay alive until cb has run.
+ * Returns 0 and then cb is called exactly once, later, on the fetch
+ * thread.  Returns -1 (cb never called) when stopping, out of memory, over
+ * FETCH_JOBS_MAX, or over FETCH_TENANT_JOBS_MAX for tenant.
  */
-int fetch_submit(struct fetch *f, const struct fetch_query *qs, size_t n,
-		 fetch_done_fn *cb, void *arg);
+int fetch_submit(struct fetch *f, const char *tenant,
+		 const struct fetch_query *qs, size_t n, fetch_done_fn *cb,
+		 void *arg);
 
 /*
  * Stop: refuse new jobs, abort transfers in flight, complete every pending

@@ -535,16 +535,36 @@ static unsigned long md_line(const struct ydoc_md *md, const char *key,
 	return i < md->n ? md->knodes[i]->line : fallback;
 }
 
-/* --config: the backend must be declared (scaler_parse()'s message). */
+/* --config: the backend must be declared, and open to the object's
+ * namespace when it names one (scaler_parse()'s messages). */
 static void lint_backend(struct lint *l, const struct lint_obj *o, long t,
 			 const struct ydoc_md *md, const struct meta *m,
 			 unsigned long line)
 {
-	char msg[LINT_LINE_MAX];
+	const struct backend *be;
+	const char *slash;
+	char msg[LINT_LINE_MAX], ns[YDOC_WHO_MAX];
 	size_t i, len;
 
-	if (!l->cfg || config_backend(l->cfg, m->backend))
+	if (!l->cfg)
 		return;
+	be = config_backend(l->cfg, m->backend);
+	if (be) {
+		/* o->who is "NS/NAME", or "NAME" without a namespace */
+		slash = strchr(o->who, '/');
+		if (!slash || (size_t)(slash - o->who) >= sizeof(ns))
+			return;
+		memcpy(ns, o->who, (size_t)(slash - o->who));
+		ns[slash - o->who] = '\0';
+		if (!config_namespace_ok(be, ns))
+			lint_report(l, md_line(md, "backend", line), 0, o, t,
+				    "namespace '%s' may not use backend '%s': "
+				    "staffer's config opens it to other "
+				    "namespaces only (its 'namespaces' list); "
+				    "the server answers PERMISSION_DENIED", ns,
+				    be->name);
+		return;
+	}
 	len = (size_t)snprintf(msg, sizeof(msg), "metadata 'backend': "
 			       "'%.60s' is not declared in staffer's config; "
 			       "declared:", m->backend);
@@ -717,8 +737,9 @@ out:
 }
 
 /* Two staffer triggers of one object with one metricName: the server
- * keeps its smoothing state and last good target per (ScaledObject,
- * metricName), so they would overwrite each other's. */
+ * keeps their state apart (it is keyed by the whole metadata, scaler.h),
+ * but reports targets and signals per (ScaledObject, metricName), so
+ * their /metrics series and log lines would be one. */
 static void lint_metric_name(struct lint *l, struct lint_obj *o, long t,
 			     const struct ydoc_md *md, const struct meta *m,
 			     unsigned long line)
@@ -729,10 +750,11 @@ static void lint_metric_name(struct lint *l, struct lint_obj *o, long t,
 		if (!strcmp(o->metric[i], m->metric_name)) {
 			lint_report(l, md_line(md, "metricName", line), 0, o,
 				    t, "metadata 'metricName': '%s' is also "
-				    "trigger %ld's: staffer keeps its smoothing "
-				    "state and last good target per ScaledObject "
-				    "and metricName, so the two triggers would "
-				    "share them; give each trigger its own "
+				    "trigger %ld's: staffer reports each trigger's "
+				    "target and signals per ScaledObject and "
+				    "metricName (/metrics, decision logs), so "
+				    "the two triggers would overwrite each "
+				    "other's series; give each trigger its own "
 				    "metricName", m->metric_name,
 				    o->metric_trigger[i]);
 			return;

@@ -67,34 +67,64 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-/* Append msg to buf[*len..size - 2] as the inside of a JSON string;
- * stops before an escape that would not fit. */
-static void json_append(char *buf, size_t size, size_t *len, const char *msg)
+/*
+ * The escape for the character at s (k bytes, 0: not UTF-8) into esc, or
+ * NULL to copy it.  JSON: what a JSON string needs, invalid UTF-8 as
+ * U+FFFD.  Text: bytes that could end the line, start a terminal escape or
+ * are not UTF-8 (\n, \r, \t, \xNN; C1 controls as \u0080..\u009f), so
+ * a ScaledObject name or a backend's reply quoted in a message can neither
+ * forge a line nor drive the terminal.  *k may be changed to what the
+ * escape stands for.
+ */
+static const char *escape_of(const unsigned char *s, size_t *k, int json,
+			     char esc[8])
+{
+	if (*s == '\n' || *s == '\t' || (!json && *s == '\r')) {
+		esc[0] = '\\';
+		esc[1] = *s == '\n' ? 'n' : *s == '\t' ? 't' : 'r';
+		esc[2] = '\0';
+		return esc;
+	}
+	if (json && (*s == '"' || *s == '\\')) {
+		esc[0] = '\\';
+		esc[1] = (char)*s;
+		esc[2] = '\0';
+		*k = 1;
+		return esc;
+	}
+	if (*s < 0x20 || *s == 0x7f || *k == 0) {
+		if (json && *k == 0)
+			snprintf(esc, 8, "\\ufffd");
+		else if (json)
+			snprintf(esc, 8, "\\u%04x", *s);
+		else
+			snprintf(esc, 8, "\\x%02x", *s);
+		*k = 1;
+		return esc;
+	}
+	if (!json && *k == 2 && s[0] == 0xc2 && s[1] < 0xa0) {
+		snprintf(esc, 8, "\\u%04x", s[1]);
+		return esc;
+	}
+	return NULL;
+}
+
+/* Append msg to buf[*len..size - 2], escaped for the format (see
+ * escape_of()); stops before an escape that would not fit. */
+static void append_escaped(char *buf, size_t size, size_t *len,
+			   const char *msg, int json)
 {
 	const unsigned char *s = (const unsigned char *)msg;
-	size_t n = strlen(msg), k;
+	size_t n = strlen(msg), k, olen;
 	char esc[8];
 	const char *out;
-	size_t olen;
 
 	while (n) {
 		k = utf8_len(s, n);
-		if (*s == '"' || *s == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)*s;
-			out = esc, olen = 2, k = 1;
-		} else if (*s == '\n') {
-			out = "\\n", olen = 2;
-		} else if (*s == '\t') {
-			out = "\\t", olen = 2;
-		} else if (*s < 0x20 || *s == 0x7f) {
-			snprintf(esc, sizeof(esc), "\\u%04x", *s);
-			out = esc, olen = 6;
-		} else if (k == 0) {
-			out = "\\ufffd", olen = 6, k = 1;
-		} else {
-			out = (const char *)s, olen = k;
-		}
+		out = escape_of(s, &k, json, esc);
+		olen = out ? strlen(out) : k;
+		if (!out)
+			out = (const char *)s;
 		if (*len + olen > size - 2)
 			break;
 		memcpy(buf + *len, out, olen);
@@ -118,13 +148,14 @@ size_t log_format_line(char *buf, size_t size, int json, const char *time,
 		n = snprintf(buf, size, "{\"time\":\"%s\",\"level\":\"%s\","
 			     "\"msg\":\"", time, level_names[lvl]);
 		len = n > 0 && (size_t)n < size ? (size_t)n : 0;
-		json_append(buf, size - 2, &len, msg);
+		append_escaped(buf, size - 2, &len, msg, 1);
 		buf[len++] = '"';
 		buf[len++] = '}';
 	} else {
-		n = snprintf(buf, size - 1, "%s %-5s %s", time,
-			     level_names[lvl], msg);
+		n = snprintf(buf, size - 1, "%s %-5s ", time,
+			     level_names[lvl]);
 		len = n < 0 ? 0 : (size_t)n < size - 1 ? (size_t)n : size - 2;
+		append_escaped(buf, size, &len, msg, 0);
 	}
 	buf[len++] = '\n';
 	buf[len] = '\0';

@@ -5,7 +5,10 @@
  * json format one JSON object per line,
  * {"time":"2026-11-22T07:40:00.123Z","level":"info","msg":"<message>"},
  * the message escaped as JSON wants (invalid UTF-8 becomes U+FFFD), for
- * log pipelines that parse JSON.  Each line is written with a single
+ * log pipelines that parse JSON.  In text lines control characters,
+ * C1 controls and invalid UTF-8 are escaped (\n, \x1b, ...): messages
+ * quote untrusted text (names, metadata, backend replies), which must not
+ * forge a line or drive a terminal.  Each line is written with a single
  * write(2), so lines from different threads never interleave.  A message
  * longer than LOG_LINE_MAX is cut.  The level is checked before any
  * formatting happens.

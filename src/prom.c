@@ -564,6 +564,14 @@ static enum prom_err prom_samples(const cJSON *series, const char *key,
 enum prom_err prom_parse_instant(const char *body, size_t len, double *out,
 				 char *err, size_t errlen)
 {
+	double ts;
+
+	return prom_parse_sample(body, len, out, &ts, err, errlen);
+}
+
+enum prom_err prom_parse_sample(const char *body, size_t len, double *out,
+				double *ts_out, char *err, size_t errlen)
+{
 	struct prom_reply r = { NULL, NULL, NULL };
 	const cJSON *series, *pair = NULL;
 	const char *where = "data.result[0].value", *text = NULL;
@@ -610,8 +618,10 @@ enum prom_err prom_parse_instant(const char *body, size_t len, double *out,
 		goto out;
 	rc = prom_value(text, &v, err, errlen);
 out:
-	if (rc == PROM_OK)
+	if (rc == PROM_OK) {
 		*out = v;
+		*ts_out = ts;
+	}
 	cJSON_Delete(r.root);
 	return rc;
 }

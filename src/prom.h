@@ -56,6 +56,14 @@ enum prom_err prom_parse_instant(const char *body, size_t len, double *out,
 				 char *err, size_t errlen);
 
 /*
+ * prom_parse_instant(), also giving the sample's Unix time in *ts (set
+ * only on success, with *out): a reply whose time is far from now is old
+ * or future data, which the scaler treats as missing (scaler.c).
+ */
+enum prom_err prom_parse_sample(const char *body, size_t len, double *out,
+				double *ts, char *err, size_t errlen);
+
+/*
  * Parse a range-query body (resultType matrix, exactly one series) into
  * parallel arrays of timestamps and values, sorted by time as Prometheus
  * sends them.  *ts and *vals are malloc()ed and owned by the caller, who

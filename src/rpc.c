@@ -22,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "certs.h"
 #include "externalscaler.pb-c.h"
+#include "fprint.h"
 #include "health.pb-c.h"
 #include "log.h"
 #include "meta.h"
@@ -66,6 +68,9 @@ struct rpc_server {
 	struct tag t_shutdown;
 	struct call *streams;     /* open StreamIsActive calls, CQ thread */
 	struct stats *stats;      /* NULL: not counted */
+	volatile sig_atomic_t *reload;
+	void (*on_reload)(void *arg);
+	void *reload_arg;
 };
 
 struct call {
@@ -82,6 +87,7 @@ struct call {
 	int cancelled;
 	double arrived;                   /* fetch_now() when it came */
 	char *so_ns, *so_name;            /* GetMetrics: for stats_target() */
+	char fprint[FPRINT_HEX + 1];      /* the trigger's (fprint.h) */
 
 	/* StreamIsActive only; guarded by mu (see the file comment). */
 	pthread_mutex_t mu;
@@ -271,18 +277,46 @@ static void reply_msg(struct call *c, const ProtobufCMessage *m)
 
 /* ---- requests ----------------------------------------------------------- */
 
-/* Parse a ScaledObjectRef's metadata into m.  On failure the call has been
- * answered (INVALID_ARGUMENT) and -1 is returned. */
+/*
+ * A Kubernetes name as KEDA sends it: 1 to 253 bytes without control
+ * characters or '/'.  Anything else is not from KEDA, and would forge
+ * state keys and log lines: refused with INVALID_ARGUMENT.  NULL, or why.
+ */
+static const char *bad_name(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++, n++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f || *s == '/')
+			return "contains a control character or '/'";
+	return n == 0 ? "is empty" : n > 253 ? "is longer than 253 bytes" :
+	       NULL;
+}
+
+static grpc_status_code scaler_status(enum scaler_err e);
+
+/* Parse a ScaledObjectRef's metadata into m and its fingerprint into
+ * c->fprint.  On failure the call has been answered (INVALID_ARGUMENT or
+ * PERMISSION_DENIED) and -1 is returned. */
 static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 		     struct meta *m)
 {
 	const char *keys[META_KEYS_MAX], *values[META_KEYS_MAX];
 	char msg[SCALER_MSG_MAX];
+	const char *why;
+	enum scaler_err se;
 	size_t i;
 
 	if (!ref) {
 		call_reply(c, GRPC_STATUS_INVALID_ARGUMENT,
 			   "request has no scaledObjectRef", NULL);
+		return -1;
+	}
+	if ((why = bad_name(ref->namespace_)) || (why = bad_name(ref->name))) {
+		snprintf(msg, sizeof(msg), "scaledObjectRef.%s %s; a "
+			 "Kubernetes name is 1 to 253 printable bytes",
+			 bad_name(ref->namespace_) ? "namespace" : "name", why);
+		call_reply(c, GRPC_STATUS_INVALID_ARGUMENT, msg, NULL);
 		return -1;
 	}
 	if (ref->n_scalermetadata > META_KEYS_MAX) {
@@ -296,11 +330,17 @@ static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 		keys[i] = ref->scalermetadata[i]->key;
 		values[i] = ref->scalermetadata[i]->value;
 	}
-	if (scaler_parse(c->srv->sc, m, keys, values, ref->n_scalermetadata,
-			 msg) != SCALER_OK) {
+	se = scaler_parse(c->srv->sc, ref->namespace_, m, keys, values,
+			  ref->n_scalermetadata, msg);
+	if (se != SCALER_OK) {
 		log_warn("%s %s/%s: %s", methods[c->method].path,
 			 ref->namespace_, ref->name, msg);
-		call_reply(c, GRPC_STATUS_INVALID_ARGUMENT, msg, NULL);
+		call_reply(c, scaler_status(se), msg, NULL);
+		return -1;
+	}
+	if (fprint_metadata(keys, values, ref->n_scalermetadata, c->fprint)) {
+		call_reply(c, GRPC_STATUS_RESOURCE_EXHAUSTED,
+			   "out of memory", NULL);
 		return -1;
 	}
 	return 0;
@@ -324,6 +364,8 @@ static grpc_status_code scaler_status(enum scaler_err e)
 		return GRPC_STATUS_OK;
 	case SCALER_EINVAL:
 		return GRPC_STATUS_INVALID_ARGUMENT;
+	case SCALER_EDENIED:
+		return GRPC_STATUS_PERMISSION_DENIED;
 	case SCALER_EUNAVAIL:
 		break;
 	}
@@ -423,8 +465,8 @@ static void on_is_active(void *arg, const struct scaler_result *r)
 static void evaluate(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 		     struct meta *m, enum scaler_kind kind, scaler_done_fn *cb)
 {
-	if (scaler_evaluate(c->srv->sc, ref->namespace_, ref->name, m, kind,
-			    cb, c))
+	if (scaler_evaluate(c->srv->sc, ref->namespace_, ref->name, c->fprint,
+			    m, kind, cb, c))
 		call_reply(c, GRPC_STATUS_UNAVAILABLE,
 			   "staffer is shutting down or overloaded", NULL);
 }
@@ -668,18 +710,22 @@ static void stream_eval(struct call *c)
 		keys[i] = ref->scalermetadata[i]->key;
 		values[i] = ref->scalermetadata[i]->value;
 	}
-	/* Parsed once successfully when the stream opened; cannot fail now
-	 * unless memory runs out. */
-	if (scaler_parse(c->srv->sc, &m, keys, values, ref->n_scalermetadata,
-			 msg) != SCALER_OK) {
+	/* Parsed once successfully when the stream opened; fails now only
+	 * when memory runs out or a reloaded config took the backend away
+	 * (the stream stays open and silent: KEDA's polled IsActive gets
+	 * the error). */
+	if (scaler_parse(c->srv->sc, ref->namespace_, &m, keys, values,
+			 ref->n_scalermetadata, msg) != SCALER_OK) {
+		log_warn("StreamIsActive %s/%s: %s", ref->namespace_,
+			 ref->name, msg);
 		meta_release(&m);
 		c->next_due = fetch_now() + c->push_interval_s;
 		return;
 	}
 	c->eval_inflight = 1;
 	c->refs++;
-	if (scaler_evaluate(c->srv->sc, ref->namespace_, ref->name, &m,
-			    SCALER_ACTIVE, on_stream_result, c)) {
+	if (scaler_evaluate(c->srv->sc, ref->namespace_, ref->name, c->fprint,
+			    &m, SCALER_ACTIVE, on_stream_result, c)) {
 		c->eval_inflight = 0;
 		c->refs--;
 		c->next_due = fetch_now() + c->push_interval_s;
@@ -845,6 +891,9 @@ struct rpc_server *rpc_server_new(const struct rpc_options *o,
 	srv->fetch = f;
 	srv->grace_s = o->grace_s;
 	srv->stats = o->stats;
+	srv->reload = o->reload;
+	srv->on_reload = o->on_reload;
+	srv->reload_arg = o->reload_arg;
 	srv->t_shutdown.step = on_shutdown;
 	atomic_init(&srv->live, 0);
 
@@ -894,8 +943,7 @@ struct rpc_server *rpc_server_new(const struct rpc_options *o,
 	for (i = 0; i <= M_GENERIC; i++)
 		request_call(srv, (enum method_id)i);
 	log_info("listening on %s (%s)", addr,
-		 o->tls_cert ? (o->tls_client_ca ? "mTLS" : "TLS") :
-		 "plaintext");
+		 o->certs ? (o->mtls ? "mTLS" : "TLS") : "plaintext");
 	return srv;
 fail:
 	/* Nothing listens yet, so the server may be destroyed unstarted. */
@@ -948,6 +996,11 @@ int rpc_server_run(struct rpc_server *srv, volatile sig_atomic_t *stop)
 			break;
 		}
 		now = fetch_now();
+		if (srv->reload && *srv->reload && !srv->shutting_down) {
+			*srv->reload = 0;
+			if (srv->on_reload)
+				srv->on_reload(srv->reload_arg);
+		}
 		if (*stop && !srv->shutting_down) {
 			log_info("shutting down: %d calls open, grace %gs",
 				 atomic_load(&srv->live), srv->grace_s);
@@ -998,60 +1051,15 @@ void rpc_server_free(struct rpc_server *srv)
 
 /* ---- TLS ------------------------------------------------------------------- */
 
-static char *slurp(const char *path, char err[RPC_ERR_MAX])
-{
-	FILE *fp = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n;
-
-	if (!fp) {
-		snprintf(err, RPC_ERR_MAX, "cannot read '%s'", path);
-		return NULL;
-	}
-	buf = malloc(1 << 20);
-	if (buf) {
-		n = fread(buf, 1, (1 << 20) - 1, fp);
-		buf[n] = '\0';
-	}
-	fclose(fp);
-	return buf;
-}
-
 static grpc_server_credentials *make_creds(const struct rpc_options *o,
 					   char err[RPC_ERR_MAX])
 {
-	grpc_ssl_pem_key_cert_pair pair;
-	grpc_server_credentials *creds = NULL;
-	char *cert = NULL, *key = NULL, *ca = NULL;
+	grpc_server_credentials *creds;
 
-	if (!o->tls_cert && !o->tls_key && !o->tls_client_ca)
+	if (!o->certs)
 		return grpc_insecure_server_credentials_create();
-	if (!o->tls_cert || !o->tls_key) {
-		snprintf(err, RPC_ERR_MAX, "TLS needs both --tls-cert and "
-			 "--tls-key");
-		return NULL;
-	}
-	cert = slurp(o->tls_cert, err);
-	key = cert ? slurp(o->tls_key, err) : NULL;
-	if (!key)
-		goto out;
-	if (o->tls_client_ca) {
-		ca = slurp(o->tls_client_ca, err);
-		if (!ca)
-			goto out;
-	}
-	pair.cert_chain = cert;
-	pair.private_key = key;
-	creds = grpc_ssl_server_credentials_create_ex(
-		ca, &pair, 1,
-		ca ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY :
-		     GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE, NULL);
+	creds = certs_credentials(o->certs);
 	if (!creds)
-		snprintf(err, RPC_ERR_MAX, "cannot use the TLS certificate "
-			 "'%s' and key '%s'", o->tls_cert, o->tls_key);
-out:
-	free(cert);
-	free(key);
-	free(ca);
+		snprintf(err, RPC_ERR_MAX, "gRPC refused the TLS settings");
 	return creds;
 }

@@ -21,17 +21,26 @@
 #define RPC_ERR_MAX 256
 #define RPC_RECV_MAX (1u << 20)   /* bytes in one request message */
 
+struct certs;
+struct stats;
+
 struct rpc_options {
 	const char *listen;       /* "host:port"; ":port" means all addresses */
 	double grace_s;           /* SIGTERM: time to finish calls */
-	const char *tls_cert;     /* PEM files; NULL: plaintext */
-	const char *tls_key;
-	const char *tls_client_ca;/* require client certificates (mTLS) */
+	struct certs *certs;      /* TLS files (certs.h); NULL: plaintext.
+				   * Must outlive the server. */
+	int mtls;                 /* certs require client certificates */
 	struct stats *stats;      /* calls counted here (stats.h); NULL: not
 				   * counted.  Must outlive the server. */
+	/* SIGHUP: when *reload becomes non-zero, the serving thread sets it
+	 * back to 0 and calls on_reload(reload_arg) between two events, so
+	 * the callback may use the scaler (scaler_set_config()).  Streams
+	 * and calls stay open. */
+	volatile sig_atomic_t *reload;
+	void (*on_reload)(void *arg);
+	void *reload_arg;
 };
 
-struct stats;
 struct rpc_server;
 
 /* Create, bind and start.  NULL with a message in err on failure (e.g. the

@@ -20,10 +20,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include "decide.h"
 #include "forecast.h"
 #include "log.h"
+#include "show.h"
 #include "smooth.h"
+#include "stab.h"
 
 /* Which answer slot holds which signal. */
 enum {
@@ -45,13 +50,14 @@ static const char *const sig_keys[SIG_N] = {
 	"arrivalRateQuery (range)", "slaMissQuery (range)",
 };
 
-#define STATE_BUCKETS 1024
 #define STATE_FILE_MAX (64u << 20)
+#define STATE_KEY_MAX 1024       /* bytes of a key in the state file */
 #define SAVE_EVERY_S 1.0
+#define EVICT_LOG_EVERY_S 60.0
 
+/* One trigger's state: a stab entry (stab.h), keyed by scaler_key(). */
 struct state {
-	struct state *next;
-	char *key;
+	struct stab_node node;  /* first: the table's part */
 	struct smooth sm;
 	double last_seen;       /* wall clock, s */
 	int have_good;
@@ -67,21 +73,27 @@ struct state {
 };
 
 struct scaler {
-	const struct config *cfg;
+	struct config *cfg;                   /* held; CQ thread (see .h) */
 	struct fetch *fetch;
 	char *state_path;                     /* NULL: memory only */
-	struct state *buckets[STATE_BUCKETS]; /* fetch thread only */
-	size_t n_states;
+	struct stab *states;                  /* fetch thread only */
 	double last_sweep, last_save;
 	int dirty;
+	unsigned long evicted;                /* since the last log line */
+	double evict_logged;
 };
 
 /* One evaluation in flight. */
 struct eval {
 	struct scaler *s;
+	struct config *cfg;          /* held: be lives in it */
+	const struct backend *be;
 	struct meta m;
 	enum scaler_kind kind;
-	char *key;
+	char *key;                   /* the state's key (scaler_key()) */
+	char *ns;                    /* the ScaledObject's namespace */
+	char *ref;                   /* "ns/name/metricName", printable */
+	size_t max_states, max_states_ns;
 	int slot[SIG_N];             /* answer index per signal, -1 if none */
 	struct scaler_read reads[SIG_N]; /* what was sent, in that order */
 	size_t n_reads;
@@ -103,88 +115,102 @@ static double wall_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static uint32_t hash_str(const char *p)
+static struct state *state_of(struct stab_node *n)
 {
-	uint32_t h = 2166136261u;
-
-	for (; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	return h;
+	return (struct state *)n;
 }
 
-static void state_free(struct state *st)
+/* The state for e, created (evicting, see stab.h) on first use; NULL
+ * only when out of memory. */
+static struct state *state_for(struct scaler *s, const struct eval *e,
+			       double now)
 {
-	free(st->key);
-	free(st);
-}
-
-/* The state for key; created on first use when create is set.  NULL when
- * absent, full or out of memory. */
-static struct state *state_find(struct scaler *s, const char *key, int create)
-{
-	struct state **slot = &s->buckets[hash_str(key) % STATE_BUCKETS];
+	struct stab_node *n;
 	struct state *st;
+	int evicted = 0;
 
-	for (st = *slot; st; st = st->next)
-		if (!strcmp(st->key, key))
-			return st;
-	if (!create || s->n_states >= SCALER_STATES_MAX)
+	n = stab_put(s->states, e->key, e->ns, e->max_states,
+		     e->max_states_ns, &evicted);
+	if (!n)
 		return NULL;
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return NULL;
-	st->key = strdup(key);
-	if (!st->key) {
-		free(st);
-		return NULL;
+	st = state_of(n);     /* a new one is zeroed: smooth_init()'s state */
+	if (evicted) {
+		s->evicted++;
+		s->dirty = 1;
+		if (now - s->evict_logged >= EVICT_LOG_EVERY_S) {
+			log_warn("state table: %lu trigger states evicted to "
+				 "make room (maxStates %zu, "
+				 "maxStatesPerNamespace %zu; namespace '%s' "
+				 "has %zu); least recently used first",
+				 s->evicted, e->max_states, e->max_states_ns,
+				 n->ns, stab_count_ns(s->states, n->ns));
+			s->evicted = 0;
+			s->evict_logged = now;
+		}
 	}
-	smooth_init(&st->sm);
-	st->next = *slot;
-	*slot = st;
-	s->n_states++;
 	return st;
 }
 
-/* Forget ScaledObjects nobody asked about for SCALER_STATE_IDLE_S. */
+/* Forget triggers nobody asked about for SCALER_STATE_IDLE_S. */
 static void states_sweep(struct scaler *s, double now)
 {
-	size_t b;
+	struct stab_node *n, *newer;
 
 	if (now - s->last_sweep < 60)
 		return;
 	s->last_sweep = now;
-	for (b = 0; b < STATE_BUCKETS; b++) {
-		struct state **pp = &s->buckets[b];
-
-		while (*pp) {
-			struct state *st = *pp;
-
-			if (now - st->last_seen > SCALER_STATE_IDLE_S) {
-				*pp = st->next;
-				state_free(st);
-				s->n_states--;
-				s->dirty = 1;
-			} else {
-				pp = &st->next;
-			}
-		}
+	for (n = stab_oldest(s->states); n; n = newer) {
+		newer = stab_newer(n);
+		if (now - state_of(n)->last_seen <= SCALER_STATE_IDLE_S)
+			break;
+		stab_del(s->states, n);
+		s->dirty = 1;
 	}
 }
 
 /* ---- the state file ------------------------------------------------------- */
 
 /*
- * Format: {"version":1,"states":[{"key":"ns/name/metric","target":N,
- * "lastDown":T,"goodTarget":N,"goodActive":B,"goodAt":T,"goodW":W,
- * "lastSeen":T}]} with wall-clock times in seconds.  Written to a temporary
- * file and renamed, so a crash leaves the old or the new file, never half.
+ * Format: {"version":2,"states":[{"key":K,"ns":NS,"target":N,"lastDown":T,
+ * "primed":B,"haveGood":B,"goodTarget":N,"haveActive":B,"goodActive":B,
+ * "activeAt":T,"goodAt":T,"goodW":W,"lastSeen":T}]}, K as scaler_key()
+ * makes it, wall-clock times in seconds, the least recently used first (so
+ * that loading in order restores the recency).  Version 1 had keys without
+ * the metadata fingerprint; such a file is ignored.  Written to a
+ * temporary file and renamed, so a crash leaves the old or the new file,
+ * never half.
  */
+#define STATE_VERSION 2
+
+/* Open path for writing, refusing anything but a regular file (a FIFO
+ * would block the fetch thread).  A FILE, or NULL with errno. */
+static FILE *open_regular_w(const char *path)
+{
+	struct stat sb;
+	FILE *fp;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK
+		  | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	fp = fdopen(fd, "w");
+	if (!fp)
+		close(fd);
+	return fp;
+}
+
 int scaler_save(struct scaler *s)
 {
 	cJSON *root = NULL, *arr;
 	char *text = NULL, tmp[4096];
 	FILE *fp = NULL;
-	size_t b;
+	struct stab_node *n;
 	int rc = -1;
 
 	if (!s->state_path)
@@ -192,43 +218,40 @@ int scaler_save(struct scaler *s)
 	root = cJSON_CreateObject();
 	if (!root)
 		goto out;
-	cJSON_AddNumberToObject(root, "version", 1);
+	cJSON_AddNumberToObject(root, "version", STATE_VERSION);
 	arr = cJSON_AddArrayToObject(root, "states");
 	if (!arr)
 		goto out;
-	for (b = 0; b < STATE_BUCKETS; b++) {
-		struct state *st;
+	for (n = stab_oldest(s->states); n; n = stab_newer(n)) {
+		const struct state *st = state_of(n);
+		cJSON *o = cJSON_CreateObject();
 
-		for (st = s->buckets[b]; st; st = st->next) {
-			cJSON *o = cJSON_CreateObject();
-
-			if (!o)
-				goto out;
-			cJSON_AddItemToArray(arr, o);
-			cJSON_AddStringToObject(o, "key", st->key);
-			cJSON_AddNumberToObject(o, "target",
-						(double)st->sm.target);
-			cJSON_AddNumberToObject(o, "lastDown",
-						st->sm.last_down_s);
-			cJSON_AddBoolToObject(o, "primed", st->sm.primed);
-			cJSON_AddBoolToObject(o, "haveGood", st->have_good);
-			cJSON_AddNumberToObject(o, "goodTarget",
-						(double)st->good_target);
-			cJSON_AddBoolToObject(o, "haveActive", st->have_active);
-			cJSON_AddBoolToObject(o, "goodActive", st->good_active);
-			cJSON_AddNumberToObject(o, "activeAt", st->active_at);
-			cJSON_AddNumberToObject(o, "goodAt", st->good_at);
-			cJSON_AddNumberToObject(o, "goodW", st->good_w);
-			cJSON_AddNumberToObject(o, "lastSeen", st->last_seen);
-		}
+		if (!o)
+			goto out;
+		cJSON_AddItemToArray(arr, o);
+		cJSON_AddStringToObject(o, "key", n->key);
+		cJSON_AddStringToObject(o, "ns", n->ns);
+		cJSON_AddNumberToObject(o, "target", (double)st->sm.target);
+		cJSON_AddNumberToObject(o, "lastDown", st->sm.last_down_s);
+		cJSON_AddBoolToObject(o, "primed", st->sm.primed);
+		cJSON_AddBoolToObject(o, "haveGood", st->have_good);
+		cJSON_AddNumberToObject(o, "goodTarget",
+					(double)st->good_target);
+		cJSON_AddBoolToObject(o, "haveActive", st->have_active);
+		cJSON_AddBoolToObject(o, "goodActive", st->good_active);
+		cJSON_AddNumberToObject(o, "activeAt", st->active_at);
+		cJSON_AddNumberToObject(o, "goodAt", st->good_at);
+		cJSON_AddNumberToObject(o, "goodW", st->good_w);
+		cJSON_AddNumberToObject(o, "lastSeen", st->last_seen);
 	}
 	text = cJSON_PrintUnformatted(root);
 	if (!text)
 		goto out;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", s->state_path);
-	fp = fopen(tmp, "w");
+	fp = open_regular_w(tmp);
 	if (!fp) {
-		log_warn("state file '%s': %s", tmp, strerror(errno));
+		log_warn("state file '%s': %s", tmp, errno == EINVAL ?
+			 "not a regular file" : strerror(errno));
 		goto out;
 	}
 	if (fputs(text, fp) < 0 || fflush(fp) || fsync(fileno(fp))) {
@@ -267,23 +290,65 @@ static double num(const cJSON *o, const char *name, double lo, double hi)
 	return isfinite(d) ? (d < lo ? lo : d > hi ? hi : d) : lo;
 }
 
-/* Load the state file; a missing file is a fresh start, a bad one is
- * reported and ignored (the answers then start from scratch). */
-static void states_load(struct scaler *s)
+static int flag(const cJSON *o, const char *name)
 {
-	FILE *fp = fopen(s->state_path, "rb");
+	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, name));
+}
+
+/*
+ * Open the state file for reading.  Anything but a regular file (a FIFO
+ * would block start-up before gRPC listens; a directory or device is a
+ * mistake) is refused with a warning, and the scaler then runs without a
+ * state file.  A FILE; NULL when absent (*usable 1) or refused (*usable 0).
+ */
+static FILE *open_state(const char *path, int *usable)
+{
+	struct stat sb;
+	FILE *fp;
+	int fd;
+
+	*usable = 1;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return NULL;
+		log_warn("state file '%s': %s; running without a state file",
+			 path, strerror(errno));
+		*usable = 0;
+		return NULL;
+	}
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		log_warn("state file '%s': not a regular file (a FIFO, "
+			 "directory or device); running without a state file",
+			 path);
+		close(fd);
+		*usable = 0;
+		return NULL;
+	}
+	fp = fdopen(fd, "rb");
+	if (!fp) {
+		close(fd);
+		*usable = 0;
+	}
+	return fp;
+}
+
+/* Load the state file; a missing file is a fresh start, a bad one is
+ * reported and ignored (the answers then start from scratch).  Returns 0,
+ * or -1 when the path must not be used at all (see open_state()). */
+static int states_load(struct scaler *s)
+{
+	FILE *fp;
 	char *text = NULL;
 	cJSON *root = NULL;
-	const cJSON *arr, *o;
+	const cJSON *arr, *o, *ver;
 	long len;
 	size_t n = 0;
+	int usable;
 
-	if (!fp) {
-		if (errno != ENOENT)
-			log_warn("state file '%s': %s", s->state_path,
-				 strerror(errno));
-		return;
-	}
+	fp = open_state(s->state_path, &usable);
+	if (!fp)
+		return usable ? 0 : -1;
 	if (fseek(fp, 0, SEEK_END) || (len = ftell(fp)) < 0 ||
 	    (unsigned long)len > STATE_FILE_MAX || fseek(fp, 0, SEEK_SET)) {
 		log_warn("state file '%s': unreadable or larger than %u "
@@ -297,100 +362,123 @@ static void states_load(struct scaler *s)
 	text[len] = '\0';
 	root = cJSON_ParseWithLength(text, (size_t)len);
 	arr = cJSON_GetObjectItemCaseSensitive(root, "states");
-	if (!cJSON_IsArray(arr)) {
+	ver = cJSON_GetObjectItemCaseSensitive(root, "version");
+	if (!cJSON_IsArray(arr) || !cJSON_IsNumber(ver)) {
 		log_warn("state file '%s': not a staffer state file; starting "
 			 "fresh", s->state_path);
 		goto out;
 	}
+	if (ver->valuedouble != STATE_VERSION) {
+		log_warn("state file '%s': version %g, from another staffer "
+			 "release (this one writes %d, with states keyed by "
+			 "the trigger's metadata); starting fresh",
+			 s->state_path, ver->valuedouble, STATE_VERSION);
+		goto out;
+	}
 	cJSON_ArrayForEach(o, arr) {
 		const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "key");
+		const cJSON *ns = cJSON_GetObjectItemCaseSensitive(o, "ns");
+		struct stab_node *node;
 		struct state *st;
 
-		if (!cJSON_IsString(k) || strlen(k->valuestring) > 1024)
+		if (!cJSON_IsString(k) || !cJSON_IsString(ns) ||
+		    strlen(k->valuestring) > STATE_KEY_MAX ||
+		    strlen(ns->valuestring) > STATE_KEY_MAX)
 			continue;
-		st = state_find(s, k->valuestring, 1);
-		if (!st)
+		node = stab_put(s->states, k->valuestring, ns->valuestring,
+				s->cfg->max_states, s->cfg->max_states_ns,
+				NULL);
+		if (!node)
 			break;
+		st = state_of(node);
 		st->sm.target = (int64_t)num(o, "target", 0,
 					     (double)MODEL_REPLICAS_MAX);
 		st->sm.last_down_s = num(o, "lastDown", 0, 1e12);
-		st->sm.primed = cJSON_IsTrue(
-			cJSON_GetObjectItemCaseSensitive(o, "primed"));
-		st->have_good = cJSON_IsTrue(
-			cJSON_GetObjectItemCaseSensitive(o, "haveGood"));
+		st->sm.primed = flag(o, "primed");
+		st->have_good = flag(o, "haveGood");
 		st->good_target = (int64_t)num(o, "goodTarget", 0,
 					       (double)MODEL_REPLICAS_MAX);
-		st->have_active = cJSON_IsTrue(
-			cJSON_GetObjectItemCaseSensitive(o, "haveActive"));
-		st->good_active = cJSON_IsTrue(
-			cJSON_GetObjectItemCaseSensitive(o, "goodActive"));
+		st->have_active = flag(o, "haveActive");
+		st->good_active = flag(o, "goodActive");
 		st->active_at = num(o, "activeAt", 0, 1e12);
 		st->good_at = num(o, "goodAt", 0, 1e12);
 		st->good_w = num(o, "goodW", 0, 86400);
 		st->last_seen = num(o, "lastSeen", 0, 1e12);
 		n++;
 	}
-	log_info("state file '%s': %zu ScaledObjects restored",
+	log_info("state file '%s': %zu trigger states restored",
 		 s->state_path, n);
 out:
 	cJSON_Delete(root);
 	free(text);
 	fclose(fp);
+	return 0;
 }
 
 /* ---- life cycle ---------------------------------------------------------------- */
 
-struct scaler *scaler_new(const struct config *cfg, struct fetch *f,
+struct scaler *scaler_new(struct config *cfg, struct fetch *f,
 			  const char *state_path)
 {
 	struct scaler *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
-	s->cfg = cfg;
+	s->states = stab_new(sizeof(struct state));
+	if (!s->states) {
+		free(s);
+		return NULL;
+	}
+	s->cfg = config_hold(cfg);
 	s->fetch = f;
 	s->last_sweep = s->last_save = wall_now();
 	if (state_path) {
 		s->state_path = strdup(state_path);
 		if (!s->state_path) {
-			free(s);
+			scaler_free(s);
 			return NULL;
 		}
-		states_load(s);
+		if (states_load(s)) {
+			free(s->state_path);
+			s->state_path = NULL;
+		}
 	}
 	return s;
 }
 
+void scaler_set_config(struct scaler *s, struct config *cfg)
+{
+	struct config *old = s->cfg;
+
+	s->cfg = config_hold(cfg);
+	config_drop(old);
+}
+
 void scaler_free(struct scaler *s)
 {
-	size_t b;
-
 	if (!s)
 		return;
-	for (b = 0; b < STATE_BUCKETS; b++) {
-		while (s->buckets[b]) {
-			struct state *st = s->buckets[b];
-
-			s->buckets[b] = st->next;
-			state_free(st);
-		}
-	}
+	stab_free(s->states);
+	config_drop(s->cfg);
 	free(s->state_path);
 	free(s);
 }
 
-enum scaler_err scaler_parse(const struct scaler *s, struct meta *m,
-			     const char *const *keys,
+enum scaler_err scaler_parse(const struct scaler *s, const char *ns,
+			     struct meta *m, const char *const *keys,
 			     const char *const *values, size_t n,
 			     char msg[SCALER_MSG_MAX])
 {
+	const struct backend *be;
 	struct meta_error err;
+	char shown[SCALER_SHOW_MAX + 4];
 
 	if (meta_parse(m, keys, values, n, &err) != META_OK) {
 		snprintf(msg, SCALER_MSG_MAX, "%s", err.msg);
 		return SCALER_EINVAL;
 	}
-	if (!config_backend(s->cfg, m->backend)) {
+	be = config_backend(s->cfg, m->backend);
+	if (!be) {
 		size_t i, len;
 
 		len = (size_t)snprintf(msg, SCALER_MSG_MAX,
@@ -404,7 +492,32 @@ enum scaler_err scaler_parse(const struct scaler *s, struct meta *m,
 						s->cfg->backends[i].name);
 		return SCALER_EINVAL;
 	}
+	if (ns && !config_namespace_ok(be, ns)) {
+		show_text(shown, SCALER_SHOW_MAX, ns, strlen(ns));
+		snprintf(msg, SCALER_MSG_MAX, "namespace '%s' may not use "
+			 "backend '%s': staffer's config opens it to other "
+			 "namespaces only (the backend's 'namespaces' list; "
+			 "ask the platform team, docs/config.md)", shown,
+			 be->name);
+		return SCALER_EDENIED;
+	}
 	return SCALER_OK;
+}
+
+/* The state key of a trigger: unambiguous whatever the namespace and name
+ * hold (the namespace's length comes first, the fingerprint is of fixed
+ * length).  malloc()ed; NULL when out of memory. */
+static char *scaler_key(const char *ns, const char *name, const char *fp,
+			const char *metric)
+{
+	size_t len = strlen(ns) + strlen(name) + strlen(fp) +
+		     strlen(metric) + 32;
+	char *k = malloc(len);
+
+	if (k)
+		snprintf(k, len, "%zu:%s/%s/%s%s%s", strlen(ns), ns, name,
+			 fp, *fp ? "" : "m:", *fp ? "" : metric);
+	return k;
 }
 
 /* ---- one evaluation ------------------------------------------------------------- */
@@ -413,7 +526,10 @@ static void eval_free(struct eval *e)
 {
 	free(e->miss);
 	meta_release(&e->m);
+	config_drop(e->cfg);
 	free(e->key);
+	free(e->ns);
+	free(e->ref);
 	free(e);
 }
 
@@ -424,18 +540,65 @@ static const struct fetch_answer *answer(const struct eval *e,
 }
 
 /*
+ * How far the time of answer x's data is from when it was fetched (s, +:
+ * in the future), given the wall clock now: its sample's time for an
+ * instant query, its newest point's for a range.  0 for an error.
+ */
+static double answer_skew(const struct fetch_answer *x, double now)
+{
+	double at = now - x->age_s;
+
+	if (x->err != PROM_OK)
+		return 0;
+	if (x->vals)
+		return x->n ? x->ts[x->n - 1] - at : 0;
+	return x->sample_ts - at;
+}
+
+/* Data further than this from its fetch time is old or future data, which
+ * is missing data (docs/metadata.md, staleHoldSeconds). */
+static double skew_max(const struct eval *e)
+{
+	return e->m.stale_hold_s > SCALER_SKEW_MIN_S ? e->m.stale_hold_s :
+	       SCALER_SKEW_MIN_S;
+}
+
+/* A range's newest point may be up to a step (slack) behind its end. */
+static int answer_fresh(const struct eval *e, const struct fetch_answer *x,
+			double now, double slack)
+{
+	double skew = answer_skew(x, now);
+
+	return skew <= skew_max(e) && -skew <= skew_max(e) + slack;
+}
+
+/*
  * Read one instant signal.  Unknown is an error, never zero; several
  * series is the user's mistake (INVALID_ARGUMENT); a negative value is
- * clamped to 0 and logged.  A signal without a query is 0.
+ * clamped to 0 and logged; a sample far from now is unknown.  A signal
+ * without a query is 0.
  */
 static int read_signal(const struct eval *e, const struct fetch_answer *a,
-		       int sig, double *out, struct scaler_result *r)
+		       int sig, double *out, struct scaler_result *r,
+		       double now)
 {
 	const struct fetch_answer *x = answer(e, a, sig);
+	double skew;
 
 	if (!x) {
 		*out = 0.0;
 		return 0;
+	}
+	skew = answer_skew(x, now);
+	if (fabs(skew) > skew_max(e)) {
+		r->err = SCALER_EUNAVAIL;
+		snprintf(r->msg, sizeof(r->msg), "%s: the sample's time is "
+			 "%.0fs %s staffer's clock, more than %gs "
+			 "(staleHoldSeconds, at least %d): old or future data "
+			 "is missing data (backend '%s')", sig_keys[sig],
+			 fabs(skew), skew > 0 ? "ahead of" : "behind",
+			 skew_max(e), SCALER_SKEW_MIN_S, e->be->name);
+		return -1;
 	}
 	if (x->err != PROM_OK) {
 		/* Several series or a query the backend rejects as bad_data
@@ -443,13 +606,12 @@ static int read_signal(const struct eval *e, const struct fetch_answer *a,
 		r->err = x->err == PROM_EMULTI || x->err == PROM_EQUERY ?
 			 SCALER_EINVAL : SCALER_EUNAVAIL;
 		snprintf(r->msg, sizeof(r->msg), "%s: %s (backend '%s')",
-			 sig_keys[sig], x->msg,
-			 config_backend(e->s->cfg, e->m.backend)->name);
+			 sig_keys[sig], x->msg, e->be->name);
 		return -1;
 	}
 	*out = x->value;
 	if (*out < 0) {
-		log_warn("%s: %s returned %g; clamped to 0", e->key,
+		log_warn("%s: %s returned %g; clamped to 0", e->ref,
 			 sig_keys[sig], *out);
 		*out = 0.0;
 	}
@@ -542,9 +704,9 @@ static void read_observations(const struct eval *e,
 			      const struct fetch_answer *a,
 			      const struct state *st,
 			      const struct model_signals *g,
-			      struct decide_obs *o)
+			      struct decide_obs *o, double now)
 {
-	const struct fetch_answer *x;
+	const struct fetch_answer *x, *xr;
 	size_t i;
 
 	memset(o, 0, sizeof(*o));
@@ -553,14 +715,20 @@ static void read_observations(const struct eval *e,
 	o->shed_rate = g->shed_rate;
 	o->w_last = st ? st->good_w : 0;
 	x = answer(e, a, SIG_SERVICE);
-	if (x && x->err == PROM_OK && isfinite(x->value) && x->value > 0)
+	if (x && x->err == PROM_OK && isfinite(x->value) && x->value > 0 &&
+	    answer_fresh(e, x, now, 0))
 		o->w_measured = x->value;
 	else if (x)
-		log_debug("%s: serviceTimeQuery: %s; W falls back", e->key,
-			  x->err ? x->msg : "no positive value");
+		log_debug("%s: serviceTimeQuery: %s; W falls back", e->ref,
+			  x->err ? x->msg : x->value > 0 ? "old or future "
+			  "data" : "no positive value");
 
 	x = answer(e, a, SIG_SERIES);
-	if (x && x->err == PROM_OK) {
+	if (x && x->err == PROM_OK &&
+	    !answer_fresh(e, x, now, e->series_step_s)) {
+		log_debug("%s: arrivalRateQuery (range): old or future data; "
+			  "no forecast, hold or peakedness", e->ref);
+	} else if (x && x->err == PROM_OK) {
 		for (i = 1; i < x->n; i++)
 			if (fabs(x->ts[i] - x->ts[i - 1] - e->series_step_s) >
 			    e->series_step_s / 4)
@@ -572,11 +740,11 @@ static void read_observations(const struct eval *e,
 		} else {
 			log_debug("%s: arrivalRateQuery (range): gaps in "
 				  "the series; no forecast, hold or "
-				  "peakedness", e->key);
+				  "peakedness", e->ref);
 		}
 	} else if (x) {
 		log_debug("%s: arrivalRateQuery (range): %s; no forecast, "
-			  "hold or peakedness", e->key, x->msg);
+			  "hold or peakedness", e->ref, x->msg);
 	}
 
 	if (e->miss) {
@@ -589,9 +757,12 @@ static void read_observations(const struct eval *e,
 	}
 
 	x = answer(e, a, SIG_CURRENT);
+	xr = answer(e, a, SIG_CURRENT_RECENT);
 	if (x && x->err == PROM_OK && isfinite(x->value) && x->value >= 0 &&
-	    x->value <= (double)MODEL_REPLICAS_MAX) {
-		double recent = range_max(answer(e, a, SIG_CURRENT_RECENT));
+	    x->value <= (double)MODEL_REPLICAS_MAX && answer_fresh(e, x, now, 0)) {
+		/* its step is at most 15 s (scaler_evaluate()) */
+		double recent = xr && answer_fresh(e, xr, now, 15) ?
+				range_max(xr) : -1;
 
 		o->have_view = 1;
 		o->current = (int64_t)llround(x->value);
@@ -600,7 +771,8 @@ static void read_observations(const struct eval *e,
 				(int64_t)llround(recent) : o->current;
 	} else if (x) {
 		log_debug("%s: currentReplicasQuery: %s; smoothing from memory",
-			  e->key, x->err ? x->msg : "not a replica count");
+			  e->ref, x->err ? x->msg : answer_fresh(e, x, now, 0) ?
+			  "not a replica count" : "old or future data");
 	}
 }
 
@@ -633,7 +805,7 @@ static void log_decision(const struct eval *e, struct state *st,
 	       "z=%.3g W=%.4g Q=%.4g S=%.4g busy=%.3f headroom=%.3f "
 	       "drain=%.3f boost=%.3f total=%.3f raw=%lld target=%lld "
 	       "active=%d down=%s state=%s%s%s%s%s",
-	       e->key, g->arrival_rate, g->arrival_forecast, g->arrival_held,
+	       e->ref, g->arrival_rate, g->arrival_forecast, g->arrival_held,
 	       b->peakedness, g->service_time_s, g->queue_depth,
 	       g->shed_rate, b->busy_slots, b->headroom_slots,
 	       b->drain_slots, b->boost_slots, b->total_slots,
@@ -658,12 +830,12 @@ static void hold_or_fail(const struct eval *e, struct state *st, double now,
 	if (now - at <= e->m.stale_hold_s) {
 		if (active)
 			log_warn("%s: %s; holding the last activity %s from "
-				 "%.0fs ago (staleHoldSeconds %g)", e->key,
+				 "%.0fs ago (staleHoldSeconds %g)", e->ref,
 				 r->msg, st->good_active ? "true" : "false",
 				 now - at, e->m.stale_hold_s);
 		else
 			log_warn("%s: %s; holding the last target %lld from "
-				 "%.0fs ago (staleHoldSeconds %g)", e->key,
+				 "%.0fs ago (staleHoldSeconds %g)", e->ref,
 				 r->msg, (long long)st->good_target, now - at,
 				 e->m.stale_hold_s);
 		r->err = SCALER_OK;
@@ -716,16 +888,16 @@ static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
 	r.reads = e->reads;
 	r.n_reads = e->n_reads < n ? e->n_reads : n;
 	states_sweep(s, now);
-	st = state_find(s, e->key, 1);
+	st = state_for(s, e, now);
 	if (!st)
-		log_warn("%s: too many ScaledObjects (%d); answering without "
-			 "smoothing or hold", e->key, SCALER_STATES_MAX);
+		log_warn("%s: out of memory; answering without smoothing or "
+			 "hold", e->ref);
 	else
 		st->last_seen = now;
 
-	if (read_signal(e, a, SIG_ARRIVAL, &g->arrival_rate, &r) ||
-	    read_signal(e, a, SIG_QUEUE, &g->queue_depth, &r) ||
-	    read_signal(e, a, SIG_SHED, &g->shed_rate, &r))
+	if (read_signal(e, a, SIG_ARRIVAL, &g->arrival_rate, &r, now) ||
+	    read_signal(e, a, SIG_QUEUE, &g->queue_depth, &r, now) ||
+	    read_signal(e, a, SIG_SHED, &g->shed_rate, &r, now))
 		goto done;
 	if (miss_failed(e, a, &r))
 		goto done;
@@ -736,7 +908,7 @@ static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
 		note_active(s, st, r.active, now);
 		goto done;
 	}
-	read_observations(e, a, st, g, &o);
+	read_observations(e, a, st, g, &o, now);
 	switch (decide_observations(&e->m, &o, now,
 				    st ? &st->sm : NULL, g, &d, &merr)) {
 	case DECIDE_OK:
@@ -778,7 +950,7 @@ static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
 done:
 	hold_or_fail(e, st, now, &r);
 	if (r.err != SCALER_OK)
-		log_warn("%s: %s", e->key, r.msg);
+		log_warn("%s: %s", e->ref, r.msg);
 	if (s->dirty && now - s->last_save >= SAVE_EVERY_S) {
 		s->last_save = now;
 		scaler_save(s);
@@ -788,12 +960,13 @@ done:
 }
 
 int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
-		    struct meta *m, enum scaler_kind kind,
+		    const char *fprint, struct meta *m, enum scaler_kind kind,
 		    scaler_done_fn *cb, void *arg)
 {
 	const struct backend *be = config_backend(s->cfg, m->backend);
 	struct fetch_query q[SIG_N];
 	struct eval *e;
+	char sns[SCALER_SHOW_MAX + 4], sname[SCALER_SHOW_MAX + 4];
 	size_t n = 0, len;
 	int i;
 
@@ -812,11 +985,21 @@ int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
 	e->kind = kind;
 	e->cb = cb;
 	e->arg = arg;
-	len = strlen(ns) + strlen(name) + strlen(e->m.metric_name) + 3;
-	e->key = malloc(len);
-	if (!e->key || !be)
+	e->cfg = config_hold(s->cfg);
+	e->be = be;
+	e->max_states = s->cfg->max_states;
+	e->max_states_ns = s->cfg->max_states_ns;
+	/* What logs and messages call it: printable, bounded (show.h). */
+	show_text(sns, SCALER_SHOW_MAX, ns, strlen(ns));
+	show_text(sname, SCALER_SHOW_MAX, name, strlen(name));
+	len = strlen(sns) + strlen(sname) + strlen(e->m.metric_name) + 3;
+	e->ref = malloc(len);
+	e->ns = strdup(ns);
+	e->key = scaler_key(ns, name, fprint ? fprint : "",
+			    e->m.metric_name);
+	if (!e->ref || !e->ns || !e->key || !be)
 		goto fail;
-	snprintf(e->key, len, "%s/%s/%s", ns, name, e->m.metric_name);
+	snprintf(e->ref, len, "%s/%s/%s", sns, sname, e->m.metric_name);
 
 	for (i = 0; i < SIG_N; i++) {
 		const char *query = NULL;
@@ -868,6 +1051,7 @@ int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
 			continue;
 		memset(&q[n], 0, sizeof(q[n]));
 		q[n].backend = be;
+		q[n].cfg = e->cfg;
 		q[n].query = query;
 		q[n].range_s = range;
 		q[n].step_s = step;
@@ -884,7 +1068,7 @@ int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
 		if (!e->miss)
 			goto fail;
 	}
-	if (fetch_submit(s->fetch, q, n, on_answers, e))
+	if (fetch_submit(s->fetch, ns, q, n, on_answers, e))
 		goto fail;
 	return 0;
 fail:

@@ -6,10 +6,19 @@
  * into signals, the signals into a breakdown (model), and the breakdown
  * into a smoothed replica target kept per ScaledObject.
  *
- * Threading: scaler_parse() is pure and may run on any thread.
- * scaler_evaluate() may be called from any thread; its callback and all
+ * State: per trigger, keyed by its namespace, name and the fingerprint of
+ * its whole metadata (fprint.h), so that only an identical trigger (which
+ * computes the same answer anyway) shares smoothing and hold state; a
+ * caller with other metadata under the same name gets its own.  The table
+ * is bounded by the config's maxStates and maxStatesPerNamespace and
+ * evicts the least recently used entry (stab.h), never refusing a new
+ * trigger.
+ *
+ * Threading: scaler_parse(), scaler_evaluate() and scaler_set_config() run
+ * on one thread (the gRPC completion-queue thread in `serve`), which owns
+ * the scaler's current config.  The evaluation's callback and all
  * smoothing state live on the fetch thread (see fetch.h), so no lock is
- * needed for them.
+ * needed for them; each evaluation holds the config it started with.
  */
 #ifndef STAFFER_SCALER_H
 #define STAFFER_SCALER_H
@@ -24,13 +33,15 @@
 #include "model.h"
 
 #define SCALER_MSG_MAX 768
-#define SCALER_STATES_MAX 100000 /* ScaledObjects with smoothing state */
-#define SCALER_STATE_IDLE_S 3600 /* forget a ScaledObject unseen this long */
+#define SCALER_SHOW_MAX 253      /* bytes of a namespace or name shown */
+#define SCALER_STATE_IDLE_S 3600 /* forget a trigger unseen this long */
+#define SCALER_SKEW_MIN_S 10     /* data this far from now is never stale */
 
 enum scaler_err {
 	SCALER_OK = 0,
 	SCALER_EINVAL,   /* bad metadata: the user must fix the ScaledObject */
 	SCALER_EUNAVAIL, /* backend down or signal unknown: KEDA's fallback */
+	SCALER_EDENIED,  /* the namespace may not use that backend */
 };
 
 enum scaler_kind {
@@ -70,14 +81,22 @@ typedef void scaler_done_fn(void *arg, const struct scaler_result *r);
 struct scaler;
 
 /*
- * cfg and f must outlive the scaler.  With state_path the smoothing state
- * and last good answers are loaded from that file now (a missing or bad
- * file is logged and means a fresh start) and saved to it at most once a
- * second while answers change, so a restarted process continues where the
- * old one was.  NULL state_path: memory only.
+ * A scaler answering from cfg (a reference is held when cfg was made by
+ * config_share(); otherwise cfg must outlive the scaler) through f, which
+ * must outlive it.  With state_path the smoothing state and last good
+ * answers are loaded from that file now (a missing or bad file is logged
+ * and means a fresh start; anything but a regular file is logged and the
+ * scaler runs without a state file) and saved to it at most once a second
+ * while answers change, so a restarted process continues where the old one
+ * was.  NULL state_path: memory only.
  */
-struct scaler *scaler_new(const struct config *cfg, struct fetch *f,
+struct scaler *scaler_new(struct config *cfg, struct fetch *f,
 			  const char *state_path);
+
+/* Answer from cfg from now on (SIGHUP's reload; same thread as
+ * scaler_evaluate()).  Evaluations under way finish with the config they
+ * started with; states are kept. */
+void scaler_set_config(struct scaler *s, struct config *cfg);
 
 /* Write the state file now (fetch thread, or after fetch_stop).  0, or -1
  * (logged).  A no-op without a state file. */
@@ -87,21 +106,26 @@ void scaler_free(struct scaler *s);
 
 /*
  * Parse a metadata map into m (meta_init()ed by the caller) and check that
- * its backend is declared.  SCALER_OK, or SCALER_EINVAL with the message.
+ * its backend is declared and open to namespace ns (NULL: not checked, for
+ * tools with the config in hand).  SCALER_OK; SCALER_EINVAL or
+ * SCALER_EDENIED with the message.
  */
-enum scaler_err scaler_parse(const struct scaler *s, struct meta *m,
-			     const char *const *keys,
+enum scaler_err scaler_parse(const struct scaler *s, const char *ns,
+			     struct meta *m, const char *const *keys,
 			     const char *const *values, size_t n,
 			     char msg[SCALER_MSG_MAX]);
 
 /*
- * Evaluate one trigger of ScaledObject namespace/name.  Takes ownership of
- * *m (its contents are moved out; m is left meta_init()ed).  Returns 0 and
- * later calls cb exactly once on the fetch thread; -1 when the fetch module
- * refuses the job (cb never called; m released).
+ * Evaluate one trigger of ScaledObject namespace/name whose metadata map
+ * has fingerprint fprint (fprint.h; NULL: the trigger is known by its
+ * metricName alone, for one-off tools).  m must have passed scaler_parse()
+ * with the same config.  Takes ownership of *m (its contents are moved
+ * out; m is left meta_init()ed).  Returns 0 and later calls cb exactly
+ * once on the fetch thread; -1 when the fetch module refuses the job (cb
+ * never called; m released).
  */
 int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
-		    struct meta *m, enum scaler_kind kind,
+		    const char *fprint, struct meta *m, enum scaler_kind kind,
 		    scaler_done_fn *cb, void *arg);
 
 #endif

@@ -12,7 +12,9 @@
 
 /* Read path whole, trailing white space trimmed.  Returns a malloc()ed
  * string the caller frees, or NULL with a sentence in why (cannot open,
- * larger than SECRET_FILE_MAX, out of memory). */
+ * not a regular file (a FIFO would block), larger than SECRET_FILE_MAX,
+ * a control character such as CR, LF or NUL
+ * left after the trim, out of memory). */
 char *secret_read(const char *path, char *why, size_t whylen);
 
 #endif

@@ -1,8 +1,12 @@
 /*
- * serve.c - `staffer serve`: flags, start-up and orderly shutdown.
+ * serve.c - `staffer serve`: flags, start-up, reload and orderly shutdown.
  *
- * Start-up order: config, fetch thread, scaler, gRPC server.  Shutdown runs
- * it backwards once rpc_server_run returns (SIGTERM or SIGINT).
+ * Start-up order: config, TLS files, fetch thread, scaler, gRPC server.
+ * Shutdown runs it backwards once rpc_server_run returns (SIGTERM or
+ * SIGINT).  SIGHUP reloads the config file and the TLS files on the
+ * serving thread (serve_reload()): a config that does not load is refused,
+ * with the reason logged, and the old one stays; calls and streams stay
+ * open.
  */
 #include <curl/curl.h>
 #include <grpc/grpc.h>
@@ -11,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "certs.h"
 #include "cmd.h"
 #include "config.h"
 #include "fetch.h"
@@ -21,12 +26,82 @@
 #include "scaler.h"
 #include "stats.h"
 
-static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stop_requested, reload_requested;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop_requested = 1;
+	if (sig == SIGHUP)
+		reload_requested = 1;
+	else
+		stop_requested = 1;
+}
+
+/* What SIGHUP reloads. */
+struct serve_reload {
+	const char *cfg_path;        /* NULL: --prometheus, nothing to read */
+	struct scaler *sc;
+	struct certs *certs;         /* NULL: plaintext */
+};
+
+/* Warn about backends that send credentials or headers to every
+ * namespace: in a shared cluster any tenant could read with them. */
+static void warn_open_backends(const struct config *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n_backends; i++) {
+		const struct backend *b = &c->backends[i];
+
+		if (!b->n_namespaces && (b->auth != CONFIG_AUTH_NONE ||
+					 b->n_headers))
+			log_warn("backend '%s' sends credentials or headers "
+				 "and is open to every namespace; in a "
+				 "multi-tenant cluster list its namespaces "
+				 "(docs/security.md)", b->name);
+	}
+}
+
+/* SIGHUP, on the serving thread (rpc.h). */
+static void serve_reload(void *arg)
+{
+	struct serve_reload *r = arg;
+	struct config cfg, *shared;
+	char err[CONFIG_ERR_MAX > CERTS_ERR_MAX ? CONFIG_ERR_MAX :
+		 CERTS_ERR_MAX];
+
+	if (r->cfg_path) {
+		config_init(&cfg);
+		if (config_load_file(&cfg, r->cfg_path, err)) {
+			log_error("SIGHUP: %s; keeping the config in use", err);
+		} else if (!(shared = config_share(&cfg))) {
+			config_release(&cfg);
+			log_error("SIGHUP: out of memory; keeping the config "
+				  "in use");
+		} else {
+			log_info("SIGHUP: config '%s' reloaded: %zu backends",
+				 r->cfg_path, shared->n_backends);
+			warn_open_backends(shared);
+			scaler_set_config(r->sc, shared);
+			config_drop(shared);   /* the scaler holds it */
+		}
+	} else {
+		log_info("SIGHUP: no config file (--prometheus); nothing to "
+			 "reload");
+	}
+	if (r->certs) {
+		switch (certs_reload(r->certs, err)) {
+		case 1:
+			log_info("SIGHUP: new TLS files taken for new "
+				 "connections");
+			break;
+		case 0:
+			log_info("SIGHUP: TLS files unchanged");
+			break;
+		default:
+			log_error("SIGHUP: TLS: %s; keeping the certificate "
+				  "in use", err);
+		}
+	}
 }
 
 static void usage(FILE *fp)
@@ -59,13 +134,16 @@ int cmd_serve(int argc, char **argv)
 	const char *level = NULL, *state_path = NULL, *metrics = NULL;
 	const char *format = NULL;
 	struct rpc_options o;
-	struct config cfg;
+	struct serve_reload rl;
+	struct config cfg, *shared = NULL;
+	struct certs *certs = NULL;
+	const char *tls_cert = NULL, *tls_key = NULL, *tls_ca = NULL;
 	struct fetch *f = NULL;
 	struct scaler *sc = NULL;
 	struct rpc_server *srv = NULL;
 	struct stats *st = NULL;
 	struct httpd *web = NULL;
-	char err[CONFIG_ERR_MAX > RPC_ERR_MAX ? CONFIG_ERR_MAX : RPC_ERR_MAX];
+	char err[CONFIG_ERR_MAX + RPC_ERR_MAX + CERTS_ERR_MAX];
 	char herr[HTTPD_ERR_MAX];
 	struct sigaction sa;
 	int i, rc = 1, grpc_up = 0;
@@ -109,11 +187,11 @@ int cmd_serve(int argc, char **argv)
 		} else if (!strcmp(a, "--metrics-listen")) {
 			metrics = v;
 		} else if (!strcmp(a, "--tls-cert")) {
-			o.tls_cert = v;
+			tls_cert = v;
 		} else if (!strcmp(a, "--tls-key")) {
-			o.tls_key = v;
+			tls_key = v;
 		} else if (!strcmp(a, "--tls-client-ca")) {
-			o.tls_client_ca = v;
+			tls_ca = v;
 		} else {
 			fprintf(stderr, "staffer serve: unknown option '%s'\n",
 				a);
@@ -145,13 +223,37 @@ int cmd_serve(int argc, char **argv)
 		fprintf(stderr, "staffer serve: %s\n", err);
 		return 2;
 	}
+	shared = config_share(&cfg);
+	if (!shared) {
+		config_release(&cfg);
+		fprintf(stderr, "staffer serve: out of memory\n");
+		return 1;
+	}
+	warn_open_backends(shared);
 
+	/* Installed before anything slow: a SIGHUP during start-up must not
+	 * kill the process (the default action). */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+
+	if (tls_cert || tls_key || tls_ca) {
+		if (!tls_cert || !tls_key) {
+			log_error("TLS needs both --tls-cert and --tls-key");
+			goto out;
+		}
+		certs = certs_new(tls_cert, tls_key, tls_ca, err);
+		if (!certs) {
+			log_error("TLS: %s", err);
+			goto out;
+		}
+		o.certs = certs;
+		o.mtls = tls_ca != NULL;
+	}
 
 	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
 		log_error("curl_global_init failed");
@@ -159,8 +261,8 @@ int cmd_serve(int argc, char **argv)
 	}
 	grpc_init();
 	grpc_up = 1;
-	f = fetch_new(&cfg);
-	sc = f ? scaler_new(&cfg, f, state_path) : NULL;
+	f = fetch_new();
+	sc = f ? scaler_new(shared, f, state_path) : NULL;
 	if (!sc) {
 		log_error("cannot start the fetch thread");
 		goto out;
@@ -181,15 +283,22 @@ int cmd_serve(int argc, char **argv)
 		}
 		log_info("metrics on http://%s/metrics", metrics);
 	}
+	rl.cfg_path = config_env_or(cfg_path, "STAFFER_CONFIG");
+	rl.sc = sc;
+	rl.certs = certs;
+	o.reload = &reload_requested;
+	o.on_reload = serve_reload;
+	o.reload_arg = &rl;
 	srv = rpc_server_new(&o, sc, f, err);
 	if (!srv) {
 		log_error("%s", err);
 		goto out;
 	}
-	for (i = 0; i < (int)cfg.n_backends; i++)
-		log_info("backend '%s' %s%s", cfg.backends[i].name,
-			 cfg.backends[i].url,
-			 (size_t)i == cfg.default_backend ? " (default)" : "");
+	for (i = 0; i < (int)shared->n_backends; i++)
+		log_info("backend '%s' %s%s", shared->backends[i].name,
+			 shared->backends[i].url,
+			 (size_t)i == shared->default_backend ? " (default)" :
+			 "");
 	rc = rpc_server_run(srv, &stop_requested) ? 1 : 0;
 out:
 	httpd_stop(web);         /* it reads the fetch counters: first */
@@ -200,9 +309,10 @@ out:
 	scaler_free(sc);
 	fetch_free(f);
 	stats_free(st);
-	config_release(&cfg);
+	config_drop(shared);
 	if (grpc_up)
 		grpc_shutdown();
+	certs_free(certs);          /* gRPC is done with its fetcher */
 	curl_global_cleanup();
 	if (rc == 0)
 		log_info("bye");

@@ -140,9 +140,9 @@ status "duplicate metricName" 1
 lines "duplicate metricName" 1
 has_line "duplicate metricName" out "$FIX/metric-name.yaml:33: ScaledObject\
  llm/chat trigger 2: metadata 'metricName': 'staffer' is also trigger 0's:\
- staffer keeps its smoothing state and last good target per ScaledObject\
- and metricName, so the two triggers would share them; give each trigger\
- its own metricName"
+ staffer reports each trigger's target and signals per ScaledObject and\
+ metricName (/metrics, decision logs), so the two triggers would overwrite\
+ each other's series; give each trigger its own metricName"
 sed 's/serviceTime: "8"$/serviceTime: "8"\n        metricName: route-b/' \
 	"$FIX/metric-name.yaml" | awk 'NR < 30 || !/metricName: route-b/ || ++n > 1' \
 	>"$TMP/metric-name-ok.yaml"
@@ -202,6 +202,15 @@ status "backend with --config" 1
 has_line "backend with --config" out "$FIX/backend.yaml:32: ScaledObject\
  llm/chat trigger 0: metadata 'backend': 'thanos' is not declared in\
  staffer's config; declared: 'prom', 'mimir'"
+lint --config "$FIX/config-ns.json" "$FIX/backend.yaml"
+status "backend closed to the namespace" 1
+has_line "backend closed to the namespace" out "$FIX/backend.yaml:32:\
+ ScaledObject llm/chat trigger 0: namespace 'llm' may not use backend\
+ 'thanos': staffer's config opens it to other namespaces only (its\
+ 'namespaces' list); the server answers PERMISSION_DENIED"
+sed 's/namespace: llm$/namespace: ml-serving/' "$FIX/backend.yaml" >"$TMP/backend-ml.yaml"
+lint --config "$FIX/config-ns.json" "$TMP/backend-ml.yaml"
+status "backend open to the namespace" 0
 lint --config "$TMP/nonexistent.json" "$FIX/clean.yaml"
 status "missing config" 2
 contains "missing config" err "cannot open"

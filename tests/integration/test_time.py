@@ -606,7 +606,9 @@ def t_restart(c):
         pre = cl.target(meta, name=name)
     assert pre == 9
     stop_server(s)
-    assert os.path.exists(sf) and key(name) in open(sf).read(), "state file lacks %s" % name
+    # keyed by namespace, name and the metadata's fingerprint (scaler.c)
+    assert os.path.exists(sf) and ":default/%s/" % name in open(sf).read(), \
+        "state file lacks %s" % name
 
     s = start_server(c, ["--state-file", sf], port=port)
     with h.Client(s.addr) as cl:

@@ -25,6 +25,10 @@ Helm chart (charts/staffer), rendered by render.go (Go text/template)
     namespace; container args, gRPC probes on the port (TCP with TLS),
     security context, service (ClusterIP, grpc, appProtocol grpc), service
     account, PDB, TLS flags and mounts, the config checksum annotation;
+    cert-manager Issuers and Certificates (the server's for the Service's
+    names into the Secret the pod mounts, KEDA's client certificate with
+    clientAuth, a CA of the chart's own unless an issuerRef is given); the
+    NetworkPolicy (gRPC port from KEDA's operator only);
   - config.json in the ConfigMap: JSON with known fields and ranges only
     (docs/config.md), every credential a file path that a volume mount
     provides, and accepted by staffer's own loader (linked from
@@ -400,6 +404,7 @@ ALLOWED_FUNCS = {
 }
 
 TEMPLATES = ["_helpers.tpl", "deployment.yaml", "service.yaml", "configmap.yaml",
+             "certificate.yaml", "networkpolicy.yaml",
              "serviceaccount.yaml", "pdb.yaml", "NOTES.txt", "servicemonitor.yaml",
              "podmonitor.yaml", "prometheusrule.yaml", "dashboard-configmap.yaml",
              "tests/test-health.yaml"]
@@ -589,8 +594,10 @@ def by_kind(docs):
     return out
 
 
-CONFIG_TOP = {"defaultBackend", "cacheTTLSeconds", "maxBodyBytes", "backends"}
-CONFIG_BACKEND = {"name", "url", "timeoutSeconds", "auth", "headers", "tls"}
+CONFIG_TOP = {"defaultBackend", "cacheTTLSeconds", "maxBodyBytes", "maxStates",
+              "maxStatesPerNamespace", "backends"}
+CONFIG_BACKEND = {"name", "url", "timeoutSeconds", "auth", "headers", "tls", "namespaces",
+                  "maxConnections", "maxConnectionsPerNamespace"}
 CONFIG_AUTH = {"none": set(), "bearer": {"tokenFile"}, "basic": {"usernameFile", "passwordFile"},
                "sigv4": {"region"}}
 CONFIG_TLS = {"caFile", "certFile", "keyFile"}
@@ -621,6 +628,17 @@ def validate_config(cfg):
         assert re.match(r"^https?://[^\s?#]+$", url) and url.isascii(), f"{where}.url {url!r}"
         if "timeoutSeconds" in be:
             assert is_num(be["timeoutSeconds"]) and 0.1 <= be["timeoutSeconds"] <= 60
+        if "namespaces" in be:
+            ns = be["namespaces"]
+            assert isinstance(ns, list) and 1 <= len(ns) <= 256 and all(
+                isinstance(n, str) and re.match(r"^[a-z0-9*-]{1,63}$", n) for n in ns), \
+                f"{where}.namespaces {ns!r}"
+        for k in ("maxConnections", "maxConnectionsPerNamespace"):
+            if k in be:
+                assert is_num(be[k]) and be[k] == int(be[k]) and 1 <= be[k] <= 256, f"{where}.{k}"
+        if "maxConnectionsPerNamespace" in be:
+            assert be["maxConnectionsPerNamespace"] <= be.get("maxConnections", 16), \
+                f"{where}.maxConnectionsPerNamespace > maxConnections"
         auth = be.get("auth", {"type": "none"})
         t = auth.get("type")
         assert t in CONFIG_AUTH, f"{where}.auth.type {t!r}"
@@ -717,9 +735,23 @@ def check_rendered(r, values, configcheck=None):
         if v["enabled"]:
             expected.add(k)
     tls = values["tls"]
-    if values["test"]["enabled"] and (not tls["clientAuth"] or values["test"]["clientSecretName"]):
+    cm = tls["certManager"]
+    client_secret = values["test"]["clientSecretName"] or \
+        (cm["enabled"] and tls["clientAuth"] and cm["clientSecretName"])
+    tls_secret = tls["secretName"] or (cm["enabled"] and f"{r.one('Deployment')['metadata']['name']}-grpc-tls")
+    if values["test"]["enabled"] and (not tls["clientAuth"] or client_secret):
         expected.add("Pod")
+    if tls["enabled"] and cm["enabled"]:
+        expected.add("Certificate")
+        if not cm["issuerRef"].get("name"):
+            expected.add("Issuer")
+    if values["networkPolicy"]["enabled"]:
+        expected.add("NetworkPolicy")
     assert set(r.kinds) == expected, f"kinds {sorted(r.kinds)}, expected {sorted(expected)}"
+    if "Certificate" in expected:
+        check_certificates(r, values, tls_secret)
+    if "NetworkPolicy" in expected:
+        check_network_policy(r, values)
 
     dep = r.one("Deployment")
     cms = {c["metadata"]["name"]: c for c in r.kinds["ConfigMap"]}
@@ -790,7 +822,7 @@ def check_rendered(r, values, configcheck=None):
         assert m in vols, f"volumeMount {m} has no volume"
     if tls["enabled"]:
         tdir = mounts["tls"]["mountPath"]
-        assert vols["tls"]["secret"]["secretName"] == tls["secretName"]
+        assert vols["tls"]["secret"]["secretName"] == tls_secret
         assert flags.get("--tls-cert") == f"{tdir}/tls.crt" and flags.get("--tls-key") == f"{tdir}/tls.key"
         assert ("--tls-client-ca" in flags) == bool(tls["clientAuth"]), "--tls-client-ca iff clientAuth"
         if tls["clientAuth"]:
@@ -941,6 +973,51 @@ def check_rendered(r, values, configcheck=None):
 ALERTS = ["StafferDown", "StafferErroring", "StafferBadMetadata", "StafferTargetCapped",
           "StafferBackendErrors", "StafferStaleHold", "StafferForecastFarAboveMeasured",
           "StafferSlowAnswers"]
+
+
+def check_certificates(r, values, tls_secret):
+    """cert-manager: the server certificate covers the names KEDA dials and
+    lands in the Secret the pod mounts; with clientAuth KEDA's client
+    certificate; every issuerRef resolves."""
+    cm = values["tls"]["certManager"]
+    svc = r.one("Service")["metadata"]["name"]
+    ns = r.namespace
+    certs = {c["metadata"]["name"]: c["spec"] for c in r.kinds["Certificate"]}
+    issuers = {i["metadata"]["name"]: i["spec"] for i in r.kinds.get("Issuer", [])}
+    server = [c for c in certs.values() if "server auth" in c.get("usages", [])]
+    assert len(server) == 1, f"one server certificate, got {sorted(certs)}"
+    server = server[0]
+    assert server["secretName"] == tls_secret, (server["secretName"], tls_secret)
+    assert f"{svc}.{ns}.svc" in server["dnsNames"], server["dnsNames"]
+    client = [c for c in certs.values() if "client auth" in c.get("usages", [])]
+    assert len(client) == (1 if values["tls"]["clientAuth"] else 0), "KEDA's client certificate iff clientAuth"
+    if client:
+        assert client[0]["secretName"] == cm["clientSecretName"]
+    for name, c in certs.items():
+        ref = c["issuerRef"]
+        if cm["issuerRef"].get("name"):
+            assert ref["name"] == cm["issuerRef"]["name"], f"{name}: issuerRef {ref}"
+        else:
+            assert ref["kind"] == "Issuer" and ref["name"] in issuers, f"{name}: issuerRef {ref} not rendered"
+    if not cm["issuerRef"].get("name"):
+        ca = [c for c in certs.values() if c.get("isCA")]
+        assert len(ca) == 1, "the chart's own CA certificate"
+        assert any(i.get("ca", {}).get("secretName") == ca[0]["secretName"] for i in issuers.values()), \
+            "a CA Issuer on the CA certificate's Secret"
+
+
+def check_network_policy(r, values):
+    """Only KEDA's operator (and the helm test pod) on the gRPC port."""
+    np = r.one("NetworkPolicy")["spec"]
+    dep = r.one("Deployment")
+    assert np["podSelector"]["matchLabels"] == dep["spec"]["selector"]["matchLabels"]
+    assert np["policyTypes"] == ["Ingress"]
+    grpc = [i for i in np["ingress"] if any(p["port"] == "grpc" for p in i["ports"])]
+    assert len(grpc) == 1, np["ingress"]
+    peers = grpc[0]["from"]
+    keda = values["networkPolicy"]["keda"]
+    assert peers[0] == {"namespaceSelector": keda["namespaceSelector"], "podSelector": keda["podSelector"]}, peers[0]
+    assert all(p.get("podSelector") for p in peers), "every peer of the gRPC port is a pod selector"
 
 
 def check_dashboard_cm(cm, values):
@@ -1486,6 +1563,7 @@ def main():
             "terminationGracePeriodSeconds <= graceSeconds": ({"graceSeconds": 30, "terminationGracePeriodSeconds": 30},
                                                               "terminationGracePeriodSeconds"),
             "tls.enabled without secretName": ({"tls": {"enabled": True}}, "tls.secretName"),
+            "certManager without tls": ({"tls": {"certManager": {"enabled": True}}}, "needs tls.enabled"),
             "clientAuth without tls": ({"tls": {"clientAuth": True}}, "tls.clientAuth"),
             "bearer without a token": ({"defaultBackend": "a", "backends": [{"name": "a", "url": "http://a", "auth": {"type": "bearer"}}]},
                                        "tokenSecret or tokenFile"),
@@ -1552,6 +1630,22 @@ def main():
             assert rc == 0, err
             assert "Pod" not in by_kind(docs_of(text)), "mTLS without test.clientSecretName: no test pod"
         check("render: helm test needs a client certificate with tls.clientAuth")(t_no_test_without_client_cert)
+
+        def t_cert_manager():
+            # the chart's own CA, mTLS: the test pod uses KEDA's client Secret
+            rc, text, err, _ = R.render([{"tls": {"enabled": True, "clientAuth": True,
+                                                  "certManager": {"enabled": True}},
+                                          "networkPolicy": {"enabled": True}}])
+            assert rc == 0, err
+            r = Rendered(text, "staffer", "keda")
+            check_rendered(r, merged_values({"tls": {"enabled": True, "clientAuth": True,
+                                                     "certManager": {"enabled": True}},
+                                             "networkPolicy": {"enabled": True}}))
+            pod = r.one("Pod")
+            vols = {v["name"]: v for v in pod["spec"]["volumes"]}
+            assert vols["client"]["secret"]["secretName"] == "keda-staffer-client"
+            assert vols["tls"]["secret"]["secretName"] == "staffer-grpc-tls"
+        check("render: cert-manager issues the server and KEDA's client certificates")(t_cert_manager)
 
         names = []
         check("monitoring: the metric names a running staffer exports")(

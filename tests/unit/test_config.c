@@ -250,7 +250,13 @@ static const struct bad bad[] = {
 	{ "null", "expected a JSON object, got null" },
 	/* top-level fields */
 	{ "{\"zzz\":1}", "unknown field 'zzz'; allowed: defaultBackend, "
-	  "cacheTTLSeconds, maxBodyBytes, backends" },
+	  "cacheTTLSeconds, maxBodyBytes, maxStates, maxStatesPerNamespace, "
+	  "backends" },
+	{ "{\"maxStates\":10}", "maxStates: '10' is out of range; allowed: "
+	  "a whole number from 100 to 1000000" },
+	{ "{\"maxStates\":1000,\"maxStatesPerNamespace\":2000}",
+	  "maxStatesPerNamespace: 2000 is more than maxStates 1000" },
+	{ "{\"maxStatesPerNamespace\":100.5}", "is not a whole number" },
 	{ "{\"cacheTTL\":1}", "did you mean 'cacheTTLSeconds'?" },
 	{ "{\"maxbodybytes\":1}", "did you mean 'maxBodyBytes'?" },
 	{ "{\"default_backend\":1}", "did you mean 'defaultBackend'?" },
@@ -389,7 +395,71 @@ static const struct bad bad[] = {
 	{ BS("\"tls\":{\"ca\":\"/k\"}"), "backends[0].tls: unknown field "
 	  "'ca'; did you mean 'caFile'?" },
 	{ BS("\"tls\":{\"caFile\":\"\"}"), "tls.caFile: is empty" },
+	/* namespaces and connections */
+	{ B("\"namespaces\":\"team-a\""), "backends[0].namespaces: expected "
+	  "an array of namespaces, got a string" },
+	{ B("\"namespaces\":[]"), "namespaces: has 0 entries; allowed: 1 to "
+	  "256 (leave the field out to allow every namespace)" },
+	{ B("\"namespaces\":[\"Team_A\"]"), "backends[0].namespaces[0]: "
+	  "'Team_A' is not allowed; allowed: a namespace name" },
+	{ B("\"namespaces\":[\"a\",7]"), "namespaces[1]: expected a string, "
+	  "got a number" },
+	{ B("\"namespaces\":[\"a\\nb\"]"), "'a?b' is not allowed" },
+	{ B("\"maxConnections\":0"), "backends[0].maxConnections: '0' is out "
+	  "of range; allowed: a whole number from 1 to 256" },
+	{ B("\"maxConnections\":4,\"maxConnectionsPerNamespace\":5"),
+	  "maxConnectionsPerNamespace: 5 is more than maxConnections 4" },
+	{ B("\"namespace\":[\"a\"]"), "did you mean 'namespaces'?" },
 };
+
+/* namespaces, per-backend connections and the state quotas: values,
+ * defaults, and who may use which backend. */
+static void test_tenancy(void **state)
+{
+	struct config c = CONFIG_INIT, *s;
+	char err[CONFIG_ERR_MAX];
+	const struct backend *a, *open;
+
+	(void)state;
+	if (config_load_text(&c, "{\"defaultBackend\":\"open\","
+			     "\"maxStates\":5000,\"backends\":["
+			     "{\"name\":\"a\",\"url\":\"http://a\","
+			     "\"namespaces\":[\"team-a\",\"ml-*\"],"
+			     "\"maxConnections\":5},"
+			     "{\"name\":\"open\",\"url\":\"http://b\"}]}",
+			     "t.json", err)) {
+		print_error("%s\n", err);
+		fail();
+	}
+	assert_int_equal(c.max_states, 5000);
+	/* the default quota, capped by a smaller maxStates */
+	assert_int_equal(c.max_states_ns, 5000);
+	a = config_backend(&c, "a");
+	open = config_backend(&c, "open");
+	assert_int_equal(a->max_connections, 5);
+	assert_int_equal(a->max_connections_ns, 2);
+	assert_int_equal(open->max_connections, 16);
+	assert_int_equal(open->max_connections_ns, 8);
+	assert_true(config_namespace_ok(a, "team-a"));
+	assert_true(config_namespace_ok(a, "ml-serving"));
+	assert_false(config_namespace_ok(a, "team-b"));
+	assert_false(config_namespace_ok(a, "team-a2"));
+	assert_false(config_namespace_ok(a, "xml-1"));
+	assert_true(config_namespace_ok(open, "anything"));
+
+	/* shared: the last reference frees it (ASan checks) */
+	s = config_share(&c);
+	assert_non_null(s);
+	assert_null(c.backends);
+	assert_ptr_equal(config_hold(s), s);
+	config_drop(s);
+	assert_int_equal(s->n_backends, 2);
+	config_drop(s);
+	/* a config that was not shared is not counted */
+	assert_ptr_equal(config_hold(&c), &c);
+	config_drop(&c);
+	config_drop(NULL);
+}
 
 static void test_errors(void **state)
 {
@@ -606,6 +676,7 @@ int main(void)
 		cmocka_unit_test(test_from_url),
 		cmocka_unit_test(test_message_format),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_tenancy),
 		cmocka_unit_test(test_docs_example),
 		cmocka_unit_test(test_many_backends),
 		cmocka_unit_test(test_late_error_frees),

@@ -1163,7 +1163,7 @@ static void check_meta(struct fz *r, const char *in, size_t len, int valid)
 	/* What the server runs: the same verdict, plus the backend. */
 	meta_init(&m2);
 	memset(msg, 'x', sizeof(msg));
-	se = scaler_parse(meta_scaler, &m2, keys, values, n, msg);
+	se = scaler_parse(meta_scaler, "fuzz", &m2, keys, values, n, msg);
 	FZ_CHECK(se == SCALER_OK || se == SCALER_EINVAL, "scaler code %d",
 		 (int)se);
 	FZ_CHECK((se == SCALER_OK) <= (rc == META_OK),
@@ -1756,6 +1756,9 @@ static const char *const config_corpus[] = {
 	"  ]\n}\n",
 	"{\"cacheTTLSeconds\":0,\"backends\":[{\"name\":\"a-b_c.9\","
 	"\"url\":\"http://[::1]:9090/\"}]}",
+	"{\"maxStates\":5000,\"maxStatesPerNamespace\":500,\"backends\":["
+	"{\"name\":\"t\",\"url\":\"http://t\",\"namespaces\":[\"team-a\","
+	"\"ml-*\"],\"maxConnections\":8,\"maxConnectionsPerNamespace\":2}]}",
 };
 
 static const char *const config_words[] = {
@@ -1763,7 +1766,8 @@ static const char *const config_words[] = {
 	"bearer", "basic", "sigv4", "tokenFile", "usernameFile",
 	"passwordFile", "region", "headers", "tls", "caFile", "certFile",
 	"keyFile", "defaultBackend", "cacheTTLSeconds", "maxBodyBytes",
-	"http://", "https://", "file:///etc/passwd", "?q=1", "#f", " ", "\\n",
+	"maxStates", "maxStatesPerNamespace", "namespaces", "maxConnections",
+	"maxConnectionsPerNamespace", "\"*\"", "[\"a\",\"b-*\"]", "http://", "https://", "file:///etc/passwd", "?q=1", "#f", " ", "\\n",
 	"\"name\":\"default\",", "{\"name\":\"x\",\"url\":\"http://x\"},",
 	"Authorization", "Host", "\\r\\nX: y", "null", "[]", "{}",
 };
@@ -1932,7 +1936,7 @@ static void pb_check_ref(const Externalscaler__ScaledObjectRef *ref)
 		values[i] = ref->scalermetadata[i]->value;
 	}
 	meta_init(&m);
-	se = scaler_parse(meta_scaler, &m, keys, values,
+	se = scaler_parse(meta_scaler, "fuzz", &m, keys, values,
 			  ref->n_scalermetadata, msg);
 	FZ_CHECK(se == SCALER_OK || se == SCALER_EINVAL, "scaler code %d",
 		 (int)se);
@@ -2225,7 +2229,8 @@ FZ_TEST(rates, rates_corpus, rates_words,
  * scaler that works (scaler_parse) and is freed without leaks.
  */
 static const char *const state_corpus[] = {
-	"{\"states\":[{\"key\":\"ns/so/0\",\"target\":7,\"lastDown\":"
+	"{\"version\":2,\"states\":[{\"key\":\"2:ns/so/0123456789abcdef"
+	"0123456789abcdef\",\"ns\":\"ns\",\"target\":7,\"lastDown\":"
 	"1782907200.5,\"primed\":true,\"haveGood\":true,\"goodTarget\":7,"
 	"\"haveActive\":true,\"goodActive\":false,\"activeAt\":1782907100,"
 	"\"goodAt\":1782907200,\"goodW\":9.5,\"lastSeen\":1782907200}]}",
@@ -2233,7 +2238,8 @@ static const char *const state_corpus[] = {
 };
 
 static const char *const state_words[] = {
-	"states", "key", "target", "lastDown", "primed", "haveGood",
+	"states", "key", "ns", "version", "2", "target", "lastDown", "primed",
+	"haveGood",
 	"goodTarget", "haveActive", "goodActive", "activeAt", "goodAt",
 	"goodW", "lastSeen", "true", "false", "null", "1e400", "-1e400",
 	"{\"key\":\"a\"},",
@@ -2254,7 +2260,7 @@ static void check_state(struct fz *r, const char *in, size_t len, int valid)
 	FZ_CHECK(sc != NULL, "scaler_new failed");
 	fz_accepted++;
 	meta_init(&m);
-	FZ_CHECK(scaler_parse(sc, &m, keys, values, 2, msg) == SCALER_OK,
+	FZ_CHECK(scaler_parse(sc, "fuzz", &m, keys, values, 2, msg) == SCALER_OK,
 		 "scaler_parse after loading: %s", msg);
 	meta_release(&m);
 	scaler_free(sc);

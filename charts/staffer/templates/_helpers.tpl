@@ -70,6 +70,27 @@ cannot be created. */}}
 {{- define "staffer.tlsDir" -}}/etc/staffer-tls{{- end -}}
 
 {{/*
+The Secret with the gRPC server's tls.crt, tls.key and ca.crt:
+tls.secretName, else, with tls.certManager.enabled, the one the chart's
+Certificate writes.  Empty when neither is set.
+*/}}
+{{- define "staffer.testClientSecret" -}}
+{{- if .Values.test.clientSecretName -}}
+{{- .Values.test.clientSecretName -}}
+{{- else if and .Values.tls.certManager.enabled .Values.tls.clientAuth -}}
+{{- .Values.tls.certManager.clientSecretName -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "staffer.tlsSecret" -}}
+{{- if .Values.tls.secretName -}}
+{{- .Values.tls.secretName -}}
+{{- else if .Values.tls.certManager.enabled -}}
+{{- printf "%s-grpc-tls" (include "staffer.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
 The sources of a backend's projected credentials volume, "" when it has
 none.  The argument is one entry of .Values.backends.  File names: token,
 username, password (auth); ca.crt, tls.crt, tls.key (tls).  The config
@@ -166,6 +187,13 @@ float64, and plain printing would turn 4194304 into 4.194304e+06.
 {{- if ne (toJson .Values.maxBodyBytes) "null" }}
   "maxBodyBytes": {{ toJson .Values.maxBodyBytes }},
 {{- end }}
+{{- /* null (the default) deletes the key, as in Helm: index, not .Values.x */}}
+{{- if ne (toJson (index .Values "maxStates")) "null" }}
+  "maxStates": {{ toJson (index .Values "maxStates") }},
+{{- end }}
+{{- if ne (toJson (index .Values "maxStatesPerNamespace")) "null" }}
+  "maxStatesPerNamespace": {{ toJson (index .Values "maxStatesPerNamespace") }},
+{{- end }}
   "backends": [
 {{- range $i, $b := .Values.backends }}
 {{- $name := required "backends[].name is required" (index $b "name") }}
@@ -182,6 +210,15 @@ float64, and plain printing would turn 4194304 into 4.194304e+06.
 {{- end }}
 {{- with (index $b "headers") }},
       "headers": {{ toJson . }}
+{{- end }}
+{{- with (index $b "namespaces") }},
+      "namespaces": {{ toJson . }}
+{{- end }}
+{{- if ne (toJson (index $b "maxConnections")) "null" }},
+      "maxConnections": {{ toJson (index $b "maxConnections") }}
+{{- end }}
+{{- if ne (toJson (index $b "maxConnectionsPerNamespace")) "null" }},
+      "maxConnectionsPerNamespace": {{ toJson (index $b "maxConnectionsPerNamespace") }}
 {{- end }}
 {{- with (index $b "auth") }}
 {{- $type := default "none" (index . "type") }}
