@@ -88,6 +88,40 @@ void tunehist_gaps(const struct tunehist *h, size_t a, size_t b,
 	}
 }
 
+size_t tunehist_trim(struct tunehist *h, size_t k)
+{
+	size_t i, j, marked = 0;
+	unsigned char *gap;
+
+	if (k == 0 || h->n == 0)
+		return 0;
+	/* decide on the gaps as read, then mark: a trimmed point must not
+	 * make a new gap edge */
+	gap = malloc(h->n);
+	if (!gap)
+		return 0;
+	for (i = 0; i < h->n; i++)
+		gap[i] = isnan(h->v[i]);
+	for (i = 0; i < h->n; i++) {
+		if (!gap[i])
+			continue;
+		if (i > 0 && !gap[i - 1])       /* a gap starts at i */
+			for (j = i; j > 0 && i - j < k; j--)
+				if (!isnan(h->v[j - 1])) {
+					h->v[j - 1] = NAN;
+					marked++;
+				}
+		if (i + 1 < h->n && !gap[i + 1]) /* a gap ends at i */
+			for (j = i + 1; j < h->n && j - i <= k; j++)
+				if (!isnan(h->v[j])) {
+					h->v[j] = NAN;
+					marked++;
+				}
+	}
+	free(gap);
+	return marked;
+}
+
 size_t tunehist_first(const struct tunehist *h)
 {
 	size_t i;

@@ -59,6 +59,15 @@ struct tunehist_gaps {
 void tunehist_gaps(const struct tunehist *h, size_t a, size_t b,
 		   struct tunehist_gaps *out);
 
+/*
+ * Mark missing the k present points on either side of every run of
+ * missing points (the start of the grid counts as the end of one when
+ * point 0 is missing).  A rate() whose window reaches into a gap has
+ * samples for part of its window only and reads low; with k = ceil(window
+ * / step) those points are gaps too.  Returns the points marked.
+ */
+size_t tunehist_trim(struct tunehist *h, size_t k);
+
 /* The index of the first present point, or h->n when there is none. */
 size_t tunehist_first(const struct tunehist *h);
 
