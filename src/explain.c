@@ -12,7 +12,8 @@
  * The metadata comes from key=value arguments and/or --file, a ScaledObject
  * YAML read by ydoc.c as `staffer lint` reads it; --name NS/NAME and
  * --trigger N pick one staffer trigger when the file holds several, and
- * key=value arguments override the file's keys.
+ * key=value arguments override the file's keys (trigsel.h, which `staffer
+ * tune` shares).
  *
  * A fresh process has no smoothing memory: without currentReplicasQuery
  * the target is the model's raw answer (a running server may still be
@@ -421,15 +422,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			return 2;
 		}
 	}
-	if ((o->sel || o->trigger >= 0) && !o->file) {
-		fprintf(stderr, EXPLAIN_PROG ": --name and --trigger pick a "
-			"trigger of --file FILE; there is no --file\n");
-		return 2;
-	}
-	if (!o->file && o->args.n == 0) {
-		fprintf(stderr, EXPLAIN_PROG ": no metadata: give key=value "
-			"arguments or --file FILE\n");
+	switch (trigsel_check_args(EXPLAIN_PROG, o->file, o->sel, o->trigger,
+				   o->args.n)) {
+	case 0:
+		break;
+	case -2:
 		usage(stderr);
+		return 2;
+	default:
 		return 2;
 	}
 	return 0;

@@ -372,6 +372,22 @@ static int resolve_env(struct trigsel_pairs *md, const char *prog,
 	return 0;
 }
 
+int trigsel_check_args(const char *prog, const char *file, const char *sel,
+		       long trigger, size_t nargs)
+{
+	if ((sel || trigger >= 0) && !file) {
+		fprintf(stderr, "%s: --name and --trigger pick a trigger of "
+			"--file FILE; there is no --file\n", prog);
+		return -1;
+	}
+	if (!file && nargs == 0) {
+		fprintf(stderr, "%s: no metadata: give key=value arguments or "
+			"--file FILE\n", prog);
+		return -2;
+	}
+	return 0;
+}
+
 void trigsel_init(struct trigsel *t)
 {
 	memset(t, 0, sizeof(*t));

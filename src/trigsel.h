@@ -53,6 +53,15 @@ struct trigsel {
 	long min_replicas, max_replicas;
 };
 
+/*
+ * The command line's choice of metadata is complete: --name (sel) and
+ * --trigger (trigger >= 0) need --file; without a file there must be
+ * nargs key=value arguments.  0, or with "PROG: message" printed -1
+ * (a selection without a file) or -2 (no metadata at all).
+ */
+int trigsel_check_args(const char *prog, const char *file, const char *sel,
+		       long trigger, size_t nargs);
+
 void trigsel_init(struct trigsel *t);
 void trigsel_release(struct trigsel *t);
 

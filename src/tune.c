@@ -285,16 +285,9 @@ static int tune_parse(int argc, char **argv, struct tune_opts *o)
 		if (rc)
 			return rc;
 	}
-	if ((o->sel || o->trigger >= 0) && !o->file) {
-		fprintf(stderr, TUNE_PROG ": --name and --trigger pick a "
-			"trigger of --file FILE; there is no --file\n");
+	if (trigsel_check_args(TUNE_PROG, o->file, o->sel, o->trigger,
+			       o->args.n))
 		return 2;
-	}
-	if (!o->file && o->args.n == 0) {
-		fprintf(stderr, TUNE_PROG ": no metadata: give --file FILE or "
-			"key=value arguments\n");
-		return 2;
-	}
 	if (o->trace && (o->prom || o->cfg_path)) {
 		fprintf(stderr, TUNE_PROG ": --trace replays a file offline; "
 			"give it or a backend (--prometheus, --config), not "
@@ -654,7 +647,7 @@ static int tune_from_backend(const struct tune_opts *o, const struct meta *m,
 	struct simrng rng;
 	struct fetch *f = NULL;
 	char err[TUNE_ERR_MAX], when[TZ_TIME_MAX];
-	double end, timeout, *ws = NULL, sum = 0, wsum = 0, *wv = NULL;
+	double end, timeout, *ws = NULL, sum = 0, wsum = 0, *wv = NULL, z;
 	size_t n, first, split, i, k;
 	int64_t t64;
 	int rc = 1, r;
@@ -790,7 +783,7 @@ static int tune_from_backend(const struct tune_opts *o, const struct meta *m,
 		goto out;
 	}
 	if (peak_estimate(rate.v + first, split - first, o->step_s,
-			  m->rate_window_s, 100, &sum, &hi->z) != MODEL_OK)
+			  m->rate_window_s, 100, &z, &hi->z) != MODEL_OK)
 		hi->z = NAN;
 	/* The replay: window k starts k steps after the first point. */
 	ws = malloc((n - first) * sizeof(*ws));
