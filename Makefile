@@ -30,8 +30,8 @@ LIB_SRC  = src/model.c src/erlang.c src/smooth.c src/meta.c src/config.c \
            src/rpc.c src/report.c src/calc.c src/explain.c src/serve.c src/forecast.c src/decide.c \
            src/simrng.c src/simheap.c src/simroute.c src/perf.c src/trace.c \
            src/simprom.c src/hpa.c src/keda.c src/demand.c src/policy.c \
-           src/sim.c src/simplot.c src/simulate.c \
-           src/sched.c src/tz.c src/ydoc.c src/lint.c src/peak.c src/promql.c \
+           src/sim.c src/simplot.c src/simulate.c src/tunesearch.c src/tunehist.c src/tune.c \
+           src/sched.c src/tz.c src/ydoc.c src/trigsel.c src/lint.c src/peak.c src/promql.c \
            src/feedback.c \
            src/version.c src/health.c src/crd.c
 MAIN_SRC = src/main.c

@@ -10,6 +10,7 @@ int cmd_serve(int argc, char **argv);
 int cmd_calc(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
 int cmd_health(int argc, char **argv);
 

@@ -12,7 +12,8 @@
  * The metadata comes from key=value arguments and/or --file, a ScaledObject
  * YAML read by ydoc.c as `staffer lint` reads it; --name NS/NAME and
  * --trigger N pick one staffer trigger when the file holds several, and
- * key=value arguments override the file's keys.
+ * key=value arguments override the file's keys (trigsel.h, which `staffer
+ * tune` shares).
  *
  * A fresh process has no smoothing memory: without currentReplicasQuery
  * the target is the model's raw answer (a running server may still be
@@ -45,301 +46,12 @@
 #include "scaler.h"
 #include "sched.h"
 #include "show.h"
+#include "trigsel.h"
 #include "tz.h"
-#include "ydoc.h"
 
 #define EXPLAIN_TIMEOUT_MAX 3600.0  /* --timeout, s */
 #define EXPLAIN_PROG "staffer explain"
-#define EXPLAIN_WHO_MAX (YDOC_WHO_MAX + 32)  /* "NS/NAME trigger N" */
 
-/* ---- metadata pairs ------------------------------------------------------ */
-
-/* A metadata map being put together: owned copies, at most META_KEYS_MAX
- * pairs, as KEDA could send. */
-struct pairs {
-	char *keys[META_KEYS_MAX];
-	char *values[META_KEYS_MAX];
-	size_t n;
-};
-
-static void pairs_release(struct pairs *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->n; i++) {
-		free(p->keys[i]);
-		free(p->values[i]);
-	}
-	p->n = 0;
-}
-
-/* Set key to value (len bytes of key), replacing an earlier value.  0, or
- * -1 with the message printed (too many keys, out of memory). */
-static int pairs_set(struct pairs *p, const char *key, size_t klen,
-		     const char *value)
-{
-	char *k, *v;
-	size_t i;
-
-	for (i = 0; i < p->n; i++)
-		if (strlen(p->keys[i]) == klen && !memcmp(p->keys[i], key, klen))
-			break;
-	if (i == META_KEYS_MAX) {
-		fprintf(stderr, EXPLAIN_PROG ": metadata has more than %d "
-			"keys; at most %d are allowed\n", META_KEYS_MAX,
-			META_KEYS_MAX);
-		return -1;
-	}
-	k = strndup(key, klen);
-	v = strdup(value);
-	if (!k || !v) {
-		free(k);
-		free(v);
-		fprintf(stderr, EXPLAIN_PROG ": out of memory\n");
-		return -1;
-	}
-	if (i < p->n) {
-		free(p->keys[i]);
-		free(p->values[i]);
-	} else {
-		p->n++;
-	}
-	p->keys[i] = k;
-	p->values[i] = v;
-	return 0;
-}
-
-/* ---- --file: the staffer triggers of a ScaledObject YAML ----------------- */
-
-/* One trigger of type external or external-push. */
-struct cand {
-	char who[YDOC_WHO_MAX];       /* "NS/NAME", shown */
-	char *ns, *name;              /* as written; NULL when absent */
-	long trigger;                 /* index in spec.triggers */
-	struct pairs md;
-	char *problems;               /* "FILE:LINE: ...\n" lines, or NULL */
-	size_t problems_len;
-};
-
-struct from_file {
-	const char *file;             /* as shown in messages */
-	struct cand *c;
-	size_t n, cap;
-	int nomem;
-};
-
-static void cand_release(struct cand *c)
-{
-	free(c->ns);
-	free(c->name);
-	free(c->problems);
-	pairs_release(&c->md);
-}
-
-/* ydoc_report_fn: keep the problem for when this trigger is chosen. */
-static void cand_problem(void *arg, unsigned long line, const char *msg)
-{
-	struct from_file *ff = arg;
-	struct cand *c = &ff->c[ff->n];
-	char head[64];
-	size_t add;
-	char *p;
-
-	snprintf(head, sizeof(head), ":%lu: ", line);
-	add = strlen(ff->file) + strlen(head) + strlen(msg) + 2;
-	p = realloc(c->problems, c->problems_len + add);
-	if (!p) {
-		ff->nomem = 1;
-		return;
-	}
-	c->problems = p;
-	c->problems_len += (size_t)snprintf(p + c->problems_len, add,
-					    "%s%s%s\n", ff->file, head, msg);
-}
-
-static char *dup_text(const struct ynode *n, int *nomem)
-{
-	char *s;
-
-	if (!ytext(n))
-		return NULL;
-	s = strdup(n->text);
-	if (!s)
-		*nomem = 1;
-	return s;
-}
-
-/* Take trigger t of ScaledObject obj as candidate ff->n.  -1: no memory. */
-static int take_trigger(struct from_file *ff, const struct ydoc *d,
-			const struct ynode *obj, const struct ynode *trig,
-			long t)
-{
-	const struct ynode *om = ymap_get(d, obj, "metadata", NULL);
-	struct ydoc_md md;
-	struct cand *c;
-	unsigned long line;
-	size_t i;
-	int rc = -1;
-
-	c = ydoc_room(ff->c, ff->n, &ff->cap, sizeof(*ff->c));
-	if (!c)
-		return -1;
-	ff->c = c;
-	c = &ff->c[ff->n];
-	memset(c, 0, sizeof(*c));
-	memset(&md, 0, sizeof(md));
-	ydoc_who(d, obj, c->who, sizeof(c->who));
-	c->ns = dup_text(ymap_get(d, om, "namespace", NULL), &ff->nomem);
-	c->name = dup_text(ymap_get(d, om, "name", NULL), &ff->nomem);
-	c->trigger = t;
-	if (ydoc_md_collect(d, trig, &md, &line, cand_problem, ff) < 0)
-		goto out;
-	if (md.n > META_KEYS_MAX) {
-		char msg[128];
-
-		snprintf(msg, sizeof(msg), "scalerMetadata has %zu keys; at "
-			 "most %d are allowed", md.n, META_KEYS_MAX);
-		cand_problem(ff, line, msg);
-	}
-	for (i = 0; i < md.n && i < META_KEYS_MAX; i++)
-		if (pairs_set(&c->md, md.keys[i], strlen(md.keys[i]),
-			      md.values[i]))
-			goto out;
-	rc = 0;
-out:
-	ff->n++;             /* released with the rest, taken or not */
-	ydoc_md_release(&md);
-	return rc || ff->nomem ? -1 : 0;
-}
-
-/* ydoc_object_fn: every staffer trigger of a keda.sh ScaledObject. */
-static int take_object(void *arg, const struct ydoc *d,
-		       const struct ynode *obj)
-{
-	struct from_file *ff = arg;
-	const char *api = ytext(ymap_get(d, obj, "apiVersion", NULL));
-	const struct ynode *triggers;
-	size_t i;
-
-	if (!api || strcmp(api, "keda.sh/v1alpha1"))
-		return 0;
-	triggers = ymap_get(d, ymap_get(d, obj, "spec", NULL), "triggers",
-			    NULL);
-	if (!triggers || triggers->kind != YN_SEQ)
-		return 0;
-	for (i = 0; i < triggers->n_kids; i++) {
-		const struct ynode *trig = &d->nodes[triggers->kids[i]];
-
-		if (ydoc_is_external(d, trig, NULL) &&
-		    take_trigger(ff, d, obj, trig, (long)i))
-			return -1;
-	}
-	return 0;
-}
-
-static int take_doc(void *arg, const struct ydoc *d)
-{
-	return ydoc_each_scaledobject(d, take_object, arg) ? -1 : 0;
-}
-
-/* c matches --name sel ("NS/NAME", or "NAME" in any namespace) and
- * --trigger t (-1: any). */
-static int cand_match(const struct cand *c, const char *sel, long t)
-{
-	const char *slash = sel ? strchr(sel, '/') : NULL;
-
-	if (t >= 0 && c->trigger != t)
-		return 0;
-	if (!sel)
-		return 1;
-	if (!c->name)
-		return 0;
-	if (!slash)
-		return !strcmp(c->name, sel);
-	return c->ns && strlen(c->ns) == (size_t)(slash - sel) &&
-	       !memcmp(c->ns, sel, (size_t)(slash - sel)) &&
-	       !strcmp(c->name, slash + 1);
-}
-
-static void list_cands(const struct from_file *ff)
-{
-	size_t i;
-
-	for (i = 0; i < ff->n; i++)
-		fprintf(stderr, "  %s trigger %ld\n", ff->c[i].who,
-			ff->c[i].trigger);
-}
-
-/*
- * Read path and move the metadata of the one trigger that --name and
- * --trigger pick into *md, its namespace and name into *ns and *name
- * (NULL when not written), "NS/NAME trigger N" into who.  0, or 2 with the
- * message printed (unreadable, invalid YAML, no staffer trigger, none or
- * several picked, metadata kubectl would refuse).
- */
-static int read_file(const char *path, const char *sel, long t,
-		     struct pairs *md, char **ns, char **name,
-		     char who[EXPLAIN_WHO_MAX])
-{
-	struct from_file ff;
-	struct cand *pick = NULL;
-	size_t i, n = 0;
-	int rc = 2;
-
-	memset(&ff, 0, sizeof(ff));
-	ff.file = strcmp(path, "-") ? path : "<stdin>";
-	if (ydoc_read_file(path, EXPLAIN_PROG, stderr, take_doc, &ff))
-		goto out;
-	for (i = 0; i < ff.n; i++)
-		if (cand_match(&ff.c[i], sel, t)) {
-			n++;
-			pick = &ff.c[i];
-		}
-	if (ff.n == 0) {
-		fprintf(stderr, EXPLAIN_PROG ": %s: no ScaledObject "
-			"(keda.sh/v1alpha1) with a trigger of type external "
-			"or external-push\n", ff.file);
-		goto out;
-	}
-	if (n != 1) {
-		char shown[YDOC_SHOW_BUF];
-
-		if (sel)
-			show_escaped(shown, YDOC_SHOW_MAX, sel, strlen(sel));
-		if (n == 0)
-			fprintf(stderr, EXPLAIN_PROG ": %s: no staffer "
-				"trigger matches%s%s%s%s; the file holds:\n",
-				ff.file, sel ? " --name " : "",
-				sel ? shown : "", t >= 0 ? " --trigger " : "",
-				t >= 0 ? "N" : "");
-		else
-			fprintf(stderr, EXPLAIN_PROG ": %s: %zu staffer "
-				"triggers match; pick one with --name NS/NAME "
-				"(and --trigger N):\n", ff.file, n);
-		list_cands(&ff);
-		goto out;
-	}
-	if (pick->problems) {
-		fputs(pick->problems, stderr);
-		fprintf(stderr, EXPLAIN_PROG ": %s: ScaledObject %s trigger "
-			"%ld: metadata kubectl would refuse (see above)\n",
-			ff.file, pick->who, pick->trigger);
-		goto out;
-	}
-	snprintf(who, EXPLAIN_WHO_MAX, "%s trigger %ld", pick->who,
-		 pick->trigger);
-	*md = pick->md;
-	pick->md.n = 0;        /* moved */
-	*ns = pick->ns;
-	*name = pick->name;
-	pick->ns = pick->name = NULL;
-	rc = 0;
-out:
-	for (i = 0; i < ff.n; i++)
-		cand_release(&ff.c[i]);
-	free(ff.c);
-	return rc;
-}
 
 /* ---- one evaluation, rendered on the fetch thread ----------------------- */
 
@@ -634,7 +346,7 @@ struct opts {
 	long trigger;                 /* -1: any */
 	double timeout_s;             /* 0: the default */
 	int json;
-	struct pairs args;
+	struct trigsel_pairs args;
 };
 
 /* Parse argv into o.  -1 to exit 0 (help printed), 0 ok, 2 bad usage
@@ -663,7 +375,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				usage(stderr);
 				return 2;
 			}
-			if (pairs_set(&o->args, a, (size_t)(eq - a), eq + 1))
+			if (trigsel_pairs_set(&o->args, EXPLAIN_PROG, a,
+					      (size_t)(eq - a), eq + 1))
 				return 2;
 			continue;
 		}
@@ -709,98 +422,19 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			return 2;
 		}
 	}
-	if ((o->sel || o->trigger >= 0) && !o->file) {
-		fprintf(stderr, EXPLAIN_PROG ": --name and --trigger pick a "
-			"trigger of --file FILE; there is no --file\n");
-		return 2;
-	}
-	if (!o->file && o->args.n == 0) {
-		fprintf(stderr, EXPLAIN_PROG ": no metadata: give key=value "
-			"arguments or --file FILE\n");
+	switch (trigsel_check_args(EXPLAIN_PROG, o->file, o->sel, o->trigger,
+				   o->args.n)) {
+	case 0:
+		break;
+	case -2:
 		usage(stderr);
 		return 2;
+	default:
+		return 2;
 	}
 	return 0;
 }
 
-/* Whether args give key or base, the key it stands for. */
-static int args_cover(const struct pairs *args, const char *key,
-		      const char *base)
-{
-	size_t i;
-
-	for (i = 0; i < args->n; i++)
-		if (!strcmp(args->keys[i], key) ||
-		    !strcmp(args->keys[i], base))
-			return 1;
-	return 0;
-}
-
-/*
- * "<key>FromEnv: NAME" from the file, as KEDA resolves it from the scale
- * target's container: here from this process's environment.  A pair the
- * arguments give anyway is dropped.  0, or -1 with the message printed.
- */
-static int resolve_env(struct pairs *md, const struct pairs *args)
-{
-	char *dup, shown[68];
-	const char *v, *base;
-	size_t i = 0;
-
-	while (i < md->n) {
-		base = meta_from_env_base(md->keys[i]);
-		if (!base) {
-			i++;
-			continue;
-		}
-		if (args_cover(args, md->keys[i], base)) {
-			free(md->keys[i]);
-			free(md->values[i]);
-			md->n--;
-			md->keys[i] = md->keys[md->n];
-			md->values[i] = md->values[md->n];
-			continue;
-		}
-		v = getenv(md->values[i]);
-		if (!v) {
-			show_escaped(shown, sizeof(shown) - 4, md->values[i],
-				     strlen(md->values[i]));
-			fprintf(stderr, EXPLAIN_PROG ": metadata '%s' reads "
-				"environment variable '%s', which is not set "
-				"here (KEDA reads it from the scale target's "
-				"container); set it, or give %s=VALUE\n",
-				md->keys[i], shown, base);
-			return -1;
-		}
-		dup = strdup(v);
-		if (!dup) {
-			fprintf(stderr, EXPLAIN_PROG ": out of memory\n");
-			return -1;
-		}
-		free(md->values[i]);
-		md->values[i] = dup;
-		i++;
-	}
-	return 0;
-}
-
-/* The metadata: FILE's, then the arguments over it.  0, or 2. */
-static int gather(struct opts *o, struct pairs *md, char **ns, char **name,
-		  char who[EXPLAIN_WHO_MAX])
-{
-	size_t i;
-
-	if (o->file && read_file(o->file, o->sel, o->trigger, md, ns, name,
-				 who))
-		return 2;
-	if (resolve_env(md, &o->args))
-		return 2;
-	for (i = 0; i < o->args.n; i++)
-		if (pairs_set(md, o->args.keys[i], strlen(o->args.keys[i]),
-			      o->args.values[i]))
-			return 2;
-	return 0;
-}
 
 /* Print what was found, ending in err and msg (the evaluation's, or
  * ours); active is IsActive's answer.  Returns the exit status. */
@@ -846,7 +480,7 @@ static int finish(struct explain *x, enum scaler_err err, const char *msg,
 int cmd_explain(int argc, char **argv)
 {
 	struct opts o;
-	struct pairs md;
+	struct trigsel ts;
 	struct config cfg;
 	struct explain x;
 	struct fetch *f = NULL;
@@ -856,19 +490,18 @@ int cmd_explain(int argc, char **argv)
 	const struct backend *be;
 	char err[CONFIG_ERR_MAX > SCALER_MSG_MAX ? CONFIG_ERR_MAX :
 		 SCALER_MSG_MAX];
-	char mmsg[SCALER_MSG_MAX], who[EXPLAIN_WHO_MAX];
-	char *ns = NULL, *name = NULL;
+	char mmsg[SCALER_MSG_MAX];
+	const char *ns, *name;
 	enum scaler_err merr = SCALER_OK;
 	int rc = 2, metrics_rc = 0, active_rc = 0, mactive = 0, sync = 0;
 	int curl_up = 0;
 
 	memset(&o, 0, sizeof(o));
-	memset(&md, 0, sizeof(md));
+	trigsel_init(&ts);
 	memset(&x, 0, sizeof(x));
 	o.trigger = -1;
 	config_init(&cfg);
 	meta_init(&m);
-	who[0] = '\0';
 	rc = parse_args(argc, argv, &o);
 	if (rc) {
 		rc = rc < 0 ? 0 : rc;
@@ -880,7 +513,8 @@ int cmd_explain(int argc, char **argv)
 			"debug, info, warn, error\n", o.level);
 		goto out;
 	}
-	if (gather(&o, &md, &ns, &name, who))
+	if (trigsel_gather(&ts, EXPLAIN_PROG, o.file, o.sel, o.trigger,
+			   &o.args))
 		goto out;
 	if (config_from_flags(&cfg, o.cfg_path, o.prom, err)) {
 		fprintf(stderr, EXPLAIN_PROG ": %s\n", err);
@@ -909,8 +543,8 @@ int cmd_explain(int argc, char **argv)
 		goto out;
 	}
 	/* The server's parser and messages: bad metadata is exit 2. */
-	if (scaler_parse(sc, NULL, &m, (const char *const *)md.keys,
-			 (const char *const *)md.values, md.n, err) !=
+	if (scaler_parse(sc, NULL, &m, (const char *const *)ts.md.keys,
+			 (const char *const *)ts.md.values, ts.md.n, err) !=
 	    SCALER_OK) {
 		fprintf(stderr, EXPLAIN_PROG ": %s\n", err);
 		rc = 2;
@@ -929,12 +563,8 @@ int cmd_explain(int argc, char **argv)
 		deadline.tv_sec++;
 		deadline.tv_nsec -= 1000000000L;
 	}
-	ns = ns ? ns : strdup("default");
-	name = name ? name : strdup("explain");
-	if (!ns || !name) {
-		fprintf(stderr, EXPLAIN_PROG ": out of memory\n");
-		goto out;
-	}
+	ns = ts.ns ? ts.ns : "default";
+	name = ts.name ? ts.name : "explain";
 	/* GetMetrics, then IsActive, as KEDA asks; the second reads what the
 	 * first fetched while the config's cache keeps it. */
 	metrics_rc = evaluate(&x, sc, f, ns, name, &m, SCALER_METRICS,
@@ -947,8 +577,10 @@ int cmd_explain(int argc, char **argv)
 		meta_init(&m);
 		/* The same map parses the same way a second time, but for
 		 * memory running out. */
-		if (scaler_parse(sc, NULL, &m, (const char *const *)md.keys,
-				 (const char *const *)md.values, md.n, err) !=
+		if (scaler_parse(sc, NULL, &m,
+				 (const char *const *)ts.md.keys,
+				 (const char *const *)ts.md.values, ts.md.n,
+				 err) !=
 		    SCALER_OK) {
 			fprintf(stderr, EXPLAIN_PROG ": %s\n", err);
 			rc = 1;
@@ -970,7 +602,7 @@ int cmd_explain(int argc, char **argv)
 		merr = x.err;        /* IsActive's */
 		memcpy(mmsg, x.msg, sizeof(mmsg));
 	}
-	rc = finish(&x, merr, mmsg, mactive, o.file ? who : NULL);
+	rc = finish(&x, merr, mmsg, mactive, o.file ? ts.who : NULL);
 out:
 	fetch_stop(f);
 	scaler_free(sc);
@@ -982,10 +614,8 @@ out:
 	free(x.text);
 	cJSON_Delete(x.o);
 	meta_release(&m);
-	pairs_release(&md);
-	pairs_release(&o.args);
-	free(ns);
-	free(name);
+	trigsel_release(&ts);
+	trigsel_pairs_release(&o.args);
 	config_release(&cfg);
 	if (curl_up)
 		curl_global_cleanup();

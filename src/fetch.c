@@ -93,7 +93,7 @@ struct entry {
 	struct lane *last_ticket;    /* QUEUED: the lane of its last ticket */
 	size_t tickets;              /* tickets pointing here: not swept */
 	char *query;
-	double range_s, step_s;
+	double range_s, step_s, end_s;
 	uint32_t hash;
 	enum entry_state state;
 	double fetched_at, last_used;
@@ -188,7 +188,7 @@ static int entry_matches(const struct entry *e, const struct fetch_query *q,
 {
 	return e->hash == h && e->be == q->backend &&
 	       e->range_s == q->range_s && e->step_s == q->step_s &&
-	       !strcmp(e->query, q->query);
+	       e->end_s == q->end_s && !strcmp(e->query, q->query);
 }
 
 static void entry_free_answer(struct entry *e)
@@ -233,6 +233,7 @@ static struct entry *entry_get(struct fetch *f, const struct fetch_query *q)
 	e->cfg = config_hold(q->cfg);
 	e->range_s = q->range_s;
 	e->step_s = q->step_s;
+	e->end_s = q->end_s;
 	e->hash = h;
 	e->next = *slot;
 	*slot = e;
@@ -535,7 +536,7 @@ static int entry_start(struct fetch *f, struct entry *e, char *why,
 	}
 
 	if (e->range_s > 0) {
-		double end = wall_now();
+		double end = e->end_s > 0 ? e->end_s : wall_now();
 
 		url = prom_range_url(be->url, e->query, end - e->range_s, end,
 				     e->step_s);

@@ -44,6 +44,8 @@ struct fetch_query {
 	const char *query;             /* PromQL; copied by fetch_submit */
 	double range_s;                /* 0: instant query; > 0: range query */
 	double step_s;                 /* range step (range queries) */
+	double end_s;                  /* range end, Unix seconds; 0: now
+					* (a past range for `staffer tune`) */
 };
 
 /* One answer.  For a range query, ts/vals hold n points, owned by the

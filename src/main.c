@@ -18,6 +18,8 @@ static const struct {
 	  "the model on live metrics: what serve answers now, and why" },
 	{ "simulate", cmd_simulate,
 	  "replay traffic through a simulated fleet, compare policies" },
+	{ "tune", cmd_tune,
+	  "tune a trigger's metadata on its own history (simulated)" },
 	{ "lint", cmd_lint, "check ScaledObject YAML before it is applied" },
 	{ "health", cmd_health,
 	  "ask a server's gRPC health check (helm test, HEALTHCHECK)" },

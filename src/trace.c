@@ -264,16 +264,13 @@ static int trace_ramp(struct trace *t, double x0, double x1, double y0,
 	}
 }
 
-int trace_load_rates(struct trace *t, const char *path,
-		     const struct trace_rates *o, struct simrng *r,
-		     char *err, size_t errlen)
+int trace_from_rates(struct trace *t, const double *ws, const double *rate,
+		     size_t nw, const struct trace_rates *o,
+		     struct simrng *r, const char *what, char *err,
+		     size_t errlen)
 {
-	char line[TRACE_LINE_MAX + 1];
-	char *f[TRACE_FIELDS_MAX + 1];
-	enum csv_line lr;
-	double *ws = NULL, *wr = NULL, end_orig, prev_rate = -1, x, y, len;
-	size_t nf, lineno = 1, nw = 0, capw = 0, i, a, b;
-	FILE *fp;
+	double *wr = NULL, end_orig, prev = -1, x, y, len;
+	size_t i, a, b;
 	int rc = -1;
 
 	trace_free(t);
@@ -283,7 +280,94 @@ int trace_load_rates(struct trace *t, const char *path,
 			 "be > 0, start and span >= 0");
 		return -1;
 	}
+	if (nw > TRACE_WINDOWS_MAX) {
+		snprintf(err, errlen, "%s: more than %d windows", what,
+			 TRACE_WINDOWS_MAX);
+		return -1;
+	}
+	for (i = 0; i < nw; i++)
+		if (!isfinite(ws[i]) || (i > 0 && !(ws[i] > ws[i - 1]))) {
+			snprintf(err, errlen, "%s: window %zu starts at %g s, "
+				 "not after %g s", what, i, ws[i],
+				 i > 0 ? ws[i - 1] : -INFINITY);
+			return -1;
+		}
 	end_orig = o->span_s > 0 ? o->start_s + o->span_s : INFINITY;
+	wr = nw ? malloc(nw * sizeof(*wr)) : NULL;
+	if (nw && !wr)
+		goto oom;
+	/* A gap takes the rate before it; gaps before any data take the
+	 * first known rate. */
+	for (i = 0; i < nw; i++) {
+		wr[i] = isfinite(rate[i]) && rate[i] >= 0 ? rate[i] : prev;
+		prev = wr[i];
+	}
+	for (i = nw; i > 0; i--)
+		if (wr[i - 1] < 0)
+			wr[i - 1] = i < nw ? wr[i] : 0;
+	for (a = 0; a < nw && ws[a] < o->start_s; a++)
+		;
+	for (b = a; b < nw && ws[b] < end_orig; b++)
+		;
+	if (b - a < 2) {
+		snprintf(err, errlen, "%s: fewer than 2 windows "
+			 "from %g s (span %g s)", what, o->start_s,
+			 o->span_s);
+		goto out;
+	}
+	/* Windows [a, b): window i covers [ws[i], ws[i+1]) (the last one
+	 * as long as the one before it), mapped to (ws - ws[a]) /
+	 * compress.  The rate is linear between window midpoints and flat
+	 * before the first and after the last midpoint. */
+	len = ws[b - 1] - ws[b - 2];
+	for (i = a; i < b; i++) {
+		double w = i + 1 < nw ? ws[i + 1] - ws[i] : len;
+		double mid = (ws[i] + w / 2 - ws[a]) / o->compress;
+
+		x = i == a ? 0 : (ws[i - 1] + (ws[i] - ws[i - 1]) / 2 -
+				  ws[a]) / o->compress;
+		y = i == a ? wr[i] : wr[i - 1];
+		if (trace_ramp(t, x, mid, y * o->scale, wr[i] * o->scale,
+			       o->input_mean, o->output_mean, r))
+			goto oom;
+		if (i + 1 == b &&
+		    trace_ramp(t, mid, (ws[i] + w - ws[a]) / o->compress,
+			       wr[i] * o->scale, wr[i] * o->scale,
+			       o->input_mean, o->output_mean, r))
+			goto oom;
+		t->span_s = (ws[i] + w - ws[a]) / o->compress;
+	}
+	if (t->n == 0) {
+		snprintf(err, errlen, "%s: no arrivals in the "
+			 "windows used", what);
+		goto out;
+	}
+	trace_sort(t);
+	rc = 0;
+	goto out;
+oom:
+	trace_oom(err, errlen, what);
+out:
+	free(wr);
+	if (rc)
+		trace_free(t);
+	return rc;
+}
+
+int trace_load_rates(struct trace *t, const char *path,
+		     const struct trace_rates *o, struct simrng *r,
+		     char *err, size_t errlen)
+{
+	char what[TRACE_ERR_MAX];
+	char line[TRACE_LINE_MAX + 1];
+	char *f[TRACE_FIELDS_MAX + 1];
+	enum csv_line lr;
+	double *ws = NULL, *wr = NULL;
+	size_t nf, lineno = 1, nw = 0, capw = 0;
+	FILE *fp;
+	int rc = -1;
+
+	trace_free(t);
 	fp = fopen(path, "r");
 	if (!fp) {
 		snprintf(err, errlen, "rate file '%s': %s", path,
@@ -328,11 +412,10 @@ int trace_load_rates(struct trace *t, const char *path,
 				 lineno, start, ws[nw - 1]);
 			goto out;
 		}
-		/* A window where no client reports is a collection gap. */
+		/* A window where no client reports is a collection gap
+		 * (trace_from_rates fills it). */
 		if (rate == 0 && clients == 0)
-			rate = prev_rate;
-		else
-			prev_rate = rate;
+			rate = -1;
 		if (nw == capw) {
 			size_t cap = capw ? capw * 2 : 1024;
 			double *p1, *p2;
@@ -361,49 +444,8 @@ int trace_load_rates(struct trace *t, const char *path,
 		snprintf(err, errlen, "rate file '%s': read error", path);
 		goto out;
 	}
-	/* Gaps before any data take the first known rate. */
-	for (i = nw; i > 0; i--)
-		if (wr[i - 1] < 0)
-			wr[i - 1] = i < nw ? wr[i] : 0;
-	for (a = 0; a < nw && ws[a] < o->start_s; a++)
-		;
-	for (b = a; b < nw && ws[b] < end_orig; b++)
-		;
-	if (b - a < 2) {
-		snprintf(err, errlen, "rate file '%s': fewer than 2 windows "
-			 "from %g s (span %g s)", path, o->start_s,
-			 o->span_s);
-		goto out;
-	}
-	/* Windows [a, b): window i covers [ws[i], ws[i+1]) (the last one
-	 * as long as the one before it), mapped to (ws - ws[a]) /
-	 * compress.  The rate is linear between window midpoints and flat
-	 * before the first and after the last midpoint. */
-	len = ws[b - 1] - ws[b - 2];
-	for (i = a; i < b; i++) {
-		double w = i + 1 < nw ? ws[i + 1] - ws[i] : len;
-		double mid = (ws[i] + w / 2 - ws[a]) / o->compress;
-
-		x = i == a ? 0 : (ws[i - 1] + (ws[i] - ws[i - 1]) / 2 -
-				  ws[a]) / o->compress;
-		y = i == a ? wr[i] : wr[i - 1];
-		if (trace_ramp(t, x, mid, y * o->scale, wr[i] * o->scale,
-			       o->input_mean, o->output_mean, r))
-			goto oom;
-		if (i + 1 == b &&
-		    trace_ramp(t, mid, (ws[i] + w - ws[a]) / o->compress,
-			       wr[i] * o->scale, wr[i] * o->scale,
-			       o->input_mean, o->output_mean, r))
-			goto oom;
-		t->span_s = (ws[i] + w - ws[a]) / o->compress;
-	}
-	if (t->n == 0) {
-		snprintf(err, errlen, "rate file '%s': no arrivals in the "
-			 "windows used", path);
-		goto out;
-	}
-	trace_sort(t);
-	rc = 0;
+	snprintf(what, sizeof(what), "rate file '%s'", path);
+	rc = trace_from_rates(t, ws, wr, nw, o, r, what, err, errlen);
 	goto out;
 oom:
 	trace_oom(err, errlen, path);

@@ -81,6 +81,18 @@ int trace_load_rates(struct trace *t, const char *path,
 		     const struct trace_rates *o, struct simrng *r,
 		     char *err, size_t errlen);
 
+/*
+ * The same replay from memory: window i starts at ws[i] seconds (finite,
+ * increasing; only differences matter) with rate[i] req/s; a rate that
+ * is negative or not finite is a gap, filled as the file's gaps are.  At
+ * most 1e6 windows.  what names the source in errors ("rate file 'x'").
+ * `staffer tune` replays a Prometheus range query this way.
+ */
+int trace_from_rates(struct trace *t, const double *ws, const double *rate,
+		     size_t nw, const struct trace_rates *o,
+		     struct simrng *r, const char *what, char *err,
+		     size_t errlen);
+
 enum trace_shape {
 	TRACE_POISSON = 0, /* constant rate */
 	TRACE_STEP,        /* rate, 3x rate from 1/3 to 2/3, rate */

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Every test: unit (cmocka, build/tests/test_*), calc, the docs' calc examples, lint and explain
-# (tests/cli/), packaging (tests/packaging/run.sh), integration (tests/integration/run.sh),
+# Every test: unit (cmocka, build/tests/test_*), calc, the docs' calc examples, lint, explain
+# and tune (tests/cli/), packaging (tests/packaging/run.sh), integration (tests/integration/run.sh),
 # valgrind (tests/integration/valgrind.sh, one test).  Builds nothing: `make test` builds first and then calls this.
 # Prints one combined `N passed, N failed` last; exits non-zero on failure.
 set -u
@@ -85,6 +85,11 @@ add_counts lint "$rc"
 echo "=== explain"
 run tests/cli/explain.sh
 add_counts explain "$rc"
+
+# ---- tune through the real binary: usage, --trace offline, no backend
+echo "=== tune"
+run tests/cli/tune.sh
+add_counts tune "$rc"
 
 # ---- packaging: chart rendering, manifests, ScaledObjects against the CRD
 echo "=== packaging"

@@ -8,8 +8,10 @@
 #    time, ~75 s, then test_explain.py: `staffer explain` against the
 #    server's answers, then test_aws.py: SigV4 and the AWS credential
 #    chain against a fake STS, container endpoint and AMP, then
-#    test_cookbook.py: docs/cookbook.md's queries, ~70 s, then
-#    test_tenant.py: multi-tenant safety, ~100 s) against build/staffer;
+#    test_tune.py: `staffer tune` on three days of history in TSDB
+#    blocks, ~35 s, then test_cookbook.py: docs/cookbook.md's queries,
+#    ~70 s, then test_tenant.py: multi-tenant safety, ~100 s) against
+#    build/staffer;
 # 2. their smoke subsets against build/staffer-asan (ASan+UBSan), if it
 #    exists.
 #    LeakSanitizer stays on when it works here (detect_leaks=1); where it
@@ -74,6 +76,8 @@ echo "# explain against a live server: $bin"
 run_suite "$py" -u "$here/test_explain.py" --bin "$bin"
 echo "# SigV4 and the AWS credential chain: $bin"
 run_suite "$py" -u "$here/test_aws.py" --bin "$bin"
+echo "# staffer tune against a Prometheus holding three days of history: $bin"
+run_suite "$py" -u "$here/test_tune.py" --bin "$bin"
 echo "# docs/cookbook.md's queries against engine-shaped metrics: $bin"
 run_suite "$py" -u "$here/test_cookbook.py" --bin "$bin"
 echo "# multi-tenant safety: $bin"
@@ -98,6 +102,7 @@ if [ -x "$asan" ]; then
 	run_suite "$py" -u "$here/test_explain.py" --bin "$asan" --smoke --label "asan: "
 	run_suite "$py" -u "$here/test_aws.py" --bin "$asan" --smoke --label "asan: "
 	run_suite "$py" -u "$here/test_tenant.py" --bin "$asan" --smoke --label "asan: "
+	run_suite "$py" -u "$here/test_tune.py" --bin "$asan" --smoke --label "asan: "
 else
 	echo "# $asan not built: sanitizer smoke run skipped"
 fi
