@@ -144,11 +144,11 @@ int load_isolation(struct lc *c, const struct load_opts *o)
 	s.o = o;
 	lat_init(&s.lat);
 	for (r = 1; r <= o->reps; r++) {
+		s.noisy_ok = s.noisy_errors = 0;
 		iso_quiet_window(&s);
 		iso_print(&s, "alone", r);
 
 		s.noisy_on = 1;
-		s.noisy_ok = s.noisy_errors = 0;
 		for (i = 0; i < o->noisy; i++)
 			iso_noisy_start(&s);
 		end = lc_now() + ISO_RAMP_S;

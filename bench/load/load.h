@@ -48,6 +48,7 @@ struct load_opts {
 	int windows;               /* keda: windows measured */
 	double window_s;           /* keda: one window (uncompressed) */
 	uint64_t seed;
+	int warm;                  /* unary: ask every object once first */
 	const char *ns;
 	/* lists */
 	int methods[LOAD_STEPS_MAX];  /* enum lc_method */

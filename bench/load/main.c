@@ -36,7 +36,7 @@ static void usage(FILE *fp)
 "    --compress C       keda time factor [1] --warmup S   keda warm-up [30]\n"
 "    --windows N        keda windows [3]    --window S    keda window [30]\n"
 "    --seed N [1]  --ns NAMESPACE [bench]  --methods LIST  --steps LIST\n"
-"    --streams LIST\n");
+"    --streams LIST     --warm 0|1  unary: ask each object first [1]\n");
 }
 
 enum opt_type { OPT_STR, OPT_INT, OPT_DOUBLE, OPT_PID, OPT_U64, OPT_LIST,
@@ -71,6 +71,7 @@ static const struct opt opts[] = {
 	{ "--windows", OPT_INT, O(windows), 0, 1, 100 },
 	{ "--window", OPT_DOUBLE, O(window_s), 0, 1, 3600 },
 	{ "--seed", OPT_U64, O(seed), 0, 0, 1e15 },
+	{ "--warm", OPT_INT, O(warm), 0, 0, 1 },
 	{ "--ns", OPT_STR, O(ns), 0, 0, 0 },
 	{ "--methods", OPT_METHODS, O(methods), O(n_methods), 0, 0 },
 	{ "--steps", OPT_LIST, O(steps), O(n_steps), 1, 100000 },
@@ -188,6 +189,7 @@ static void opts_defaults(struct load_opts *o)
 	o->windows = 3;
 	o->window_s = 30;
 	o->seed = 1;
+	o->warm = 1;
 	o->ns = "bench";
 	o->methods[0] = LC_HEALTH;
 	o->methods[1] = LC_GET_METRICS;

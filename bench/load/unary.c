@@ -28,11 +28,13 @@ int load_unary(struct lc *c, const struct load_opts *o)
 	refs = load_pack(o->ns, "obj", o->objects, 0);
 	if (!metrics || !refs)
 		goto out;
-	load_progress("unary: warming %d objects", o->objects);
-	load_pass(c, o, LC_GET_METRICS, metrics, (size_t)o->objects, 8, &ok,
-		  &errors);
-	load_pass(c, o, LC_IS_ACTIVE, refs, (size_t)o->objects, 8, &ok,
-		  &errors);
+	if (o->warm) {
+		load_progress("unary: warming %d objects", o->objects);
+		load_pass(c, o, LC_GET_METRICS, metrics, (size_t)o->objects, 8,
+			  &ok, &errors);
+		load_pass(c, o, LC_IS_ACTIVE, refs, (size_t)o->objects, 8,
+			  &ok, &errors);
+	}
 	printf("result warm objects=%d ok=%.0f errors=%.0f\n", o->objects, ok,
 	       errors);
 	for (i = 0; i < o->n_inflights; i++)
