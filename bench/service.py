@@ -166,6 +166,29 @@ class Server:
         self.logf.close()
 
 
+def machine_busy(seconds=1.0):
+    """Cores busy on the whole machine over `seconds` (/proc/stat)."""
+    def sample():
+        v = [int(x) for x in open("/proc/stat").readline().split()[1:9]]
+        return v[0] + v[1] + v[2] + v[5] + v[6] + v[7], time.monotonic()
+    b0, t0 = sample()
+    time.sleep(seconds)
+    b1, t1 = sample()
+    return (b1 - b0) / os.sysconf("SC_CLK_TCK") / (t1 - t0)
+
+
+def wait_quiet(limit_s, what):
+    """Before a scenario: wait up to limit_s for other processes to leave
+    the machine (under 0.25 of a core busy); returns what was busy."""
+    end = time.monotonic() + limit_s
+    busy = machine_busy()
+    while busy > 0.25 and time.monotonic() < end:
+        log("%s: the machine is busy (%.2f cores used by others); waiting"
+            % (what, busy))
+        busy = machine_busy(2.0)
+    return busy
+
+
 def parse_result(line):
     """'result KIND k=v ...' -> (KIND, {k: float or str})."""
     parts = line.split()
@@ -341,6 +364,12 @@ def others(d):
     return max(o, 0.0)
 
 
+def us_per_call(d):
+    """The server's CPU per answered call, in microseconds: less sensitive
+    to a shared machine than the rate."""
+    return 1e6 * d["server_cpu"] / d["rps"] if d.get("rps") else float("nan")
+
+
 def report(R, P, meta):
     rows, notes, raw = [], [], []
 
@@ -352,15 +381,16 @@ def report(R, P, meta):
                    "the cache after a warm-up over the 100 objects), "
                    "`--log-level warn`.\n")
         raw.append("| in flight | rep | method | RPC/s | p50 ms | p99 ms | max ms "
-                   "| errors | client CPU | server CPU | others' CPU |")
-        raw.append("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+                   "| errors | client CPU | server CPU | server µs per call "
+                   "| others' CPU |")
+        raw.append("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for d in wins:
             raw.append("| %d | %d | %s | %.0f | %.3f | %.3f | %.3f | %d | %.2f "
-                       "| %.2f | %.2f |" % (d["inflight"], d["rep"], d["method"],
-                                           d["rps"], d["p50_ms"], d["p99_ms"],
-                                           d["max_ms"], d["errors"],
-                                           d["client_cpu"], d["server_cpu"],
-                                           others(d)))
+                       "| %.2f | %.1f | %.2f |" % (
+                           d["inflight"], d["rep"], d["method"], d["rps"],
+                           d["p50_ms"], d["p99_ms"], d["max_ms"], d["errors"],
+                           d["client_cpu"], d["server_cpu"], us_per_call(d),
+                           others(d)))
         raw.append("")
         for n in P["inflight_list"]:
             m = [d for d in wins if d["inflight"] == n and d["method"] == "GetMetrics"]
@@ -377,6 +407,14 @@ def report(R, P, meta):
                     f(med(d["rps"] for d in m), 0), f(med(d["rps"] for d in h), 0),
                     f(med(d["rps"] for d in m) / med(d["rps"] for d in h))),
                 "p99 ≤ %gx health" % T_LAT_RATIO, verdict(ratio <= T_LAT_RATIO)))
+        notes.append("Server CPU per call, median over every in-flight level: "
+                     "GetMetrics %s µs, health %s µs (%sx): the noise-free "
+                     "view of the same comparison (bench/service-profile.sh "
+                     "counts instructions)." % (
+                         f(med(us_per_call(d) for d in wins if d["method"] == "GetMetrics"), 1),
+                         f(med(us_per_call(d) for d in wins if d["method"] == "Check"), 1),
+                         f(med(us_per_call(d) for d in wins if d["method"] == "GetMetrics") /
+                           med(us_per_call(d) for d in wins if d["method"] == "Check"))))
         R["_lat32"] = {
             "m": med(d["rps"] for d in wins if d["inflight"] == 32 and d["method"] == "GetMetrics"),
             "h": med(d["rps"] for d in wins if d["inflight"] == 32 and d["method"] == "Check")}
@@ -636,6 +674,9 @@ def report(R, P, meta):
     out.append("- machine: %s" % meta["machine"])
     out.append("- load average before / after: %s / %s" % (meta["load0"], meta["load1"]))
     out.append("- mode: %s; wall time %.0f s" % (meta["mode"], meta["wall"]))
+    if meta.get("busy"):
+        out.append("- cores busy with other work just before each scenario: %s" %
+                   ", ".join("%s %.2f" % kv for kv in meta["busy"].items()))
     out.append("")
     out.append("## Targets (issue 12)")
     out.append("")
@@ -685,6 +726,9 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--compress", type=float, default=None,
                     help="KEDA cycle time factor (default 1; --quick 5)")
+    ap.add_argument("--wait-quiet", type=float, default=30,
+                    help="before each scenario, wait up to this many seconds "
+                         "for other processes to leave the machine (default 30)")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results",
                                                    "service.md"))
     a = ap.parse_args()
@@ -725,7 +769,7 @@ def main():
     t0 = time.monotonic()
     meta = {"when": time.strftime("%Y-%m-%d %H:%M %Z"),
             "load0": " ".join(open("/proc/loadavg").read().split()[:3]),
-            "mode": "quick" if a.quick else "full"}
+            "mode": "quick" if a.quick else "full", "busy": {}}
     try:
         rev = subprocess.run(["git", "-C", ROOT, "describe", "--always",
                               "--dirty"], capture_output=True, text=True)
@@ -751,6 +795,7 @@ def main():
         for n in names:
             if only and n not in only:
                 continue
+            meta["busy"][n] = wait_quiet(a.wait_quiet, n)
             t = time.monotonic()
             R[n] = fns[n](b, P)
             log("%s: done in %.0f s" % (n, time.monotonic() - t))
