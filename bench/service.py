@@ -370,6 +370,13 @@ def us_per_call(d):
     return 1e6 * d["server_cpu"] / d["rps"] if d.get("rps") else float("nan")
 
 
+def table_head(out, cols, left=()):
+    """Append a Markdown table's head: columns right-aligned (numbers)
+    but those whose titles are in left."""
+    out.append("| " + " | ".join(cols) + " |")
+    out.append("|" + "".join("---|" if c in left else "---:|" for c in cols))
+
+
 def report(R, P, meta):
     rows, notes, raw = [], [], []
 
@@ -380,10 +387,9 @@ def report(R, P, meta):
         raw.append("Server: cacheTTLSeconds 300 (every GetMetrics answered from "
                    "the cache after a warm-up over the 100 objects), "
                    "`--log-level warn`.\n")
-        raw.append("| in flight | rep | method | RPC/s | p50 ms | p99 ms | max ms "
-                   "| errors | client CPU | server CPU | server µs per call "
-                   "| others' CPU |")
-        raw.append("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        table_head(raw, ["in flight", "rep", "method", "RPC/s", "p50 ms", "p99 ms",
+                         "max ms", "errors", "client CPU", "server CPU",
+                         "server µs per call", "others' CPU"], left=("method",))
         for d in wins:
             raw.append("| %d | %d | %s | %.0f | %.3f | %.3f | %.3f | %d | %.2f "
                        "| %.2f | %.1f | %.2f |" % (
@@ -436,10 +442,10 @@ def report(R, P, meta):
                    "distinct ScaledObjects over 100 distinct queries "
                    "(pushIntervalSeconds 5, the default), opened on the "
                    "connection the unary calls use, as KEDA does.\n")
-        raw.append("| streams | rep | idle server CPU | idle client CPU | backend "
-                   "requests in the idle window | others' CPU | GetMetrics RPC/s "
-                   "| p50 ms | p99 ms | errors | server CPU |")
-        raw.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        table_head(raw, ["streams", "rep", "idle server CPU", "idle client CPU",
+                         "backend requests in the idle window", "others' CPU",
+                         "GetMetrics RPC/s", "p50 ms", "p99 ms", "errors",
+                         "server CPU"])
         idle, tput, p99s = {}, {}, {}
         for k in P["streams"]:
             res = S[k]
@@ -497,9 +503,8 @@ def report(R, P, meta):
         steps = []
         for d in [d for k, d in runs[0] if k == "rss"]:
             steps.append((int(d["objects"]), int(d["streams"])))
-        raw.append("| objects | streams | " +
-                   " | ".join("rep %d MiB" % (i + 1) for i in range(len(runs))) + " |")
-        raw.append("|---:|---:|" + "---:|" * len(runs))
+        table_head(raw, ["objects", "streams"] +
+                   ["rep %d MiB" % (i + 1) for i in range(len(runs))])
         rss = {}
         for st in steps:
             vals = []
@@ -547,11 +552,11 @@ def report(R, P, meta):
                    "reset at each window's start; a cycle is 15 s.\n" % (
                        P["keda_objects"], P["compress"], 5.0 / P["compress"],
                        P["keda_warmup"], P["keda_window"]))
-        raw.append("| window | bursts | errors | first call p50 / p99 / max ms | all "
-                   "calls p99 / max ms | client lag p99 / max ms | backend requests "
-                   "| distinct queries | per query per cycle | worst query per cycle "
-                   "| server CPU | client CPU | backend CPU | others' CPU |")
-        raw.append("|---:|---:|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        table_head(raw, ["window", "bursts", "errors", "first call p50 / p99 / max ms",
+                         "all calls p99 / max ms", "client lag p99 / max ms",
+                         "backend requests", "distinct queries", "per query per cycle",
+                         "worst query per cycle", "server CPU", "client CPU",
+                         "backend CPU", "others' CPU"])
         for d in wins:
             raw.append("| %d | %d | %d | %.3f / %.3f / %.1f | %.3f / %.1f | %.2f / %.1f "
                        "| %d | %d | %.3f | %.2f | %.2f | %.2f | %.2f | %.2f |" % (
@@ -607,8 +612,8 @@ def report(R, P, meta):
             "a line when the answer changes",
             verdict(per < 0.001)))
         raw.append("### Decision log (`unary` at the default level)\n")
-        raw.append("| rep | method | RPC/s | p50 ms | p99 ms |")
-        raw.append("|---:|---|---:|---:|---:|")
+        table_head(raw, ["rep", "method", "RPC/s", "p50 ms", "p99 ms"],
+                   left=("method",))
         for d in wins:
             raw.append("| %d | %s | %.0f | %.3f | %.3f |" % (
                 d["rep"], d["method"], d["rps"], d["p50_ms"], d["p99_ms"]))
@@ -626,9 +631,9 @@ def report(R, P, meta):
                    "backend answers after 1.9 s (%d slow requests, never repeated); "
                    "one backend, timeoutSeconds 3. Quiet-call latency counts failed "
                    "calls too.\n" % (P["rate"], P["noisy"], 2 * P["noisy"]))
-        raw.append("| rep | phase | quiet calls | not OK | p50 ms | p99 ms | max ms "
-                   "| slow backend requests in flight | noisy OK / not OK |")
-        raw.append("|---:|---|---:|---:|---:|---:|---:|---:|---|")
+        table_head(raw, ["rep", "phase", "quiet calls", "not OK", "p50 ms", "p99 ms",
+                         "max ms", "slow backend requests in flight",
+                         "noisy OK / not OK"], left=("phase", "noisy OK / not OK"))
         for d in wins:
             raw.append("| %d | %s | %d | %d | %.2f | %.2f | %.1f | %d | %d / %d |" % (
                 d["rep"], d["phase"], d["quiet_calls"], d["quiet_errors"],
@@ -680,8 +685,8 @@ def report(R, P, meta):
     out.append("")
     out.append("## Targets (issue 12)")
     out.append("")
-    out.append("| what | measured | target | |")
-    out.append("|---|---|---|---|")
+    table_head(out, ["what", "measured", "target", ""],
+               left=("what", "measured", "target", ""))
     for r in rows:
         out.append("| %s | %s | %s | %s |" % r)
     out.append("")

@@ -33,7 +33,36 @@ struct iso {
 	double slow_peak;
 };
 
-static void iso_noisy_start(struct iso *s);
+static void iso_noisy_done(void *arg, const struct lc_result *r);
+static void iso_quiet_done(void *arg, const struct lc_result *r);
+
+/* Start one GetMetrics in namespace ns for ScaledObject "<ns>-<name_n>"
+ * with the query "<query_prefix>_<seq>", never asked before. */
+static void iso_start(struct iso *s, const char *ns, unsigned long name_n,
+		      const char *query_prefix, lc_done_fn *cb,
+		      double *inflight, double *errors)
+{
+	char name[REQ_NAME_MAX], query[REQ_NAME_MAX];
+	grpc_slice req;
+
+	snprintf(name, sizeof(name), "%s-%lu", ns, name_n);
+	snprintf(query, sizeof(query), "%s_%lu", query_prefix, s->seq++);
+	req = req_metrics(ns, name, query);
+	if (lc_unary(s->c, LC_GET_METRICS, req, s->o->timeout_s, cb, s) == 0)
+		(*inflight)++;
+	else
+		(*errors)++;
+	grpc_slice_unref(req);
+}
+
+/* The noisy namespace: the backend answers "slow..." queries late. */
+static void iso_noisy_start(struct iso *s)
+{
+	iso_start(s, "noisy", s->seq % (unsigned long)(s->o->noisy ?
+						       s->o->noisy : 1),
+		  "slow_rate", iso_noisy_done, &s->noisy_inflight,
+		  &s->noisy_errors);
+}
 
 static void iso_noisy_done(void *arg, const struct lc_result *r)
 {
@@ -48,22 +77,11 @@ static void iso_noisy_done(void *arg, const struct lc_result *r)
 		iso_noisy_start(s);
 }
 
-static void iso_noisy_start(struct iso *s)
+/* The quiet namespace: a ScaledObject of its own each time. */
+static void iso_quiet_start(struct iso *s)
 {
-	char name[REQ_NAME_MAX], query[REQ_NAME_MAX];
-	grpc_slice req;
-	unsigned long n = s->seq++;
-
-	snprintf(name, sizeof(name), "noisy-%lu", n % (unsigned long)
-		 (s->o->noisy ? s->o->noisy : 1));
-	snprintf(query, sizeof(query), "slow_rate_%lu", n);
-	req = req_metrics("noisy", name, query);
-	if (lc_unary(s->c, LC_GET_METRICS, req, s->o->timeout_s,
-		     iso_noisy_done, s) == 0)
-		s->noisy_inflight++;
-	else
-		s->noisy_errors++;
-	grpc_slice_unref(req);
+	iso_start(s, "quiet", s->seq, "quiet_rate", iso_quiet_done,
+		  &s->quiet_inflight, &s->quiet_errors);
 }
 
 static void iso_quiet_done(void *arg, const struct lc_result *r)
@@ -76,23 +94,6 @@ static void iso_quiet_done(void *arg, const struct lc_result *r)
 		s->quiet_ok++;
 	else
 		s->quiet_errors++;
-}
-
-static void iso_quiet_start(struct iso *s)
-{
-	char name[REQ_NAME_MAX], query[REQ_NAME_MAX];
-	grpc_slice req;
-	unsigned long n = s->seq++;
-
-	snprintf(name, sizeof(name), "quiet-%lu", n);
-	snprintf(query, sizeof(query), "quiet_rate_%lu", n);
-	req = req_metrics("quiet", name, query);
-	if (lc_unary(s->c, LC_GET_METRICS, req, s->o->timeout_s,
-		     iso_quiet_done, s) == 0)
-		s->quiet_inflight++;
-	else
-		s->quiet_errors++;
-	grpc_slice_unref(req);
 }
 
 /* Quiet calls at o->rate for o->seconds, then wait for them. */

@@ -148,66 +148,85 @@ static int lc_call_start(struct lc_call *k, int ch, grpc_slice req,
 	return k->send && k->call ? 0 : -1;
 }
 
-/* Unpack and check a reply of method m; 1 if it makes sense.  *active
- * gets IsActive's result. */
+/* What makes a reply of each method sane (*active: IsActive's result). */
+static int lc_ok_health(const ProtobufCMessage *m, int *active)
+{
+	const Grpc__Health__V1__HealthCheckResponse *r = (const void *)m;
+
+	(void)active;
+	return r->status ==
+	       GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING;
+}
+
+static int lc_ok_active(const ProtobufCMessage *m, int *active)
+{
+	*active = ((const Externalscaler__IsActiveResponse *)(const void *)m)
+			  ->result;
+	return 1;
+}
+
+static int lc_ok_spec(const ProtobufCMessage *m, int *active)
+{
+	const Externalscaler__GetMetricSpecResponse *r = (const void *)m;
+
+	(void)active;
+	return r->n_metricspecs == 1 && r->metricspecs[0]->targetsizefloat > 0;
+}
+
+static int lc_ok_metrics(const ProtobufCMessage *m, int *active)
+{
+	const Externalscaler__GetMetricsResponse *r = (const void *)m;
+
+	(void)active;
+	return r->n_metricvalues == 1 &&
+	       r->metricvalues[0]->metricvaluefloat >= 0;
+}
+
+static const struct {
+	const ProtobufCMessageDescriptor *d;
+	int (*ok)(const ProtobufCMessage *m, int *active);
+} lc_replies[LC_METHODS] = {
+	[LC_HEALTH] = { &grpc__health__v1__health_check_response__descriptor,
+			lc_ok_health },
+	[LC_IS_ACTIVE] = { &externalscaler__is_active_response__descriptor,
+			   lc_ok_active },
+	[LC_GET_METRIC_SPEC] = {
+		&externalscaler__get_metric_spec_response__descriptor,
+		lc_ok_spec },
+	[LC_GET_METRICS] = { &externalscaler__get_metrics_response__descriptor,
+			     lc_ok_metrics },
+	[LC_STREAM_IS_ACTIVE] = {
+		&externalscaler__is_active_response__descriptor,
+		lc_ok_active },
+};
+
+/* Unpack and check a reply of method m; 1 if it makes sense. */
 static int lc_check_reply(enum lc_method m, grpc_byte_buffer *bb,
 			  int *active)
 {
-	ProtobufCMessage *msg = NULL;
-	int ok = 0;
+	ProtobufCMessage *msg;
+	int ok;
 
-	switch (m) {
-	case LC_HEALTH: {
-		Grpc__Health__V1__HealthCheckResponse *r;
-
-		msg = pb_unpack(
-			&grpc__health__v1__health_check_response__descriptor,
-			bb, LC_REPLY_MAX, NULL);
-		r = (Grpc__Health__V1__HealthCheckResponse *)msg;
-		ok = r && r->status ==
-		     GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING;
-		break;
-	}
-	case LC_IS_ACTIVE:
-	case LC_STREAM_IS_ACTIVE: {
-		Externalscaler__IsActiveResponse *r;
-
-		msg = pb_unpack(&externalscaler__is_active_response__descriptor,
-				bb, LC_REPLY_MAX, NULL);
-		r = (Externalscaler__IsActiveResponse *)msg;
-		ok = r != NULL;
-		if (r)
-			*active = r->result;
-		break;
-	}
-	case LC_GET_METRIC_SPEC: {
-		Externalscaler__GetMetricSpecResponse *r;
-
-		msg = pb_unpack(
-			&externalscaler__get_metric_spec_response__descriptor,
-			bb, LC_REPLY_MAX, NULL);
-		r = (Externalscaler__GetMetricSpecResponse *)msg;
-		ok = r && r->n_metricspecs == 1 &&
-		     r->metricspecs[0]->targetsizefloat > 0;
-		break;
-	}
-	case LC_GET_METRICS: {
-		Externalscaler__GetMetricsResponse *r;
-
-		msg = pb_unpack(
-			&externalscaler__get_metrics_response__descriptor,
-			bb, LC_REPLY_MAX, NULL);
-		r = (Externalscaler__GetMetricsResponse *)msg;
-		ok = r && r->n_metricvalues == 1 &&
-		     r->metricvalues[0]->metricvaluefloat >= 0;
-		break;
-	}
-	case LC_METHODS:
-		break;
-	}
-	if (msg)
-		protobuf_c_message_free_unpacked(msg, NULL);
+	if ((unsigned)m >= LC_METHODS)
+		return 0;
+	msg = pb_unpack(lc_replies[m].d, bb, LC_REPLY_MAX, NULL);
+	if (!msg)
+		return 0;
+	ok = lc_replies[m].ok(msg, active);
+	protobuf_c_message_free_unpacked(msg, NULL);
 	return ok;
+}
+
+/* The four ops every call starts with (ops zeroed by the caller): the
+ * request, its end, and the server's initial metadata. */
+static void lc_request_ops(struct lc_call *k, grpc_op ops[4])
+{
+	ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
+	ops[1].op = GRPC_OP_SEND_MESSAGE;
+	ops[1].data.send_message.send_message = k->send;
+	ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
+	ops[3].op = GRPC_OP_RECV_INITIAL_METADATA;
+	ops[3].data.recv_initial_metadata.recv_initial_metadata = &k->md_init;
 }
 
 static void lc_unary_done(struct lc_call *k, int ok)
@@ -242,12 +261,7 @@ static int lc_unary_on(struct lc *c, int ch, enum lc_method m,
 	if (lc_call_start(k, ch, req, timeout_s))
 		goto fail;
 	memset(ops, 0, sizeof(ops));
-	ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
-	ops[1].op = GRPC_OP_SEND_MESSAGE;
-	ops[1].data.send_message.send_message = k->send;
-	ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
-	ops[3].op = GRPC_OP_RECV_INITIAL_METADATA;
-	ops[3].data.recv_initial_metadata.recv_initial_metadata = &k->md_init;
+	lc_request_ops(k, ops);
 	ops[4].op = GRPC_OP_RECV_MESSAGE;
 	ops[4].data.recv_message.recv_message = &k->recv;
 	ops[5].op = GRPC_OP_RECV_STATUS_ON_CLIENT;
@@ -355,12 +369,7 @@ struct lc_call *lc_stream_open(struct lc *c, grpc_slice req, lc_done_fn *cb,
 	if (lc_call_start(k, -1, req, 1e9))
 		goto fail;
 	memset(ops, 0, sizeof(ops));
-	ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
-	ops[1].op = GRPC_OP_SEND_MESSAGE;
-	ops[1].data.send_message.send_message = k->send;
-	ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
-	ops[3].op = GRPC_OP_RECV_INITIAL_METADATA;
-	ops[3].data.recv_initial_metadata.recv_initial_metadata = &k->md_init;
+	lc_request_ops(k, ops);
 	k->t_main.step = lc_stream_sent;
 	k->t_recv.step = lc_stream_got;
 	k->t_status.step = lc_stream_status;
