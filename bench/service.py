@@ -584,6 +584,10 @@ def report(R, P, meta):
             verdict(p99 < T_KEDA_P99_MS and qpc <= T_KEDA_QPC and not errs) +
             (" (p99 %s, queries %s)" % ("met" if p99 < T_KEDA_P99_MS else "missed",
                                         "met" if qpc <= T_KEDA_QPC else "missed"))))
+        if any(not d.get("backend_ok", 1) for d in wins):
+            notes.append("KEDA cycle: the fake backend's counts could not be read "
+                         "in some window (it did not answer): that window's query "
+                         "counts are not valid.")
         lag = mx(d["lag_max_ms"] for d in wins)
         notes.append("KEDA cycle: the client started each burst at most %s ms late "
                      "(p99 %s ms) and used %s of a core; the fake backend used %s "

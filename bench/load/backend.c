@@ -194,7 +194,13 @@ static enum MHD_Result bk_request(void *cls, struct MHD_Connection *conn,
 	(void)version;
 	(void)upload;
 	(void)upload_len;
-	(void)state;
+	/* Answer on the second call, once MHD has the whole request: a
+	 * response queued on the first one makes MHD close the connection
+	 * after it, and Prometheus keeps connections alive. */
+	if (!*state) {
+		*state = b;
+		return MHD_YES;
+	}
 	if (strcmp(method, "GET"))
 		return bk_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "GET only\n");
 	if (!strcmp(url, "/-/healthy"))

@@ -41,6 +41,7 @@ struct keda_win {
 	double bursts, calls, errors;
 	struct proc_sample s0, s1, m0, m1, b0, b1, a0, a1;
 	struct bstats bs;
+	int bs_ok;                /* the backend's counts could be read */
 };
 
 struct keda {
@@ -153,7 +154,7 @@ static void keda_win_close(struct keda *k, int i)
 	struct keda_win *w = &k->win[i];
 	const struct load_opts *o = k->o;
 
-	bstats_get(o->backend, &w->bs);
+	w->bs_ok = bstats_get(o->backend, &w->bs) == 0;
 	proc_read(o->pid, &w->s1);
 	proc_read(0, &w->m1);
 	proc_read(o->backend_pid, &w->b1);
@@ -176,7 +177,7 @@ static void keda_win_print(struct keda *k, int i)
 	       "backend_requests=%.0f backend_used=%.0f backend_max=%.0f "
 	       "cycles=%.3f per_query_cycle=%.4f max_query_cycle=%.4f "
 	       "server_cpu=%.4f client_cpu=%.4f backend_cpu=%.4f "
-	       "machine_cpu=%.4f\n",
+	       "machine_cpu=%.4f backend_ok=%d\n",
 	       i + 1, o->objects, o->compress, w->bursts, w->calls, w->errors,
 	       ms(&w->first, 0.5), ms(&w->first, 0.99), ms(&w->first, 1),
 	       ms(&w->all, 0.5), ms(&w->all, 0.99), ms(&w->all, 1),
@@ -186,7 +187,7 @@ static void keda_win_print(struct keda *k, int i)
 	       w->bs.max / cycles, proc_cpu_share(&w->s0, &w->s1),
 	       proc_cpu_share(&w->m0, &w->m1),
 	       proc_cpu_share(&w->b0, &w->b1),
-	       proc_cpu_share(&w->a0, &w->a1));
+	       proc_cpu_share(&w->a0, &w->a1), w->bs_ok);
 	fflush(stdout);
 }
 
