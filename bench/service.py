@@ -370,6 +370,25 @@ def us_per_call(d):
     return 1e6 * d["server_cpu"] / d["rps"] if d.get("rps") else float("nan")
 
 
+NOISY = 0.3    # cores used by others above which timings are not trusted
+
+
+def noise_of(name, res):
+    """Median CPU other processes took during a scenario's timed windows
+    (cores), or None where nothing is timed against the machine."""
+    if name == "latency":
+        ds = res[0]
+    elif name == "log":
+        ds = res["windows"]
+    elif name == "streams":
+        ds = [d for r in res.values() for k, d in r if k in ("idle", "unary")]
+    elif name == "keda":
+        ds = [d for k, d in res if k == "keda"]
+    else:
+        return None
+    return med(others(d) for d in ds if "machine_cpu" in d) if ds else None
+
+
 def table_head(out, cols, left=()):
     """Append a Markdown table's head: columns right-aligned (numbers)
     but those whose titles are in left."""
@@ -379,6 +398,16 @@ def table_head(out, cols, left=()):
 
 def report(R, P, meta):
     rows, notes, raw = [], [], []
+    noise = meta.get("noise", {})
+
+    def verdict_in(scn, ok):
+        """Met or missed, and whether the machine was too busy to trust
+        the timings behind it."""
+        v = verdict(ok)
+        n = noise.get(scn)
+        if n is not None and n > NOISY:
+            v += " (machine busy: %.2f cores used by others; re-run)" % n
+        return v
 
     # -- latency: GetMetrics vs health
     if "latency" in R:
@@ -412,7 +441,8 @@ def report(R, P, meta):
                     f(med(d["p50_ms"] for d in m), 3), f(med(d["p50_ms"] for d in h), 3),
                     f(med(d["rps"] for d in m), 0), f(med(d["rps"] for d in h), 0),
                     f(med(d["rps"] for d in m) / med(d["rps"] for d in h))),
-                "p99 ≤ %gx health" % T_LAT_RATIO, verdict(ratio <= T_LAT_RATIO)))
+                "p99 ≤ %gx health" % T_LAT_RATIO,
+                verdict_in("latency", ratio <= T_LAT_RATIO)))
         notes.append("Server CPU per call, median over every in-flight level: "
                      "GetMetrics %s µs, health %s µs (%sx): the noise-free "
                      "view of the same comparison (bench/service-profile.sh "
@@ -479,7 +509,7 @@ def report(R, P, meta):
                     f(med(p99s[k]), 2), f(med(p99s.get(0, [])), 2)),
                 "≥ %gx of none with 5k" % T_STREAM_TPUT if k == max(P["streams"]) else
                 "(≥ %gx at 5k)" % T_STREAM_TPUT,
-                verdict(r >= T_STREAM_TPUT) if k == max(P["streams"]) else
+                verdict_in("streams", r >= T_STREAM_TPUT) if k == max(P["streams"]) else
                 ("met" if r >= T_STREAM_TPUT else "below 0.9x")))
         for k in [x for x in P["streams"] if x]:
             v = med(idle[k])
@@ -489,7 +519,7 @@ def report(R, P, meta):
                     f(100 * v), f(100 * mn(idle[k])), f(100 * med(idle.get(0, [])))),
                 "< %g %% at 5k" % (100 * T_IDLE_CPU) if k == max(P["streams"]) else
                 "(< 2 % at 5k)",
-                verdict(v < T_IDLE_CPU) if k == max(P["streams"]) else
+                verdict_in("streams", v < T_IDLE_CPU) if k == max(P["streams"]) else
                 ("met" if v < T_IDLE_CPU else "above 2 %")))
 
     # -- memory
@@ -581,7 +611,7 @@ def report(R, P, meta):
                 f(p99, 2), f(mn(d["first_p99_ms"] for d in wins), 2), f(worst, 1),
                 f(qpc, 2), f(mx(d["max_query_cycle"] for d in wins), 2), errs),
             "p99 < %g ms, ≤ %g query per query per cycle" % (T_KEDA_P99_MS, T_KEDA_QPC),
-            verdict(p99 < T_KEDA_P99_MS and qpc <= T_KEDA_QPC and not errs) +
+            verdict_in("keda", p99 < T_KEDA_P99_MS and qpc <= T_KEDA_QPC and not errs) +
             (" (p99 %s, queries %s)" % ("met" if p99 < T_KEDA_P99_MS else "missed",
                                         "met" if qpc <= T_KEDA_QPC else "missed"))))
         if any(not d.get("backend_ok", 1) for d in wins):
@@ -686,6 +716,11 @@ def report(R, P, meta):
     if meta.get("busy"):
         out.append("- cores busy with other work just before each scenario: %s" %
                    ", ".join("%s %.2f" % kv for kv in meta["busy"].items()))
+    if meta.get("noise"):
+        out.append("- cores other processes took during the timed windows (median): "
+                   "%s; above %g a row says the machine was busy" % (
+                       ", ".join("%s %.2f" % kv for kv in meta["noise"].items()),
+                       NOISY))
     out.append("")
     out.append("## Targets (issue 12)")
     out.append("")
@@ -738,6 +773,10 @@ def main():
     ap.add_argument("--wait-quiet", type=float, default=30,
                     help="before each scenario, wait up to this many seconds "
                          "for other processes to leave the machine (default 30)")
+    ap.add_argument("--retries", type=int, default=1,
+                    help="run a timed scenario again (up to this many times) when "
+                         "other processes took more than %g of a core during it; "
+                         "the quietest run is reported (default 1)" % NOISY)
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results",
                                                    "service.md"))
     a = ap.parse_args()
@@ -778,7 +817,7 @@ def main():
     t0 = time.monotonic()
     meta = {"when": time.strftime("%Y-%m-%d %H:%M %Z"),
             "load0": " ".join(open("/proc/loadavg").read().split()[:3]),
-            "mode": "quick" if a.quick else "full", "busy": {}}
+            "mode": "quick" if a.quick else "full", "busy": {}, "noise": {}}
     try:
         rev = subprocess.run(["git", "-C", ROOT, "describe", "--always",
                               "--dirty"], capture_output=True, text=True)
@@ -804,10 +843,25 @@ def main():
         for n in names:
             if only and n not in only:
                 continue
-            meta["busy"][n] = wait_quiet(a.wait_quiet, n)
-            t = time.monotonic()
-            R[n] = fns[n](b, P)
-            log("%s: done in %.0f s" % (n, time.monotonic() - t))
+            best = None
+            for attempt in range(a.retries + 1):
+                busy = wait_quiet(a.wait_quiet, n)
+                t = time.monotonic()
+                res = fns[n](b, P)
+                nz = noise_of(n, res)
+                log("%s: done in %.0f s%s" % (
+                    n, time.monotonic() - t, "" if nz is None else
+                    "; others used %.2f cores meanwhile" % nz))
+                if best is None or (nz is not None and nz < best[0]):
+                    best = (nz if nz is not None else 0.0, res, busy)
+                if nz is None or nz <= NOISY:
+                    break
+                if attempt < a.retries:
+                    log("%s: the machine was busy; again" % n)
+            R[n] = best[1]
+            meta["busy"][n] = best[2]
+            if noise_of(n, best[1]) is not None:
+                meta["noise"][n] = best[0]
     finally:
         b.stop()
     meta["wall"] = time.monotonic() - t0
