@@ -4,7 +4,8 @@
 #   make test       install what is missing, build, run every test
 #   make demo       install what is missing, build, run the live demo
 #   make bench      the decision-quality benchmark (bench/)
-#   make bench-service  the service benchmark: load, latency, memory (bench/)
+#   make bench-service  the service benchmark: load, latency, memory
+#                   (bench/service.py + bench/load/; BENCH_QUICK=1: short)
 #   make V=1        show full commands
 
 CC      ?= cc
@@ -139,6 +140,32 @@ $(B)/tests/%: tests/unit/%.c $(B)/asan/libstaffer.a
 	@echo "  CC-TEST  $<"
 	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $< $(B)/asan/libstaffer.a $(LIBS) -lcmocka
 
+# ---- the service benchmark's load client (bench/load/, docs/service-bench.md):
+# gRPC core's C API, linked like the server against the same library; the
+# sanitizer build is what `make test` smoke-tests.
+LOAD_SRC = $(wildcard bench/load/*.c)
+LOAD_OBJ = $(LOAD_SRC:bench/load/%.c=$(B)/load/%.o)
+LOAD_SOBJ = $(LOAD_SRC:bench/load/%.c=$(B)/load-asan/%.o)
+
+$(B)/load/%.o: bench/load/%.c $(GEN_HDR) | $(B)/load
+	@echo "  CC       $<"
+	$(Q)$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+
+$(B)/load-asan/%.o: bench/load/%.c $(GEN_HDR) | $(B)/load-asan
+	@echo "  CC-SAN   $<"
+	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -MMD -MP -c -o $@ $<
+
+$(B)/staffer-load: $(LOAD_OBJ) $(B)/libstaffer.a
+	@echo "  LINK     $@"
+	$(Q)$(CC) $(OPT) -o $@ $^ $(LIBS)
+
+$(B)/staffer-load-asan: $(LOAD_SOBJ) $(B)/asan/libstaffer.a
+	@echo "  LINK     $@"
+	$(Q)$(CC) $(OPT) $(SAN) -o $@ $^ $(LIBS)
+
+$(B)/load $(B)/load-asan:
+	@mkdir -p $@
+
 # ---- commands --------------------------------------------------------------
 deps:
 	@scripts/deps.sh
@@ -150,7 +177,8 @@ integration: $(B)/staffer $(B)/staffer-asan py
 	@tests/integration/run.sh
 
 test: deps
-	@$(MAKE) --no-print-directory all py $(B)/staffer-asan $(UNIT_BIN)
+	@$(MAKE) --no-print-directory all py $(B)/staffer-asan $(UNIT_BIN) \
+		$(B)/staffer-load-asan
 	@tests/run-all.sh
 
 demo: deps
@@ -162,7 +190,7 @@ bench: deps
 	@bench/run.sh
 
 bench-service: deps
-	@$(MAKE) --no-print-directory all py
+	@$(MAKE) --no-print-directory all $(B)/staffer-load
 	@/usr/bin/python3 bench/service.py
 
 valgrind: $(B)/staffer
@@ -175,4 +203,5 @@ lint: $(B)/staffer
 clean:
 	rm -rf $(B)
 
--include $(wildcard $(B)/obj/*.d $(B)/asan/*.d)
+-include $(wildcard $(B)/obj/*.d $(B)/asan/*.d $(B)/load/*.d \
+	$(B)/load-asan/*.d)

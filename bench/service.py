@@ -1,289 +1,889 @@
 #!/usr/bin/python3
-"""The service benchmark: `make bench-service`.
+"""The service benchmark: `make bench-service` (docs/service-bench.md).
 
-staffer serve under the load KEDA and the HPA put on it, against a real
-Prometheus (scraping tests/integration/exporter.py) with python3-grpcio as
-the client.  Every figure is a ratio against a baseline measured in the
-same run, on the same machine:
+Drives `staffer serve` with build/staffer-load, a client written against
+gRPC core's C API (bench/load/), against a fake Prometheus in C
+(`staffer-load backend`), everything on loopback, and writes
+bench/results/service.md: issue 12's targets, met or missed, and every
+raw number.  This script only starts processes and does arithmetic; the
+client measures.
 
-1. backend queries per ScaledObject per KEDA cycle (the HPA's two
-   GetMetrics and KEDA's IsActive within seconds), with the default cache
-   (cacheTTLSeconds 5) against no cache (0): from staffer's own
-   staffer_backend_requests_total;
-2. GetMetrics latency and throughput at a fixed concurrency, against the
-   gRPC health check on the same server and channel (the stack's floor);
-3. GetMetrics latency of ScaledObjects on a healthy backend while other
-   ScaledObjects wait on a backend that never answers, against the same
-   calls without them (one slow backend must not delay the others);
-4. memory per open StreamIsActive stream: staffer's RSS with S streams
-   open against its RSS before.
+Scenarios (each figure repeated, median and min reported, as a ratio
+against a baseline of the same run where the target is a ratio):
+  latency    cached GetMetrics vs grpc.health Check, 1/8/32 in flight
+  log        the same at the default log level: decision-log lines/bytes
+  streams    0/1k/5k open StreamIsActive: idle CPU, GetMetrics beside them
+  memory     RSS at 100/1k/10k ScaledObjects, then 1k/5k streams
+  keda       KEDA's and the HPA's cycle at 10k ScaledObjects (real time)
+  isolation  a slow namespace and a quiet one on the same backend host
 
-    /usr/bin/python3 bench/service.py [--objects N] [--streams S]
-        [--concurrency C] [--out bench/results/service.md]
+    /usr/bin/python3 bench/service.py [--quick] [--only NAME[,NAME]]
+        [--compress C] [--out FILE] [--keep]
 
-Writes the Markdown report (and prints it).  Takes about a minute.
+BENCH_QUICK=1 is --quick: one repetition, short windows, a smaller and
+time-compressed KEDA cycle (a smoke run, not a result).  Progress goes to
+stderr.  About 8 minutes on 2 cores (more when a scenario measured on a
+busy machine runs again); --quick about 1.5.
 """
 
 import argparse
+import atexit
+import json
 import os
+import platform
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
 import sys
-import threading
+import tempfile
 import time
 
-sys.dont_write_bytecode = True
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
-import harness as h  # noqa: E402
-from harness import grpc, pb, hpb  # noqa: E402
+STAFFER = os.path.join(ROOT, "build", "staffer")
+LOAD = os.path.join(ROOT, "build", "staffer-load")
+
+# issue 12's targets
+T_LAT_RATIO = 1.3        # GetMetrics p99 / health p99, at 1, 8, 32 in flight
+T_STREAM_TPUT = 0.9      # unary throughput with 5k streams / with none
+T_IDLE_CPU = 0.02        # server idle CPU with 5k streams, of one core
+T_RSS_MB = 32.0          # RSS with 10k objects and 1k streams
+T_KEDA_P99_MS = 2.0      # first call of the cycle, p99
+T_KEDA_QPC = 1.0         # backend queries per distinct query per cycle
+T_ISO_P99_MS = 100.0     # issue 11's: quiet namespace p99, no UNAVAILABLE
+
+_procs = []
+_tmp = None
 
 
-def rss_kib(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
+def log(msg):
+    sys.stderr.write("bench-service: %s\n" % msg)
+    sys.stderr.flush()
 
 
-def scrape(url):
-    out = {}
-    for line in h.http_get(url, timeout=5).decode().splitlines():
-        if line and not line.startswith("#"):
-            k, v = line.rsplit(" ", 1)
-            out[k] = float(v)
-    return out
+def _cleanup():
+    for p in _procs:
+        if p.poll() is None:
+            p.terminate()
+            try:
+                p.wait(5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait(5)
+    if _tmp and not os.environ.get("BENCH_KEEP"):
+        shutil.rmtree(_tmp, ignore_errors=True)
 
 
-def pct(xs, q):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
+def _on_signal(signum, frame):
+    _cleanup()
+    os._exit(128 + signum)
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def wait_port(port, proc, timeout=20):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            return False
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
+class Backend:
+    """The fake Prometheus (`staffer-load backend`)."""
+
+    def __init__(self, slow_ms=1900):
+        self.proc = subprocess.Popen([LOAD, "backend", "--port", "0",
+                                      "--slow-ms", str(slow_ms)],
+                                     stdout=subprocess.PIPE, stderr=sys.stderr,
+                                     stdin=subprocess.DEVNULL)
+        _procs.append(self.proc)
+        line = self.proc.stdout.readline().decode()
+        if not line.startswith("listening "):
+            raise RuntimeError("the fake backend did not start: %r" % line)
+        self.port = int(line.split()[1])
+        self.url = "http://127.0.0.1:%d" % self.port
+        self.pid = self.proc.pid
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(10)
 
 
 class Server:
-    """One staffer serve with /metrics, on the shared Prometheus."""
+    """One `staffer serve` on the fake backend."""
 
-    def __init__(self, binary, m, ttl, name):
-        self.mport = h.free_port()
-        cfg = h.write_config(os.path.join(m.dir, "bench-%s.json" % name), [
-            {"name": "prom", "url": m.prom_url, "timeoutSeconds": 2},
-            {"name": "slow", "url": m.slow_url, "timeoutSeconds": 2},
-        ], ttl=ttl)
-        self.srv = h.Staffer(binary, config=cfg, args=[
-            "--log-level", "warn", "--metrics-listen", "127.0.0.1:%d" % self.mport])
-        self.srv.start(20)
-        self.cl = h.Client(self.srv.addr)
-        self.url = "http://127.0.0.1:%d/metrics" % self.mport
+    def __init__(self, name, backend, ttl, timeout=3, level="warn"):
+        self.port = free_port()
+        self.addr = "127.0.0.1:%d" % self.port
+        self.cfg = os.path.join(_tmp, "%s.json" % name)
+        self.log_path = os.path.join(_tmp, "%s.log" % name)
+        with open(self.cfg, "w") as f:
+            json.dump({"defaultBackend": "prom", "cacheTTLSeconds": ttl,
+                       "backends": [{"name": "prom", "url": backend.url,
+                                     "timeoutSeconds": timeout}]}, f)
+        cmd = [STAFFER, "serve", "--listen", self.addr, "--config", self.cfg]
+        if level:
+            cmd += ["--log-level", level]
+        self.logf = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(cmd, stdout=self.logf, stderr=self.logf,
+                                     stdin=subprocess.DEVNULL)
+        _procs.append(self.proc)
+        self.pid = self.proc.pid
+        if not wait_port(self.port, self.proc):
+            raise RuntimeError("staffer did not start:\n" + self.log_tail())
 
-    def metrics(self):
-        return scrape(self.url)
+    def log_size(self):
+        self.logf.flush()
+        return os.path.getsize(self.log_path)
+
+    def log_lines(self, start=0):
+        with open(self.log_path, "rb") as f:
+            f.seek(start)
+            return f.read().decode(errors="replace").splitlines()
+
+    def log_tail(self, n=15):
+        return "\n".join(self.log_lines()[-n:])
 
     def stop(self):
-        self.cl.close()
-        self.srv.stop(10)
+        self.proc.terminate()
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+        self.logf.close()
 
 
-def meta(i, backend="prom"):
-    return {"arrivalRateQuery": "bench_rate_%d" % i, "serviceTime": "10",
-            "backend": backend}
+def machine_busy(seconds=1.0):
+    """Cores busy on the whole machine over `seconds` (/proc/stat)."""
+    def sample():
+        v = [int(x) for x in open("/proc/stat").readline().split()[1:9]]
+        return v[0] + v[1] + v[2] + v[5] + v[6] + v[7], time.monotonic()
+    b0, t0 = sample()
+    time.sleep(seconds)
+    b1, t1 = sample()
+    return (b1 - b0) / os.sysconf("SC_CLK_TCK") / (t1 - t0)
 
 
-def run_concurrent(calls, concurrency):
-    """calls: list of zero-argument functions returning a future.  Runs them
-    with at most `concurrency` in flight; returns (latencies, seconds)."""
-    lat = [None] * len(calls)
-    sem = threading.Semaphore(concurrency)
-    done = threading.Event()
-    left = [len(calls)]
-    lock = threading.Lock()
-    t0 = time.monotonic()
-
-    def finish(i, start):
-        def cb(fut):
-            lat[i] = time.monotonic() - start
-            fut.exception()   # errors are counted by the caller's check
-            sem.release()
-            with lock:
-                left[0] -= 1
-                if left[0] == 0:
-                    done.set()
-        return cb
-
-    for i, make in enumerate(calls):
-        sem.acquire()
-        start = time.monotonic()
-        make().add_done_callback(finish(i, start))
-    done.wait(300)
-    return lat, time.monotonic() - t0
+def wait_quiet(limit_s, what):
+    """Before a scenario: wait up to limit_s for other processes to leave
+    the machine (under 0.25 of a core busy); returns what was busy."""
+    end = time.monotonic() + limit_s
+    busy = machine_busy()
+    while busy > 0.25 and time.monotonic() < end:
+        log("%s: the machine is busy (%.2f cores used by others); waiting"
+            % (what, busy))
+        busy = machine_busy(2.0)
+    return busy
 
 
-def futures(cl, kind, metas, name_prefix):
-    ref = h.ref
+def parse_result(line):
+    """'result KIND k=v ...' -> (KIND, {k: float or str})."""
+    parts = line.split()
+    d = {}
+    for p in parts[2:]:
+        k, _, v = p.partition("=")
+        try:
+            d[k] = float(v)
+        except ValueError:
+            d[k] = v
+    return parts[1], d
+
+
+def run_load(scenario, server, backend, args, on_line=None):
+    """Run staffer-load; returns [(kind, dict)] of its result lines."""
+    cmd = [LOAD, scenario, "--addr", server.addr, "--pid", str(server.pid),
+           "--backend", backend.url, "--backend-pid", str(backend.pid)]
+    cmd += [str(a) for a in args]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=sys.stderr,
+                         stdin=subprocess.DEVNULL)
+    _procs.append(p)
     out = []
-    for i, md in enumerate(metas):
-        r = ref(md, name="%s-%d" % (name_prefix, i), ns="bench")
-        if kind == "metrics":
-            req = pb.GetMetricsRequest(scaledObjectRef=r, metricName="staffer")
-            out.append(lambda req=req: cl._metrics.future(req, timeout=10))
-        elif kind == "active":
-            out.append(lambda r=r: cl._active.future(r, timeout=10))
-        else:
-            out.append(lambda: cl._health.future(hpb.HealthCheckRequest(), timeout=10))
+    for raw in p.stdout:
+        line = raw.decode().strip()
+        if not line.startswith("result "):
+            continue
+        r = parse_result(line)
+        out.append(r)
+        if on_line:
+            on_line(r)
+    rc = p.wait()
+    if rc != 0:
+        raise RuntimeError("staffer-load %s exited %d" % (scenario, rc))
     return out
 
 
-def cycle_queries(binary, m, n, ttl, name):
-    """Backend requests per ScaledObject per KEDA cycle (GetMetrics,
-    GetMetrics, IsActive), measured over 3 cycles after a warm-up."""
-    s = Server(binary, m, ttl, name)
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else float("nan")
+
+
+def mn(xs):
+    xs = [x for x in xs if x is not None]
+    return min(xs) if xs else float("nan")
+
+
+def mx(xs):
+    xs = [x for x in xs if x is not None]
+    return max(xs) if xs else float("nan")
+
+
+# ---------------------------------------------------------------------------
+# scenarios: each returns a dict of what the report needs
+
+
+def sc_latency(b, P):
+    log("latency: cached GetMetrics vs health at %s in flight, %d x %g s"
+        % (P["inflight"], P["reps"], P["seconds"]))
+    s = Server("latency", b, ttl=300)
     try:
-        metas = [meta(i) for i in range(n)]
-        calls = []
-        for _ in range(2):
-            calls += futures(s.cl, "metrics", metas, "cyc")
-        calls += futures(s.cl, "active", metas, "cyc")
-        run_concurrent(calls, 16)                    # warm-up
-        time.sleep(max(ttl, 0) + 0.5)                # the cache expires
-        before = s.metrics()["staffer_backend_requests_total"]
-        cycles = 3
-        for _ in range(cycles):
-            for kind in ("metrics", "metrics", "active"):
-                run_concurrent(futures(s.cl, kind, metas, "cyc"), 16)
-            time.sleep(max(ttl, 0) + 0.5)
-        after = s.metrics()
-        per = (after["staffer_backend_requests_total"] - before) / (n * cycles)
-        errors = sum(v for k, v in after.items()
-                     if k.startswith("staffer_rpc_requests_total") and 'code="OK"' not in k)
-        return per, errors
+        res = run_load("unary", s, b, [
+            "--methods", "health,metrics", "--inflight", P["inflight"],
+            "--reps", P["reps"], "--seconds", P["seconds"], "--objects", 100])
     finally:
         s.stop()
+    return [d for k, d in res if k == "unary"], \
+        [d for k, d in res if k == "warm"]
 
 
-def latency(binary, m, n, conc):
-    s = Server(binary, m, 5, "lat")
+def sc_log(b, P):
+    log("log: the same at the default log level (decision lines)")
+    s = Server("log", b, ttl=300, level=None)
+    mark = {}
+
+    def on_line(r):
+        if r[0] == "warm":
+            mark["start"] = s.log_size()
     try:
-        metas = [meta(i) for i in range(n)]
-        run_concurrent(futures(s.cl, "metrics", metas, "lat"), conc)   # warm-up
-        lat_m, secs_m = run_concurrent(futures(s.cl, "metrics", metas * 3, "lat"), conc)
-        lat_h, secs_h = run_concurrent(futures(s.cl, "health", metas * 3, "lat"), conc)
-        return {"metrics": (lat_m, secs_m), "health": (lat_h, secs_h)}
-    finally:
-        s.stop()
-
-
-def isolation(binary, m, n, conc):
-    """GetMetrics that go to Prometheus (no cache), without and with half as
-    many ScaledObjects waiting on a backend that never answers."""
-    s = Server(binary, m, 0, "iso")
-    try:
-        metas = [meta(i) for i in range(n)]
-        slow = [meta(i, "slow") for i in range(n // 2)]
-        run_concurrent(futures(s.cl, "metrics", metas, "iso"), conc)   # warm-up
-        base, _ = run_concurrent(futures(s.cl, "metrics", metas, "iso"), conc)
-        pending = [f() for f in futures(s.cl, "metrics", slow, "slowso")]
+        res = run_load("unary", s, b, [
+            "--methods", "health,metrics", "--inflight", 32,
+            "--reps", P["reps"], "--seconds", P["seconds"], "--objects", 100],
+            on_line=on_line)
         time.sleep(0.2)
-        with_slow, _ = run_concurrent(futures(s.cl, "metrics", metas, "iso"), conc)
-        in_flight = sum(1 for p in pending if not p.done())
-        for p in pending:
-            try:
-                p.result(timeout=15)
-            except grpc.RpcError:
-                pass
-        return {"iso_base": base, "iso_slow": with_slow, "slow_in_flight": in_flight}
+        end = s.log_size()
+        lines = s.log_lines(mark.get("start", 0))
+        start_lines = len(s.log_lines()) - len(lines)
     finally:
         s.stop()
+    windows = [d for k, d in res if k == "unary"]
+    calls = sum(d["rpcs"] for d in windows if d["method"] == "GetMetrics")
+    decision = sum(1 for l in lines if "decision" in l)
+    return {"windows": windows, "bytes": end - mark.get("start", 0),
+            "lines": len(lines), "decision_lines": decision,
+            "warm_lines": start_lines, "calls": calls,
+            "sample": lines[0] if lines else ""}
 
 
-def stream_memory(binary, m, n_streams):
-    s = Server(binary, m, 5, "streams")
+def sc_streams(b, P):
+    out = {}
+    for k in P["streams"]:
+        log("streams: %d open StreamIsActive streams" % k)
+        s = Server("streams-%d" % k, b, ttl=300)
+        try:
+            out[k] = run_load("streams", s, b, [
+                "--streams", k, "--reps", P["reps"], "--seconds", P["seconds"],
+                "--idle-seconds", P["idle"], "--inflight", 32,
+                "--objects", 100, "--queries", 100])
+        finally:
+            s.stop()
+    return out
+
+
+def sc_memory(b, P):
+    runs = []
+    for r in range(P["reps"]):
+        log("memory: rep %d of %d" % (r + 1, P["reps"]))
+        s = Server("memory-%d" % r, b, ttl=5)
+        try:
+            runs.append(run_load("memory", s, b, [
+                "--steps", ",".join(str(x) for x in P["objects"]),
+                "--streams", ",".join(str(x) for x in P["mem_streams"]),
+                "--inflight", 32]))
+        finally:
+            s.stop()
+    return runs
+
+
+def sc_keda(b, P):
+    c = P["compress"]
+    log("keda: %d objects, time x%g, TTL %g s" % (P["keda_objects"], c, 5.0 / c))
+    s = Server("keda", b, ttl=5.0 / c)
     try:
-        warm = [s.cl._stream(h.ref(meta(i), name="warm-%d" % i, ns="bench"), timeout=600)
-                for i in range(50)]
-        time.sleep(1.0)
-        for c in warm:
-            c.cancel()
-        time.sleep(1.0)
-        before = rss_kib(s.srv.proc.pid)
-        calls = [s.cl._stream(h.ref(meta(i % 1000), name="st-%d" % i, ns="bench"),
-                              timeout=600) for i in range(n_streams)]
-        h.wait_until(lambda: s.metrics().get("staffer_streams_open") == n_streams, 30, 0.2,
-                     "%d streams open" % n_streams)
-        time.sleep(1.0)
-        after = rss_kib(s.srv.proc.pid)
-        for c in calls:
-            c.cancel()
-        h.wait_until(lambda: s.metrics().get("staffer_streams_open") == 0, 30, 0.2,
-                     "streams closed")
-        return before, after
+        res = run_load("keda", s, b, [
+            "--objects", P["keda_objects"], "--compress", c,
+            "--warmup", P["keda_warmup"], "--windows", P["keda_windows"],
+            "--window", P["keda_window"], "--timeout", 30])
     finally:
         s.stop()
+    return res
+
+
+def sc_isolation(b, P):
+    log("isolation: %d slow GetMetrics (%d slow backend queries) beside a "
+        "quiet namespace at %g/s" % (P["noisy"], 2 * P["noisy"], P["rate"]))
+    s = Server("isolation", b, ttl=5, timeout=3)
+    try:
+        res = run_load("isolation", s, b, [
+            "--noisy", P["noisy"], "--rate", P["rate"], "--reps", P["reps"],
+            "--seconds", P["iso_seconds"], "--timeout", 30])
+    finally:
+        s.stop()
+    return [d for k, d in res if k == "isolation"]
+
+
+# ---------------------------------------------------------------------------
+# the report
+
+
+def f(x, nd=2):
+    if x is None or x != x:
+        return "n/a"
+    return "%.*f" % (nd, x)
+
+
+def verdict(ok):
+    return "**met**" if ok else "**missed**"
+
+
+def others(d):
+    """CPU taken by processes other than the client, server and backend."""
+    o = d.get("machine_cpu", 0) - d.get("server_cpu", 0) - \
+        d.get("client_cpu", 0) - d.get("backend_cpu", 0)
+    return max(o, 0.0)
+
+
+def us_per_call(d):
+    """The server's CPU per answered call, in microseconds: less sensitive
+    to a shared machine than the rate."""
+    return 1e6 * d["server_cpu"] / d["rps"] if d.get("rps") else float("nan")
+
+
+NOISY = 0.3    # cores used by others above which timings are not trusted
+
+
+def noise_of(name, res):
+    """Median CPU other processes took during a scenario's timed windows
+    (cores), or None where nothing is timed against the machine."""
+    if name == "latency":
+        ds = res[0]
+    elif name == "log":
+        ds = res["windows"]
+    elif name == "streams":
+        ds = [d for r in res.values() for k, d in r if k in ("idle", "unary")]
+    elif name == "keda":
+        ds = [d for k, d in res if k == "keda"]
+    else:
+        return None
+    return med(others(d) for d in ds if "machine_cpu" in d) if ds else None
+
+
+def table_head(out, cols, left=()):
+    """Append a Markdown table's head: columns right-aligned (numbers)
+    but those whose titles are in left."""
+    out.append("| " + " | ".join(cols) + " |")
+    out.append("|" + "".join("---|" if c in left else "---:|" for c in cols))
+
+
+def report(R, P, meta):
+    rows, notes, raw = [], [], []
+    noise = meta.get("noise", {})
+
+    def verdict_in(scn, ok):
+        """Met or missed, and whether the machine was too busy to trust
+        the timings behind it."""
+        v = verdict(ok)
+        n = noise.get(scn)
+        if n is not None and n > NOISY:
+            v += " (machine busy: %.2f cores used by others; re-run)" % n
+        return v
+
+    # -- latency: GetMetrics vs health
+    if "latency" in R:
+        wins, warm = R["latency"]
+        raw.append("### Cached GetMetrics vs grpc.health Check (`unary`)\n")
+        raw.append("Server: cacheTTLSeconds 300 (every GetMetrics answered from "
+                   "the cache after a warm-up over the 100 objects), "
+                   "`--log-level warn`.\n")
+        table_head(raw, ["in flight", "rep", "method", "RPC/s", "p50 ms", "p99 ms",
+                         "max ms", "errors", "client CPU", "server CPU",
+                         "server µs per call", "others' CPU"], left=("method",))
+        for d in wins:
+            raw.append("| %d | %d | %s | %.0f | %.3f | %.3f | %.3f | %d | %.2f "
+                       "| %.2f | %.1f | %.2f |" % (
+                           d["inflight"], d["rep"], d["method"], d["rps"],
+                           d["p50_ms"], d["p99_ms"], d["max_ms"], d["errors"],
+                           d["client_cpu"], d["server_cpu"], us_per_call(d),
+                           others(d)))
+        raw.append("")
+        for n in P["inflight_list"]:
+            m = [d for d in wins if d["inflight"] == n and d["method"] == "GetMetrics"]
+            h = [d for d in wins if d["inflight"] == n and d["method"] == "Check"]
+            mp99, hp99 = med(d["p99_ms"] for d in m), med(d["p99_ms"] for d in h)
+            ratio = mp99 / hp99 if hp99 else float("nan")
+            rows.append((
+                "cached GetMetrics vs health, %d in flight" % n,
+                "p99 %s vs %s ms (**%sx**; min %s vs %s); p50 %s vs %s ms; "
+                "%s vs %s RPC/s (%sx)" % (
+                    f(mp99, 3), f(hp99, 3), f(ratio), f(mn(d["p99_ms"] for d in m), 3),
+                    f(mn(d["p99_ms"] for d in h), 3),
+                    f(med(d["p50_ms"] for d in m), 3), f(med(d["p50_ms"] for d in h), 3),
+                    f(med(d["rps"] for d in m), 0), f(med(d["rps"] for d in h), 0),
+                    f(med(d["rps"] for d in m) / med(d["rps"] for d in h))),
+                "p99 ≤ %gx health" % T_LAT_RATIO,
+                verdict_in("latency", ratio <= T_LAT_RATIO)))
+        notes.append("Server CPU per call, median over every in-flight level: "
+                     "GetMetrics %s µs, health %s µs (%sx): the noise-free "
+                     "view of the same comparison (bench/service-profile.sh "
+                     "counts instructions)." % (
+                         f(med(us_per_call(d) for d in wins if d["method"] == "GetMetrics"), 1),
+                         f(med(us_per_call(d) for d in wins if d["method"] == "Check"), 1),
+                         f(med(us_per_call(d) for d in wins if d["method"] == "GetMetrics") /
+                           med(us_per_call(d) for d in wins if d["method"] == "Check"))))
+        R["_lat32"] = {
+            "m": med(d["rps"] for d in wins if d["inflight"] == 32 and d["method"] == "GetMetrics"),
+            "h": med(d["rps"] for d in wins if d["inflight"] == 32 and d["method"] == "Check")}
+        cc = mx(d["client_cpu"] for d in wins)
+        notes.append("Client CPU in the unary windows: at most %s of a core "
+                     "(median %s); the server's at most %s. At 32 in flight the "
+                     "client and the server together use the machine: the health "
+                     "check's rate is then bounded by the 2 cores the client shares, "
+                     "not by the client's design; the ratios compare GetMetrics and "
+                     "health under the same client at the same load." % (
+                         f(cc), f(med(d["client_cpu"] for d in wins)),
+                         f(mx(d["server_cpu"] for d in wins))))
+
+    # -- streams
+    if "streams" in R:
+        S = R["streams"]
+        raw.append("### Open StreamIsActive streams (`streams`)\n")
+        raw.append("Server: cacheTTLSeconds 300, `--log-level warn`; K streams of "
+                   "distinct ScaledObjects over 100 distinct queries "
+                   "(pushIntervalSeconds 5, the default), opened on the "
+                   "connection the unary calls use, as KEDA does.\n")
+        table_head(raw, ["streams", "rep", "idle server CPU", "idle client CPU",
+                         "backend requests in the idle window", "others' CPU",
+                         "GetMetrics RPC/s", "p50 ms", "p99 ms", "errors",
+                         "server CPU"])
+        idle, tput, p99s = {}, {}, {}
+        for k in P["streams"]:
+            res = S[k]
+            ids = [d for kind, d in res if kind == "idle"]
+            uns = [d for kind, d in res if kind == "unary"]
+            opn = [d for kind, d in res if kind == "streams_open"]
+            for i, u in zip(ids, uns):
+                raw.append("| %d | %d | %.2f %% | %.2f %% | %d | %.2f | %.0f | %.3f "
+                           "| %.3f | %d | %.2f |" % (
+                               k, i["rep"], 100 * i["server_cpu"],
+                               100 * i["client_cpu"], i["backend_requests"],
+                               others(i), u["rps"], u["p50_ms"], u["p99_ms"],
+                               u["errors"], u["server_cpu"]))
+            idle[k] = [d["server_cpu"] for d in ids]
+            tput[k] = [d["rps"] for d in uns]
+            p99s[k] = [d["p99_ms"] for d in uns]
+            if opn and opn[0].get("first", 0) != k:
+                notes.append("Only %d of %d streams answered when opened."
+                             % (opn[0].get("first", 0), k))
+            if opn and k:
+                notes.append("%d streams opened (first message on each) in %s s." % (
+                    k, f(opn[0]["seconds"])))
+        raw.append("")
+        base = med(tput.get(0, []))
+        for k in [x for x in P["streams"] if x]:
+            r = med(tput[k]) / base if base else float("nan")
+            rows.append((
+                "unary throughput with %d open streams" % k,
+                "%s RPC/s vs %s with none (**%sx**; min %s RPC/s); p99 %s vs %s ms" % (
+                    f(med(tput[k]), 0), f(base, 0), f(r), f(mn(tput[k]), 0),
+                    f(med(p99s[k]), 2), f(med(p99s.get(0, [])), 2)),
+                "≥ %gx of none with 5k" % T_STREAM_TPUT if k == max(P["streams"]) else
+                "(≥ %gx at 5k)" % T_STREAM_TPUT,
+                verdict_in("streams", r >= T_STREAM_TPUT) if k == max(P["streams"]) else
+                ("met" if r >= T_STREAM_TPUT else "below 0.9x")))
+        for k in [x for x in P["streams"] if x]:
+            v = med(idle[k])
+            rows.append((
+                "idle CPU with %d open streams" % k,
+                "**%s %%** of a core (min %s %%); %s %% with none" % (
+                    f(100 * v), f(100 * mn(idle[k])), f(100 * med(idle.get(0, [])))),
+                "< %g %% at 5k" % (100 * T_IDLE_CPU) if k == max(P["streams"]) else
+                "(< 2 % at 5k)",
+                verdict_in("streams", v < T_IDLE_CPU) if k == max(P["streams"]) else
+                ("met" if v < T_IDLE_CPU else "above 2 %")))
+
+    # -- memory
+    if "memory" in R:
+        runs = R["memory"]
+        raw.append("### Memory (`memory`)\n")
+        raw.append("Fresh server per repetition (cacheTTLSeconds 5): RSS idle, after "
+                   "GetMetrics and IsActive once for each of the first N distinct "
+                   "ScaledObjects (each its own query), then with streams open on "
+                   "those objects. RSS read from /proc after 1 s of quiet.\n")
+        steps = []
+        for d in [d for k, d in runs[0] if k == "rss"]:
+            steps.append((int(d["objects"]), int(d["streams"])))
+        table_head(raw, ["objects", "streams"] +
+                   ["rep %d MiB" % (i + 1) for i in range(len(runs))])
+        rss = {}
+        for st in steps:
+            vals = []
+            for run in runs:
+                for k, d in run:
+                    if k == "rss" and (int(d["objects"]), int(d["streams"])) == st:
+                        vals.append(d["kib"] / 1024)
+            rss[st] = vals
+            raw.append("| %d | %d | %s |" % (st[0], st[1],
+                                             " | ".join(f(v, 1) for v in vals)))
+        raw.append("")
+        idle = med(rss.get((0, 0), []))
+        top_o = max(P["objects"])
+        o_mb = med(rss.get((top_o, 0), []))
+        per_obj = (o_mb - idle) * 1024 / top_o if top_o else float("nan")
+        s1, s_top = min(P["mem_streams"]), max(P["mem_streams"])
+        m1 = med(rss.get((top_o, s1), []))
+        mtop = med(rss.get((top_o, s_top), []))
+        per_stream = (m1 - o_mb) * 1024 / s1 if s1 else float("nan")
+        per_stream_top = (mtop - o_mb) * 1024 / s_top if s_top else float("nan")
+        target_key = (10000, 1000)
+        tgt = med(rss.get(target_key, [])) if target_key in rss else m1
+        rows.append((
+            "memory: %d objects + %d streams" % (top_o, s1),
+            "**%s MiB** RSS (min %s); idle %s MiB, %s KiB per object, %s KiB per "
+            "stream at %d (%s at %d); %d objects + %d streams: %s MiB" % (
+                f(tgt, 1), f(mn(rss.get(target_key, [m1])), 1), f(idle, 1),
+                f(per_obj, 1), f(per_stream, 1), s1, f(per_stream_top, 1), s_top,
+                top_o, s_top, f(mtop, 1)),
+            "< %g MB RSS" % T_RSS_MB,
+            verdict(tgt * 1.048576 < T_RSS_MB)))
+        notes.append("The memory target is in MB (10^6 bytes); the table "
+                     "shows MiB: %s MiB is %s MB." % (f(tgt, 1), f(tgt * 1.048576, 1)))
+
+    # -- KEDA's cycle
+    if "keda" in R:
+        res = R["keda"]
+        wins = [d for k, d in res if k == "keda"]
+        raw.append("### KEDA's cycle (`keda`)\n")
+        raw.append("%d ScaledObjects, each with its own query; per object a burst "
+                   "GetMetricSpec → GetMetrics → IsActive at every HPA read (15 s) "
+                   "and every KEDA poll (30 s), at phases drawn uniformly; time "
+                   "x%g (cacheTTLSeconds %g s); %g s of warm-up, then windows of %g s "
+                   "(uncompressed). Backend requests counted at the fake backend, "
+                   "reset at each window's start; a cycle is 15 s.\n" % (
+                       P["keda_objects"], P["compress"], 5.0 / P["compress"],
+                       P["keda_warmup"], P["keda_window"]))
+        table_head(raw, ["window", "bursts", "errors", "first call p50 / p99 / max ms",
+                         "all calls p99 / max ms", "client lag p99 / max ms",
+                         "backend requests", "distinct queries", "per query per cycle",
+                         "worst query per cycle", "server CPU", "client CPU",
+                         "backend CPU", "others' CPU"])
+        for d in wins:
+            raw.append("| %d | %d | %d | %.3f / %.3f / %.1f | %.3f / %.1f | %.2f / %.1f "
+                       "| %d | %d | %.3f | %.2f | %.2f | %.2f | %.2f | %.2f |" % (
+                           d["window"], d["bursts"], d["errors"], d["first_p50_ms"],
+                           d["first_p99_ms"], d["first_max_ms"], d["all_p99_ms"],
+                           d["all_max_ms"], d["lag_p99_ms"], d["lag_max_ms"],
+                           d["backend_requests"], d["backend_used"],
+                           d["per_query_cycle"], d["max_query_cycle"],
+                           d["server_cpu"], d["client_cpu"], d["backend_cpu"],
+                           others(d)))
+        raw.append("")
+        p99 = med(d["first_p99_ms"] for d in wins)
+        worst = mx(d["first_max_ms"] for d in wins)
+        qpc = med(d["per_query_cycle"] for d in wins)
+        errs = sum(d["errors"] for d in wins)
+        rows.append((
+            "KEDA's cycle at %d objects (HPA 15 s, poll 30 s)%s" % (
+                P["keda_objects"], "" if P["compress"] == 1 else
+                ", time x%g" % P["compress"]),
+            "first call p99 **%s ms** (min %s), worst %s ms; **%s** backend queries "
+            "per distinct query per cycle (worst query %s); %d errors" % (
+                f(p99, 2), f(mn(d["first_p99_ms"] for d in wins), 2), f(worst, 1),
+                f(qpc, 2), f(mx(d["max_query_cycle"] for d in wins), 2), errs),
+            "p99 < %g ms, ≤ %g query per query per cycle" % (T_KEDA_P99_MS, T_KEDA_QPC),
+            verdict_in("keda", p99 < T_KEDA_P99_MS and qpc <= T_KEDA_QPC and not errs) +
+            (" (p99 %s, queries %s)" % ("met" if p99 < T_KEDA_P99_MS else "missed",
+                                        "met" if qpc <= T_KEDA_QPC else "missed"))))
+        if any(not d.get("backend_ok", 1) for d in wins):
+            notes.append("KEDA cycle: the fake backend's counts could not be read "
+                         "in some window (it did not answer): that window's query "
+                         "counts are not valid.")
+        lag = mx(d["lag_max_ms"] for d in wins)
+        notes.append("KEDA cycle: the client started each burst at most %s ms late "
+                     "(p99 %s ms) and used %s of a core; the fake backend used %s "
+                     "of a core, so neither paced the server." % (
+                         f(lag, 1), f(mx(d["lag_p99_ms"] for d in wins), 2),
+                         f(mx(d["client_cpu"] for d in wins)),
+                         f(mx(d["backend_cpu"] for d in wins))))
+
+    # -- decision log
+    if "log" in R:
+        L = R["log"]
+        wins = L["windows"]
+        m = med(d["rps"] for d in wins if d["method"] == "GetMetrics")
+        h = med(d["rps"] for d in wins if d["method"] == "Check")
+        per = L["lines"] / L["calls"] if L["calls"] else float("nan")
+        warn = R.get("_lat32")
+        ratio_info = m / h if h else float("nan")
+        ratio_warn = warn["m"] / warn["h"] if warn and warn["h"] else float("nan")
+        rows.append((
+            "decision log at the default level",
+            "**%s** lines per GetMetrics with unchanged answers (%d lines, %d bytes "
+            "over %d calls; %d lines while warming); GetMetrics/health throughput "
+            "%s at info vs %s at warn" % (
+                f(per, 4), L["lines"], L["bytes"], L["calls"], L["warm_lines"],
+                f(ratio_info), f(ratio_warn)),
+            "a line when the answer changes",
+            verdict(per < 0.001)))
+        raw.append("### Decision log (`unary` at the default level)\n")
+        table_head(raw, ["rep", "method", "RPC/s", "p50 ms", "p99 ms"],
+                   left=("method",))
+        for d in wins:
+            raw.append("| %d | %s | %.0f | %.3f | %.3f |" % (
+                d["rep"], d["method"], d["rps"], d["p50_ms"], d["p99_ms"]))
+        raw.append("")
+
+    # -- isolation
+    if "isolation" in R:
+        wins = R["isolation"]
+        a = [d for d in wins if d["phase"] == "alone"]
+        n = [d for d in wins if d["phase"] == "noisy"]
+        raw.append("### Isolation (`isolation`)\n")
+        raw.append("The quiet namespace sends GetMetrics at %g/s, each for a "
+                   "ScaledObject of its own (a cache miss: 2 backend requests); the "
+                   "noisy one keeps %d GetMetrics in flight whose queries the fake "
+                   "backend answers after 1.9 s (%d slow requests, never repeated); "
+                   "one backend, timeoutSeconds 3. Quiet-call latency counts failed "
+                   "calls too.\n" % (P["rate"], P["noisy"], 2 * P["noisy"]))
+        table_head(raw, ["rep", "phase", "quiet calls", "not OK", "p50 ms", "p99 ms",
+                         "max ms", "slow backend requests in flight",
+                         "noisy OK / not OK"], left=("phase", "noisy OK / not OK"))
+        for d in wins:
+            raw.append("| %d | %s | %d | %d | %.2f | %.2f | %.1f | %d | %d / %d |" % (
+                d["rep"], d["phase"], d["quiet_calls"], d["quiet_errors"],
+                d["p50_ms"], d["p99_ms"], d["max_ms"], d["backend_slow"],
+                d["noisy_ok"], d["noisy_errors"]))
+        raw.append("")
+        p99n, p99a = med(d["p99_ms"] for d in n), med(d["p99_ms"] for d in a)
+        errs = sum(d["quiet_errors"] for d in n)
+        calls = sum(d["quiet_calls"] for d in n)
+        rows.append((
+            "isolation: %d slow backend queries from one namespace, same host"
+            % (2 * P["noisy"]),
+            "quiet namespace p99 **%s ms** vs %s ms alone (%sx); **%d of %d** not OK"
+            % (f(p99n, 1), f(p99a, 2), f(p99n / p99a if p99a else float("nan"), 0),
+               errs, calls),
+            "p99 < %g ms, none UNAVAILABLE (issue 11's target)" % T_ISO_P99_MS,
+            verdict(p99n < T_ISO_P99_MS and errs == 0)))
+
+    # -- noise
+    all_others = []
+    for key in ("latency",):
+        if key in R:
+            all_others += [others(d) for d in R[key][0]]
+    if all_others:
+        notes.append("Other processes took %s of a core on median during the unary "
+                     "windows (max %s); a window where they took much of a core "
+                     "has lower rates and longer tails (see 'others' CPU' in the "
+                     "raw tables), and ratios within one run hold better than "
+                     "absolute numbers." % (f(med(all_others)), f(mx(all_others))))
+
+    out = ["# Service benchmark", ""]
+    out.append("Generated by `make bench-service` (bench/service.py driving "
+               "build/staffer-load, a client on gRPC core's C API; see "
+               "[docs/service-bench.md](../../docs/service-bench.md)). "
+               "`staffer serve` on loopback against a fake Prometheus in C "
+               "(`staffer-load backend`, one thread per connection, answers in "
+               "microseconds); every number below comes from this one run. "
+               "Where the target is a ratio, the baseline was measured in the "
+               "same run. Each figure is the median of %d repetitions (min in "
+               "brackets)." % P["reps"])
+    out.append("")
+    out.append("- run: %s" % meta["when"])
+    out.append("- code: %s" % meta["rev"])
+    out.append("- machine: %s" % meta["machine"])
+    out.append("- load average before / after: %s / %s" % (meta["load0"], meta["load1"]))
+    out.append("- mode: %s; wall time %.0f s" % (meta["mode"], meta["wall"]))
+    if meta.get("busy"):
+        out.append("- cores busy with other work just before each scenario: %s" %
+                   ", ".join("%s %.2f" % kv for kv in meta["busy"].items()))
+    if meta.get("noise"):
+        out.append("- cores other processes took during the timed windows (median): "
+                   "%s; above %g a row says the machine was busy" % (
+                       ", ".join("%s %.2f" % kv for kv in meta["noise"].items()),
+                       NOISY))
+    out.append("")
+    out.append("## Targets (issue 12)")
+    out.append("")
+    table_head(out, ["what", "measured", "target", ""],
+               left=("what", "measured", "target", ""))
+    for r in rows:
+        out.append("| %s | %s | %s | %s |" % r)
+    out.append("")
+    out.append("## What these numbers are, and are not")
+    out.append("")
+    for n_ in notes + P["caveats"]:
+        out.append("- " + n_)
+    out.append("")
+    out.append("## Raw numbers")
+    out.append("")
+    out += raw
+    return "\n".join(out) + "\n"
+
+
+CAVEATS = [
+    "The backend is a fake Prometheus that answers in microseconds, so "
+    "latencies of calls that miss the cache are staffer's own cost plus a "
+    "loopback HTTP request; against a real Prometheus add its query time. "
+    "Backend queries per distinct query are counted at that fake backend.",
+    "gRPC over loopback, plaintext, one HTTP/2 connection as KEDA keeps: no TLS "
+    "cost, no network latency.",
+    "Idle CPU is the server's user + system time from /proc/PID/stat (clock "
+    "ticks of 10 ms) over the idle window; the backend is not polled in it "
+    "(cacheTTLSeconds 300), which is how 'beyond the backend polling itself' is "
+    "read here; the fake backend's request count in the window is in the raw "
+    "table.",
+    "KEDA's cycle is simulated by the call pattern KEDA's operator produces "
+    "(GetMetricSpec, GetMetrics, IsActive at every HPA read and every poll); "
+    "the metrics adapter's own caching and KEDA's per-trigger scaler cache "
+    "rebuilds on errors are not modelled.",
+    "The machine has 2 cores shared by the client, the server and the fake "
+    "backend (and, here, by other people's builds): the client's CPU share "
+    "and what others took are reported beside each window.",
+]
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "staffer"))
-    ap.add_argument("--objects", type=int, default=500)
-    ap.add_argument("--streams", type=int, default=1000)
-    ap.add_argument("--concurrency", type=int, default=16)
-    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "service.md"))
+    global _tmp
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true",
+                    default=bool(os.environ.get("BENCH_QUICK")))
+    ap.add_argument("--only", default="")
+    ap.add_argument("--compress", type=float, default=None,
+                    help="KEDA cycle time factor (default 1; --quick 5)")
+    ap.add_argument("--wait-quiet", type=float, default=30,
+                    help="before each scenario, wait up to this many seconds "
+                         "for other processes to leave the machine (default 30)")
+    ap.add_argument("--retries", type=int, default=1,
+                    help="run a timed scenario again (up to this many times) when "
+                         "other processes took more than %g of a core during it; "
+                         "the quietest run is reported (default 1)" % NOISY)
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results",
+                                                   "service.md"))
     a = ap.parse_args()
-    n = a.objects
+    for b in (STAFFER, LOAD):
+        if not os.access(b, os.X_OK):
+            log("%s missing: run `make all build/staffer-load`" % b)
+            return 2
+    if a.quick:
+        P = {"reps": 1, "seconds": 1, "idle": 2, "inflight": "1,8,32",
+             "streams": [0, 1000, 5000], "objects": [100, 1000, 10000],
+             "mem_streams": [1000, 5000], "compress": 5, "keda_objects": 2000,
+             "keda_warmup": 30, "keda_windows": 1, "keda_window": 30,
+             "noisy": 20, "rate": 200, "iso_seconds": 2}
+    else:
+        P = {"reps": 3, "seconds": 3, "idle": 5, "inflight": "1,8,32",
+             "streams": [0, 1000, 5000], "objects": [100, 1000, 10000],
+             "mem_streams": [1000, 5000], "compress": 1, "keda_objects": 10000,
+             "keda_warmup": 30, "keda_windows": 3, "keda_window": 30,
+             "noisy": 20, "rate": 200, "iso_seconds": 4}
+    if a.compress:
+        P["compress"] = a.compress
+    P["inflight_list"] = [int(x) for x in P["inflight"].split(",")]
+    P["caveats"] = list(CAVEATS)
+    if a.quick:
+        P["caveats"].insert(0, "**A quick run** (BENCH_QUICK=1): one repetition, "
+                            "short windows, a smaller time-compressed KEDA cycle. "
+                            "Not a result; `make bench-service` is.")
+    only = set(x for x in a.only.split(",") if x)
+    names = ["latency", "log", "streams", "memory", "keda", "isolation"]
+    for n in only - set(names):
+        log("unknown scenario %r (have: %s)" % (n, ", ".join(names)))
+        return 2
+
+    _tmp = tempfile.mkdtemp(prefix="staffer-bench-")
+    atexit.register(_cleanup)
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGINT, _on_signal)
     t0 = time.monotonic()
-    m = h.Metrics().start()
+    meta = {"when": time.strftime("%Y-%m-%d %H:%M %Z"),
+            "load0": " ".join(open("/proc/loadavg").read().split()[:3]),
+            "mode": "quick" if a.quick else "full", "busy": {}, "noise": {}}
     try:
-        m.set(**{"bench_rate_%d" % i: 2 for i in range(max(n, 1000))})
-        m.wait_value("bench_rate_%d" % (max(n, 1000) - 1), 2.0, timeout=20)
-        q_cache, err_c = cycle_queries(a.bin, m, n, 5, "cache")
-        q_none, err_n = cycle_queries(a.bin, m, n, 0, "nocache")
-        L = latency(a.bin, m, n, a.concurrency)
-        L.update(isolation(a.bin, m, n, a.concurrency))
-        rss0, rss1 = stream_memory(a.bin, m, a.streams)
+        rev = subprocess.run(["git", "-C", ROOT, "describe", "--always",
+                              "--dirty"], capture_output=True, text=True)
+        meta["rev"] = rev.stdout.strip() or "unknown"
+    except OSError:
+        meta["rev"] = "unknown"
+    model = "unknown CPU"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    meta["machine"] = "%d cores (%s), %s, Linux %s" % (
+        os.cpu_count(), model, "gRPC core " + grpc_version(), platform.release())
+
+    R = {}
+    b = Backend()
+    try:
+        fns = {"latency": sc_latency, "log": sc_log, "streams": sc_streams,
+               "memory": sc_memory, "keda": sc_keda, "isolation": sc_isolation}
+        for n in names:
+            if only and n not in only:
+                continue
+            best = None
+            for attempt in range(a.retries + 1):
+                busy = wait_quiet(a.wait_quiet, n)
+                t = time.monotonic()
+                res = fns[n](b, P)
+                nz = noise_of(n, res)
+                log("%s: done in %.0f s%s" % (
+                    n, time.monotonic() - t, "" if nz is None else
+                    "; others used %.2f cores meanwhile" % nz))
+                if best is None or (nz is not None and nz < best[0]):
+                    best = (nz if nz is not None else 0.0, res, busy)
+                if nz is None or nz <= NOISY:
+                    break
+                if attempt < a.retries:
+                    log("%s: the machine was busy; again" % n)
+            R[n] = best[1]
+            meta["busy"][n] = best[2]
+            if noise_of(n, best[1]) is not None:
+                meta["noise"][n] = best[0]
     finally:
-        m.stop()
-
-    lm, sm = L["metrics"]
-    lh, sh = L["health"]
-    rows = []
-    rows.append("| backend queries per ScaledObject per KEDA cycle (2 GetMetrics + IsActive) "
-                "| %.2f (cacheTTLSeconds 5) | %.2f (cacheTTLSeconds 0) | %.2fx fewer |"
-                % (q_cache, q_none, q_none / q_cache if q_cache else float("inf")))
-    rows.append("| GetMetrics p50 / p99 latency (answers from the cache), concurrency %d "
-                "| %.2f / %.2f ms "
-                "| health check: %.2f / %.2f ms | %.2fx / %.2fx |"
-                % (a.concurrency, 1e3 * pct(lm, .5), 1e3 * pct(lm, .99),
-                   1e3 * pct(lh, .5), 1e3 * pct(lh, .99),
-                   pct(lm, .5) / pct(lh, .5), pct(lm, .99) / pct(lh, .99)))
-    rows.append("| GetMetrics throughput (from the cache) | %.0f calls/s "
-                "| health check: %.0f calls/s | %.2fx |"
-                % (len(lm) / sm, len(lh) / sh, (len(lm) / sm) / (len(lh) / sh)))
-    rows.append("| GetMetrics p99, each a Prometheus query (cacheTTLSeconds 0), while %d "
-                "calls wait on a backend that never answers (2 s timeout) "
-                "| %.2f ms | without them: %.2f ms | %.2fx |"
-                % (L["slow_in_flight"], 1e3 * pct(L["iso_slow"], .99),
-                   1e3 * pct(L["iso_base"], .99),
-                   pct(L["iso_slow"], .99) / pct(L["iso_base"], .99)))
-    rows.append("| RSS with %d StreamIsActive streams open | %.1f MiB | before: %.1f MiB "
-                "| %.1f KiB per stream |"
-                % (a.streams, rss1 / 1024, rss0 / 1024, (rss1 - rss0) / a.streams))
-    report = """# Service benchmark
-
-Generated by `make bench-service` (bench/service.py) on this machine; every
-number comes from that run.  `staffer serve` against a real Prometheus
-(scraping tests/integration/exporter.py every second) on loopback, driven
-by python3-grpcio; %d ScaledObjects, each with its own arrivalRateQuery.
-Each row compares staffer with a baseline measured in the same run.
-Non-OK answers during the cycle runs: %d (cache) and %d (no cache).
-The client (Python) limits the absolute throughput; the ratios are the
-result.  Wall time %.0f s.
-
-| what | staffer | baseline | ratio |
-|---|---:|---:|---:|
-%s
-""" % (n, err_c, err_n, time.monotonic() - t0, "\n".join(rows))
-    os.makedirs(os.path.dirname(a.out), exist_ok=True)
-    with open(a.out, "w") as f:
-        f.write(report)
-    print(report)
+        b.stop()
+    meta["wall"] = time.monotonic() - t0
+    meta["load1"] = " ".join(open("/proc/loadavg").read().split()[:3])
+    text = report(R, P, meta)
+    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+    with open(a.out, "w") as fp:
+        fp.write(text)
+    sys.stdout.write(text)
+    log("wrote %s in %.0f s" % (a.out, meta["wall"]))
     return 0
+
+
+def grpc_version():
+    try:
+        r = subprocess.run(["pkg-config", "--modversion", "grpc"],
+                           capture_output=True, text=True)
+        return r.stdout.strip() or "?"
+    except OSError:
+        return "?"
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Every test: unit (cmocka, build/tests/test_*), calc, the docs' calc examples, lint, explain
 # and tune (tests/cli/), packaging (tests/packaging/run.sh), integration (tests/integration/run.sh),
-# valgrind (tests/integration/valgrind.sh, one test).  Builds nothing: `make test` builds first and then calls this.
+# the load client (tests/bench/test_load.py), valgrind
+# (tests/integration/valgrind.sh, one test).  Builds nothing: `make test` builds first and then calls this.
 # Prints one combined `N passed, N failed` last; exits non-zero on failure.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -100,6 +101,12 @@ add_counts packaging "$rc"
 echo "=== integration"
 run tests/integration/run.sh
 add_counts integration "$rc"
+
+# ---- the service benchmark's instrument: a smoke run of the load client
+# (ASan build) and bench/service.py's report against a real staffer
+echo "=== load client"
+run /usr/bin/python3 -u tests/bench/test_load.py
+add_counts "load client" "$rc"
 
 # ---- valgrind: one test
 echo "=== valgrind"

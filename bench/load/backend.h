@@ -1,0 +1,33 @@
+/*
+ * backend.h - `staffer-load backend`: a fake Prometheus for the service
+ * benchmark, fast enough never to be what is measured.
+ *
+ *   staffer-load backend [--port P] [--slow-ms MS] [--value V]
+ *
+ * Answers GET /api/v1/query (one series, value V, default 2) and
+ * /api/v1/query_range (a matrix from start to end at step, value V) on
+ * 127.0.0.1, one thread per connection (libmicrohttpd), so a slow query
+ * holds only its own connection as a slow Prometheus would.  Queries
+ * whose text starts with "slow" are answered after MS milliseconds
+ * (default 1900).
+ *
+ * It counts requests per distinct query, (instant or range, query text),
+ * for the benchmark's "backend queries per query per cycle":
+ *   GET /-/stats  "requests N\nkeys K\nused U\nmax M\nslow S\n" since the
+ *                 last reset: requests, distinct queries ever seen, those
+ *                 asked since the reset, the most any one was asked, slow
+ *                 requests in flight now;
+ *   GET /-/reset  zero the counts (keys are kept);
+ *   GET /-/healthy "ok".
+ * Prints "listening PORT" on stdout once it listens (--port 0 picks a
+ * free port); runs until SIGINT or SIGTERM.
+ */
+#ifndef LOAD_BACKEND_H
+#define LOAD_BACKEND_H
+
+#define BACKEND_KEYS_MAX (1u << 20)     /* distinct queries counted */
+#define BACKEND_POINTS_MAX 11000        /* Prometheus' own cap */
+
+int backend_main(int argc, char **argv);
+
+#endif

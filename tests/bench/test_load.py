@@ -1,0 +1,242 @@
+#!/usr/bin/python3
+"""Smoke test of the service benchmark's instrument (bench/load/,
+bench/service.py), so that `make bench-service` cannot rot between runs.
+
+Runs the sanitizer build of the load client (build/staffer-load-asan) and
+its fake backend against a real build/staffer, each scenario for a fraction
+of a second, and checks that the counts add up: every call answered, the
+backend asked exactly what the cache should let through, streams opened
+and closed one for one, KEDA's bursts as many as the schedule says.  Then
+bench/service.py's report is made from those results, so the arithmetic
+and the table code run too.  About 30 s.
+
+    /usr/bin/python3 tests/bench/test_load.py
+Prints one line per check and `N passed, N failed`; exits 1 on failure.
+"""
+
+import os
+import sys
+import tempfile
+import shutil
+import traceback
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+sys.dont_write_bytecode = True
+import service as sv  # noqa: E402
+
+LOAD = os.environ.get("STAFFER_LOAD_BIN",
+                      os.path.join(ROOT, "build", "staffer-load-asan"))
+passed = 0
+failed = 0
+
+
+def check(name, cond, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+        print("ok - %s" % name)
+    else:
+        failed += 1
+        print("FAIL - %s %s" % (name, detail))
+    sys.stdout.flush()
+
+
+def get(url):
+    with urllib.request.urlopen(url, timeout=5) as r:
+        return r.read().decode()
+
+
+def stats(b):
+    return dict((l.split()[0], float(l.split()[1]))
+                for l in get(b.url + "/-/stats").splitlines())
+
+
+def of(res, kind):
+    return [d for k, d in res if k == kind]
+
+
+def t_backend(b):
+    get(b.url + "/-/reset")
+    for _ in range(3):
+        body = get(b.url + "/api/v1/query?query=smoke_a")
+    check("backend: instant answer", '"resultType":"vector"' in body and '"2"' in body, body)
+    body = get(b.url + "/api/v1/query_range?query=smoke_a&start=100&end=160&step=15")
+    check("backend: range answer has 5 points", body.count("[1") == 5, body)
+    s = stats(b)
+    check("backend: counts per distinct query",
+          s["requests"] == 4 and s["used"] == 2 and s["max"] == 3, s)
+
+
+def t_unary(b, R):
+    s = sv.Server("unary", b, ttl=300)
+    try:
+        get(b.url + "/-/reset")
+        res = sv.run_load("unary", s, b, [
+            "--methods", "health,metrics,active,spec", "--inflight", "1,8",
+            "--reps", 1, "--seconds", 0.3, "--objects", 20])
+        st = stats(b)
+    finally:
+        s.stop()
+    warm = of(res, "warm")
+    check("unary: warm-up answered", warm and warm[0]["ok"] == 40 and
+          warm[0]["errors"] == 0, warm)
+    wins = of(res, "unary")
+    check("unary: 8 windows", len(wins) == 8, len(wins))
+    check("unary: every window has calls and no error",
+          all(d["rpcs"] > 10 and d["errors"] == 0 for d in wins), wins)
+    check("unary: p50 <= p99 <= max",
+          all(0 < d["p50_ms"] <= d["p99_ms"] <= d["max_ms"] for d in wins), wins)
+    check("unary: client and server CPU read",
+          all(d["client_cpu"] > 0 for d in wins) and
+          sum(d["server_cpu"] for d in wins) > 0, wins)
+    # 20 objects: an instant and a range query each, once (cacheTTL 300)
+    check("unary: the backend was asked each query once",
+          st["requests"] == 40 and st["used"] == 40, st)
+    R["latency"] = (wins, warm)
+
+
+def t_streams(b, R):
+    out = {}
+    for k in (0, 50):
+        s = sv.Server("streams-%d" % k, b, ttl=300)
+        try:
+            out[k] = sv.run_load("streams", s, b, [
+                "--streams", k, "--reps", 1, "--seconds", 0.3,
+                "--idle-seconds", 0.5, "--objects", 10, "--queries", 5])
+        finally:
+            s.stop()
+    res = out[50]
+    o = of(res, "streams_open")[0]
+    check("streams: 50 opened, each with its first message",
+          o["opened"] == 50 and o["first"] == 50 and o["failed"] == 0, o)
+    a = of(res, "streams_alive")[0]
+    check("streams: all alive until closed, one message each",
+          a["open"] == 50 and a["ended_early"] == 0 and a["msgs"] == 50 and
+          a["bad"] == 0, a)
+    c = of(res, "streams_closed")[0]
+    check("streams: all 50 ended when cancelled", c["ended"] == 50, c)
+    i = of(res, "idle")[0]
+    check("streams: idle window measured", i["seconds"] >= 0.4 and
+          i["rss_kib"] > 0, i)
+    u = of(res, "unary")[0]
+    check("streams: GetMetrics beside them", u["rpcs"] > 10 and u["errors"] == 0, u)
+    R["streams"] = out
+
+
+def t_memory(b, R):
+    s = sv.Server("memory", b, ttl=5)
+    try:
+        res = sv.run_load("memory", s, b, ["--steps", "10,20", "--streams", 10,
+                                          "--inflight", 4])
+    finally:
+        s.stop()
+    rss = [(d["objects"], d["streams"], d["kib"]) for d in of(res, "rss")]
+    check("memory: RSS at 0, 10, 20 objects and 10 streams",
+          [(o, st) for o, st, _ in rss] == [(0, 0), (10, 0), (20, 0), (20, 10)] and
+          all(k > 1000 for _, _, k in rss), rss)
+    ob = of(res, "objects")[0]
+    check("memory: every object answered", ob["ok"] == 40 and ob["errors"] == 0, ob)
+    R["memory"] = [res]
+
+
+def t_keda(b, R):
+    s = sv.Server("keda", b, ttl=5.0 / 20)
+    try:
+        res = sv.run_load("keda", s, b, [
+            "--objects", 40, "--compress", 20, "--warmup", 15, "--windows", 1,
+            "--window", 30])
+    finally:
+        s.stop()
+    w = of(res, "keda")[0]
+    # per object in 30 s: two HPA reads and one poll
+    check("keda: bursts as scheduled (120 +- 10%)", 108 <= w["bursts"] <= 132, w)
+    check("keda: three calls a burst, no error",
+          w["calls"] == 3 * w["bursts"] and w["errors"] == 0, w)
+    check("keda: first-call latencies", 0 < w["first_p50_ms"] <= w["first_p99_ms"]
+          <= w["first_max_ms"], w)
+    check("keda: backend queries counted per distinct query",
+          0 < w["backend_used"] <= 80 and 0 < w["per_query_cycle"] <= 3, w)
+    t = of(res, "keda_total")[0]
+    check("keda: every burst finished", t["finished"] == t["bursts"] and
+          t["start_failed"] == 0, t)
+    R["keda"] = res
+
+
+def t_isolation(R):
+    b = sv.Backend(slow_ms=200)
+    try:
+        s = sv.Server("isolation", b, ttl=5, timeout=3)
+        try:
+            res = sv.run_load("isolation", s, b, [
+                "--noisy", 2, "--rate", 50, "--seconds", 0.5, "--reps", 1])
+        finally:
+            s.stop()
+    finally:
+        b.stop()
+    a = [d for d in of(res, "isolation") if d["phase"] == "alone"][0]
+    n = [d for d in of(res, "isolation") if d["phase"] == "noisy"][0]
+    check("isolation: quiet calls paced (25 +- 3)", 22 <= a["quiet_calls"] <= 28, a)
+    check("isolation: quiet calls answered alone", a["quiet_errors"] == 0, a)
+    check("isolation: noisy calls answered (slow)", n["noisy_ok"] >= 2, n)
+    R["isolation"] = of(res, "isolation")
+
+
+def t_report(R):
+    P = {"reps": 1, "inflight_list": [1, 8], "streams": [0, 50],
+         "objects": [10, 20], "mem_streams": [10], "compress": 20,
+         "keda_objects": 40, "keda_warmup": 15, "keda_window": 30,
+         "noisy": 2, "rate": 50, "caveats": ["smoke"]}
+    meta = {"when": "now", "rev": "test", "machine": "here", "load0": "0",
+            "load1": "0", "mode": "smoke", "wall": 1}
+    text = sv.report(R, P, meta)
+    check("report: targets table", "## Targets (issue 12)" in text and
+          text.count("**met**") + text.count("**missed**") >= 6, text[:400])
+    check("report: raw tables", text.count("### ") >= 5, text[-400:])
+
+
+def asan_env():
+    """LeakSanitizer on where it can run (tests/integration/run.sh does the
+    same): some containers forbid the ptrace it needs."""
+    if os.environ.get("ASAN_OPTIONS"):
+        return
+    import subprocess
+    r = subprocess.run([LOAD, "--help"], capture_output=True, text=True,
+                       env=dict(os.environ, ASAN_OPTIONS="detect_leaks=1"))
+    leaks = "LeakSanitizer has encountered a fatal error" not in r.stderr
+    os.environ["ASAN_OPTIONS"] = "detect_leaks=%d:abort_on_error=0" % leaks
+    os.environ.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
+    print("# ASAN_OPTIONS=%s" % os.environ["ASAN_OPTIONS"])
+
+
+def main():
+    if not os.access(LOAD, os.X_OK) or not os.access(sv.STAFFER, os.X_OK):
+        print("test_load: build %s and %s first" % (LOAD, sv.STAFFER))
+        print("0 passed, 1 failed")
+        return 1
+    asan_env()
+    sv.LOAD = LOAD
+    sv._tmp = tempfile.mkdtemp(prefix="staffer-load-test-")
+    R = {}
+    b = sv.Backend()
+    try:
+        for t in (lambda: t_backend(b), lambda: t_unary(b, R),
+                  lambda: t_streams(b, R), lambda: t_memory(b, R),
+                  lambda: t_keda(b, R), lambda: t_isolation(R),
+                  lambda: t_report(R)):
+            try:
+                t()
+            except Exception:
+                check("no exception", False, traceback.format_exc())
+    finally:
+        b.stop()
+        sv._cleanup()
+        shutil.rmtree(sv._tmp, ignore_errors=True)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
