@@ -26,15 +26,28 @@ GEN_SRC  = $(PROTOS:%=$(GEN)/%.pb-c.c)
 GEN_HDR  = $(PROTOS:%=$(GEN)/%.pb-c.h)
 
 # The library: everything but main.c, so unit tests link the same code.
-LIB_SRC  = src/model.c src/erlang.c src/smooth.c src/meta.c src/config.c \
-           src/prom.c src/show.c src/csv.c src/log.c src/secret.c src/slurp.c src/fprint.c src/stab.c src/certs.c src/http.c src/awscred.c src/stats.c src/procstat.c src/httpd.c src/fetch.c src/scaler.c src/pb.c \
-           src/rpc.c src/report.c src/calc.c src/explain.c src/serve.c src/forecast.c src/decide.c \
-           src/simrng.c src/simheap.c src/simroute.c src/perf.c src/trace.c \
-           src/simprom.c src/hpa.c src/keda.c src/demand.c src/policy.c \
-           src/sim.c src/simplot.c src/simulate.c src/tunesearch.c src/tunehist.c src/tune.c \
-           src/sched.c src/tz.c src/ydoc.c src/trigsel.c src/lint.c src/peak.c src/promql.c \
-           src/feedback.c \
-           src/version.c src/health.c src/crd.c
+# By layer, each using only the ones above it (README.md's layout table):
+# the pure decision model: no I/O, no logging, no global state
+MODEL_SRC = src/model.c src/erlang.c src/smooth.c src/forecast.c src/peak.c \
+           src/feedback.c
+# metadata and one decision from it, and the text helpers every layer shares
+CORE_SRC = src/meta.c src/decide.c src/sched.c src/tz.c src/promql.c \
+           src/show.c src/csv.c src/slurp.c src/log.c src/version.c
+# the service: backends, the decision per trigger, KEDA's gRPC, /metrics
+SVC_SRC  = src/config.c src/prom.c src/secret.c src/fprint.c src/stab.c \
+           src/certs.c src/http.c src/awscred.c src/stats.c src/procstat.c \
+           src/httpd.c src/fetch.c src/scaler.c src/pb.c src/rpc.c \
+           src/serve.c src/health.c
+# the tools: calc, explain, lint and what they read (YAML, the CRD, history)
+TOOL_SRC = src/report.c src/calc.c src/explain.c src/ydoc.c src/trigsel.c \
+           src/lint.c src/crd.c src/tunehist.c
+# the closed-loop simulator (src/sim/) and the subcommands that drive it
+SIM_SRC  = src/sim/simrng.c src/sim/simheap.c src/sim/simroute.c \
+           src/sim/perf.c src/sim/trace.c src/sim/simprom.c src/sim/hpa.c \
+           src/sim/keda.c src/sim/demand.c src/sim/policy.c src/sim/sim.c \
+           src/sim/simplot.c src/sim/simulate.c src/sim/tunesearch.c \
+           src/sim/tune.c
+LIB_SRC  = $(MODEL_SRC) $(CORE_SRC) $(SVC_SRC) $(TOOL_SRC) $(SIM_SRC)
 MAIN_SRC = src/main.c
 
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(PKG_CFLAGS) -Isrc -I$(GEN) $(CFLAGS)
@@ -92,6 +105,7 @@ OBJ      = $(LIB_SRC:src/%.c=$(B)/obj/%.o) $(GEN_SRC:$(GEN)/%.c=$(B)/obj/%.o) \
            $(B)/obj/crd-gen.o
 
 $(B)/obj/%.o: src/%.c $(GEN_HDR) | $(B)/obj
+	@mkdir -p $(@D)
 	@echo "  CC       $<"
 	$(Q)$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
 
@@ -115,6 +129,7 @@ SOBJ     = $(LIB_SRC:src/%.c=$(B)/asan/%.o) $(GEN_SRC:$(GEN)/%.c=$(B)/asan/%.o) 
            $(B)/asan/crd-gen.o
 
 $(B)/asan/%.o: src/%.c $(GEN_HDR) | $(B)/asan
+	@mkdir -p $(@D)
 	@echo "  CC-SAN   $<"
 	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -MMD -MP -c -o $@ $<
 
@@ -203,5 +218,6 @@ lint: $(B)/staffer
 clean:
 	rm -rf $(B)
 
--include $(wildcard $(B)/obj/*.d $(B)/asan/*.d $(B)/load/*.d \
+-include $(wildcard $(B)/obj/*.d $(B)/asan/*.d $(B)/obj/*/*.d \
+	$(B)/asan/*/*.d $(B)/load/*.d \
 	$(B)/load-asan/*.d)

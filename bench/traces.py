@@ -25,7 +25,7 @@ DAY_S = 86400
 TRAIN = ("azure-conv", "servegen-language_m-large", "synthetic-step",
          "synthetic-onoff")
 
-# llama2-70b / h100 / tp4 from the Splitwise profile, as src/perf.c has it
+# llama2-70b / h100 / tp4 from the Splitwise profile, as src/sim/perf.c has it
 # (used here only to pick scale factors).
 PROMPT = [(128, 48.8891), (256, 54.3110), (512, 61.0427), (1024, 106.3140),
           (2048, 200.9289), (4096, 466.3972), (8192, 943.2766)]

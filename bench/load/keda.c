@@ -27,8 +27,8 @@
 #include "bstats.h"
 #include "load.h"
 #include "req.h"
-#include "simheap.h"
-#include "simrng.h"
+#include "sim/simheap.h"
+#include "sim/simrng.h"
 
 #define KEDA_HPA_S 15.0           /* HPA sync period */
 #define KEDA_POLL_S 30.0          /* KEDA's default pollingInterval */

@@ -57,8 +57,8 @@
 #include "prom.h"
 #include "scaler.h"
 #include "sched.h"
-#include "simrng.h"
-#include "trace.h"
+#include "sim/simrng.h"
+#include "sim/trace.h"
 #include "tz.h"
 
 #define FZ_MAX (1u << 20)     /* bytes in one input */

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hpa.h"
-#include "keda.h"
+#include "sim/hpa.h"
+#include "sim/keda.h"
 
 static struct hpa *new_hpa(const struct hpa_config *c)
 {

@@ -15,7 +15,7 @@
 
 #include "peak.h"
 #include "promql.h"
-#include "simrng.h"
+#include "sim/simrng.h"
 
 #define N_OF(x) (sizeof(x) / sizeof((x)[0]))
 

@@ -15,15 +15,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "demand.h"
-#include "perf.h"
-#include "policy.h"
-#include "sim.h"
-#include "simheap.h"
-#include "simprom.h"
-#include "simrng.h"
-#include "simroute.h"
-#include "trace.h"
+#include "sim/demand.h"
+#include "sim/perf.h"
+#include "sim/policy.h"
+#include "sim/sim.h"
+#include "sim/simheap.h"
+#include "sim/simprom.h"
+#include "sim/simrng.h"
+#include "sim/simroute.h"
+#include "sim/trace.h"
 
 #define assert_near(a, b, tol) \
 	near_impl((a), (b), (tol), #a, __FILE__, __LINE__)

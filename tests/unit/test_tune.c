@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "simrng.h"
-#include "trace.h"
+#include "sim/simrng.h"
+#include "sim/trace.h"
 #include "tunehist.h"
-#include "tunesearch.h"
+#include "sim/tunesearch.h"
 
 static const struct tune_goal goal = { 0.99, 0.02, 0.001 };
 
