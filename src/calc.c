@@ -21,10 +21,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "ascii.h"
 #include "cmd.h"
 #include "decide.h"
 #include "forecast.h"
 #include "meta.h"
+#include "num.h"
 #include "model.h"
 #include "report.h"
 #include "sched.h"
@@ -98,7 +100,7 @@ static int set_signal(struct model_signals *s, const char *key,
 	for (i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
 		if (strcmp(key, signals[i].key))
 			continue;
-		if (meta_parse_double(val, &v)) {
+		if (num_parse_double(val, &v)) {
 			fprintf(stderr, "staffer calc: '%s': '%.60s' is not a "
 				"number; allowed: a number from 0 to %g %s\n",
 				key, val, SIGNAL_MAX, signals[i].unit);
@@ -175,7 +177,7 @@ static int set_list(const struct calc_list *l, double *vals, size_t *nout,
 		memcpy(num, p, len < sizeof(num) ? len : sizeof(num) - 1);
 		num[len < sizeof(num) ? len : sizeof(num) - 1] = '\0';
 		bad = len >= sizeof(num) ? "too long to be a number" :
-		      meta_parse_double(num, &v) ? "not a number" :
+		      num_parse_double(num, &v) ? "not a number" :
 		      v < 0 || v > l->max ? "out of range" : NULL;
 		if (bad) {
 			fprintf(stderr, "staffer calc: '%s': value %zu of %zu, "
@@ -194,7 +196,7 @@ static int set_step(struct calc_series *c, const char *val)
 	const char *bad;
 	double v;
 
-	bad = meta_parse_double(val, &v) ? "not a number" :
+	bad = num_parse_double(val, &v) ? "not a number" :
 	      !(v > 0) || v > STEP_MAX ? "out of range" : NULL;
 	if (bad) {
 		fprintf(stderr, "staffer calc: 'stepSeconds': '%.60s' is %s; "
@@ -249,12 +251,6 @@ static const char *const calc_keys[] = {
 	"slaMissSeries", "stepSeconds", "currentReplicas", "now",
 };
 
-/* ASCII case folding, locale-free. */
-static int calc_fold(int c)
-{
-	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
-}
-
 /* A key that is one of calc's own but for case ("arrivalrate"): say so
  * (metadata's suggestion would name a metadata key); 1 when said. */
 static int calc_own_near(const char *key)
@@ -263,8 +259,8 @@ static int calc_own_near(const char *key)
 
 	for (i = 0; i < sizeof(calc_keys) / sizeof(calc_keys[0]); i++) {
 		for (j = 0; key[j] && calc_keys[i][j] &&
-		     calc_fold((unsigned char)key[j]) ==
-		     calc_fold((unsigned char)calc_keys[i][j]); j++)
+		     ascii_fold((unsigned char)key[j]) ==
+		     ascii_fold((unsigned char)calc_keys[i][j]); j++)
 			;
 		if (!key[j] && !calc_keys[i][j]) {
 			fprintf(stderr, "staffer calc: '%.60s' is not a known "
@@ -281,7 +277,7 @@ static int set_current(struct calc_series *c, const char *val)
 {
 	long v;
 
-	if (meta_parse_long(val, &v) || v < 0 || v > MODEL_REPLICAS_MAX) {
+	if (num_parse_long(val, &v) || v < 0 || v > MODEL_REPLICAS_MAX) {
 		fprintf(stderr, "staffer calc: 'currentReplicas': '%.60s' is "
 			"not allowed; allowed: a whole number from 0 to %lld\n",
 			val, (long long)MODEL_REPLICAS_MAX);

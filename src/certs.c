@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "mono.h"
 #include "slurp.h"
 
 #define CERTS_CHECK_EVERY_S 1.0
@@ -39,14 +40,6 @@ struct certs {
 	int fresh;                   /* cur not yet handed to gRPC */
 	double checked;              /* monotonic s of the last stat() */
 };
-
-static double certs_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void pem_release(struct certs_pem *p)
 {
@@ -171,7 +164,7 @@ static int certs_refresh(struct certs *c, int force, char err[CERTS_ERR_MAX])
 	struct certs_pem p;
 	int i, same = 1;
 
-	c->checked = certs_now();
+	c->checked = mono_now();
 	for (i = 0; i < 3; i++)
 		same = same && stamp_same(&c->cur.st[i], c->path[i]);
 	if (same && !force)
@@ -203,7 +196,7 @@ certs_fetch(void *arg, grpc_ssl_server_certificate_config **config)
 	int r;
 
 	pthread_mutex_lock(&c->mu);
-	if (certs_now() - c->checked >= CERTS_CHECK_EVERY_S) {
+	if (mono_now() - c->checked >= CERTS_CHECK_EVERY_S) {
 		r = certs_refresh(c, 0, err);
 		if (r > 0)
 			log_info("TLS: new certificate files '%s' taken",
@@ -252,7 +245,7 @@ struct certs *certs_new(const char *cert, const char *key,
 	if (certs_read(c, &c->cur, err))
 		goto fail;
 	c->fresh = 1;
-	c->checked = certs_now();
+	c->checked = mono_now();
 	return c;
 fail:
 	certs_free(c);

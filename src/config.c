@@ -12,7 +12,6 @@
  * Credential files are not opened here: only their paths are kept, and the
  * HTTP client reads them, so a rotated token is picked up without a restart.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <pthread.h>
@@ -25,7 +24,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "ascii.h"
 #include "config.h"
+#include "near.h"
 #include "show.h"
 
 #define CFG_PATH_MAX 160          /* a JSON path in an error */
@@ -155,37 +156,6 @@ static void cfg_show_number(char dst[32], double v)
 
 /* ---- field names ------------------------------------------------------- */
 
-/* Edit distance, ignoring case; SIZE_MAX for strings too long to bother. */
-static size_t cfg_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j;
-	size_t row[CFG_KEY_MAX + 1];
-
-	if (la > CFG_KEY_MAX || lb > CFG_KEY_MAX)
-		return SIZE_MAX;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			size_t up = row[j], best = diag;
-
-			if (tolower((unsigned char)a[i - 1]) !=
-			    tolower((unsigned char)b[j - 1]))
-				best++;
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
 /*
  * The known key nearest to an unknown one: within 2 edits, or one a prefix
  * of the other ("timeout" for "timeoutSeconds", "ca" for "caFile").  NULL
@@ -199,7 +169,10 @@ static const char *cfg_nearest(const char *key, const char *const *known)
 	for (; *known; known++) {
 		size_t lw = strlen(*known);
 
-		d = cfg_distance(key, *known);
+		/* plain edits, no swaps (near.h); SIZE_MAX past the hint
+		 * length */
+		d = lk > CFG_KEY_MAX || lw > CFG_KEY_MAX ? SIZE_MAX :
+		    near_distance(key, lk, *known, lw, 0);
 		if (d >= bestd && lk >= 2 &&
 		    !strncasecmp(key, *known, lk < lw ? lk : lw))
 			d = 2;
@@ -436,7 +409,7 @@ static int cfg_url(const struct cfg_ctx *x, const char *path,
 static int cfg_name_ok(const char *s)
 {
 	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.' &&
+		if (!ascii_is_alnum((unsigned char)*s) && *s != '_' && *s != '.' &&
 		    *s != '-')
 			return 0;
 	return 1;
@@ -446,7 +419,7 @@ static int cfg_name_ok(const char *s)
 static int cfg_token_ok(const char *s)
 {
 	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) &&
+		if (!ascii_is_alnum((unsigned char)*s) &&
 		    !strchr("!#$%&'*+-.^_`|~", *s))
 			return 0;
 	return 1;
@@ -521,8 +494,8 @@ static int cfg_headers(const struct cfg_ctx *x, const char *parent,
 static int cfg_region_ok(const char *s)
 {
 	for (; *s; s++)
-		if (!islower((unsigned char)*s) &&
-		    !isdigit((unsigned char)*s) && *s != '-')
+		if (!ascii_is_lower((unsigned char)*s) &&
+		    !ascii_is_digit((unsigned char)*s) && *s != '-')
 			return 0;
 	return 1;
 }
@@ -622,8 +595,8 @@ static int cfg_ns_ok(const char *s)
 	size_t n = 0;
 
 	for (; *s; s++, n++)
-		if (!islower((unsigned char)*s) &&
-		    !isdigit((unsigned char)*s) && *s != '-' && *s != '*')
+		if (!ascii_is_lower((unsigned char)*s) &&
+		    !ascii_is_digit((unsigned char)*s) && *s != '-' && *s != '*')
 			return 0;
 	return n >= 1 && n <= 63;
 }
@@ -790,11 +763,6 @@ static int cfg_default(const struct cfg_ctx *x, const cJSON *root,
 
 /* ---- documents --------------------------------------------------------- */
 
-static int cfg_is_ws(char ch)
-{
-	return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
-}
-
 /* 1-based line and column of byte at in text, for JSON syntax errors. */
 static void cfg_where(const char *text, size_t at, size_t *line,
 		      size_t *col)
@@ -828,7 +796,7 @@ static int cfg_parse(struct config *c, const char *text, size_t len,
 	double ttl = 0, body = 0, states = 0, states_ns = 0;
 	int rc = -1, n;
 
-	for (at = 0; at < len && cfg_is_ws(text[at]); at++)
+	for (at = 0; at < len && ascii_is_json_space(text[at]); at++)
 		;
 	if (at == len) {
 		cfg_fail(x, NULL, "is empty; expected a JSON object (see "
@@ -845,7 +813,7 @@ static int cfg_parse(struct config *c, const char *text, size_t len,
 		goto out;
 	}
 	for (; at < len; at++) {
-		if (!cfg_is_ws(text[at])) {
+		if (!ascii_is_json_space(text[at])) {
 			cfg_where(text, at, &line, &col);
 			cfg_fail(x, NULL, "not valid JSON: unexpected text "
 				 "after the end at line %zu, column %zu",

@@ -42,6 +42,7 @@
 #include "fetch.h"
 #include "log.h"
 #include "meta.h"
+#include "num.h"
 #include "report.h"
 #include "scaler.h"
 #include "sched.h"
@@ -398,7 +399,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		} else if (!strcmp(a, "--log-level")) {
 			o->level = v;
 		} else if (!strcmp(a, "--trigger")) {
-			if (meta_parse_long(v, &o->trigger) || o->trigger < 0 ||
+			if (num_parse_long(v, &o->trigger) || o->trigger < 0 ||
 			    o->trigger > 10000) {
 				fprintf(stderr, EXPLAIN_PROG ": --trigger "
 					"'%.60s': allowed: a whole number "
@@ -406,7 +407,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return 2;
 			}
 		} else if (!strcmp(a, "--timeout")) {
-			if (meta_parse_double(v, &o->timeout_s) ||
+			if (num_parse_double(v, &o->timeout_s) ||
 			    !(o->timeout_s > 0) ||
 			    o->timeout_s > EXPLAIN_TIMEOUT_MAX) {
 				fprintf(stderr, EXPLAIN_PROG ": --timeout "

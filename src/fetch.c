@@ -21,6 +21,7 @@
  * entry_complete() gives its connection back.
  */
 #include "fetch.h"
+#include "mono.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -110,7 +111,7 @@ struct entry {
 	struct curl_slist *headers;
 	struct http_body body;       /* capped at the config's maxBodyBytes */
 	char curl_err[CURL_ERROR_SIZE];
-	double sent_at;              /* fetch_now() when the transfer began */
+	double sent_at;              /* mono_now() when the transfer began */
 };
 
 struct job {
@@ -151,14 +152,6 @@ struct fetch {
 	CURL *aws_easy;
 	struct entry *aws_wait;
 };
-
-double fetch_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static double wall_now(void)
 {
@@ -343,7 +336,7 @@ static void entry_complete(struct fetch *f, struct entry *e,
 			   enum prom_err err, const char *msg)
 {
 	struct waiter *w, *next;
-	double now = fetch_now();
+	double now = mono_now();
 
 	if (e->lane) {            /* its connection is free again */
 		e->lane->inflight--;
@@ -581,7 +574,7 @@ static int entry_start(struct fetch *f, struct entry *e, char *why,
 		goto out;
 	}
 	e->state = ENTRY_INFLIGHT;
-	e->sent_at = fetch_now();
+	e->sent_at = mono_now();
 	rc = 0;
 out:
 	if (cred)      /* the secret does not linger on the stack */
@@ -725,7 +718,7 @@ static void entry_done(struct fetch *f, struct entry *e, CURLcode res)
 			err = PROM_ESTATUS;
 	}
 	entry_complete(f, e, err, msg);
-	observe(f, e->be, result_of(res, e->err), fetch_now() - e->sent_at);
+	observe(f, e->be, result_of(res, e->err), mono_now() - e->sent_at);
 }
 
 /* A transfer that could not start: answer it, and count it unsent. */
@@ -959,7 +952,7 @@ static void dispatch_all(struct fetch *f)
 /* Hand job j's queries to their entries. */
 static void job_start(struct fetch *f, struct job *j)
 {
-	double now = fetch_now();
+	double now = mono_now();
 	size_t i;
 
 	j->remaining = j->n + 1; /* +1 so it cannot finish inside the loop */
@@ -1118,7 +1111,7 @@ static void *fetch_main(void *arg)
 			entry_done(f, e, m->data.result);
 		}
 		dispatch_all(f);         /* connections freed just now */
-		sweep(f, fetch_now());
+		sweep(f, mono_now());
 		curl_multi_poll(f->multi, NULL, 0, 1000, NULL);
 	}
 	return NULL;
@@ -1131,7 +1124,7 @@ struct fetch *fetch_new(void)
 	if (!f)
 		return NULL;
 	f->incoming_tail = &f->incoming;
-	f->last_sweep = fetch_now();
+	f->last_sweep = mono_now();
 	pthread_mutex_init(&f->mu, NULL);
 	f->multi = curl_multi_init();
 	if (!f->multi)

@@ -90,9 +90,6 @@ void fetch_stop(struct fetch *f);
 /* fetch_stop() and free everything.  NULL is fine. */
 void fetch_free(struct fetch *f);
 
-/* Monotonic clock in seconds, shared by the I/O layers. */
-double fetch_now(void);
-
 /*
  * How one request to a backend ended, as /metrics counts it by backend
  * (stats.h).  A closed set, in this order:

@@ -22,7 +22,7 @@
 
 #include "cmd.h"
 #include "health.pb-c.h"
-#include "meta.h"
+#include "num.h"
 #include "pb.h"
 
 #define HEALTH_REPLY_MAX 4096      /* bytes of a HealthCheckResponse */
@@ -126,7 +126,7 @@ int cmd_health(int argc, char **argv)
 		}
 		i++;
 		if (!strcmp(a, "--timeout")) {
-			if (meta_parse_double(v, &timeout_s) ||
+			if (num_parse_double(v, &timeout_s) ||
 			    timeout_s < 0.1 || timeout_s > 300) {
 				fprintf(stderr, "staffer health: --timeout "
 					"'%.60s': allowed: 0.1 to 300 "

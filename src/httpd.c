@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "meta.h"
+#include "mono.h"
+#include "num.h"
 
 struct httpd {
 	struct MHD_Daemon *d;
@@ -73,7 +74,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		if (!buf)
 			return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				     text, "out of memory\n", 14);
-		n = stats_render(h->st, h->f ? &fs : NULL, fetch_now(), buf,
+		n = stats_render(h->st, h->f ? &fs : NULL, mono_now(), buf,
 				 size);
 		if (n < size)
 			break;
@@ -104,7 +105,7 @@ static int parse_addr(const char *addr, struct sockaddr_in *sin, int *any,
 
 	memset(sin, 0, sizeof(*sin));
 	*any = 0;
-	if (!colon || meta_parse_long(colon + 1, &port) || port < 1 ||
+	if (!colon || num_parse_long(colon + 1, &port) || port < 1 ||
 	    port > 65535)
 		goto bad;
 	hl = (size_t)(colon - addr);

@@ -44,22 +44,24 @@
  * keys in metadata, aliases never expanded), which `staffer explain`
  * shares.
  */
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "arr.h"
+#include "ascii.h"
 #include "cmd.h"
 #include "config.h"
 #include "crd.h"
 #include "meta.h"
+#include "num.h"
+#include "promql.h"
 #include "show.h"
 #include "ydoc.h"
 
 #define LINT_LINE_MAX 1024         /* one finding, without FILE:LINE */
-#define LINT_PQ_DEPTH 64           /* brackets in a query we follow */
 #define HPA_TOLERANCE_REPLICAS 10  /* where the 10 % band eats +-1 steps */
 #define KEDA_MAX_REPLICAS 100      /* maxReplicaCount's default */
 #define LINT_TRIGGERS_MAX 64       /* triggers compared for metricName */
@@ -127,7 +129,7 @@ static void lint_report(struct lint *l, unsigned long line, int warn,
 	va_start(ap, fmt);
 	vsnprintf(text + n, sizeof(text) - (size_t)n, fmt, ap);
 	va_end(ap);
-	f = ydoc_room(l->found, l->n_found, &l->cap_found, sizeof(*f));
+	f = arr_room(l->found, l->n_found, &l->cap_found, sizeof(*f));
 	if (!f) {
 		l->nomem = 1;
 		return;
@@ -168,360 +170,6 @@ static void lint_flush(struct lint *l)
 		free(l->found[i].text);
 	}
 	l->n_found = 0;
-}
-
-/* ---- does a query return one series? ------------------------------------ */
-
-/*
- * A heuristic, not a PromQL parser: a query is taken to return one series
- * when every operand at its top level (between binary operators, outside
- * brackets) is
- *   - a number or a string;
- *   - an aggregation that collapses to one series: sum, avg, min, max,
- *     count, group, stddev, stdvar or quantile, without `by` or `without`
- *     (`by ()` and `by (le)`, histogram_quantile's form, are accepted);
- *   - vector(), scalar(), time(), absent() or absent_over_time();
- *   - a parenthesised expression, or a call of another function, whose
- *     arguments all pass these rules (clamp_min(sum(x), 0) passes,
- *     rate(x[1m]) does not).
- * The right side of `and` and `unless` does not count.  Anything it cannot
- * follow (a syntax error, nesting deeper than LINT_PQ_DEPTH) passes: the
- * backend judges PromQL, lint only warns.
- */
-enum pq { PQ_MANY, PQ_ONE };
-
-struct pq_in {
-	const char *p;
-	int lost;              /* could not follow the text */
-	int depth;
-};
-
-static enum pq pq_expr(struct pq_in *in);
-
-static enum pq pq_both(enum pq a, enum pq b)
-{
-	return a == PQ_ONE && b == PQ_ONE ? PQ_ONE : PQ_MANY;
-}
-
-/* Skip white space and # comments. */
-static void pq_space(struct pq_in *in)
-{
-	for (;;) {
-		while (isspace((unsigned char)*in->p))
-			in->p++;
-		if (*in->p != '#')
-			return;
-		while (*in->p && *in->p != '\n')
-			in->p++;
-	}
-}
-
-static int pq_ident_char(char c, int first)
-{
-	return isalpha((unsigned char)c) || c == '_' || c == ':' ||
-	       (!first && isdigit((unsigned char)c));
-}
-
-/* Read an identifier into buf (cut to size); 0 if there is none. */
-static size_t pq_ident(struct pq_in *in, char *buf, size_t size)
-{
-	size_t n = 0;
-
-	if (!pq_ident_char(*in->p, 1))
-		return 0;
-	while (pq_ident_char(*in->p, 0)) {
-		if (n + 1 < size)
-			buf[n] = *in->p;
-		n++;
-		in->p++;
-	}
-	buf[n < size ? n : size - 1] = '\0';
-	return n;
-}
-
-/* Consume the identifier word if it comes next. */
-static int pq_word(struct pq_in *in, const char *word)
-{
-	const char *save = in->p;
-	char w[32];
-
-	pq_space(in);
-	if (pq_ident(in, w, sizeof(w)) && !strcmp(w, word))
-		return 1;
-	in->p = save;
-	return 0;
-}
-
-static void pq_string(struct pq_in *in)
-{
-	char q = *in->p++;
-
-	while (*in->p && *in->p != q) {
-		if (q != '`' && *in->p == '\\' && in->p[1])
-			in->p++;
-		in->p++;
-	}
-	if (*in->p)
-		in->p++;
-	else
-		in->lost = 1;
-}
-
-/* Skip a bracketed group (at its opening bracket), strings included. */
-static void pq_skip(struct pq_in *in)
-{
-	int depth = 0;
-
-	while (*in->p && !in->lost) {
-		char c = *in->p;
-
-		if (c == '"' || c == '\'' || c == '`') {
-			pq_string(in);
-			continue;
-		}
-		in->p++;
-		if (c == '(' || c == '[' || c == '{')
-			depth++;
-		else if ((c == ')' || c == ']' || c == '}') && --depth == 0)
-			return;
-	}
-	in->lost = 1;
-}
-
-/* After `by` or `without`: the label list.  One series for `by ()` and
- * `by (le)`. */
-static enum pq pq_grouping(struct pq_in *in, int by)
-{
-	char label[8];
-	size_t n = 0, le = 0;
-
-	pq_space(in);
-	if (*in->p != '(') {
-		in->lost = 1;
-		return PQ_ONE;
-	}
-	in->p++;
-	for (;;) {
-		pq_space(in);
-		if (*in->p == ')') {
-			in->p++;
-			break;
-		}
-		if (*in->p == ',') {
-			in->p++;
-			continue;
-		}
-		if (!pq_ident(in, label, sizeof(label))) {
-			in->lost = 1;
-			return PQ_ONE;
-		}
-		n++;
-		le += !strcmp(label, "le");
-	}
-	return by && n == le && n <= 1 ? PQ_ONE : PQ_MANY;
-}
-
-/* At '(': comma-separated expressions up to ')'; one series if all are. */
-static enum pq pq_args(struct pq_in *in)
-{
-	enum pq r = PQ_ONE;
-
-	pq_space(in);
-	if (*in->p != '(') {
-		in->lost = 1;
-		return PQ_ONE;
-	}
-	in->p++;
-	pq_space(in);
-	if (*in->p == ')') {
-		in->p++;
-		return PQ_ONE;
-	}
-	while (!in->lost) {
-		r = pq_both(r, pq_expr(in));
-		pq_space(in);
-		if (*in->p == ',') {
-			in->p++;
-			continue;
-		}
-		if (*in->p == ')')
-			in->p++;
-		else
-			in->lost = 1;
-		break;
-	}
-	return r;
-}
-
-/* An aggregation, its grouping before or after the arguments. */
-static enum pq pq_aggregation(struct pq_in *in)
-{
-	enum pq r = PQ_ONE;
-
-	if (pq_word(in, "by"))
-		r = pq_grouping(in, 1);
-	else if (pq_word(in, "without"))
-		r = pq_grouping(in, 0);
-	pq_args(in);
-	if (pq_word(in, "by"))
-		r = pq_grouping(in, 1);
-	else if (pq_word(in, "without"))
-		r = pq_grouping(in, 0);
-	return r;
-}
-
-/* A name at the start of an operand: a function, an aggregation, a
- * number word or a metric. */
-static enum pq pq_named(struct pq_in *in, const char *w)
-{
-	static const char *const aggs[] = {
-		"sum", "avg", "min", "max", "count", "group", "stddev",
-		"stdvar", "quantile", NULL };
-	static const char *const single[] = {
-		"vector", "scalar", "time", "absent", "absent_over_time",
-		NULL };
-	const char *after;
-
-	pq_space(in);
-	after = in->p;
-	if (ydoc_word_in(w, aggs) && (*after == '(' || pq_word(in, "by") ||
-				 pq_word(in, "without"))) {
-		in->p = after;
-		return pq_aggregation(in);
-	}
-	if (*after == '(') {
-		enum pq r = pq_args(in);
-
-		return ydoc_word_in(w, single) ? PQ_ONE : r;
-	}
-	if (!strcasecmp(w, "inf") || !strcasecmp(w, "nan"))
-		return PQ_ONE;
-	if (*after == '{')
-		pq_skip(in);
-	return PQ_MANY;   /* a metric: one series per label set */
-}
-
-/* One operand with its range, offset and @ modifiers. */
-static enum pq pq_operand(struct pq_in *in)
-{
-	enum pq r = PQ_ONE;
-	char w[64];
-
-	if (++in->depth > LINT_PQ_DEPTH) {
-		in->lost = 1;
-		return PQ_ONE;
-	}
-	pq_space(in);
-	while (*in->p == '-' || *in->p == '+') {
-		in->p++;
-		pq_space(in);
-	}
-	if (*in->p == '(') {
-		r = pq_args(in);
-	} else if (isdigit((unsigned char)*in->p) || (*in->p == '.' &&
-		   isdigit((unsigned char)in->p[1]))) {
-		while (isalnum((unsigned char)*in->p) || *in->p == '.' ||
-		       ((*in->p == '+' || *in->p == '-') &&
-			(in->p[-1] == 'e' || in->p[-1] == 'E')))
-			in->p++;
-	} else if (*in->p == '"' || *in->p == '\'' || *in->p == '`') {
-		pq_string(in);
-	} else if (*in->p == '{') {
-		pq_skip(in);
-		r = PQ_MANY;
-	} else if (pq_ident(in, w, sizeof(w))) {
-		r = pq_named(in, w);
-	} else {
-		in->lost = 1;
-	}
-	while (!in->lost) {
-		pq_space(in);
-		if (*in->p == '[') {
-			pq_skip(in);
-		} else if (pq_word(in, "offset")) {
-			pq_space(in);
-			in->p += *in->p == '-';
-			while (isalnum((unsigned char)*in->p) || *in->p == '.')
-				in->p++;
-		} else if (*in->p == '@') {
-			in->p++;
-			pq_operand(in);
-		} else {
-			break;
-		}
-	}
-	in->depth--;
-	return r;
-}
-
-/* A binary operator and its modifiers; 0 if none comes next.  *ignore:
- * the right side does not add series (and, unless). */
-static int pq_operator(struct pq_in *in, int *ignore)
-{
-	static const char *const two[] = { "==", "!=", "<=", ">=", NULL };
-	char w[16];
-	const char *save;
-	size_t i;
-
-	*ignore = 0;
-	pq_space(in);
-	for (i = 0; two[i]; i++)
-		if (!strncmp(in->p, two[i], 2)) {
-			in->p += 2;
-			goto modifiers;
-		}
-	if (*in->p && strchr("+-*/%^<>", *in->p)) {
-		in->p++;
-		goto modifiers;
-	}
-	save = in->p;
-	if (pq_ident(in, w, sizeof(w))) {
-		*ignore = !strcmp(w, "and") || !strcmp(w, "unless");
-		if (*ignore || !strcmp(w, "or") || !strcmp(w, "atan2"))
-			goto modifiers;
-	}
-	*ignore = 0;
-	in->p = save;
-	return 0;
-modifiers:
-	pq_word(in, "bool");
-	if (pq_word(in, "on") || pq_word(in, "ignoring")) {
-		pq_space(in);
-		pq_skip(in);
-	}
-	if (pq_word(in, "group_left") || pq_word(in, "group_right")) {
-		pq_space(in);
-		if (*in->p == '(')
-			pq_skip(in);
-	}
-	return 1;
-}
-
-static enum pq pq_expr(struct pq_in *in)
-{
-	enum pq r, right;
-	int ignore;
-
-	r = pq_operand(in);
-	while (!in->lost && pq_operator(in, &ignore)) {
-		right = pq_operand(in);
-		if (!ignore)
-			r = pq_both(r, right);
-	}
-	return r;
-}
-
-/* 0 when query is sure to be able to return several series (see above). */
-static int lint_one_series(const char *query)
-{
-	struct pq_in in = { query, 0, 0 };
-	enum pq r;
-
-	r = pq_expr(&in);
-	pq_space(&in);
-	if (in.lost || *in.p)
-		return 1;
-	return r == PQ_ONE;
 }
 
 /* ---- one trigger -------------------------------------------------------- */
@@ -609,7 +257,7 @@ static void lint_trigger_warnings(struct lint *l, const struct lint_obj *o,
 	for (i = 0; i < md->n; i++)
 		if (md->vnodes[i]->kind == YN_SCALAR &&
 		    lint_is_query_key(md->keys[i]) &&
-		    !lint_one_series(md->values[i]))
+		    !promql_one_series(md->values[i]))
 			lint_report(l, md->knodes[i]->line, 1, o, t,
 				    "metadata '%s' may return several "
 				    "series (it is not aggregated to one at "
@@ -864,9 +512,9 @@ static void lint_up_policies(struct lint *l, const struct lint_obj *o,
 		type = ytext(ymap_get(d, p, "type", NULL));
 		if (!type || !ytext(ymap_get(d, p, "value", NULL)) ||
 		    !ytext(ymap_get(d, p, "periodSeconds", NULL)) ||
-		    meta_parse_long(ymap_get(d, p, "value", NULL)->text,
+		    num_parse_long(ymap_get(d, p, "value", NULL)->text,
 				    &value) ||
-		    meta_parse_long(ymap_get(d, p, "periodSeconds", NULL)->text,
+		    num_parse_long(ymap_get(d, p, "periodSeconds", NULL)->text,
 				    &period) || period <= 0)
 			continue;
 		n++;
@@ -940,7 +588,7 @@ static void lint_object_warnings(struct lint *l, const struct lint_obj *o,
 	at = line;
 	v = lint_behavior(d, obj, "scaleUp", "stabilizationWindowSeconds",
 			  &at);
-	if (v && ytext(v) && !meta_parse_long(v->text, &window) && window > 0)
+	if (v && ytext(v) && !num_parse_long(v->text, &window) && window > 0)
 		lint_report(l, at, 1, o, -1, "scaleUp."
 			    "stabilizationWindowSeconds is %ld: the HPA takes "
 			    "the lowest recommendation of the last %ld s, so "
@@ -977,7 +625,7 @@ static void lint_object_warnings(struct lint *l, const struct lint_obj *o,
 			    "default 300 s window holds scale-down on top "
 			    "of staffer's own hold (scaleDownHoldSeconds), "
 			    "so capacity goes twice as late; set it to 0");
-	else if (ytext(v) && !meta_parse_long(v->text, &window) && window > 0)
+	else if (ytext(v) && !num_parse_long(v->text, &window) && window > 0)
 		lint_report(l, at, 1, o, -1, "scaleDown."
 			    "stabilizationWindowSeconds is %ld: the HPA "
 			    "smooths scale-down on top of staffer's "
@@ -1019,7 +667,7 @@ static int lint_object(void *arg, const struct ydoc *d,
 	v = ymap_get(d, spec, "maxReplicaCount", NULL);
 	if (v)
 		o.max_known = ytext(v) &&
-			      !meta_parse_long(v->text, &o.max_replicas);
+			      !num_parse_long(v->text, &o.max_replicas);
 	triggers = ymap_get(d, spec, "triggers", NULL);
 	if (!triggers || triggers->kind != YN_SEQ)
 		return 0;

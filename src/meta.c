@@ -8,10 +8,7 @@
  * the range a user is told is the range that is checked.
  * docs/metadata.md documents the same rows in the same order.
  *
- * Numbers go through our own syntax check before strtod()/strtol().  That
- * check is locale-free; strtod() assumes the C locale for LC_NUMERIC
- * (staffer never calls setlocale()).  Under another locale a value fails
- * cleanly instead of being misread, because the whole string must convert.
+ * Numbers are read by num.h's strict parser; a row adds its range.
  */
 #include <errno.h>
 #include <math.h>
@@ -21,7 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ascii.h"
 #include "meta.h"
+#include "near.h"
+#include "num.h"
 #include "promql.h"
 #include "show.h"
 #include "sched.h"
@@ -628,38 +628,6 @@ static const struct meta_key *meta_lookup_env(const char *key)
 	return meta_lookup(base);
 }
 
-/* ---- character classes (ASCII only, locale-free) ------------------------- */
-
-static int meta_is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int meta_is_lower(int c)
-{
-	return c >= 'a' && c <= 'z';
-}
-
-static int meta_is_alpha(int c)
-{
-	return meta_is_lower(c) || (c >= 'A' && c <= 'Z');
-}
-
-static int meta_is_alnum(int c)
-{
-	return meta_is_alpha(c) || meta_is_digit(c);
-}
-
-static int meta_is_space(int c)
-{
-	return c == ' ' || (c >= '\t' && c <= '\r');
-}
-
-static int meta_fold(int c)
-{
-	return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
-}
-
 /* ---- value checks of the string keys ------------------------------------- */
 /* Each gets a value of 1 to max bytes and returns NULL when it is fine, or
  * what is wrong, worded to follow the quoted value. */
@@ -688,7 +656,7 @@ static const char *meta_check_backend(const char *v, size_t len)
 	size_t i;
 
 	for (i = 0; i < len; i++)
-		if (!meta_is_alnum((unsigned char)v[i]) &&
+		if (!ascii_is_alnum((unsigned char)v[i]) &&
 		    v[i] != '_' && v[i] != '.' && v[i] != '-')
 			return "contains a character that is not allowed";
 	return NULL;
@@ -701,8 +669,8 @@ static const char *meta_check_metric(const char *v, size_t len)
 	size_t i;
 
 	for (i = 0; i < len; i++)
-		if (!meta_is_lower((unsigned char)v[i]) &&
-		    !meta_is_digit((unsigned char)v[i]) && v[i] != '-')
+		if (!ascii_is_lower((unsigned char)v[i]) &&
+		    !ascii_is_digit((unsigned char)v[i]) && v[i] != '-')
 			return "contains a character that is not allowed";
 	if (v[0] == '-' || v[len - 1] == '-')
 		return "does not start and end with a letter or digit";
@@ -716,10 +684,10 @@ static const char *meta_check_timezone(const char *v, size_t len)
 {
 	size_t i;
 
-	if (!meta_is_alpha((unsigned char)v[0]))
+	if (!ascii_is_alpha((unsigned char)v[0]))
 		return "does not start with a letter";
 	for (i = 0; i < len; i++)
-		if (!meta_is_alnum((unsigned char)v[i]) && v[i] != '_' &&
+		if (!ascii_is_alnum((unsigned char)v[i]) && v[i] != '_' &&
 		    v[i] != '+' && v[i] != '-' && v[i] != '/')
 			return "contains a character that is not allowed";
 	if (tz_check_name(v))
@@ -728,192 +696,6 @@ static const char *meta_check_timezone(const char *v, size_t len)
 }
 
 /* ---- numbers ------------------------------------------------------------- */
-
-/* Longest number string we read.  Far more digits than a double holds;
- * it bounds the work spent on a hostile value. */
-#define META_NUM_MAXLEN 64
-
-/* Why a string is not the number we want.  Indexes meta_num_why[]. */
-enum meta_num {
-	META_NUM_OK = 0,
-	META_NUM_EMPTY,
-	META_NUM_SPACE,
-	META_NUM_LONG,
-	META_NUM_HEX,
-	META_NUM_NONFINITE,
-	META_NUM_SYNTAX,
-	META_NUM_RANGE,
-	META_NUM_FRACTION,
-};
-
-/* Worded to follow the quoted value in a message. */
-static const char *const meta_num_why[] = {
-	[META_NUM_OK] = "is fine",
-	[META_NUM_EMPTY] = "is empty",
-	[META_NUM_SPACE] = "has spaces around it",
-	[META_NUM_LONG] = "is too long for a number",
-	[META_NUM_HEX] = "is not a decimal number",
-	[META_NUM_NONFINITE] = "is not a finite number",
-	[META_NUM_SYNTAX] = "is not a number",
-	[META_NUM_RANGE] = "is out of range",
-	[META_NUM_FRACTION] = "is not a whole number",
-};
-
-/*
- * Length of the decimal number that starts s:
- *   [+-] digits [. digits] [(e|E) [+-] digits]   or   [+-] . digits [...]
- * 0 when s does not start with one.  *integral is set to 1 when the
- * number has neither a '.' nor an exponent.
- */
-static size_t meta_scan_decimal(const char *s, int *integral)
-{
-	size_t i = 0, digits = 0, exp_digits = 0, mark;
-
-	*integral = 1;
-	if (s[i] == '+' || s[i] == '-')
-		i++;
-	while (meta_is_digit((unsigned char)s[i])) {
-		i++;
-		digits++;
-	}
-	if (s[i] == '.') {
-		*integral = 0;
-		i++;
-		while (meta_is_digit((unsigned char)s[i])) {
-			i++;
-			digits++;
-		}
-	}
-	if (digits == 0)
-		return 0;
-	if (s[i] != 'e' && s[i] != 'E')
-		return i;
-	mark = i++;
-	if (s[i] == '+' || s[i] == '-')
-		i++;
-	while (meta_is_digit((unsigned char)s[i])) {
-		i++;
-		exp_digits++;
-	}
-	if (exp_digits == 0)
-		return mark; /* "1e": the number ends before the 'e' */
-	*integral = 0;
-	return i;
-}
-
-/* Case-folded: is s exactly one of the words strtod() reads as non-finite
- * (after an optional sign)? */
-static int meta_is_nonfinite(const char *s)
-{
-	static const char *const words[] = { "nan", "inf", "infinity" };
-	size_t i, j;
-
-	if (*s == '+' || *s == '-')
-		s++;
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-		for (j = 0; words[i][j] && meta_fold((unsigned char)s[j]) ==
-		     words[i][j]; j++)
-			;
-		if (!words[i][j] && !s[j])
-			return 1;
-	}
-	return 0;
-}
-
-/* Check the syntax of s and say what is wrong with it.  want_whole asks
- * for a whole number ("3", not "3.0" or "3e0"). */
-static enum meta_num meta_num_syntax(const char *s, int want_whole,
-				     size_t *plen)
-{
-	size_t len = strnlen(s, META_NUM_MAXLEN + 1);
-	const char *p = s;
-	int integral;
-
-	*plen = len;
-	if (len == 0)
-		return META_NUM_EMPTY;
-	if (len > META_NUM_MAXLEN)
-		return META_NUM_LONG;
-	if (meta_is_space((unsigned char)s[0]) ||
-	    meta_is_space((unsigned char)s[len - 1]))
-		return META_NUM_SPACE;
-	if (meta_scan_decimal(s, &integral) == len)
-		return (want_whole && !integral) ? META_NUM_FRACTION
-						 : META_NUM_OK;
-	if (*p == '+' || *p == '-')
-		p++;
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-		return META_NUM_HEX;
-	if (meta_is_nonfinite(s))
-		return META_NUM_NONFINITE;
-	return META_NUM_SYNTAX;
-}
-
-static enum meta_num meta_num_double(const char *s, double *out)
-{
-	enum meta_num r;
-	size_t len;
-	char *end;
-	double v;
-
-	r = meta_num_syntax(s, 0, &len);
-	if (r != META_NUM_OK)
-		goto out;
-	errno = 0;
-	v = strtod(s, &end);
-	if (end != s + len) {
-		r = META_NUM_SYNTAX; /* only under a non-C LC_NUMERIC */
-		goto out;
-	}
-	/* ERANGE with a finite result is underflow: the value is tiny, and
-	 * the tiny double strtod() gave is its best reading. */
-	if (!isfinite(v)) {
-		r = META_NUM_RANGE;
-		goto out;
-	}
-	*out = v == 0 ? 0.0 : v; /* no "-0" in later messages */
-out:
-	return r;
-}
-
-static enum meta_num meta_num_long(const char *s, long *out)
-{
-	enum meta_num r;
-	size_t len;
-	char *end;
-	long v;
-
-	r = meta_num_syntax(s, 1, &len);
-	if (r != META_NUM_OK)
-		goto out;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (end != s + len) {
-		r = META_NUM_SYNTAX;
-		goto out;
-	}
-	if (errno == ERANGE) {
-		r = META_NUM_RANGE;
-		goto out;
-	}
-	*out = v;
-out:
-	return r;
-}
-
-int meta_parse_double(const char *s, double *out)
-{
-	if (!s)
-		return -1;
-	return meta_num_double(s, out) == META_NUM_OK ? 0 : -1;
-}
-
-int meta_parse_long(const char *s, long *out)
-{
-	if (!s)
-		return -1;
-	return meta_num_long(s, out) == META_NUM_OK ? 0 : -1;
-}
 
 static int meta_in_range(const struct meta_key *k, double v)
 {
@@ -1106,7 +888,7 @@ static enum meta_err meta_set_number(struct meta *m, const struct meta_key *k,
 				     const char *v, struct meta_error *err)
 {
 	const struct meta_word *wd;
-	enum meta_num r;
+	enum num_why r;
 	double d = 0;
 	long l = 0;
 
@@ -1116,16 +898,16 @@ static enum meta_err meta_set_number(struct meta *m, const struct meta_key *k,
 			return META_OK;
 		}
 	if (k->type == META_T_LONG) {
-		r = meta_num_long(v, &l);
+		r = num_read_long(v, &l);
 		d = (double)l;
 	} else {
-		r = meta_num_double(v, &d);
+		r = num_read_double(v, &d);
 	}
-	if (r == META_NUM_OK && !meta_in_range(k, d))
-		r = META_NUM_RANGE;
-	if (r != META_NUM_OK)
+	if (r == NUM_OK && !meta_in_range(k, d))
+		r = NUM_RANGE;
+	if (r != NUM_OK)
 		return meta_bad_value_as(err, k, name, v,
-					 meta_num_why[r]);
+					 num_why_text(r));
 	if (k->type == META_T_LONG)
 		*(long *)meta_field(m, k) = l;
 	else
@@ -1837,50 +1619,6 @@ const char *meta_key_name(size_t i)
 	return i < MK_COUNT ? meta_keys[i].name : NULL;
 }
 
-/* Longest key we compare; longer input is not a typo of a known key. */
-#define META_NEAR_MAX 64
-
-/*
- * Optimal string alignment distance (Levenshtein plus transposition of
- * neighbours), case folded.  a has at most META_NEAR_MAX bytes; so has b,
- * which is a key of the table.
- */
-static size_t meta_distance(const char *a, size_t na, const char *b,
-			    size_t nb)
-{
-	size_t rows[3][META_NEAR_MAX + 1];
-	size_t *prev2 = rows[0], *prev = rows[1], *cur = rows[2], *t;
-	size_t i, j, cost, d;
-
-	for (j = 0; j <= nb; j++)
-		prev[j] = j;
-	for (i = 1; i <= na; i++) {
-		cur[0] = i;
-		for (j = 1; j <= nb; j++) {
-			cost = meta_fold((unsigned char)a[i - 1]) !=
-			       meta_fold((unsigned char)b[j - 1]);
-			d = prev[j] + 1;
-			if (cur[j - 1] + 1 < d)
-				d = cur[j - 1] + 1;
-			if (prev[j - 1] + cost < d)
-				d = prev[j - 1] + cost;
-			if (i > 1 && j > 1 &&
-			    meta_fold((unsigned char)a[i - 1]) ==
-			    meta_fold((unsigned char)b[j - 2]) &&
-			    meta_fold((unsigned char)a[i - 2]) ==
-			    meta_fold((unsigned char)b[j - 1]) &&
-			    prev2[j - 2] + 1 < d)
-				d = prev2[j - 2] + 1;
-			cur[j] = d;
-		}
-		t = prev2;
-		prev2 = prev;
-		prev = cur;
-		cur = t;
-	}
-	return prev[nb];
-}
-
 /* A suggestion is worth making when at most a third of the known name
  * (and at least 2 edits) differs; ties go to the earlier row. */
 const char *meta_nearest_key(const char *key)
@@ -1890,15 +1628,15 @@ const char *meta_nearest_key(const char *key)
 
 	if (!key)
 		return NULL;
-	n = strnlen(key, META_NEAR_MAX + 1);
-	if (n > META_NEAR_MAX)
+	n = strnlen(key, NEAR_MAX + 1);
+	if (n > NEAR_MAX)
 		return NULL;
 	for (i = 0; i < MK_COUNT; i++) {
 		nb = strlen(meta_keys[i].name);
-		if (nb > META_NEAR_MAX)
+		if (nb > NEAR_MAX)
 			continue; /* never: no key is that long */
 		limit = nb / 3 < 2 ? 2 : nb / 3;
-		d = meta_distance(key, n, meta_keys[i].name, nb);
+		d = near_distance(key, n, meta_keys[i].name, nb, 1);
 		if (d <= limit && d < best_d) {
 			best = meta_keys[i].name;
 			best_d = d;

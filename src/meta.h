@@ -203,15 +203,6 @@ const char *meta_at(const struct meta *m, time_t now, struct meta *out);
 enum meta_err meta_parse_time(const struct meta *m, const char *s,
 			      time_t *out, struct meta_error *err);
 
-/*
- * Strict number parsing shared with calc and config: the whole string must
- * be a finite decimal number (no hex, no "nan", no "inf", no trailing
- * junk).  Return 0 on success and store the value; -1 otherwise, *out
- * untouched.
- */
-int meta_parse_double(const char *s, double *out);
-int meta_parse_long(const char *s, long *out);
-
 /* The known key whose name is nearest to `key` (edit distance, case
  * folded), or NULL if none is reasonably close. */
 const char *meta_nearest_key(const char *key);

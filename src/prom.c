@@ -17,6 +17,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "ascii.h"
 #include "prom.h"
 #include "show.h"
 
@@ -255,11 +256,6 @@ static size_t prom_count_values(const char *body, size_t len)
 	return n;
 }
 
-static int prom_is_ws(char ch)
-{
-	return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
-}
-
 /* A parsed reply with "status":"success": the tree and data's fields. */
 struct prom_reply {
 	cJSON *root;           /* owned; cJSON_Delete() it */
@@ -333,7 +329,7 @@ static enum prom_err prom_open(struct prom_reply *r, const char *body,
 		goto out;
 	}
 	for (; at < len; at++) {
-		if (!prom_is_ws(body[at])) {
+		if (!ascii_is_json_space(body[at])) {
 			prom_seterr(err, errlen, "reply has data after the "
 				    "JSON value, at byte %zu of %zu", at, len);
 			goto out;
@@ -455,7 +451,7 @@ static enum prom_err prom_value(const char *text, double *out, char *err,
 	enum prom_err rc = PROM_EPARSE;
 
 	prom_show_str(shown, text);
-	if (text[0] == '\0' || prom_is_ws(text[0]) || text[0] == '\v' ||
+	if (text[0] == '\0' || ascii_is_json_space(text[0]) || text[0] == '\v' ||
 	    text[0] == '\f') {
 		prom_seterr(err, errlen, "sample value '%s' is not a number",
 			    shown);

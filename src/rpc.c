@@ -10,6 +10,7 @@
  * the scaler, and finally a status batch; a reference count under the
  * call's mutex frees it when the last of those ends, on whichever thread.
  */
+#include "mono.h"
 #include "rpc.h"
 
 #include <grpc/grpc.h>
@@ -85,7 +86,7 @@ struct call {
 	grpc_byte_buffer *reply;          /* the unary reply in flight */
 	grpc_byte_buffer *sending;        /* the stream message in flight */
 	int cancelled;
-	double arrived;                   /* fetch_now() when it came */
+	double arrived;                   /* mono_now() when it came */
 	char *so_ns, *so_name;            /* GetMetrics: for stats_target() */
 	char fprint[FPRINT_HEX + 1];      /* the trigger's (fprint.h) */
 
@@ -220,7 +221,7 @@ static void call_count(struct call *c, grpc_status_code code)
 	}
 	slash = strrchr(path, '/');
 	stats_rpc(c->srv->stats, slash ? slash + 1 : path, (int)code,
-		  fetch_now() - c->arrived);
+		  mono_now() - c->arrived);
 }
 
 /*
@@ -436,7 +437,7 @@ static void on_metrics(void *arg, const struct scaler_result *r)
 
 		stats_target(c->srv->stats, c->so_ns, c->so_name,
 			     r->metric_name, (long long)r->target,
-			     r->held ? NULL : &t, fetch_now());
+			     r->held ? NULL : &t, mono_now());
 	}
 	/* KEDA names the value after the metric it asked for anyway. */
 	v.metricname = (char *)r->metric_name;
@@ -554,7 +555,7 @@ static void on_requested(struct call *c, int ok)
 		call_free(c);
 		return;
 	}
-	c->arrived = fetch_now();
+	c->arrived = mono_now();
 	if (!srv->shutting_down)
 		request_call(srv, c->method);
 	if (c->method == M_GENERIC)
@@ -680,7 +681,7 @@ static void on_stream_result(void *arg, const struct scaler_result *r)
 
 	pthread_mutex_lock(&c->mu);
 	c->eval_inflight = 0;
-	c->next_due = fetch_now() + c->push_interval_s;
+	c->next_due = mono_now() + c->push_interval_s;
 	if (r->err != SCALER_OK) {
 		log_debug("StreamIsActive %s/%s: %s", c->ref->namespace_,
 			  c->ref->name, r->msg);
@@ -719,7 +720,7 @@ static void stream_eval(struct call *c)
 		log_warn("StreamIsActive %s/%s: %s", ref->namespace_,
 			 ref->name, msg);
 		meta_release(&m);
-		c->next_due = fetch_now() + c->push_interval_s;
+		c->next_due = mono_now() + c->push_interval_s;
 		return;
 	}
 	c->eval_inflight = 1;
@@ -728,7 +729,7 @@ static void stream_eval(struct call *c)
 			    &m, SCALER_ACTIVE, on_stream_result, c)) {
 		c->eval_inflight = 0;
 		c->refs--;
-		c->next_due = fetch_now() + c->push_interval_s;
+		c->next_due = mono_now() + c->push_interval_s;
 	}
 	meta_release(&m);
 }
@@ -974,7 +975,7 @@ int rpc_server_run(struct rpc_server *srv, volatile sig_atomic_t *stop)
 		double next;
 		grpc_event ev;
 
-		now = fetch_now();
+		now = mono_now();
 		next = srv->shutting_down ? now + TICK_S :
 		       streams_tick(srv, now);
 		if (next > now + TICK_S)
@@ -995,7 +996,7 @@ int rpc_server_run(struct rpc_server *srv, volatile sig_atomic_t *stop)
 		} else if (ev.type == GRPC_QUEUE_SHUTDOWN) {
 			break;
 		}
-		now = fetch_now();
+		now = mono_now();
 		if (srv->reload && *srv->reload && !srv->shutting_down) {
 			*srv->reload = 0;
 			if (srv->on_reload)

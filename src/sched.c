@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ascii.h"
 #include "sched.h"
 #include "show.h"
 
@@ -41,28 +42,6 @@ static const char sched_window_allowed[] =
 const char *sched_day_name(int day)
 {
 	return day >= 0 && day < 7 ? sched_days[day] : "?";
-}
-
-/* ---- characters ---------------------------------------------------------- */
-
-static int sched_is_space(int c)
-{
-	return c == ' ' || (c >= '\t' && c <= '\r');
-}
-
-static int sched_is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int sched_is_alpha(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static int sched_fold(int c)
-{
-	return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
 }
 
 /* ---- messages ------------------------------------------------------------ */
@@ -157,15 +136,15 @@ static int sched_p_day(const char *p, const char **end)
 	const char *q = p;
 	int d, i;
 
-	while (sched_is_alpha((unsigned char)*q) ||
-	       sched_is_digit((unsigned char)*q))
+	while (ascii_is_alpha((unsigned char)*q) ||
+	       ascii_is_digit((unsigned char)*q))
 		q++;
 	*end = q;
 	if (q - p != 3)
 		return -1;
 	for (d = 0; d < 7; d++) {
-		for (i = 0; i < 3 && sched_fold((unsigned char)p[i]) ==
-		     sched_fold((unsigned char)sched_days[d][i]); i++)
+		for (i = 0; i < 3 && ascii_fold((unsigned char)p[i]) ==
+		     ascii_fold((unsigned char)sched_days[d][i]); i++)
 			;
 		if (i == 3)
 			return d;
@@ -232,11 +211,11 @@ static int sched_p_hhmm(const char *p, int max_h, const char **end)
 {
 	int h, m;
 
-	if (!sched_is_digit((unsigned char)p[0]) ||
-	    !sched_is_digit((unsigned char)p[1]) || p[2] != ':' ||
-	    !sched_is_digit((unsigned char)p[3]) ||
-	    !sched_is_digit((unsigned char)p[4]) ||
-	    sched_is_digit((unsigned char)p[5]))
+	if (!ascii_is_digit((unsigned char)p[0]) ||
+	    !ascii_is_digit((unsigned char)p[1]) || p[2] != ':' ||
+	    !ascii_is_digit((unsigned char)p[3]) ||
+	    !ascii_is_digit((unsigned char)p[4]) ||
+	    ascii_is_digit((unsigned char)p[5]))
 		return -1;
 	h = (p[0] - '0') * 10 + (p[1] - '0');
 	m = (p[3] - '0') * 10 + (p[4] - '0');
@@ -294,8 +273,8 @@ static const char *sched_p_override(struct sched_ctx *c, const char *p,
 	size_t klen, vlen;
 	unsigned i;
 
-	while (sched_is_alpha((unsigned char)*p) ||
-	       (p > k && sched_is_digit((unsigned char)*p)))
+	while (ascii_is_alpha((unsigned char)*p) ||
+	       (p > k && ascii_is_digit((unsigned char)*p)))
 		p++;
 	klen = (size_t)(p - k);
 	p = sched_skip(p);
@@ -356,10 +335,10 @@ static enum sched_err sched_p_window(struct sched_ctx *c, unsigned first)
 	w->first = first;
 	w->n = 0;
 	w->days = SCHED_ALL_DAYS;
-	if (sched_is_alpha((unsigned char)*p)) {
+	if (ascii_is_alpha((unsigned char)*p)) {
 		/* days, unless it is already a key=value */
-		for (q = p; sched_is_alpha((unsigned char)*q) ||
-		     sched_is_digit((unsigned char)*q); q++)
+		for (q = p; ascii_is_alpha((unsigned char)*q) ||
+		     ascii_is_digit((unsigned char)*q); q++)
 			;
 		if (*sched_skip(q) == '=')
 			return sched_wfail(c, SCHED_ESYNTAX, "there is no time "
@@ -369,7 +348,7 @@ static enum sched_err sched_p_window(struct sched_ctx *c, unsigned first)
 			return rc;
 		p = sched_skip(p);
 	}
-	if (!sched_is_digit((unsigned char)*p))
+	if (!ascii_is_digit((unsigned char)*p))
 		return sched_wfail(c, SCHED_ESYNTAX, "there is no time range; "
 				   "%s", sched_window_allowed);
 	p = sched_p_time(c, p, w, &rc);
@@ -474,7 +453,7 @@ static size_t sched_normalise(const char *p, const char *end, char *out)
 	int space = 0;
 
 	for (; p < end; p++) {
-		if (sched_is_space((unsigned char)*p)) {
+		if (ascii_is_space((unsigned char)*p)) {
 			space = o > 0;
 			continue;
 		}

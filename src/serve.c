@@ -21,7 +21,7 @@
 #include "fetch.h"
 #include "httpd.h"
 #include "log.h"
-#include "meta.h"
+#include "num.h"
 #include "rpc.h"
 #include "scaler.h"
 #include "stats.h"
@@ -176,7 +176,7 @@ int cmd_serve(int argc, char **argv)
 		} else if (!strcmp(a, "--log-format")) {
 			format = v;
 		} else if (!strcmp(a, "--grace-seconds")) {
-			if (meta_parse_double(v, &o.grace_s) || o.grace_s < 0 ||
+			if (num_parse_double(v, &o.grace_s) || o.grace_s < 0 ||
 			    o.grace_s > 3600) {
 				fprintf(stderr, "staffer serve: --grace-seconds "
 					"'%s': allowed: 0 to 3600\n", v);

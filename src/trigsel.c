@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arr.h"
 #include "meta.h"
+#include "num.h"
 #include "show.h"
 #include "trigsel.h"
 #include "ydoc.h"
@@ -132,7 +134,7 @@ static long replica_count(const struct ydoc *d, const struct ynode *obj,
 
 	if (!n)
 		return TRIGSEL_ABSENT;
-	if (!ytext(n) || meta_parse_long(n->text, &v) || v < 0)
+	if (!ytext(n) || num_parse_long(n->text, &v) || v < 0)
 		return TRIGSEL_INVALID;
 	return v;
 }
@@ -149,7 +151,7 @@ static int take_trigger(struct from_file *ff, const struct ydoc *d,
 	size_t i;
 	int rc = -1;
 
-	c = ydoc_room(ff->c, ff->n, &ff->cap, sizeof(*ff->c));
+	c = arr_room(ff->c, ff->n, &ff->cap, sizeof(*ff->c));
 	if (!c)
 		return -1;
 	ff->c = c;

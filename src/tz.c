@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ascii.h"
 #include "tz.h"
 
 #define TZ_DIR_DEFAULT "/usr/share/zoneinfo"
@@ -198,16 +199,6 @@ static long tz_rule_offset(const struct tz_rule *r, int64_t t, int *isdst)
 	return in ? r->dst_off : r->std_off;
 }
 
-static int tz_is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int tz_is_alpha(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
 /* A zone abbreviation: three or more letters, or <...> of letters, digits,
  * '+' and '-'.  Returns the end, or NULL. */
 static const char *tz_p_abbr(const char *p)
@@ -216,13 +207,13 @@ static const char *tz_p_abbr(const char *p)
 
 	if (*p == '<') {
 		for (p++; *p && *p != '>'; p++, n++)
-			if (!tz_is_alpha((unsigned char)*p) &&
-			    !tz_is_digit((unsigned char)*p) &&
+			if (!ascii_is_alpha((unsigned char)*p) &&
+			    !ascii_is_digit((unsigned char)*p) &&
 			    *p != '+' && *p != '-')
 				return NULL;
 		return *p == '>' && n >= 3 ? p + 1 : NULL;
 	}
-	for (; tz_is_alpha((unsigned char)*p); p++)
+	for (; ascii_is_alpha((unsigned char)*p); p++)
 		n++;
 	return n >= 3 ? p : NULL;
 }
@@ -234,7 +225,7 @@ static const char *tz_p_num(const char *p, int max_digits, long max,
 	long v = 0;
 	int n = 0;
 
-	for (; tz_is_digit((unsigned char)*p) && n < max_digits; p++, n++)
+	for (; ascii_is_digit((unsigned char)*p) && n < max_digits; p++, n++)
 		v = v * 10 + (*p - '0');
 	if (n == 0 || v > max)
 		return NULL;
@@ -448,7 +439,7 @@ static const char *tz_p_fixed(const char *p, int n, long *out)
 	int i;
 
 	for (i = 0; i < n; i++, p++) {
-		if (!tz_is_digit((unsigned char)*p))
+		if (!ascii_is_digit((unsigned char)*p))
 			return NULL;
 		v = v * 10 + (*p - '0');
 	}
@@ -463,7 +454,7 @@ static int tz_parse_unix(const char *s, int64_t *out)
 
 	if (*s == '-' || *s == '+')
 		neg = *s++ == '-';
-	for (; tz_is_digit((unsigned char)*s); s++, n++) {
+	for (; ascii_is_digit((unsigned char)*s); s++, n++) {
 		if (n >= 12)
 			return -1;
 		v = v * 10 + (*s - '0');
@@ -670,7 +661,7 @@ int tz_check_name(const char *name)
 		return -1;
 	for (i = 0; i < len; i++) {
 		c = (unsigned char)name[i];
-		if (!tz_is_alpha(c) && !tz_is_digit(c) && c != '_' &&
+		if (!ascii_is_alpha(c) && !ascii_is_digit(c) && c != '_' &&
 		    c != '+' && c != '-' && c != '/')
 			return -1;
 		/* no leading '/', no empty component, no trailing '/' */

@@ -1,9 +1,10 @@
 /*
  * ydoc.c - see ydoc.h.
  */
+#include "arr.h"
+#include "ascii.h"
 #include "ydoc.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -23,22 +24,6 @@ struct yerr {
 	unsigned long line;    /* 0: libyaml's error, in the parser */
 	const char *msg;
 };
-
-void *ydoc_room(void *arr, size_t n, size_t *cap, size_t size)
-{
-	size_t c;
-	void *p;
-
-	if (n < *cap)
-		return arr;
-	c = *cap ? *cap * 2 : 8;
-	if (c > ((size_t)-1) / size)
-		return NULL;
-	p = realloc(arr, c * size);
-	if (p)
-		*cap = c;
-	return p;
-}
 
 static void ydoc_release(struct ydoc *d)
 {
@@ -149,7 +134,7 @@ static enum yn_type yaml11_type(const char *s, size_t len)
 		return YT_MERGE;
 	if (s[0] == '.')
 		return yaml11_float(s) ? YT_NUMBER : YT_STR;
-	if (!isdigit((unsigned char)s[0]) && s[0] != '+' && s[0] != '-')
+	if (!ascii_is_digit((unsigned char)s[0]) && s[0] != '+' && s[0] != '-')
 		return YT_STR;
 	plain = malloc(len + 1);
 	if (!plain)
@@ -188,8 +173,8 @@ static int ydoc_attach(struct ydoc *d, size_t i)
 	if (d->depth == 0)
 		return 0;
 	parent = &d->nodes[d->open[d->depth - 1]];
-	k = ydoc_room(parent->kids, parent->n_kids, &parent->cap_kids,
-		      sizeof(*k));
+	k = arr_room(parent->kids, parent->n_kids, &parent->cap_kids,
+		     sizeof(*k));
 	if (!k)
 		return -1;
 	parent->kids = k;
@@ -203,8 +188,8 @@ static int ydoc_anchor(struct ydoc *d, const yaml_char_t *name, size_t i)
 
 	if (!name)
 		return 0;
-	a = ydoc_room(d->anchors, d->n_anchors, &d->cap_anchors,
-		      sizeof(*a));
+	a = arr_room(d->anchors, d->n_anchors, &d->cap_anchors,
+		     sizeof(*a));
 	if (!a)
 		return -1;
 	d->anchors = a;
@@ -222,7 +207,7 @@ static int ydoc_add(struct ydoc *d, const yaml_event_t *ev)
 	struct ynode *n;
 	size_t *o, i = d->n;
 
-	n = ydoc_room(d->nodes, d->n, &d->cap, sizeof(*n));
+	n = arr_room(d->nodes, d->n, &d->cap, sizeof(*n));
 	if (!n)
 		return -1;
 	d->nodes = n;
@@ -255,7 +240,7 @@ static int ydoc_add(struct ydoc *d, const yaml_event_t *ev)
 		return -1;
 	if (n->kind == YN_SCALAR)
 		return 0;
-	o = ydoc_room(d->open, d->depth, &d->cap_open, sizeof(*o));
+	o = arr_room(d->open, d->depth, &d->cap_open, sizeof(*o));
 	if (!o)
 		return -1;
 	d->open = o;
@@ -403,20 +388,20 @@ static int md_push(struct ydoc_md *md, const struct ynode *k,
 {
 	void *p;
 
-	if (!(p = ydoc_room(md->keys, md->n, &md->cap_keys,
-			    sizeof(*md->keys))))
+	if (!(p = arr_room(md->keys, md->n, &md->cap_keys,
+			   sizeof(*md->keys))))
 		return -1;
 	md->keys = p;
-	if (!(p = ydoc_room(md->values, md->n, &md->cap_values,
-			    sizeof(*md->values))))
+	if (!(p = arr_room(md->values, md->n, &md->cap_values,
+			   sizeof(*md->values))))
 		return -1;
 	md->values = p;
-	if (!(p = ydoc_room(md->knodes, md->n, &md->cap_knodes,
-			    sizeof(*md->knodes))))
+	if (!(p = arr_room(md->knodes, md->n, &md->cap_knodes,
+			   sizeof(*md->knodes))))
 		return -1;
 	md->knodes = p;
-	if (!(p = ydoc_room(md->vnodes, md->n, &md->cap_vnodes,
-			    sizeof(*md->vnodes))))
+	if (!(p = arr_room(md->vnodes, md->n, &md->cap_vnodes,
+			   sizeof(*md->vnodes))))
 		return -1;
 	md->vnodes = p;
 	md->keys[md->n] = k->text;

@@ -73,11 +73,6 @@ struct ydoc {
 	size_t depth, cap_open;
 };
 
-/* arr with room for element n (cap elements of size bytes now): the same
- * or a moved array (*cap updated), or NULL (arr untouched and still owned
- * by the caller) when memory is short. */
-void *ydoc_room(void *arr, size_t n, size_t *cap, size_t size);
-
 /* s is one of the words of list (NULL-terminated). */
 int ydoc_word_in(const char *s, const char *const *list);
 

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "meta.h"
+#include "num.h"
 
 #define BK_BUCKETS (1u << 16)
 #define BK_BODY_MAX (BACKEND_POINTS_MAX * 40 + 256)
@@ -160,9 +160,9 @@ static enum MHD_Result bk_range(struct bk *b, struct MHD_Connection *conn)
 	size_t len = 0, n = 0;
 
 	if (!s_start || !s_end || !s_step ||
-	    meta_parse_double(s_start, &start) ||
-	    meta_parse_double(s_end, &end) ||
-	    meta_parse_double(s_step, &step) || !(step > 0) || end < start)
+	    num_parse_double(s_start, &start) ||
+	    num_parse_double(s_end, &end) ||
+	    num_parse_double(s_step, &step) || !(step > 0) || end < start)
 		return bk_text(conn, MHD_HTTP_BAD_REQUEST,
 			       "{\"status\":\"error\",\"errorType\":"
 			       "\"bad_data\",\"error\":\"bad range\"}");
@@ -281,7 +281,7 @@ int backend_main(int argc, char **argv)
 			dst = &slow_ms, lo = 0, hi = 60000;
 		else if (!strcmp(a, "--value"))
 			dst = &b->value, lo = 0, hi = 1e9;
-		if (!dst || !v || meta_parse_double(v, dst) || *dst < lo ||
+		if (!dst || !v || num_parse_double(v, dst) || *dst < lo ||
 		    *dst > hi) {
 			fprintf(stderr, "staffer-load backend: bad option "
 				"'%.60s'\n", a);

@@ -8,7 +8,7 @@
 
 #include "backend.h"
 #include "load.h"
-#include "meta.h"
+#include "num.h"
 
 static void usage(FILE *fp)
 {
@@ -118,7 +118,7 @@ static int parse_list(const char *v, const struct opt *op, int *out,
 		} else {
 			memcpy(num, p, len);
 			num[len] = '\0';
-			if (meta_parse_double(num, &d) || d < op->min ||
+			if (num_parse_double(num, &d) || d < op->min ||
 			    d > op->max || d != (int)d)
 				return -1;
 			out[(*n)++] = (int)d;
@@ -145,7 +145,7 @@ static int parse_opt(struct load_opts *o, const struct opt *op,
 	default:
 		break;
 	}
-	if (meta_parse_double(v, &d) || d < op->min || d > op->max)
+	if (num_parse_double(v, &d) || d < op->min || d > op->max)
 		return -1;
 	switch (op->type) {
 	case OPT_INT:

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "meta.h"
+#include "num.h"
 
 void hpa_config_init(struct hpa_config *c)
 {
@@ -540,7 +540,7 @@ int hpa_policies_parse(const char *s, struct hpa_rules *r, char *err,
 			r->pol[n].type = HPA_PERCENT;
 		else
 			goto bad;
-		if (meta_parse_long(v, &val) || meta_parse_long(p, &per) ||
+		if (num_parse_long(v, &val) || num_parse_long(p, &per) ||
 		    val < 1 || val > HPA_REPLICAS_MAX || per < 1 ||
 		    per > HPA_PERIOD_MAX)
 			goto bad;

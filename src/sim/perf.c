@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "csv.h"
-#include "meta.h"
+#include "num.h"
 
 /* Averages of perf_model.csv rows for llama2-70b, h100-80gb, tp 4:
  * prompt_time at batch_size 1 per prompt_size, token_time per
@@ -215,7 +215,7 @@ int perf_load(struct perf *p, const char *path, const char *model,
 		if (strcmp(f[idx[PC_MODEL]], model) ||
 		    strcmp(f[idx[PC_HW]], hardware))
 			continue;
-		if (meta_parse_long(f[idx[PC_TP]], &tp)) {
+		if (num_parse_long(f[idx[PC_TP]], &tp)) {
 			snprintf(err, errlen, "perf model '%s' line %zu: "
 				 "tensor_parallel '%.30s' is not a whole "
 				 "number", path, lineno, f[idx[PC_TP]]);
@@ -224,7 +224,7 @@ int perf_load(struct perf *p, const char *path, const char *model,
 		if (tp != tensor_parallel)
 			continue;
 		for (i = PC_PROMPT; i <= PC_TTIME; i++) {
-			if (meta_parse_double(f[idx[i]], &v[i]) || v[i] < 0) {
+			if (num_parse_double(f[idx[i]], &v[i]) || v[i] < 0) {
 				snprintf(err, errlen, "perf model '%s' line "
 					 "%zu: %s '%.30s' is not a number >= 0",
 					 path, lineno, perf_cols[i],

@@ -4,6 +4,7 @@
 #include "policy.h"
 
 #include "forecast.h"
+#include "num.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -42,7 +43,7 @@ static int policy_num(const char *key, const char *val, double lo, int lo_x,
 {
 	double v;
 
-	if (meta_parse_double(val, &v) || (lo_x ? v <= lo : v < lo) ||
+	if (num_parse_double(val, &v) || (lo_x ? v <= lo : v < lo) ||
 	    v > hi) {
 		snprintf(err, errlen, "'%s': '%.40s' is not allowed; allowed: "
 			 "a number %s %g and up to %g", key, val,
@@ -58,7 +59,7 @@ static int policy_int(const char *key, const char *val, long lo, long hi,
 {
 	long v;
 
-	if (meta_parse_long(val, &v) || v < lo || v > hi) {
+	if (num_parse_long(val, &v) || v < lo || v > hi) {
 		snprintf(err, errlen, "'%s': '%.40s' is not allowed; allowed: "
 			 "a whole number from %ld to %ld", key, val, lo, hi);
 		return -1;

@@ -22,6 +22,7 @@
 #include "cmd.h"
 #include "demand.h"
 #include "meta.h"
+#include "num.h"
 #include "perf.h"
 #include "policy.h"
 #include "sim.h"
@@ -236,7 +237,7 @@ static int simulate_set(struct simulate_opts *o, const struct opt *op,
 		*(const char **)base = val;
 		return 0;
 	case OT_DBL:
-		if (meta_parse_double(val, &d) || d < op->lo || d > op->hi) {
+		if (num_parse_double(val, &d) || d < op->lo || d > op->hi) {
 			fprintf(stderr, "staffer simulate: %s '%.60s': "
 				"allowed a number from %g to %g %s\n",
 				op->name, val, op->lo, op->hi, op->unit);
@@ -245,7 +246,7 @@ static int simulate_set(struct simulate_opts *o, const struct opt *op,
 		*(double *)base = d;
 		return 0;
 	case OT_LONG:
-		if (meta_parse_long(val, &l) || l < op->lo || l > op->hi) {
+		if (num_parse_long(val, &l) || l < op->lo || l > op->hi) {
 			fprintf(stderr, "staffer simulate: %s '%.60s': "
 				"allowed a whole number from %.0f to %.0f %s\n",
 				op->name, val, op->lo, op->hi, op->unit);
@@ -357,7 +358,7 @@ static int simulate_perf(const struct simulate_opts *o, struct perf *p,
 	c2 = c1 ? strchr(c1 + 1, ',') : NULL;
 	if (!c1 || !c2 || c1 - s >= (long)sizeof(model) || c1 == s ||
 	    c2 - c1 - 1 >= (long)sizeof(hw) || c2 == c1 + 1 ||
-	    meta_parse_long(c2 + 1, &tp) || tp < 1 || tp > 64) {
+	    num_parse_long(c2 + 1, &tp) || tp < 1 || tp > 64) {
 		snprintf(err, errlen, "--perf-spec '%.60s': allowed "
 			 "MODEL,HARDWARE,TP e.g. llama2-70b,h100-80gb,4", s);
 		return -1;
@@ -667,7 +668,7 @@ int cmd_simulate(int argc, char **argv)
 	} else {
 		long v;
 
-		if (meta_parse_long(o.initial, &v) || v < 0 ||
+		if (num_parse_long(o.initial, &v) || v < 0 ||
 		    v > HPA_REPLICAS_MAX) {
 			fprintf(stderr, "staffer simulate: --initial-replicas "
 				"'%.40s': allowed first-minute, auto or a "

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "csv.h"
-#include "meta.h"
+#include "num.h"
 #include "show.h"
 
 #define TRACE_SHOW_MAX 40   /* characters of a field quoted in an error */
@@ -156,7 +156,7 @@ int trace_load_csv(struct trace *t, const char *path, char *err,
 		}
 		for (i = 0; i < nf; i++)
 			f[i] = csv_trim(f[i]);
-		if (meta_parse_double(f[0], &at) || at < 0 ||
+		if (num_parse_double(f[0], &at) || at < 0 ||
 		    at > TRACE_TIME_MAX) {
 			show_escaped(shown, TRACE_SHOW_MAX, f[0], strlen(f[0]));
 			snprintf(err, errlen, "trace '%s' line %zu: arrival_s "
@@ -165,7 +165,7 @@ int trace_load_csv(struct trace *t, const char *path, char *err,
 				 TRACE_TIME_MAX);
 			goto out;
 		}
-		if (meta_parse_long(f[1], &in) || in < 0 ||
+		if (num_parse_long(f[1], &in) || in < 0 ||
 		    in > TRACE_TOKENS_MAX) {
 			show_escaped(shown, TRACE_SHOW_MAX, f[1], strlen(f[1]));
 			snprintf(err, errlen, "trace '%s' line %zu: "
@@ -174,7 +174,7 @@ int trace_load_csv(struct trace *t, const char *path, char *err,
 				 TRACE_TOKENS_MAX);
 			goto out;
 		}
-		if (meta_parse_long(f[2], &outt) || outt < 0 ||
+		if (num_parse_long(f[2], &outt) || outt < 0 ||
 		    outt > TRACE_TOKENS_MAX) {
 			show_escaped(shown, TRACE_SHOW_MAX, f[2], strlen(f[2]));
 			snprintf(err, errlen, "trace '%s' line %zu: "
@@ -183,7 +183,7 @@ int trace_load_csv(struct trace *t, const char *path, char *err,
 				 TRACE_TOKENS_MAX);
 			goto out;
 		}
-		if (want == 4 && (meta_parse_double(f[3], &svc) ||
+		if (want == 4 && (num_parse_double(f[3], &svc) ||
 				  svc <= 0 || svc > TRACE_SERVICE_MAX)) {
 			show_escaped(shown, TRACE_SHOW_MAX, f[3], strlen(f[3]));
 			snprintf(err, errlen, "trace '%s' line %zu: service_s "
@@ -395,9 +395,9 @@ int trace_load_rates(struct trace *t, const char *path,
 			continue;
 		nf = csv_split(line, f, TRACE_FIELDS_MAX);
 		if (nf < 3 || nf > TRACE_FIELDS_MAX ||
-		    meta_parse_double(csv_trim(f[0]), &start) ||
-		    meta_parse_double(csv_trim(f[1]), &rate) ||
-		    meta_parse_double(csv_trim(f[2]), &clients) ||
+		    num_parse_double(csv_trim(f[0]), &start) ||
+		    num_parse_double(csv_trim(f[1]), &rate) ||
+		    num_parse_double(csv_trim(f[2]), &clients) ||
 		    start < 0 || start > 1e9 || rate < 0 || rate > 1e7 ||
 		    clients < 0) {
 			snprintf(err, errlen, "rate file '%s' line %zu: "

@@ -45,6 +45,7 @@
 #include "fetch.h"
 #include "log.h"
 #include "meta.h"
+#include "num.h"
 #include "peak.h"
 #include "policy.h"
 #include "sim.h"
@@ -148,7 +149,7 @@ static double tune_duration(const char *s)
 	default: len++; break;
 	}
 	num[len - 1] = '\0';
-	if (meta_parse_double(num, &v) || !(v > 0))
+	if (num_parse_double(num, &v) || !(v > 0))
 		return -1;
 	return v * unit;
 }
@@ -159,7 +160,7 @@ static int tune_number(const char *name, const char *v, double lo,
 {
 	double d;
 
-	if (meta_parse_double(v, &d) || d < lo || d > hi) {
+	if (num_parse_double(v, &d) || d < lo || d > hi) {
 		fprintf(stderr, TUNE_PROG ": %s '%.60s': allowed: a number "
 			"from %g to %g%s\n", name, v, lo, hi, unit);
 		return 2;

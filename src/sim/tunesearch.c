@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "meta.h"
+#include "num.h"
 
 double tune_holdout_s(double span_s, double step_s)
 {
@@ -66,7 +66,7 @@ int tune_same_value(const char *a, const char *b)
 
 	if (!a || !b)
 		return a == b;
-	if (!meta_parse_double(a, &x) && !meta_parse_double(b, &y))
+	if (!num_parse_double(a, &x) && !num_parse_double(b, &y))
 		return x == y;
 	return !strcmp(a, b);
 }

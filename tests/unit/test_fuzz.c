@@ -52,6 +52,7 @@
 #include "log.h"
 #include "decide.h"
 #include "meta.h"
+#include "num.h"
 #include "model.h"
 #include "pb.h"
 #include "prom.h"
@@ -1222,7 +1223,7 @@ static int sched_resolve(void *ctx, const char *key, const char *value,
 	for (i = 0; i < sizeof(sched_keys) / sizeof(sched_keys[0]); i++) {
 		if (strcmp(key, sched_keys[i]))
 			continue;
-		if (meta_parse_double(value, &v) || v < 0 || v > 100) {
+		if (num_parse_double(value, &v) || v < 0 || v > 100) {
 			snprintf(why, size, "a value that is not a number "
 				 "from 0 to 100");
 			return -1;
@@ -1699,8 +1700,8 @@ static void check_number(struct fz *r, const char *in, size_t len,
 	int rd, rl;
 
 	(void)r;
-	rd = meta_parse_double(s, &d);
-	rl = meta_parse_long(s, &l);
+	rd = num_parse_double(s, &d);
+	rl = num_parse_long(s, &l);
 	FZ_CHECK(!valid || rd == 0, "valid number refused");
 	if (rd == 0) {
 		fz_accepted++;

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "meta.h"
+#include "num.h"
 #include "tz.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -287,27 +288,27 @@ static void test_parse_number_functions(void **state)
 
 	(void)state;
 	for (i = 0; i < COUNT(good); i++)
-		if (meta_parse_double(good[i], &d) != 0)
+		if (num_parse_double(good[i], &d) != 0)
 			fail_msg("'%s' should parse", good[i]);
-	assert_int_equal(meta_parse_double("-2.5e+2", &d), 0);
+	assert_int_equal(num_parse_double("-2.5e+2", &d), 0);
 	assert_true(d == -250.0);
 	for (i = 0; i < COUNT(bad); i++) {
 		d = 42;
-		if (meta_parse_double(bad[i], &d) == 0)
+		if (num_parse_double(bad[i], &d) == 0)
 			fail_msg("'%s' should not parse", bad[i]);
 		assert_true(d == 42); /* untouched */
 	}
-	assert_int_equal(meta_parse_double(NULL, &d), -1);
+	assert_int_equal(num_parse_double(NULL, &d), -1);
 
-	assert_int_equal(meta_parse_long("-17", &l), 0);
+	assert_int_equal(num_parse_long("-17", &l), 0);
 	assert_int_equal(l, -17);
 	l = 42;
-	assert_int_equal(meta_parse_long("3.0", &l), -1);
-	assert_int_equal(meta_parse_long("1e3", &l), -1);
-	assert_int_equal(meta_parse_long("99999999999999999999", &l), -1);
-	assert_int_equal(meta_parse_long(" 3", &l), -1);
-	assert_int_equal(meta_parse_long("", &l), -1);
-	assert_int_equal(meta_parse_long(NULL, &l), -1);
+	assert_int_equal(num_parse_long("3.0", &l), -1);
+	assert_int_equal(num_parse_long("1e3", &l), -1);
+	assert_int_equal(num_parse_long("99999999999999999999", &l), -1);
+	assert_int_equal(num_parse_long(" 3", &l), -1);
+	assert_int_equal(num_parse_long("", &l), -1);
+	assert_int_equal(num_parse_long(NULL, &l), -1);
 	assert_int_equal(l, 42);
 }
 
