@@ -13,6 +13,7 @@
  * HTTP client reads them, so a rotated token is picked up without a restart.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -28,6 +30,7 @@
 #include "config.h"
 #include "near.h"
 #include "show.h"
+#include "slurp.h"
 
 #define CFG_PATH_MAX 160          /* a JSON path in an error */
 #define CFG_SHOW_MAX 60           /* bytes of a bad value quoted */
@@ -957,31 +960,27 @@ int config_load_file(struct config *c, const char *path,
 {
 	char prefix[CONFIG_ERR_MAX / 2];
 	struct cfg_ctx x = { prefix, err };
-	FILE *f = NULL;
+	enum slurp_err se;
 	char *buf = NULL;
 	size_t len;
-	int rc = -1;
+	int rc = -1, fd;
 
 	snprintf(prefix, sizeof(prefix), "config %s", path);
-	f = fopen(path, "rb");
-	if (!f) {
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
 		cfg_fail(&x, NULL, "cannot open: %s", strerror(errno));
 		goto out;
 	}
-	buf = malloc(CONFIG_FILE_MAX + 1);
+	buf = slurp_fd(fd, CONFIG_FILE_MAX, &len, &se);
 	if (!buf) {
-		cfg_oom(&x);
-		goto out;
-	}
-	/* One byte more than allowed tells "too large" from "just fits". */
-	len = fread(buf, 1, CONFIG_FILE_MAX + 1, f);
-	if (ferror(f)) {
-		cfg_fail(&x, NULL, "cannot read: %s", strerror(errno));
-		goto out;
-	}
-	if (len > CONFIG_FILE_MAX) {
-		cfg_fail(&x, NULL, "is larger than %d bytes",
-			 CONFIG_FILE_MAX);
+		if (se == SLURP_ENOMEM)
+			cfg_oom(&x);
+		else if (se == SLURP_EBIG)
+			cfg_fail(&x, NULL, "is larger than %d bytes",
+				 CONFIG_FILE_MAX);
+		else
+			cfg_fail(&x, NULL, "cannot read: %s",
+				 strerror(errno));
 		goto out;
 	}
 	if (memchr(buf, '\0', len)) {
@@ -991,8 +990,8 @@ int config_load_file(struct config *c, const char *path,
 	rc = cfg_parse(c, buf, len, &x);
 out:
 	free(buf);
-	if (f)
-		fclose(f);
+	if (fd >= 0)
+		close(fd);
 	return rc;
 }
 

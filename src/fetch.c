@@ -21,7 +21,6 @@
  * entry_complete() gives its connection back.
  */
 #include "fetch.h"
-#include "mono.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -36,6 +35,7 @@
 #include "awscred.h"
 #include "http.h"
 #include "log.h"
+#include "mono.h"
 #include "secret.h"
 
 #define BUCKETS 4096

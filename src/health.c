@@ -24,6 +24,7 @@
 #include "health.pb-c.h"
 #include "num.h"
 #include "pb.h"
+#include "slurp.h"
 
 #define HEALTH_REPLY_MAX 4096      /* bytes of a HealthCheckResponse */
 #define HEALTH_PEM_MAX (1 << 20)   /* bytes of one PEM file */
@@ -44,23 +45,17 @@ static void usage(FILE *fp)
 "                        have (default: HOST)\n");
 }
 
-/* The whole file, NUL-terminated, or NULL with a message on stderr. */
+/* The whole file, NUL-terminated, or NULL with a message on stderr (a
+ * PEM over the cap is refused, not cut: a cut PEM fails later, unclearly). */
 static char *health_read(const char *path)
 {
-	FILE *fp = fopen(path, "rb");
-	char *buf = NULL;
+	char why[512];
+	char *buf;
 	size_t n;
 
-	if (!fp) {
-		fprintf(stderr, "staffer health: cannot open '%s'\n", path);
-		return NULL;
-	}
-	buf = malloc(HEALTH_PEM_MAX);
-	if (buf) {
-		n = fread(buf, 1, HEALTH_PEM_MAX - 1, fp);
-		buf[n] = '\0';
-	}
-	fclose(fp);
+	buf = slurp_file(path, HEALTH_PEM_MAX - 1, &n, NULL, why, sizeof(why));
+	if (!buf)
+		fprintf(stderr, "staffer health: %s\n", why);
 	return buf;
 }
 

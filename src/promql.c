@@ -1,10 +1,11 @@
 /* promql.c - see promql.h. */
-#include "ascii.h"
 #include "promql.h"
 
 #include <stddef.h>
 #include <string.h>
 #include <strings.h>
+
+#include "ascii.h"
 
 /* Bound on the digits of one duration part: more than any real range
  * needs, and keeps the arithmetic exact. */

@@ -10,7 +10,6 @@
  * the scaler, and finally a status batch; a reference count under the
  * call's mutex frees it when the last of those ends, on whichever thread.
  */
-#include "mono.h"
 #include "rpc.h"
 
 #include <grpc/grpc.h>
@@ -29,6 +28,7 @@
 #include "health.pb-c.h"
 #include "log.h"
 #include "meta.h"
+#include "mono.h"
 #include "pb.h"
 #include "stats.h"
 

@@ -27,6 +27,7 @@
 #include "forecast.h"
 #include "log.h"
 #include "show.h"
+#include "slurp.h"
 #include "smooth.h"
 #include "stab.h"
 
@@ -342,25 +343,22 @@ static int states_load(struct scaler *s)
 	char *text = NULL;
 	cJSON *root = NULL;
 	const cJSON *arr, *o, *ver;
-	long len;
+	enum slurp_err se;
+	size_t len;
 	size_t n = 0;
 	int usable;
 
 	fp = open_state(s->state_path, &usable);
 	if (!fp)
 		return usable ? 0 : -1;
-	if (fseek(fp, 0, SEEK_END) || (len = ftell(fp)) < 0 ||
-	    (unsigned long)len > STATE_FILE_MAX || fseek(fp, 0, SEEK_SET)) {
+	text = slurp_fd(fileno(fp), STATE_FILE_MAX, &len, &se);
+	if (!text) {
 		log_warn("state file '%s': unreadable or larger than %u "
 			 "bytes; starting fresh", s->state_path,
 			 STATE_FILE_MAX);
 		goto out;
 	}
-	text = malloc((size_t)len + 1);
-	if (!text || fread(text, 1, (size_t)len, fp) != (size_t)len)
-		goto out;
-	text[len] = '\0';
-	root = cJSON_ParseWithLength(text, (size_t)len);
+	root = cJSON_ParseWithLength(text, len);
 	arr = cJSON_GetObjectItemCaseSensitive(root, "states");
 	ver = cJSON_GetObjectItemCaseSensitive(root, "version");
 	if (!cJSON_IsArray(arr) || !cJSON_IsNumber(ver)) {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ascii.h"
+#include "slurp.h"
 #include "tz.h"
 
 #define TZ_DIR_DEFAULT "/usr/share/zoneinfo"
@@ -680,8 +681,8 @@ static enum tz_err tz_load(const char *name, struct tz **out)
 	unsigned char *buf = NULL;
 	enum tz_err rc;
 	struct stat st;
+	enum slurp_err se;
 	size_t len = 0;
-	ssize_t r;
 	int fd;
 
 	if (!dir || !*dir)
@@ -706,25 +707,11 @@ static enum tz_err tz_load(const char *name, struct tz **out)
 	rc = TZ_EFORMAT;
 	if (st.st_size > TZ_FILE_MAX)
 		goto out;
-	rc = TZ_ENOMEM;
-	buf = malloc(TZ_FILE_MAX + 1);
-	if (!buf)
+	buf = (unsigned char *)slurp_fd(fd, TZ_FILE_MAX, &len, &se);
+	if (!buf) {
+		rc = se == SLURP_ENOMEM ? TZ_ENOMEM :
+		     se == SLURP_EBIG ? TZ_EFORMAT : TZ_EIO;
 		goto out;
-	for (;;) {
-		r = read(fd, buf + len, TZ_FILE_MAX + 1 - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			rc = TZ_EIO;
-			goto out;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-		if (len > TZ_FILE_MAX) {
-			rc = TZ_EFORMAT;
-			goto out;
-		}
 	}
 	rc = tz_parse(name, buf, len, out);
 out:

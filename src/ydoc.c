@@ -1,18 +1,21 @@
 /*
  * ydoc.c - see ydoc.h.
  */
-#include "arr.h"
-#include "ascii.h"
 #include "ydoc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <yaml.h>
 
+#include "arr.h"
+#include "ascii.h"
 #include "show.h"
+#include "slurp.h"
 
 #define YDOC_STR_(x) #x
 #define YDOC_STR(x) YDOC_STR_(x)
@@ -681,59 +684,38 @@ int ydoc_each_scaledobject(const struct ydoc *d, ydoc_object_fn *fn,
 /* ---- files -------------------------------------------------------------- */
 
 /* Read path ("-": stdin) whole into *buf (NUL-terminated).  0, or -1 with
- * a message on stderr. */
+ * a message on stderr.  A FIFO is fine here (`lint <(kubectl ...)`): the
+ * user asked for this file and waits for it. */
 static int read_all(const char *path, const char *prog, char **buf,
 		    size_t *len)
 {
-	FILE *f = stdin;
-	size_t n = 0, cap = 0, got;
-	char *b = NULL, *p;
-	int rc = -1;
+	enum slurp_err se;
+	int fd = STDIN_FILENO;
+	char *b;
 
 	if (strcmp(path, "-")) {
-		f = fopen(path, "rb");
-		if (!f) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
 			fprintf(stderr, "%s: %s: cannot open: %s\n", prog,
 				path, strerror(errno));
 			return -1;
 		}
 	}
-	for (;;) {
-		if (cap - n < 2) {
-			cap = cap ? cap * 2 : 65536;
-			p = realloc(b, cap);
-			if (!p) {
-				fprintf(stderr, "%s: %s: out of memory\n",
-					prog, path);
-				goto out;
-			}
-			b = p;
-		}
-		got = fread(b + n, 1, cap - n - 1, f);
-		n += got;
-		if (n > YDOC_FILE_MAX) {
+	b = slurp_fd(fd, YDOC_FILE_MAX, len, &se);
+	if (!b) {
+		if (se == SLURP_ENOMEM)
+			fprintf(stderr, "%s: %s: out of memory\n", prog, path);
+		else if (se == SLURP_EBIG)
 			fprintf(stderr, "%s: %s: larger than %u bytes\n",
 				prog, path, YDOC_FILE_MAX);
-			goto out;
-		}
-		if (got == 0)
-			break;
+		else
+			fprintf(stderr, "%s: %s: cannot read: %s\n", prog,
+				path, strerror(errno));
 	}
-	if (ferror(f)) {
-		fprintf(stderr, "%s: %s: cannot read: %s\n", prog, path,
-			strerror(errno));
-		goto out;
-	}
-	b[n] = '\0';
+	if (fd != STDIN_FILENO)
+		close(fd);
 	*buf = b;
-	*len = n;
-	b = NULL;
-	rc = 0;
-out:
-	free(b);
-	if (f != stdin)
-		fclose(f);
-	return rc;
+	return b ? 0 : -1;
 }
 
 /* The line of a reader error: the byte offset counted in lines. */
