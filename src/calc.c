@@ -16,6 +16,7 @@
  */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include "forecast.h"
 #include "meta.h"
 #include "num.h"
+#include "opt.h"
 #include "model.h"
 #include "report.h"
 #include "sched.h"
@@ -354,6 +356,53 @@ static int observations(const struct meta *m, const struct model_signals *s,
 	return 0;
 }
 
+/* What calc's arguments fill. */
+struct calc_args {
+	struct meta *m;
+	struct model_signals *s;
+	struct calc_series *c;
+	int json;
+};
+
+/* One key=value: a signal, now=, or metadata. */
+static int calc_arg(void *ctx, const char *prog, const char *a)
+{
+	struct calc_args *ca = ctx;
+	struct meta_error err;
+	char key[META_NAME_MAX];
+	size_t klen = opt_key_value(prog, a, sizeof(key));
+	const char *v = a + klen + 1;
+	int r;
+
+	if (!klen)
+		return 2;
+	memcpy(key, a, klen);
+	key[klen] = '\0';
+	if (!strcmp(key, "now")) {
+		ca->c->now_arg = v;
+		return 0;
+	}
+	r = set_input(ca->s, ca->c, key, v);
+	if (r <= 0)
+		return r < 0 ? 2 : 0;
+	if (calc_own_near(key))
+		return 2;
+	if (meta_set(ca->m, key, v, &err) != META_OK) {
+		fprintf(stderr, "%s: %s\n", prog, err.msg);
+		return 2;
+	}
+	return 0;
+}
+
+static const struct opt calc_opts[] = {
+	OPT_F("--json", offsetof(struct calc_args, json)),
+	OPT_END,
+};
+
+static const struct opt_spec calc_spec = {
+	"staffer calc", calc_opts, usage, calc_arg
+};
+
 int cmd_calc(int argc, char **argv)
 {
 	struct meta m;
@@ -363,8 +412,9 @@ int cmd_calc(int argc, char **argv)
 	struct decision d;
 	struct calc_series *c;
 	enum model_err merr = MODEL_OK;
+	struct calc_args ca;
 	time_t now;
-	int i, json = 0, rc = 2;
+	int json = 0, rc = 2;
 
 	meta_init(&m);
 	memset(&s, 0, sizeof(s));
@@ -375,46 +425,20 @@ int cmd_calc(int argc, char **argv)
 		goto out;
 	}
 	c->current = -1;
-	for (i = 0; i < argc; i++) {
-		char key[META_NAME_MAX];
-		const char *eq = strchr(argv[i], '=');
-		size_t klen;
-		int r;
-
-		if (!strcmp(argv[i], "--json")) {
-			json = 1;
-			continue;
-		}
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			rc = 0;
-			goto out;
-		}
-		klen = eq ? (size_t)(eq - argv[i]) : 0;
-		if (!eq || klen == 0 || klen >= sizeof(key)) {
-			fprintf(stderr, "staffer calc: '%.60s' is not "
-				"key=value\n", argv[i]);
-			usage(stderr);
-			goto out;
-		}
-		memcpy(key, argv[i], klen);
-		key[klen] = '\0';
-		if (!strcmp(key, "now")) {
-			c->now_arg = eq + 1;
-			continue;
-		}
-		r = set_input(&s, c, key, eq + 1);
-		if (r < 0)
-			goto out;
-		if (r == 0)
-			continue;
-		if (calc_own_near(key))
-			goto out;
-		if (meta_set(&m, key, eq + 1, &err) != META_OK) {
-			fprintf(stderr, "staffer calc: %s\n", err.msg);
-			goto out;
-		}
+	ca.m = &m;
+	ca.s = &s;
+	ca.c = c;
+	ca.json = 0;
+	switch (opt_parse(&calc_spec, argc, argv, &ca)) {
+	case OPT_OK:
+		break;
+	case OPT_HELP:
+		rc = 0;
+		goto out;
+	default:
+		goto out;
 	}
+	json = ca.json;
 	if (!c->n && !c->have_signal) {
 		fprintf(stderr, "staffer calc: no signal given; give "
 			"arrivalRate (req/s) and serviceTime (s), or "

@@ -32,6 +32,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,7 @@
 #include "fetch.h"
 #include "log.h"
 #include "meta.h"
-#include "num.h"
+#include "opt.h"
 #include "report.h"
 #include "scaler.h"
 #include "sched.h"
@@ -350,78 +351,48 @@ struct opts {
 	struct trigsel_pairs args;
 };
 
+/* A key=value argument: metadata over the file's. */
+static int explain_arg(void *ctx, const char *prog, const char *a)
+{
+	struct opts *o = ctx;
+	size_t klen = opt_key_value(prog, a, (size_t)-1);
+
+	if (!klen)
+		return 2;
+	return trigsel_pairs_set(&o->args, prog, a, klen, a + klen + 1) ? 2
+									 : 0;
+}
+
+#define EO(f) offsetof(struct opts, f)
+
+static const struct opt explain_opts[] = {
+	OPT_S("--config", EO(cfg_path), 0),
+	OPT_S("--prometheus", EO(prom), 0),
+	OPT_S("--file", EO(file), 0),
+	OPT_S("--name", EO(sel), 0),
+	OPT_S("--log-level", EO(level), 0),
+	OPT_L("--trigger", EO(trigger), 0, 10000, NULL),
+	OPT_D("--timeout", EO(timeout_s), 0,
+	      EXPLAIN_TIMEOUT_MAX, "seconds", OPT_ABOVE),
+	OPT_F("--json", EO(json)),
+	OPT_END,
+};
+
+static const struct opt_spec explain_spec = {
+	EXPLAIN_PROG, explain_opts, usage, explain_arg
+};
+
 /* Parse argv into o.  -1 to exit 0 (help printed), 0 ok, 2 bad usage
  * (message printed). */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	int i;
-
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		const char *eq = strchr(a, '=');
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return -1;
-		}
-		if (!strcmp(a, "--json")) {
-			o->json = 1;
-			continue;
-		}
-		if (strncmp(a, "--", 2)) {
-			if (!eq || eq == a) {
-				fprintf(stderr, EXPLAIN_PROG ": '%.60s' is "
-					"not key=value\n", a);
-				usage(stderr);
-				return 2;
-			}
-			if (trigsel_pairs_set(&o->args, EXPLAIN_PROG, a,
-					      (size_t)(eq - a), eq + 1))
-				return 2;
-			continue;
-		}
-		if (!v) {
-			fprintf(stderr, EXPLAIN_PROG ": %.60s needs a value\n",
-				a);
-			usage(stderr);
-			return 2;
-		}
-		i++;
-		if (!strcmp(a, "--config")) {
-			o->cfg_path = v;
-		} else if (!strcmp(a, "--prometheus")) {
-			o->prom = v;
-		} else if (!strcmp(a, "--file")) {
-			o->file = v;
-		} else if (!strcmp(a, "--name")) {
-			o->sel = v;
-		} else if (!strcmp(a, "--log-level")) {
-			o->level = v;
-		} else if (!strcmp(a, "--trigger")) {
-			if (num_parse_long(v, &o->trigger) || o->trigger < 0 ||
-			    o->trigger > 10000) {
-				fprintf(stderr, EXPLAIN_PROG ": --trigger "
-					"'%.60s': allowed: a whole number "
-					"from 0 to 10000\n", v);
-				return 2;
-			}
-		} else if (!strcmp(a, "--timeout")) {
-			if (num_parse_double(v, &o->timeout_s) ||
-			    !(o->timeout_s > 0) ||
-			    o->timeout_s > EXPLAIN_TIMEOUT_MAX) {
-				fprintf(stderr, EXPLAIN_PROG ": --timeout "
-					"'%.60s': allowed: a number above 0 up "
-					"to %g seconds\n", v,
-					EXPLAIN_TIMEOUT_MAX);
-				return 2;
-			}
-		} else {
-			fprintf(stderr, EXPLAIN_PROG ": unknown option "
-				"'%.60s'\n", a);
-			usage(stderr);
-			return 2;
-		}
+	switch (opt_parse(&explain_spec, argc, argv, o)) {
+	case OPT_OK:
+		break;
+	case OPT_HELP:
+		return -1;
+	default:
+		return 2;
 	}
 	switch (trigsel_check_args(EXPLAIN_PROG, o->file, o->sel, o->trigger,
 				   o->args.n)) {

@@ -16,13 +16,14 @@
 #include <grpc/grpc.h>
 #include <grpc/grpc_security.h>
 #include <grpc/support/time.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "health.pb-c.h"
-#include "num.h"
+#include "opt.h"
 #include "pb.h"
 #include "slurp.h"
 
@@ -72,12 +73,49 @@ static const char *health_status_name(int s)
 	return "UNKNOWN";
 }
 
+/* The command line. */
+struct health_args {
+	const char *addr, *service, *ca_path, *cert_path, *key_path;
+	const char *server_name;
+	double timeout_s;
+};
+
+/* HOST:PORT, once. */
+static int health_arg(void *ctx, const char *prog, const char *a)
+{
+	struct health_args *ha = ctx;
+
+	if (ha->addr) {
+		fprintf(stderr, "%s: one address, not '%s' too\n", prog, a);
+		return 2;
+	}
+	ha->addr = a;
+	return 0;
+}
+
+#define HA(f) offsetof(struct health_args, f)
+
+static const struct opt health_opts[] = {
+	OPT_D("--timeout", HA(timeout_s), 0.1, 300, "seconds", 0),
+	OPT_S("--service", HA(service), 0),
+	OPT_S("--tls-ca", HA(ca_path), 0),
+	OPT_S("--tls-cert", HA(cert_path), 0),
+	OPT_S("--tls-key", HA(key_path), 0),
+	OPT_S("--server-name", HA(server_name), 0),
+	OPT_END,
+};
+
+static const struct opt_spec health_spec = {
+	"staffer health", health_opts, usage, health_arg
+};
+
 int cmd_health(int argc, char **argv)
 {
 	const char *addr = NULL, *service = "", *ca_path = NULL;
 	const char *cert_path = NULL, *key_path = NULL, *server_name = NULL;
 	char *ca = NULL, *cert = NULL, *key = NULL;
-	double timeout_s = 5;
+	struct health_args ha;
+	double timeout_s;
 	Grpc__Health__V1__HealthCheckRequest req =
 		GRPC__HEALTH__V1__HEALTH_CHECK_REQUEST__INIT;
 	Grpc__Health__V1__HealthCheckResponse *resp = NULL;
@@ -95,56 +133,26 @@ int cmd_health(int argc, char **argv)
 	grpc_op ops[6];
 	grpc_event ev;
 	gpr_timespec deadline;
-	int i, rc = 2, up = 0;
+	int rc = 2, up = 0;
 
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		}
-		if (strncmp(a, "--", 2)) {
-			if (addr) {
-				fprintf(stderr, "staffer health: one address, "
-					"not '%s' too\n", a);
-				return 2;
-			}
-			addr = a;
-			continue;
-		}
-		if (!v) {
-			fprintf(stderr, "staffer health: %s needs a value\n",
-				a);
-			return 2;
-		}
-		i++;
-		if (!strcmp(a, "--timeout")) {
-			if (num_parse_double(v, &timeout_s) ||
-			    timeout_s < 0.1 || timeout_s > 300) {
-				fprintf(stderr, "staffer health: --timeout "
-					"'%.60s': allowed: 0.1 to 300 "
-					"seconds\n", v);
-				return 2;
-			}
-		} else if (!strcmp(a, "--service")) {
-			service = v;
-		} else if (!strcmp(a, "--tls-ca")) {
-			ca_path = v;
-		} else if (!strcmp(a, "--tls-cert")) {
-			cert_path = v;
-		} else if (!strcmp(a, "--tls-key")) {
-			key_path = v;
-		} else if (!strcmp(a, "--server-name")) {
-			server_name = v;
-		} else {
-			fprintf(stderr, "staffer health: unknown option "
-				"'%.60s'\n", a);
-			usage(stderr);
-			return 2;
-		}
+	memset(&ha, 0, sizeof(ha));
+	ha.service = "";
+	ha.timeout_s = 5;
+	switch (opt_parse(&health_spec, argc, argv, &ha)) {
+	case OPT_OK:
+		break;
+	case OPT_HELP:
+		return 0;
+	default:
+		return 2;
 	}
+	addr = ha.addr;
+	service = ha.service;
+	ca_path = ha.ca_path;
+	cert_path = ha.cert_path;
+	key_path = ha.key_path;
+	server_name = ha.server_name;
+	timeout_s = ha.timeout_s;
 	if (!addr) {
 		fprintf(stderr, "staffer health: no address given\n");
 		usage(stderr);

@@ -45,6 +45,7 @@
  * shares.
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,7 @@
 #include "crd.h"
 #include "meta.h"
 #include "num.h"
+#include "opt.h"
 #include "promql.h"
 #include "show.h"
 #include "ydoc.h"
@@ -729,16 +731,47 @@ static void usage(FILE *fp)
 "  file or invalid YAML.  See docs/lint.md.\n");
 }
 
+/* The command line: flags, then the files in order. */
+struct lint_args {
+	int strict;
+	const char *config_path, *address;
+	const char **files;
+	int n;
+};
+
+static int lint_arg(void *ctx, const char *prog, const char *a)
+{
+	struct lint_args *la = ctx;
+
+	la->files[la->n++] = a;
+	return 0;
+}
+
+#define LA(f) offsetof(struct lint_args, f)
+
+static const struct opt lint_opts[] = {
+	OPT_F("--strict", LA(strict)),
+	OPT_S("--config", LA(config_path), 0),
+	OPT_S("--address", LA(address), 0),
+	OPT_END,
+};
+
+static const struct opt_spec lint_spec = {
+	"staffer lint", lint_opts, usage, lint_arg
+};
+
 int cmd_lint(int argc, char **argv)
 {
 	struct lint l;
 	struct config cfg;
 	char cerr[CONFIG_ERR_MAX];
 	const char *config_path = NULL;
+	struct lint_args la;
 	const char **files;
-	int i, n = 0, rc = 0, opts = 1;
+	int i, n = 0, rc = 0;
 
 	memset(&l, 0, sizeof(l));
+	memset(&la, 0, sizeof(la));
 	config_init(&cfg);
 	files = calloc((size_t)argc + 1, sizeof(*files));
 	if (!files) {
@@ -746,38 +779,20 @@ int cmd_lint(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!opts || a[0] != '-' || !a[1]) {
-			files[n++] = a;
-		} else if (!strcmp(a, "--")) {
-			opts = 0;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			goto out;
-		} else if (!strcmp(a, "--strict")) {
-			l.strict = 1;
-		} else if (!strcmp(a, "--config") ||
-			   !strcmp(a, "--address")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "staffer lint: %s needs a "
-					"value\n", a);
-				rc = 2;
-				goto out;
-			}
-			if (!strcmp(a, "--config"))
-				config_path = argv[++i];
-			else
-				l.address = argv[++i];
-		} else {
-			fprintf(stderr, "staffer lint: unknown option "
-				"'%.60s'\n", a);
-			usage(stderr);
-			rc = 2;
-			goto out;
-		}
+	la.files = files;
+	switch (opt_parse(&lint_spec, argc, argv, &la)) {
+	case OPT_OK:
+		break;
+	case OPT_HELP:
+		goto out;
+	default:
+		rc = 2;
+		goto out;
 	}
+	l.strict = la.strict;
+	l.address = la.address;
+	config_path = la.config_path;
+	n = la.n;
 	if (n == 0) {
 		fprintf(stderr, "staffer lint: no file given\n");
 		usage(stderr);

@@ -11,6 +11,7 @@
 #include <curl/curl.h>
 #include <grpc/grpc.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@
 #include "fetch.h"
 #include "httpd.h"
 #include "log.h"
-#include "num.h"
+#include "opt.h"
 #include "rpc.h"
 #include "scaler.h"
 #include "stats.h"
@@ -128,6 +129,34 @@ static void usage(FILE *fp)
 "                        STAFFER_METRICS_LISTEN)\n");
 }
 
+/* The flags; the environment fills what they leave unset. */
+struct serve_args {
+	const char *listen, *cfg_path, *prom, *level, *format;
+	const char *state_path, *metrics, *tls_cert, *tls_key, *tls_ca;
+	double grace_s;
+};
+
+#define SA(f) offsetof(struct serve_args, f)
+
+static const struct opt serve_opts[] = {
+	OPT_S("--listen", SA(listen), 0),
+	OPT_S("--config", SA(cfg_path), 0),
+	OPT_S("--prometheus", SA(prom), 0),
+	OPT_S("--log-level", SA(level), 0),
+	OPT_S("--log-format", SA(format), 0),
+	OPT_D("--grace-seconds", SA(grace_s), 0, 3600, "seconds", 0),
+	OPT_S("--state-file", SA(state_path), 0),
+	OPT_S("--metrics-listen", SA(metrics), 0),
+	OPT_S("--tls-cert", SA(tls_cert), 0),
+	OPT_S("--tls-key", SA(tls_key), 0),
+	OPT_S("--tls-client-ca", SA(tls_ca), 0),
+	OPT_END,
+};
+
+static const struct opt_spec serve_spec = {
+	"staffer serve", serve_opts, usage, NULL
+};
+
 int cmd_serve(int argc, char **argv)
 {
 	const char *listen = NULL, *cfg_path = NULL, *prom = NULL;
@@ -145,60 +174,33 @@ int cmd_serve(int argc, char **argv)
 	struct httpd *web = NULL;
 	char err[CONFIG_ERR_MAX + RPC_ERR_MAX + CERTS_ERR_MAX];
 	char herr[HTTPD_ERR_MAX];
+	struct serve_args sa_args;
 	struct sigaction sa;
 	int i, rc = 1, grpc_up = 0;
 
 	memset(&o, 0, sizeof(o));
-	o.grace_s = 10;
-	config_init(&cfg);
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		}
-		if (!v || strncmp(a, "--", 2)) {
-			fprintf(stderr, "staffer serve: unexpected '%s'\n", a);
-			usage(stderr);
-			return 2;
-		}
-		i++;
-		if (!strcmp(a, "--listen")) {
-			listen = v;
-		} else if (!strcmp(a, "--config")) {
-			cfg_path = v;
-		} else if (!strcmp(a, "--prometheus")) {
-			prom = v;
-		} else if (!strcmp(a, "--log-level")) {
-			level = v;
-		} else if (!strcmp(a, "--log-format")) {
-			format = v;
-		} else if (!strcmp(a, "--grace-seconds")) {
-			if (num_parse_double(v, &o.grace_s) || o.grace_s < 0 ||
-			    o.grace_s > 3600) {
-				fprintf(stderr, "staffer serve: --grace-seconds "
-					"'%s': allowed: 0 to 3600\n", v);
-				return 2;
-			}
-		} else if (!strcmp(a, "--state-file")) {
-			state_path = v;
-		} else if (!strcmp(a, "--metrics-listen")) {
-			metrics = v;
-		} else if (!strcmp(a, "--tls-cert")) {
-			tls_cert = v;
-		} else if (!strcmp(a, "--tls-key")) {
-			tls_key = v;
-		} else if (!strcmp(a, "--tls-client-ca")) {
-			tls_ca = v;
-		} else {
-			fprintf(stderr, "staffer serve: unknown option '%s'\n",
-				a);
-			usage(stderr);
-			return 2;
-		}
+	memset(&sa_args, 0, sizeof(sa_args));
+	sa_args.grace_s = 10;
+	switch (opt_parse(&serve_spec, argc, argv, &sa_args)) {
+	case OPT_OK:
+		break;
+	case OPT_HELP:
+		return 0;
+	default:
+		return 2;
 	}
+	o.grace_s = sa_args.grace_s;
+	listen = sa_args.listen;
+	cfg_path = sa_args.cfg_path;
+	prom = sa_args.prom;
+	level = sa_args.level;
+	format = sa_args.format;
+	state_path = sa_args.state_path;
+	metrics = sa_args.metrics;
+	tls_cert = sa_args.tls_cert;
+	tls_key = sa_args.tls_key;
+	tls_ca = sa_args.tls_ca;
+	config_init(&cfg);
 	listen = config_env_or(listen, "STAFFER_LISTEN");
 	level = config_env_or(level, "STAFFER_LOG_LEVEL");
 	format = config_env_or(format, "STAFFER_LOG_FORMAT");

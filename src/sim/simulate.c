@@ -23,6 +23,7 @@
 #include "demand.h"
 #include "meta.h"
 #include "num.h"
+#include "opt.h"
 #include "perf.h"
 #include "policy.h"
 #include "sim.h"
@@ -60,7 +61,7 @@ struct simulate_opts {
 	char *mkeys[SIMULATE_META_MAX];
 	const char *mvals[SIMULATE_META_MAX];
 	size_t nmeta;
-	int json, help;
+	int json;
 	const char *ts_file, *plot_file;
 	double ts_step;
 };
@@ -153,189 +154,95 @@ static void simulate_defaults(struct simulate_opts *o)
 	o->ts_step = 15;
 }
 
-enum opt_type { OT_STR, OT_DBL, OT_LONG, OT_FLAG };
+/* --policy NAME[:KEYS], repeatable. */
+static int simulate_policy(void *ctx, const char *prog, const char *name,
+			   const char *v)
+{
+	struct simulate_opts *o = ctx;
 
-struct opt {
-	const char *name;
-	enum opt_type type;
-	size_t off;
-	double lo, hi;
-	const char *unit;
-};
+	if (o->npolicies == SIMULATE_POLICIES_MAX) {
+		fprintf(stderr, "%s: at most %d --policy\n", prog,
+			SIMULATE_POLICIES_MAX);
+		return 2;
+	}
+	o->policies[o->npolicies++] = v;
+	return 0;
+}
+
+/* key=value: staffer metadata for every staffer policy. */
+static int simulate_arg(void *ctx, const char *prog, const char *a)
+{
+	struct simulate_opts *o = ctx;
+	size_t klen = opt_key_value(prog, a, META_NAME_MAX);
+
+	if (!klen)
+		return 2;
+	if (o->nmeta == SIMULATE_META_MAX) {
+		fprintf(stderr, "%s: at most %d key=value arguments\n", prog,
+			SIMULATE_META_MAX);
+		return 2;
+	}
+	o->mkeys[o->nmeta] = strndup(a, klen);
+	if (!o->mkeys[o->nmeta]) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return 2;
+	}
+	o->mvals[o->nmeta++] = a + klen + 1;
+	return 0;
+}
 
 #define OO(f) offsetof(struct simulate_opts, f)
 
 static const struct opt simulate_opts_table[] = {
-	{ "--trace", OT_STR, OO(trace), 0, 0, NULL },
-	{ "--rates", OT_STR, OO(rates), 0, 0, NULL },
-	{ "--shape", OT_STR, OO(shape), 0, 0, NULL },
-	{ "--rate", OT_DBL, OO(rate), 1e-6, 1e6, "req/s" },
-	{ "--duration", OT_DBL, OO(duration), 1, TRACE_TIME_MAX, "seconds" },
-	{ "--overlay", OT_LONG, OO(overlay), 1, 1000, "copies" },
-	{ "--speedup", OT_DBL, OO(speedup), 1e-3, 1e6, "x" },
-	{ "--seed", OT_LONG, OO(seed), 0, 2147483647.0, "" },
-	{ "--rate-compress", OT_DBL, OO(rate_compress), 1e-3, 1e6, "x" },
-	{ "--rate-scale", OT_DBL, OO(rate_scale), 1e-9, 1e6, "x" },
-	{ "--rate-start", OT_DBL, OO(rate_start), 0, 1e9, "seconds" },
-	{ "--rate-span", OT_DBL, OO(rate_span), 0, 1e9, "seconds" },
-	{ "--input-mean", OT_DBL, OO(input_mean), 1, 1e6, "tokens" },
-	{ "--output-mean", OT_DBL, OO(output_mean), 0, 1e6, "tokens" },
-	{ "--service", OT_STR, OO(service), 0, 0, NULL },
-	{ "--service-mean", OT_DBL, OO(service_mean), 1e-3, 86400,
-	  "seconds" },
-	{ "--service-cv", OT_DBL, OO(service_cv), 0, 100, "" },
-	{ "--service-drift", OT_DBL, OO(service_drift), 0.1, 10, "x" },
-	{ "--perf-model", OT_STR, OO(perf_file), 0, 0, NULL },
-	{ "--perf-spec", OT_STR, OO(perf_spec), 0, 0, NULL },
-	{ "--batch", OT_DBL, OO(batch), 1, 100000, "requests" },
-	{ "--slots", OT_LONG, OO(sc.slots), 1, SIM_SLOTS_MAX, "per replica" },
-	{ "--queue-timeout", OT_DBL, OO(sc.queue_timeout_s), 0.001, 86400,
-	  "seconds" },
-	{ "--cold-start", OT_DBL, OO(sc.cold_start_s), 0, 86400, "seconds" },
-	{ "--initial-replicas", OT_STR, OO(initial), 0, 0, NULL },
-	{ "--routing", OT_STR, OO(routing), 0, 0, NULL },
-	{ "--sla", OT_DBL, OO(sc.sla_s), 0, 86400, "seconds" },
-	{ "--scrape-interval", OT_DBL, OO(sc.scrape_s), 1, 3600, "seconds" },
-	{ "--service-window", OT_DBL, OO(sc.service_window_s), 2, 86400,
-	  "seconds" },
-	{ "--rate-window", OT_DBL, OO(sc.rate_window_s), 2, 86400,
-	  "seconds" },
-	{ "--hpa-sync", OT_DBL, OO(sc.hpa_sync_s), 1, 3600, "seconds" },
-	{ "--hpa-tolerance", OT_DBL, OO(hpa_tolerance), 0, 10, "" },
-	{ "--downscale-window", OT_DBL, OO(downscale_window), 0,
-	  HPA_WINDOW_MAX, "seconds" },
-	{ "--max-replicas", OT_LONG, OO(max_replicas), 1, HPA_REPLICAS_MAX,
-	  "replicas" },
-	{ "--json", OT_FLAG, OO(json), 0, 0, NULL },
-	{ "--timeseries", OT_STR, OO(ts_file), 0, 0, NULL },
-	{ "--ts-step", OT_DBL, OO(ts_step), 1, 86400, "seconds" },
-	{ "--plot", OT_STR, OO(plot_file), 0, 0, NULL },
-	{ "--help", OT_FLAG, OO(help), 0, 0, NULL },
-	{ "-h", OT_FLAG, OO(help), 0, 0, NULL },
+	OPT_CALL("--policy", simulate_policy),
+	OPT_S("--trace", OO(trace), OPT_NONEMPTY),
+	OPT_S("--rates", OO(rates), OPT_NONEMPTY),
+	OPT_S("--shape", OO(shape), OPT_NONEMPTY),
+	OPT_D("--rate", OO(rate), 1e-6, 1e6, "req/s", 0),
+	OPT_D("--duration", OO(duration), 1, TRACE_TIME_MAX, "seconds", 0),
+	OPT_L("--overlay", OO(overlay), 1, 1000, "copies"),
+	OPT_D("--speedup", OO(speedup), 1e-3, 1e6, "x", 0),
+	OPT_L("--seed", OO(seed), 0, 2147483647.0, NULL),
+	OPT_D("--rate-compress", OO(rate_compress), 1e-3, 1e6, "x", 0),
+	OPT_D("--rate-scale", OO(rate_scale), 1e-9, 1e6, "x", 0),
+	OPT_D("--rate-start", OO(rate_start), 0, 1e9, "seconds", 0),
+	OPT_D("--rate-span", OO(rate_span), 0, 1e9, "seconds", 0),
+	OPT_D("--input-mean", OO(input_mean), 1, 1e6, "tokens", 0),
+	OPT_D("--output-mean", OO(output_mean), 0, 1e6, "tokens", 0),
+	OPT_S("--service", OO(service), OPT_NONEMPTY),
+	OPT_D("--service-mean", OO(service_mean), 1e-3, 86400, "seconds", 0),
+	OPT_D("--service-cv", OO(service_cv), 0, 100, NULL, 0),
+	OPT_D("--service-drift", OO(service_drift), 0.1, 10, "x", 0),
+	OPT_S("--perf-model", OO(perf_file), OPT_NONEMPTY),
+	OPT_S("--perf-spec", OO(perf_spec), OPT_NONEMPTY),
+	OPT_D("--batch", OO(batch), 1, 100000, "requests", 0),
+	OPT_L("--slots", OO(sc.slots), 1, SIM_SLOTS_MAX, "per replica"),
+	OPT_D("--queue-timeout", OO(sc.queue_timeout_s), 0.001,
+	      86400, "seconds", 0),
+	OPT_D("--cold-start", OO(sc.cold_start_s), 0, 86400, "seconds", 0),
+	OPT_S("--initial-replicas", OO(initial), OPT_NONEMPTY),
+	OPT_S("--routing", OO(routing), OPT_NONEMPTY),
+	OPT_D("--sla", OO(sc.sla_s), 0, 86400, "seconds", 0),
+	OPT_D("--scrape-interval", OO(sc.scrape_s), 1, 3600, "seconds", 0),
+	OPT_D("--service-window", OO(sc.service_window_s), 2,
+	      86400, "seconds", 0),
+	OPT_D("--rate-window", OO(sc.rate_window_s), 2, 86400, "seconds", 0),
+	OPT_D("--hpa-sync", OO(sc.hpa_sync_s), 1, 3600, "seconds", 0),
+	OPT_D("--hpa-tolerance", OO(hpa_tolerance), 0, 10, NULL, 0),
+	OPT_D("--downscale-window", OO(downscale_window), 0,
+	      HPA_WINDOW_MAX, "seconds", 0),
+	OPT_L("--max-replicas", OO(max_replicas), 1,
+	      HPA_REPLICAS_MAX, "replicas"),
+	OPT_F("--json", OO(json)),
+	OPT_S("--timeseries", OO(ts_file), OPT_NONEMPTY),
+	OPT_D("--ts-step", OO(ts_step), 1, 86400, "seconds", 0),
+	OPT_S("--plot", OO(plot_file), OPT_NONEMPTY),
+	OPT_END,
 };
 
-#define SIMULATE_NOPTS \
-	(sizeof(simulate_opts_table) / sizeof(simulate_opts_table[0]))
-
-static int simulate_set(struct simulate_opts *o, const struct opt *op,
-			const char *val)
-{
-	char *base = (char *)o + op->off;
-	double d;
-	long l;
-
-	switch (op->type) {
-	case OT_FLAG:
-		*(int *)base = 1;
-		return 0;
-	case OT_STR:
-		if (!val[0]) {
-			fprintf(stderr, "staffer simulate: %s: empty value\n",
-				op->name);
-			return -1;
-		}
-		*(const char **)base = val;
-		return 0;
-	case OT_DBL:
-		if (num_parse_double(val, &d) || d < op->lo || d > op->hi) {
-			fprintf(stderr, "staffer simulate: %s '%.60s': "
-				"allowed a number from %g to %g %s\n",
-				op->name, val, op->lo, op->hi, op->unit);
-			return -1;
-		}
-		*(double *)base = d;
-		return 0;
-	case OT_LONG:
-		if (num_parse_long(val, &l) || l < op->lo || l > op->hi) {
-			fprintf(stderr, "staffer simulate: %s '%.60s': "
-				"allowed a whole number from %.0f to %.0f %s\n",
-				op->name, val, op->lo, op->hi, op->unit);
-			return -1;
-		}
-		*(long *)base = l;
-		return 0;
-	}
-	return -1;
-}
-
-/* Parse argv into o; 0 ok, -1 bad usage (message printed). */
-static int simulate_parse(struct simulate_opts *o, int argc, char **argv)
-{
-	int i;
-
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i], *val = NULL, *eq;
-		const struct opt *op = NULL;
-		size_t k, nlen;
-
-		if (!strcmp(a, "--policy")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "staffer simulate: --policy "
-					"needs a value\n");
-				return -1;
-			}
-			if (o->npolicies == SIMULATE_POLICIES_MAX) {
-				fprintf(stderr, "staffer simulate: at most %d "
-					"--policy\n", SIMULATE_POLICIES_MAX);
-				return -1;
-			}
-			o->policies[o->npolicies++] = argv[++i];
-			continue;
-		}
-		if (a[0] != '-') {
-			eq = strchr(a, '=');
-			if (!eq || eq == a || eq - a >= META_NAME_MAX) {
-				fprintf(stderr, "staffer simulate: '%.60s' is "
-					"neither an option nor key=value\n",
-					a);
-				return -1;
-			}
-			if (o->nmeta == SIMULATE_META_MAX) {
-				fprintf(stderr, "staffer simulate: at most %d "
-					"key=value arguments\n",
-					SIMULATE_META_MAX);
-				return -1;
-			}
-			o->mkeys[o->nmeta] = strndup(a, (size_t)(eq - a));
-			if (!o->mkeys[o->nmeta]) {
-				fprintf(stderr, "staffer simulate: out of "
-					"memory\n");
-				return -1;
-			}
-			o->mvals[o->nmeta++] = eq + 1;
-			continue;
-		}
-		eq = strchr(a, '=');
-		nlen = eq ? (size_t)(eq - a) : strlen(a);
-		for (k = 0; k < SIMULATE_NOPTS; k++)
-			if (strlen(simulate_opts_table[k].name) == nlen &&
-			    !strncmp(simulate_opts_table[k].name, a, nlen))
-				op = &simulate_opts_table[k];
-		if (!op) {
-			fprintf(stderr, "staffer simulate: unknown option "
-				"'%.60s' (see --help)\n", a);
-			return -1;
-		}
-		if (op->type != OT_FLAG) {
-			if (eq) {
-				val = eq + 1;
-			} else if (i + 1 < argc) {
-				val = argv[++i];
-			} else {
-				fprintf(stderr, "staffer simulate: %s needs a "
-					"value\n", op->name);
-				return -1;
-			}
-		} else if (eq) {
-			fprintf(stderr, "staffer simulate: %s takes no "
-				"value\n", op->name);
-			return -1;
-		}
-		if (simulate_set(o, op, val))
-			return -1;
-	}
-	return 0;
-}
+static const struct opt_spec simulate_spec = {
+	"staffer simulate", simulate_opts_table, simulate_usage, simulate_arg
+};
 
 /* ---- traffic ------------------------------------------------------------- */
 
@@ -606,11 +513,13 @@ int cmd_simulate(int argc, char **argv)
 	trace_init(&t);
 	demand_init(&d);
 	memset(&ts, 0, sizeof(ts));
-	if (simulate_parse(&o, argc, argv))
-		goto out;
-	if (o.help) {
-		simulate_usage(stdout);
+	switch (opt_parse(&simulate_spec, argc, argv, &o)) {
+	case OPT_OK:
+		break;
+	case OPT_HELP:
 		rc = 0;
+		goto out;
+	default:
 		goto out;
 	}
 	if (o.npolicies == 0) {

@@ -32,6 +32,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,7 @@
 #include "log.h"
 #include "meta.h"
 #include "num.h"
+#include "opt.h"
 #include "peak.h"
 #include "policy.h"
 #include "sim.h"
@@ -154,137 +156,87 @@ static double tune_duration(const char *s)
 	return v * unit;
 }
 
-/* A number option: 0, or 2 with the message printed. */
-static int tune_number(const char *name, const char *v, double lo,
-		       double hi, const char *unit, double *out)
+/* --range DURATION. */
+static int tune_range(void *ctx, const char *prog, const char *name,
+		      const char *v)
 {
-	double d;
+	struct tune_opts *o = ctx;
+	double d = tune_duration(v);
 
-	if (num_parse_double(v, &d) || d < lo || d > hi) {
-		fprintf(stderr, TUNE_PROG ": %s '%.60s': allowed: a number "
-			"from %g to %g%s\n", name, v, lo, hi, unit);
+	if (d < TUNE_RANGE_MIN_S || d > TUNE_RANGE_MAX_S) {
+		fprintf(stderr, "%s: %s '%.60s': allowed: a duration from 1h "
+			"to 31d, e.g. 7d, 36h, 90m or seconds\n", prog, name,
+			v);
 		return 2;
 	}
-	*out = d;
+	o->range_s = d;
 	return 0;
 }
 
-/* One option with its value v: 0, or 2 with the message printed. */
-static int tune_option(struct tune_opts *o, const char *a, const char *v)
+/* --cold-start S: also tunes coldStartSeconds. */
+static int tune_cold_start(void *ctx, const char *prog, const char *name,
+			   const char *v)
 {
-	double d;
+	struct tune_opts *o = ctx;
 
-	if (!strcmp(a, "--config"))
-		o->cfg_path = v;
-	else if (!strcmp(a, "--prometheus"))
-		o->prom = v;
-	else if (!strcmp(a, "--file"))
-		o->file = v;
-	else if (!strcmp(a, "--name"))
-		o->sel = v;
-	else if (!strcmp(a, "--trace"))
-		o->trace = v;
-	else if (!strcmp(a, "--plot"))
-		o->plot = v;
-	else if (!strcmp(a, "--end"))
-		o->end = v;
-	else if (!strcmp(a, "--trigger")) {
-		if (tune_number(a, v, 0, 10000, "", &d) || d != floor(d)) {
-			fprintf(stderr, TUNE_PROG ": --trigger '%.60s': "
-				"allowed: a whole number from 0 to 10000\n", v);
-			return 2;
-		}
-		o->trigger = (long)d;
-	} else if (!strcmp(a, "--range")) {
-		d = tune_duration(v);
-		if (d < TUNE_RANGE_MIN_S || d > TUNE_RANGE_MAX_S) {
-			fprintf(stderr, TUNE_PROG ": --range '%.60s': "
-				"allowed: a duration from 1h to 31d, e.g. 7d, "
-				"36h, 90m or seconds\n", v);
-			return 2;
-		}
-		o->range_s = d;
-	} else if (!strcmp(a, "--step"))
-		return tune_number(a, v, 1, 3600, " seconds", &o->step_s);
-	else if (!strcmp(a, "--sla"))
-		return tune_number(a, v, 0, 3600, " seconds", &o->sla_s);
-	else if (!strcmp(a, "--target")) {
-		if (tune_number(a, v, 0, 1, "", &o->target))
-			return 2;
-		if (!(o->target > 0)) {
-			fprintf(stderr, TUNE_PROG ": --target '%.60s': "
-				"allowed: a number above 0 up to 1\n", v);
-			return 2;
-		}
-	} else if (!strcmp(a, "--cold-start")) {
-		o->cold_given = 1;
-		return tune_number(a, v, 0, 3600, " seconds",
-				   &o->cold_start_s);
-	} else if (!strcmp(a, "--queue-timeout"))
-		return tune_number(a, v, 0.001, 86400, " seconds",
-				   &o->queue_timeout_s);
-	else if (!strcmp(a, "--service-cv"))
-		return tune_number(a, v, 0, 10, "", &o->service_cv);
-	else if (!strcmp(a, "--timeout")) {
-		if (tune_number(a, v, 0, TUNE_TIMEOUT_MAX, " seconds",
-				&o->timeout_s))
-			return 2;
-		if (!(o->timeout_s > 0)) {
-			fprintf(stderr, TUNE_PROG ": --timeout '%.60s': "
-				"allowed: a number above 0 up to %g seconds\n",
-				v, TUNE_TIMEOUT_MAX);
-			return 2;
-		}
-	} else if (!strcmp(a, "--seed")) {
-		if (tune_number(a, v, 0, 2147483647.0, "", &d) ||
-		    d != floor(d)) {
-			fprintf(stderr, TUNE_PROG ": --seed '%.60s': allowed: "
-				"a whole number from 0 to 2147483647\n", v);
-			return 2;
-		}
-		o->seed = (long)d;
-	} else {
-		fprintf(stderr, TUNE_PROG ": unknown option '%.60s' (see "
-			"--help)\n", a);
-		return 2;
-	}
-	return 0;
+	o->cold_given = 1;
+	return opt_double(prog, name, v, 0, 3600, "seconds", 0,
+			  &o->cold_start_s);
 }
+
+/* key=value: metadata over the file's. */
+static int tune_arg(void *ctx, const char *prog, const char *a)
+{
+	struct tune_opts *o = ctx;
+	size_t klen = opt_key_value(prog, a, (size_t)-1);
+
+	if (!klen)
+		return 2;
+	return trigsel_pairs_set(&o->args, prog, a, klen, a + klen + 1) ? 2
+									 : 0;
+}
+
+#define TO(f) offsetof(struct tune_opts, f)
+
+static const struct opt tune_opts_table[] = {
+	OPT_S("--config", TO(cfg_path), 0),
+	OPT_S("--prometheus", TO(prom), 0),
+	OPT_S("--file", TO(file), 0),
+	OPT_S("--name", TO(sel), 0),
+	OPT_S("--trace", TO(trace), 0),
+	OPT_S("--plot", TO(plot), 0),
+	OPT_S("--end", TO(end), 0),
+	OPT_L("--trigger", TO(trigger), 0, 10000, NULL),
+	OPT_CALL("--range", tune_range),
+	OPT_D("--step", TO(step_s), 1, 3600, "seconds", 0),
+	OPT_D("--sla", TO(sla_s), 0, 3600, "seconds", 0),
+	OPT_D("--target", TO(target), 0, 1, NULL, OPT_ABOVE),
+	OPT_CALL("--cold-start", tune_cold_start),
+	OPT_D("--queue-timeout", TO(queue_timeout_s), 0.001, 86400,
+	      "seconds", 0),
+	OPT_D("--service-cv", TO(service_cv), 0, 10, NULL, 0),
+	OPT_D("--timeout", TO(timeout_s), 0, TUNE_TIMEOUT_MAX, "seconds",
+	      OPT_ABOVE),
+	OPT_L("--seed", TO(seed), 0, 2147483647.0, NULL),
+	OPT_F("--json", TO(json)),
+	OPT_F("--quiet", TO(quiet)),
+	OPT_END,
+};
+
+static const struct opt_spec tune_opt_spec = {
+	TUNE_PROG, tune_opts_table, tune_usage, tune_arg
+};
 
 /* Parse argv into o.  -1 to exit 0 (help printed), 0 ok, 2 bad usage. */
 static int tune_parse(int argc, char **argv, struct tune_opts *o)
 {
-	int i, rc;
-
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i], *eq = strchr(a, '=');
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			tune_usage(stdout);
-			return -1;
-		}
-		if (!strcmp(a, "--json") || !strcmp(a, "--quiet")) {
-			*(a[2] == 'j' ? &o->json : &o->quiet) = 1;
-			continue;
-		}
-		if (strncmp(a, "--", 2)) {
-			if (!eq || eq == a) {
-				fprintf(stderr, TUNE_PROG ": '%.60s' is not "
-					"key=value (see --help)\n", a);
-				return 2;
-			}
-			if (trigsel_pairs_set(&o->args, TUNE_PROG, a,
-					      (size_t)(eq - a), eq + 1))
-				return 2;
-			continue;
-		}
-		if (i + 1 >= argc) {
-			fprintf(stderr, TUNE_PROG ": %.60s needs a value\n", a);
-			return 2;
-		}
-		rc = tune_option(o, a, argv[++i]);
-		if (rc)
-			return rc;
+	switch (opt_parse(&tune_opt_spec, argc, argv, o)) {
+	case OPT_OK:
+		break;
+	case OPT_HELP:
+		return -1;
+	default:
+		return 2;
 	}
 	if (trigsel_check_args(TUNE_PROG, o->file, o->sel, o->trigger,
 			       o->args.n))
