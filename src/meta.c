@@ -292,7 +292,7 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	[MK_BETA] = {
 		.name = "beta", .type = META_T_DOUBLE,
 		.flags = META_F_WINDOW,
-		.min = 0, .max = 10, .def = 1.5,
+		.min = 0, .max = 10, .def = MODEL_BETA_DEFAULT,
 		.what = "the square-root staffing factor",
 		.example = "2",
 		.off = MOFF(model.beta),
@@ -321,7 +321,8 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	[MK_DRAIN] = {
 		.name = "drainSeconds", .type = META_T_DOUBLE,
 		.flags = META_F_WINDOW,
-		.min = 1, .max = 86400, .def = 30, .unit = "seconds",
+		.min = 1, .max = 86400, .def = MODEL_DRAIN_S_DEFAULT,
+		.unit = "seconds",
 		.what = "the time to work off a backlog in",
 		.example = "120",
 		.off = MOFF(model.drain_s),
@@ -337,7 +338,7 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	[MK_BOOST_FACTOR] = {
 		.name = "boostFactor", .type = META_T_DOUBLE,
 		.flags = META_F_WINDOW,
-		.min = 0, .max = 100, .def = 1,
+		.min = 0, .max = 100, .def = MODEL_BOOST_DEFAULT,
 		.what = "the scale of the boost on shedding",
 		.example = "1.5",
 		.off = MOFF(model.boost_factor),

@@ -26,12 +26,12 @@ void model_params_init(struct model_params *p)
 {
 	p->slots_per_replica = 1;
 	p->staffing = MODEL_STAFF_SQRT;
-	p->beta = 1.5;
+	p->beta = MODEL_BETA_DEFAULT;
 	p->target_wait_s = 0.0;    /* unset: erlangc and cost require it */
 	p->wait_probability = 0.0; /* unset: erlangc requires it */
-	p->drain_s = 30.0;
+	p->drain_s = MODEL_DRAIN_S_DEFAULT;
 	p->shed_threshold = 0.0;
-	p->boost_factor = 1.0;
+	p->boost_factor = MODEL_BOOST_DEFAULT;
 	p->cost_per_replica_hour = 0.0;
 	p->sla_penalty_per_hour = 0.0;
 	p->max_replicas = 0;

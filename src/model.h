@@ -44,6 +44,12 @@ enum model_staffing {
 /* The HPA computes replicas in int32; we never answer more. */
 #define MODEL_REPLICAS_MAX 2147483647LL
 
+/* The defaults model_params_init() sets that metadata can change: meta.c's
+ * rows for beta, drainSeconds and boostFactor use these same values. */
+#define MODEL_BETA_DEFAULT 1.5
+#define MODEL_DRAIN_S_DEFAULT 30.0
+#define MODEL_BOOST_DEFAULT 1.0
+
 /* Tuning parameters; meta.c fills them from ScaledObject metadata. */
 struct model_params {
 	long slots_per_replica;      /* n, >= 1 */
