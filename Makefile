@@ -27,7 +27,8 @@ GEN_HDR  = $(PROTOS:%=$(GEN)/%.pb-c.h)
 
 # The library: everything but main.c, so unit tests link the same code.
 # By layer, each using only the ones above it (README.md's layout table):
-# the pure decision model: no I/O, no logging, no global state
+# the pure decision model: no I/O, no logging, no global state; its
+# public headers are include/staffer/, and it is build/libstaffer-model.a
 MODEL_SRC = src/model.c src/erlang.c src/smooth.c src/forecast.c src/peak.c \
            src/feedback.c
 # metadata and one decision from it, and the text helpers every layer shares
@@ -47,10 +48,13 @@ SIM_SRC  = src/sim/simrng.c src/sim/simheap.c src/sim/simroute.c \
            src/sim/keda.c src/sim/demand.c src/sim/policy.c src/sim/sim.c \
            src/sim/simplot.c src/sim/simulate.c src/sim/tunesearch.c \
            src/sim/tune.c
-LIB_SRC  = $(MODEL_SRC) $(CORE_SRC) $(SVC_SRC) $(TOOL_SRC) $(SIM_SRC)
+LIB_SRC  = $(CORE_SRC) $(SVC_SRC) $(TOOL_SRC) $(SIM_SRC)
 MAIN_SRC = src/main.c
 
-CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(PKG_CFLAGS) -Isrc -I$(GEN) $(CFLAGS)
+# The model's own headers are found as the rest of src/ finds its own
+# ("model.h"); a program outside uses -Iinclude and <staffer/model.h>.
+INC      = -Iinclude/staffer -Isrc -I$(GEN)
+CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(PKG_CFLAGS) $(INC) $(CFLAGS)
 
 ifeq ($(V),1)
 Q =
@@ -113,11 +117,22 @@ $(B)/obj/%.pb-c.o: $(GEN)/%.pb-c.c $(GEN_HDR) | $(B)/obj
 	@echo "  CC       $<"
 	$(Q)$(CC) $(CSTD) $(OPT) $(PKG_CFLAGS) -I$(GEN) -c -o $@ $<
 
+# The model sees only its public headers and no package: the boundary
+# is the compiler's to check, not a convention.
+MODEL_OBJ  = $(MODEL_SRC:src/%.c=$(B)/obj/%.o)
+MODEL_SOBJ = $(MODEL_SRC:src/%.c=$(B)/asan/%.o)
+$(MODEL_OBJ) $(MODEL_SOBJ): PKG_CFLAGS =
+$(MODEL_OBJ) $(MODEL_SOBJ): INC = -Iinclude/staffer
+
+$(B)/libstaffer-model.a: $(MODEL_OBJ)
+	@echo "  AR       $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
 $(B)/libstaffer.a: $(OBJ)
 	@echo "  AR       $@"
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(B)/staffer: $(B)/obj/main.o $(B)/libstaffer.a
+$(B)/staffer: $(B)/obj/main.o $(B)/libstaffer.a $(B)/libstaffer-model.a
 	@echo "  LINK     $@"
 	$(Q)$(CC) $(OPT) -o $@ $^ $(LIBS)
 
@@ -136,10 +151,14 @@ $(B)/asan/%.o: src/%.c $(GEN_HDR) | $(B)/asan
 $(B)/asan/%.pb-c.o: $(GEN)/%.pb-c.c $(GEN_HDR) | $(B)/asan
 	$(Q)$(CC) $(CSTD) $(OPT) $(SAN) $(PKG_CFLAGS) -I$(GEN) -c -o $@ $<
 
+$(B)/asan/libstaffer-model.a: $(MODEL_SOBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
 $(B)/asan/libstaffer.a: $(SOBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(B)/staffer-asan: $(B)/asan/main.o $(B)/asan/libstaffer.a
+$(B)/staffer-asan: $(B)/asan/main.o $(B)/asan/libstaffer.a \
+		$(B)/asan/libstaffer-model.a
 	@echo "  LINK     $@"
 	$(Q)$(CC) $(OPT) $(SAN) -o $@ $^ $(LIBS)
 
@@ -150,10 +169,20 @@ $(B)/asan:
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
-$(B)/tests/%: tests/unit/%.c $(B)/asan/libstaffer.a
+$(B)/tests/%: tests/unit/%.c $(B)/asan/libstaffer.a $(B)/asan/libstaffer-model.a
 	@mkdir -p $(B)/tests
 	@echo "  CC-TEST  $<"
-	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $< $(B)/asan/libstaffer.a $(LIBS) -lcmocka
+	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $< $(B)/asan/libstaffer.a \
+		$(B)/asan/libstaffer-model.a $(LIBS) -lcmocka
+
+# ---- the model as a library (include/staffer/, docs/library.md): one
+# program that sees only include/ and links only the model and libm.
+$(B)/example/model: tests/example/model.c $(B)/libstaffer-model.a \
+		$(wildcard include/staffer/*.h)
+	@mkdir -p $(B)/example
+	@echo "  CC       $<"
+	$(Q)$(CC) $(CSTD) $(WARN) $(OPT) -Iinclude -o $@ $< \
+		$(B)/libstaffer-model.a -lm
 
 # ---- the service benchmark's load client (bench/load/, docs/service-bench.md):
 # gRPC core's C API, linked like the server against the same library; the
@@ -170,11 +199,12 @@ $(B)/load-asan/%.o: bench/load/%.c $(GEN_HDR) | $(B)/load-asan
 	@echo "  CC-SAN   $<"
 	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -MMD -MP -c -o $@ $<
 
-$(B)/staffer-load: $(LOAD_OBJ) $(B)/libstaffer.a
+$(B)/staffer-load: $(LOAD_OBJ) $(B)/libstaffer.a $(B)/libstaffer-model.a
 	@echo "  LINK     $@"
 	$(Q)$(CC) $(OPT) -o $@ $^ $(LIBS)
 
-$(B)/staffer-load-asan: $(LOAD_SOBJ) $(B)/asan/libstaffer.a
+$(B)/staffer-load-asan: $(LOAD_SOBJ) $(B)/asan/libstaffer.a \
+		$(B)/asan/libstaffer-model.a
 	@echo "  LINK     $@"
 	$(Q)$(CC) $(OPT) $(SAN) -o $@ $^ $(LIBS)
 
@@ -193,7 +223,7 @@ integration: $(B)/staffer $(B)/staffer-asan py
 
 test: deps
 	@$(MAKE) --no-print-directory all py $(B)/staffer-asan $(UNIT_BIN) \
-		$(B)/staffer-load-asan
+		$(B)/staffer-load-asan $(B)/example/model
 	@tests/run-all.sh
 
 demo: deps

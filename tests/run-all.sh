@@ -1,5 +1,5 @@
 #!/bin/sh
-# Every test: unit (cmocka, build/tests/test_*), calc, the docs' calc examples, lint, explain
+# Every test: unit (cmocka, build/tests/test_*), the model as a library (tests/example/), calc, the docs' calc examples, lint, explain
 # and tune (tests/cli/), packaging (tests/packaging/run.sh), integration (tests/integration/run.sh),
 # the load client (tests/bench/test_load.py), valgrind
 # (tests/integration/valgrind.sh, one test).  Builds nothing: `make test` builds first and then calls this.
@@ -66,6 +66,11 @@ done
 echo "=== unit ($# binaries)"
 run tests/run-unit.sh "$@"
 add_counts unit "$rc"
+
+# ---- the model as a library: an example that sees only include/
+echo "=== library"
+run tests/example/run.sh
+add_counts library "$rc"
 
 # ---- calc through the real binary (seed examples, bad input)
 echo "=== calc"

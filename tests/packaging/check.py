@@ -370,7 +370,7 @@ def t_dockerignore():
     pats = [l.strip() for l in open(path) if l.strip() and not l.strip().startswith("#")]
     needed = ["Makefile", "scripts/version.sh", "scripts/embed.sh", "scripts/rootfs.sh",
               "third_party/keda/keda.sh_scaledobjects.yaml"]
-    for d in ("src", "proto"):
+    for d in ("src", "include", "proto"):
         for f in sorted(os.listdir(os.path.join(ROOT, d))):
             if not f.endswith((".o", ".d")):
                 needed.append(f"{d}/{f}")
