@@ -169,7 +169,8 @@ $(B)/asan:
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
-$(B)/tests/%: tests/unit/%.c $(B)/asan/libstaffer.a $(B)/asan/libstaffer-model.a
+$(B)/tests/%: tests/unit/%.c tests/unit/check.h $(B)/asan/libstaffer.a \
+		$(B)/asan/libstaffer-model.a
 	@mkdir -p $(B)/tests
 	@echo "  CC-TEST  $<"
 	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $< $(B)/asan/libstaffer.a \

@@ -17,17 +17,10 @@
 
 #include <cmocka.h>
 
+#include "check.h"
 #include "awscred.h"
 
 #define T0 1800000000.0      /* 2027-01-15T08:00:00Z */
-
-static void check_contains(const char *hay, const char *needle)
-{
-	if (!strstr(hay, needle)) {
-		print_error("'%s' does not contain '%s'\n", hay, needle);
-		fail();
-	}
-}
 
 static const char *const aws_vars[] = {
 	"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",

@@ -16,15 +16,8 @@
 
 #include <cmocka.h>
 
+#include "check.h"
 #include "config.h"
-
-static void check_contains(const char *hay, const char *needle)
-{
-	if (!strstr(hay, needle)) {
-		print_error("'%s'\n  does not contain '%s'\n", hay, needle);
-		fail();
-	}
-}
 
 static void check_empty(const struct config *c)
 {

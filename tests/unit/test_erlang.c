@@ -15,26 +15,10 @@
 #include <math.h>
 #include <time.h>
 
+#include "check.h"
 #include "erlang.h"
 
 /* cmocka's assert_float_equal works in float; these keep double. */
-#define assert_near(a, b, tol) \
-	near_impl((a), (b), (tol), 0, #a, __FILE__, __LINE__)
-#define assert_rel(a, b, rtol) \
-	near_impl((a), (b), (rtol), 1, #a, __FILE__, __LINE__)
-
-static void near_impl(double a, double b, double tol, int relative,
-		      const char *what, const char *file, int line)
-{
-	double lim = relative ? tol * fabs(b) : tol;
-
-	if (!(fabs(a - b) <= lim)) {
-		print_error("%s = %.17g, want %.17g (tolerance %g%s)\n",
-			    what, a, b, tol, relative ? " relative" : "");
-		_fail(file, line);
-	}
-}
-
 /* Erlang C by direct summation of a^k / k! (terms built by ratio). */
 static long double ref_c_sum(long c, long double a)
 {

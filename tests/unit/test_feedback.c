@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "check.h"
 #include "feedback.h"
 
 #define N 241          /* an hour at 15 s, the one now included */
@@ -34,12 +35,6 @@ static double corr(const double *r, struct feedback_info *fi)
 	assert_int_equal(feedback_correction(miss, r, N, STEP, WINDOW, A,
 					     180, &c, fi), MODEL_OK);
 	return c;
-}
-
-static void assert_near(double got, double want, double tol)
-{
-	if (!(fabs(got - want) <= tol))
-		fail_msg("got %.9g, want %.9g (tol %g)", got, want, tol);
 }
 
 /* A constant miss share over exactly one window: the mean at the last

@@ -10,20 +10,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "check.h"
 #include "forecast.h"
-
-#define assert_near(a, b, tol) \
-	near_impl((a), (b), (tol), #a, __FILE__, __LINE__)
-
-static void near_impl(double a, double b, double tol, const char *what,
-		      const char *file, int line)
-{
-	if (!(fabs(a - b) <= tol)) {
-		print_error("%s = %.17g, want %.17g (tolerance %g)\n",
-			    what, a, b, tol);
-		_fail(file, line);
-	}
-}
 
 #define N_OF(x) (sizeof(x) / sizeof((x)[0]))
 

@@ -13,22 +13,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "check.h"
 #include "erlang.h"
 #include "forecast.h"
 #include "model.h"
-
-#define assert_near(a, b, tol) \
-	near_impl((a), (b), (tol), #a, __FILE__, __LINE__)
-
-static void near_impl(double a, double b, double tol, const char *what,
-		      const char *file, int line)
-{
-	if (!(fabs(a - b) <= tol)) {
-		print_error("%s = %.17g, want %.17g (tolerance %g)\n",
-			    what, a, b, tol);
-		_fail(file, line);
-	}
-}
 
 static struct model_params defaults(void)
 {

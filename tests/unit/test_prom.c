@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "check.h"
 #include "prom.h"
 
 /* A vector answer whose only sample value is the JSON fragment v. */
@@ -24,14 +25,6 @@
 /* A reply whose data.result is the JSON fragment r, of resultType t. */
 #define DATA(t, r) "{\"status\":\"success\",\"data\":{\"resultType\":" \
 	"\"" t "\",\"result\":" r "}}"
-
-static void check_contains(const char *hay, const char *needle)
-{
-	if (!strstr(hay, needle)) {
-		print_error("'%s' does not contain '%s'\n", hay, needle);
-		fail();
-	}
-}
 
 static enum prom_err instant(const char *body, double *v, char *err)
 {

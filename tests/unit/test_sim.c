@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "sim/demand.h"
 #include "sim/perf.h"
 #include "sim/policy.h"
@@ -24,19 +25,6 @@
 #include "sim/simrng.h"
 #include "sim/simroute.h"
 #include "sim/trace.h"
-
-#define assert_near(a, b, tol) \
-	near_impl((a), (b), (tol), #a, __FILE__, __LINE__)
-
-static void near_impl(double a, double b, double tol, const char *what,
-		      const char *file, int line)
-{
-	if (!(fabs(a - b) <= tol)) {
-		print_error("%s = %.17g, want %.17g (tolerance %g)\n",
-			    what, a, b, tol);
-		_fail(file, line);
-	}
-}
 
 /* ---- rate() by hand ------------------------------------------------------ */
 
