@@ -405,6 +405,7 @@ static const struct opt_spec calc_spec = {
 
 int cmd_calc(int argc, char **argv)
 {
+	enum opt_rc r;
 	struct meta m;
 	struct meta_error err;
 	struct model_signals s;
@@ -429,13 +430,9 @@ int cmd_calc(int argc, char **argv)
 	ca.s = &s;
 	ca.c = c;
 	ca.json = 0;
-	switch (opt_parse(&calc_spec, argc, argv, &ca)) {
-	case OPT_OK:
-		break;
-	case OPT_HELP:
-		rc = 0;
-		goto out;
-	default:
+	r = opt_parse(&calc_spec, argc, argv, &ca);
+	if (r != OPT_OK) {
+		rc = opt_status(r);
 		goto out;
 	}
 	json = ca.json;

@@ -354,13 +354,7 @@ struct opts {
 /* A key=value argument: metadata over the file's. */
 static int explain_arg(void *ctx, const char *prog, const char *a)
 {
-	struct opts *o = ctx;
-	size_t klen = opt_key_value(prog, a, (size_t)-1);
-
-	if (!klen)
-		return 2;
-	return trigsel_pairs_set(&o->args, prog, a, klen, a + klen + 1) ? 2
-									 : 0;
+	return trigsel_pairs_arg(&((struct opts *)ctx)->args, prog, a);
 }
 
 #define EO(f) offsetof(struct opts, f)
@@ -386,14 +380,10 @@ static const struct opt_spec explain_spec = {
  * (message printed). */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	switch (opt_parse(&explain_spec, argc, argv, o)) {
-	case OPT_OK:
-		break;
-	case OPT_HELP:
-		return -1;
-	default:
-		return 2;
-	}
+	enum opt_rc r = opt_parse(&explain_spec, argc, argv, o);
+
+	if (r != OPT_OK)
+		return r == OPT_HELP ? -1 : 2;
 	switch (trigsel_check_args(EXPLAIN_PROG, o->file, o->sel, o->trigger,
 				   o->args.n)) {
 	case 0:

@@ -111,6 +111,7 @@ static const struct opt_spec health_spec = {
 
 int cmd_health(int argc, char **argv)
 {
+	enum opt_rc r;
 	const char *addr = NULL, *service = "", *ca_path = NULL;
 	const char *cert_path = NULL, *key_path = NULL, *server_name = NULL;
 	char *ca = NULL, *cert = NULL, *key = NULL;
@@ -138,14 +139,9 @@ int cmd_health(int argc, char **argv)
 	memset(&ha, 0, sizeof(ha));
 	ha.service = "";
 	ha.timeout_s = 5;
-	switch (opt_parse(&health_spec, argc, argv, &ha)) {
-	case OPT_OK:
-		break;
-	case OPT_HELP:
-		return 0;
-	default:
-		return 2;
-	}
+	r = opt_parse(&health_spec, argc, argv, &ha);
+	if (r != OPT_OK)
+		return opt_status(r);
 	addr = ha.addr;
 	service = ha.service;
 	ca_path = ha.ca_path;

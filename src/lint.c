@@ -762,6 +762,7 @@ static const struct opt_spec lint_spec = {
 
 int cmd_lint(int argc, char **argv)
 {
+	enum opt_rc r;
 	struct lint l;
 	struct config cfg;
 	char cerr[CONFIG_ERR_MAX];
@@ -780,13 +781,9 @@ int cmd_lint(int argc, char **argv)
 		goto out;
 	}
 	la.files = files;
-	switch (opt_parse(&lint_spec, argc, argv, &la)) {
-	case OPT_OK:
-		break;
-	case OPT_HELP:
-		goto out;
-	default:
-		rc = 2;
+	r = opt_parse(&lint_spec, argc, argv, &la);
+	if (r != OPT_OK) {
+		rc = opt_status(r);
 		goto out;
 	}
 	l.strict = la.strict;

@@ -81,6 +81,13 @@ enum opt_rc {
 enum opt_rc opt_parse(const struct opt_spec *spec, int argc, char **argv,
 		      void *ctx);
 
+/* The command's exit status when opt_parse() did not return OPT_OK: 0
+ * after --help, 2 on bad usage. */
+static inline int opt_status(enum opt_rc rc)
+{
+	return rc == OPT_HELP ? 0 : 2;
+}
+
 /* A range-checked number for an OPT_FN option, with the messages above:
  * 0 and *out set, or 2 with the message printed (*out untouched). */
 int opt_double(const char *prog, const char *name, const char *value,

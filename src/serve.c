@@ -159,6 +159,7 @@ static const struct opt_spec serve_spec = {
 
 int cmd_serve(int argc, char **argv)
 {
+	enum opt_rc r;
 	const char *listen = NULL, *cfg_path = NULL, *prom = NULL;
 	const char *level = NULL, *state_path = NULL, *metrics = NULL;
 	const char *format = NULL;
@@ -181,14 +182,9 @@ int cmd_serve(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	memset(&sa_args, 0, sizeof(sa_args));
 	sa_args.grace_s = 10;
-	switch (opt_parse(&serve_spec, argc, argv, &sa_args)) {
-	case OPT_OK:
-		break;
-	case OPT_HELP:
-		return 0;
-	default:
-		return 2;
-	}
+	r = opt_parse(&serve_spec, argc, argv, &sa_args);
+	if (r != OPT_OK)
+		return opt_status(r);
 	o.grace_s = sa_args.grace_s;
 	listen = sa_args.listen;
 	cfg_path = sa_args.cfg_path;

@@ -10,6 +10,7 @@
 #include "arr.h"
 #include "meta.h"
 #include "num.h"
+#include "opt.h"
 #include "show.h"
 #include "trigsel.h"
 #include "ydoc.h"
@@ -25,6 +26,16 @@ void trigsel_pairs_release(struct trigsel_pairs *p)
 		free(p->values[i]);
 	}
 	p->n = 0;
+}
+
+int trigsel_pairs_arg(struct trigsel_pairs *p, const char *prog,
+		      const char *a)
+{
+	size_t klen = opt_key_value(prog, a, (size_t)-1);
+
+	if (!klen)
+		return 2;
+	return trigsel_pairs_set(p, prog, a, klen, a + klen + 1) ? 2 : 0;
 }
 
 int trigsel_pairs_set(struct trigsel_pairs *p, const char *prog,

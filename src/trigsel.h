@@ -37,6 +37,12 @@ struct trigsel_pairs {
 /* Free every pair; p is then empty. */
 void trigsel_pairs_release(struct trigsel_pairs *p);
 
+/* A command-line argument a as key=value into p, for an opt.h argument
+ * callback: 0, or 2 with "PROG: message" printed (not key=value, or as
+ * trigsel_pairs_set). */
+int trigsel_pairs_arg(struct trigsel_pairs *p, const char *prog,
+		      const char *a);
+
 /* Set key (klen bytes) to value, replacing an earlier value.  0, or -1
  * with "PROG: message" printed (too many keys, out of memory). */
 int trigsel_pairs_set(struct trigsel_pairs *p, const char *prog,

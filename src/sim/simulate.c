@@ -494,6 +494,7 @@ static void simulate_header(const struct simulate_opts *o,
 
 int cmd_simulate(int argc, char **argv)
 {
+	enum opt_rc orc;
 	struct simulate_opts o;
 	struct policy *pol = NULL;
 	struct trace t;
@@ -513,13 +514,9 @@ int cmd_simulate(int argc, char **argv)
 	trace_init(&t);
 	demand_init(&d);
 	memset(&ts, 0, sizeof(ts));
-	switch (opt_parse(&simulate_spec, argc, argv, &o)) {
-	case OPT_OK:
-		break;
-	case OPT_HELP:
-		rc = 0;
-		goto out;
-	default:
+	orc = opt_parse(&simulate_spec, argc, argv, &o);
+	if (orc != OPT_OK) {
+		rc = opt_status(orc);
 		goto out;
 	}
 	if (o.npolicies == 0) {

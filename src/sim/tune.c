@@ -187,13 +187,7 @@ static int tune_cold_start(void *ctx, const char *prog, const char *name,
 /* key=value: metadata over the file's. */
 static int tune_arg(void *ctx, const char *prog, const char *a)
 {
-	struct tune_opts *o = ctx;
-	size_t klen = opt_key_value(prog, a, (size_t)-1);
-
-	if (!klen)
-		return 2;
-	return trigsel_pairs_set(&o->args, prog, a, klen, a + klen + 1) ? 2
-									 : 0;
+	return trigsel_pairs_arg(&((struct tune_opts *)ctx)->args, prog, a);
 }
 
 #define TO(f) offsetof(struct tune_opts, f)
@@ -230,14 +224,10 @@ static const struct opt_spec tune_opt_spec = {
 /* Parse argv into o.  -1 to exit 0 (help printed), 0 ok, 2 bad usage. */
 static int tune_parse(int argc, char **argv, struct tune_opts *o)
 {
-	switch (opt_parse(&tune_opt_spec, argc, argv, o)) {
-	case OPT_OK:
-		break;
-	case OPT_HELP:
-		return -1;
-	default:
-		return 2;
-	}
+	enum opt_rc r = opt_parse(&tune_opt_spec, argc, argv, o);
+
+	if (r != OPT_OK)
+		return r == OPT_HELP ? -1 : 2;
 	if (trigsel_check_args(TUNE_PROG, o->file, o->sel, o->trigger,
 			       o->args.n))
 		return 2;
