@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ascii.h"
 #include "http.h"
 #include "secret.h"
 #include "show.h"
@@ -69,9 +70,9 @@ int awscred_parse_time(const char *s, double *out)
 	p = s + n;
 	if (*p == '.') {
 		p++;
-		if (*p < '0' || *p > '9')
+		if (!ascii_is_digit((unsigned char)*p))
 			return -1;
-		while (*p >= '0' && *p <= '9')
+		while (ascii_is_digit((unsigned char)*p))
 			p++;
 	}
 	if (strcmp(p, "Z") && strcmp(p, "+00:00"))

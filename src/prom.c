@@ -74,9 +74,8 @@ const char *prom_strerror(enum prom_err e)
  */
 static int prom_unreserved(unsigned char ch)
 {
-	return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') ||
-	       (ch >= '0' && ch <= '9') || ch == '-' || ch == '.' ||
-	       ch == '_' || ch == '~';
+	return ascii_is_alnum(ch) || ch == '-' || ch == '.' || ch == '_' ||
+	       ch == '~';
 }
 
 /* Write the escaped src at dst, which has room for 3 * strlen(src) bytes.
