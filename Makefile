@@ -176,6 +176,16 @@ $(B)/tests/%: tests/unit/%.c tests/unit/check.h $(B)/asan/libstaffer.a \
 	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $< $(B)/asan/libstaffer.a \
 		$(B)/asan/libstaffer-model.a $(LIBS) -lcmocka
 
+# The fuzz suite: its harness and targets by area in tests/unit/fuzz/.
+FUZZ_SRC = $(wildcard tests/unit/fuzz/*.c)
+$(B)/tests/test_fuzz: tests/unit/test_fuzz.c $(FUZZ_SRC) tests/unit/fuzz/fuzz.h \
+		$(B)/asan/libstaffer.a $(B)/asan/libstaffer-model.a
+	@mkdir -p $(B)/tests
+	@echo "  CC-TEST  $<"
+	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $< $(FUZZ_SRC) \
+		$(B)/asan/libstaffer.a $(B)/asan/libstaffer-model.a $(LIBS) \
+		-lcmocka
+
 # ---- the model as a library (include/staffer/, docs/library.md): one
 # program that sees only include/ and links only the model and libm.
 $(B)/example/model: tests/example/model.c $(B)/libstaffer-model.a \
