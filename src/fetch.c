@@ -42,6 +42,10 @@
 #define LANE_BUCKETS 1024
 #define TCOUNT_BUCKETS 256
 #define SWEEP_EVERY_S 10.0
+/* An idle entry is freed after ENTRY_IDLE_TTLS times its cacheTTLSeconds,
+ * and never sooner than ENTRY_IDLE_MIN_S. */
+#define ENTRY_IDLE_TTLS 10
+#define ENTRY_IDLE_MIN_S 60.0
 
 enum entry_state { ENTRY_IDLE, ENTRY_QUEUED, ENTRY_INFLIGHT, ENTRY_READY };
 
@@ -1014,10 +1018,10 @@ static void sweep(struct fetch *f, double now)
 
 		while (*pp) {
 			struct entry *e = *pp;
-			double idle = 10 * e->cfg->cache_ttl_s;
+			double idle = ENTRY_IDLE_TTLS * e->cfg->cache_ttl_s;
 
-			if (idle < 60)
-				idle = 60;
+			if (idle < ENTRY_IDLE_MIN_S)
+				idle = ENTRY_IDLE_MIN_S;
 			if (e->state != ENTRY_INFLIGHT &&
 			    e->state != ENTRY_QUEUED && !e->tickets &&
 			    now - e->last_used > idle) {

@@ -55,6 +55,11 @@ static const char *const sig_keys[SIG_N] = {
 #define STATE_KEY_MAX 1024       /* bytes of a key in the state file */
 #define SAVE_EVERY_S 1.0
 #define EVICT_LOG_EVERY_S 60.0
+#define STATE_SWEEP_EVERY_S 60.0 /* how often idle states are looked for */
+/* currentReplicasQuery over scaleDownPeriodSeconds: about this many
+ * points, at a step of 1 to RECENT_STEP_MAX_S seconds */
+#define RECENT_POINTS 30
+#define RECENT_STEP_MAX_S 15
 
 /* One trigger's state: a stab entry (stab.h), keyed by scaler_key(). */
 struct state {
@@ -157,7 +162,7 @@ static void states_sweep(struct scaler *s, double now)
 {
 	struct stab_node *n, *newer;
 
-	if (now - s->last_sweep < 60)
+	if (now - s->last_sweep < STATE_SWEEP_EVERY_S)
 		return;
 	s->last_sweep = now;
 	for (n = stab_oldest(s->states); n; n = newer) {
@@ -1029,8 +1034,9 @@ int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
 				break;
 			query = e->m.current_replicas_query;
 			range = e->m.scale_down_period_s;
-			step = range / 30 < 1 ? 1 : range / 30 > 15 ? 15 :
-			       range / 30;
+			step = range / RECENT_POINTS;
+			step = step < 1 ? 1 : step > RECENT_STEP_MAX_S ?
+			       RECENT_STEP_MAX_S : step;
 			break;
 		case SIG_SERIES:
 		case SIG_MISS:
