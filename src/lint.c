@@ -27,8 +27,8 @@
  *             scale-up stabilization window, scale-up policies slower than
  *             the HPA's default, selectPolicy Min on scale-up or Disabled
  *             on either side, a scale-down stabilization window, a query
- *             that may return several series (lint_one_series()),
- *             maxReplicas above maxReplicaCount.
+ *             that may return several series (promql_one_series() in
+ *             promql.h), maxReplicas above maxReplicaCount.
  *
  * Findings go to stdout, one line each, in line order per document:
  *   FILE:LINE: ScaledObject NS/NAME trigger N: MESSAGE
