@@ -412,8 +412,8 @@ static int cfg_url(const struct cfg_ctx *x, const char *path,
 static int cfg_name_ok(const char *s)
 {
 	for (; *s; s++)
-		if (!ascii_is_alnum((unsigned char)*s) && *s != '_' && *s != '.' &&
-		    *s != '-')
+		if (!ascii_is_alnum((unsigned char)*s) && *s != '_' &&
+		    *s != '.' && *s != '-')
 			return 0;
 	return 1;
 }
@@ -599,7 +599,8 @@ static int cfg_ns_ok(const char *s)
 
 	for (; *s; s++, n++)
 		if (!ascii_is_lower((unsigned char)*s) &&
-		    !ascii_is_digit((unsigned char)*s) && *s != '-' && *s != '*')
+		    !ascii_is_digit((unsigned char)*s) && *s != '-' &&
+		    *s != '*')
 			return 0;
 	return n >= 1 && n <= 63;
 }

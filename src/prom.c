@@ -450,8 +450,8 @@ static enum prom_err prom_value(const char *text, double *out, char *err,
 	enum prom_err rc = PROM_EPARSE;
 
 	prom_show_str(shown, text);
-	if (text[0] == '\0' || ascii_is_json_space(text[0]) || text[0] == '\v' ||
-	    text[0] == '\f') {
+	if (text[0] == '\0' || ascii_is_json_space(text[0]) ||
+	    text[0] == '\v' || text[0] == '\f') {
 		prom_seterr(err, errlen, "sample value '%s' is not a number",
 			    shown);
 		goto out;

@@ -361,7 +361,8 @@ static enum pq pq_operand(struct pq_in *in)
 		} else if (pq_word(in, "offset")) {
 			pq_space(in);
 			in->p += *in->p == '-';
-			while (ascii_is_alnum((unsigned char)*in->p) || *in->p == '.')
+			while (ascii_is_alnum((unsigned char)*in->p) ||
+			       *in->p == '.')
 				in->p++;
 		} else if (*in->p == '@') {
 			in->p++;

@@ -1,5 +1,6 @@
 /*
- * files.c - fuzz targets: files: trace CSV, rate files, the state file, lint's YAML (see fuzz.h).
+ * files.c - fuzz targets over files: trace CSV, rate files, the state
+ * file, lint's YAML (see fuzz.h).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,6 @@
 /*
- * prom.c - fuzz targets: Prometheus replies and AWS credential replies (see fuzz.h).
+ * prom.c - fuzz targets: Prometheus replies and AWS credential replies
+ * (see fuzz.h).
  */
 #include <errno.h>
 #include <fcntl.h>
