@@ -25,6 +25,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,6 +37,7 @@
 #include "http.h"
 #include "log.h"
 #include "secret.h"
+#include "sheap.h"
 
 #define BUCKETS 4096
 #define LANE_BUCKETS 1024
@@ -87,6 +89,9 @@ struct waiter {
 
 struct entry {
 	struct entry *next;          /* hash chain */
+	struct sheap_node rnode;     /* fetch.refresh: a refresh ahead due */
+	char *tenant;                /* who asked last: refreshes queue there */
+	int have_answer;             /* a fetched answer is held below */
 	const struct backend *be;
 	struct config *cfg;          /* held: be lives in it */
 	struct lane *lane;           /* INFLIGHT: whose connection it uses */
@@ -140,6 +145,7 @@ struct fetch {
 	struct tcount *tcounts[TCOUNT_BUCKETS];
 
 	struct entry *buckets[BUCKETS];
+	struct sheap refresh;        /* entries in use, by refresh-ahead time */
 	struct bstate *bstates;
 	struct lane *lanes[LANE_BUCKETS];
 	size_t n_entries;
@@ -191,6 +197,8 @@ static int entry_matches(const struct entry *e, const struct fetch_query *q,
 	       e->end_s == q->end_s && !strcmp(e->query, q->query);
 }
 
+static void refresh_plan(struct fetch *f, struct entry *e);
+
 static void entry_free_answer(struct entry *e)
 {
 	free(e->ts);
@@ -202,6 +210,7 @@ static void entry_free_answer(struct entry *e)
 static void entry_free(struct entry *e)
 {
 	entry_free_answer(e);
+	free(e->tenant);
 	http_body_release(&e->body);
 	config_drop(e->cfg);
 	free(e->query);
@@ -229,6 +238,7 @@ static struct entry *entry_get(struct fetch *f, const struct fetch_query *q)
 		free(e);
 		return NULL;
 	}
+	sheap_node_init(&e->rnode);
 	e->be = q->backend;
 	e->cfg = config_hold(q->cfg);
 	e->range_s = q->range_s;
@@ -376,6 +386,7 @@ static void entry_complete(struct fetch *f, struct entry *e,
 	}
 	http_body_release(&e->body);
 	e->fetched_at = now;
+	e->have_answer = 1;
 	e->state = ENTRY_READY;
 	if (e->err != PROM_OK)
 		log_debug("backend '%s' query '%s': %s", e->be->name,
@@ -383,6 +394,10 @@ static void entry_complete(struct fetch *f, struct entry *e,
 
 	w = e->waiters;
 	e->waiters = NULL;
+	if (w) {                 /* used at once: keep it warm */
+		e->last_used = now;
+		refresh_plan(f, e);
+	}
 	for (; w; w = next) {
 		next = w->next;
 		job_fill(w->job, w->idx, e, now);
@@ -956,6 +971,80 @@ static void dispatch_all(struct fetch *f)
 		dispatch(f, bs);
 }
 
+/*
+ * Refresh-ahead (fetch.h): an answer that was used is fetched again in the
+ * background once it is FETCH_REFRESH_AHEAD of the TTL old, while callers
+ * keep getting it from the cache until the TTL ends.  So a query asked at
+ * least once per 0.75 x TTL never misses, and costs one backend request
+ * per 0.75 x TTL however often it is asked.  An answer nobody used since
+ * it arrived is not refreshed: the entry goes cold and, later, is swept.
+ */
+static struct entry *entry_of_rnode(struct sheap_node *x)
+{
+	return (struct entry *)(void *)((char *)x -
+					offsetof(struct entry, rnode));
+}
+
+/* Plan e's refresh, if it holds a fresh answer that can be refreshed (a
+ * fixed past range cannot change).  Out of memory: no refresh ahead; the
+ * next caller after the TTL waits for the backend as before. */
+static void refresh_plan(struct fetch *f, struct entry *e)
+{
+	if (e->state != ENTRY_READY || e->end_s > 0 || !e->tenant ||
+	    !(e->cfg->cache_ttl_s > 0) || sheap_queued(&e->rnode))
+		return;
+	(void)sheap_push(&f->refresh, &e->rnode, e->fetched_at +
+			 FETCH_REFRESH_AHEAD * e->cfg->cache_ttl_s);
+}
+
+/* Queue the refreshes that are due, in the lane of the namespace that
+ * asked last (so they wait their turn like its own requests). */
+static void refresh_due(struct fetch *f, double now)
+{
+	struct sheap_node *x;
+
+	while ((x = sheap_peek(&f->refresh)) && x->due <= now) {
+		struct entry *e = entry_of_rnode(x);
+
+		sheap_pop(&f->refresh);
+		if (e->state != ENTRY_READY || e->last_used < e->fetched_at ||
+		    now - e->fetched_at >= e->cfg->cache_ttl_s)
+			continue;    /* busy, unused, or expired already */
+		if (entry_queue(f, e, e->tenant))
+			continue;
+		pthread_mutex_lock(&f->mu);
+		f->stats.refreshed++;
+		pthread_mutex_unlock(&f->mu);
+	}
+}
+
+/* Milliseconds until the next refresh is due, at most max_ms. */
+static int refresh_wait_ms(const struct fetch *f, double now, int max_ms)
+{
+	const struct sheap_node *x = sheap_peek(&f->refresh);
+	double ms;
+
+	if (!x)
+		return max_ms;
+	ms = (x->due - now) * 1000 + 1;
+	return ms <= 0 ? 0 : ms >= max_ms ? max_ms : (int)ms;
+}
+
+/* Remember the namespace that asked last (kept on failure: a refresh
+ * then queues for the one before). */
+static void entry_note_tenant(struct entry *e, const char *tenant)
+{
+	char *t;
+
+	if (e->tenant && !strcmp(e->tenant, tenant))
+		return;
+	t = strdup(tenant);
+	if (!t)
+		return;
+	free(e->tenant);
+	e->tenant = t;
+}
+
 /* Hand job j's queries to their entries. */
 static void job_start(struct fetch *f, struct job *j)
 {
@@ -976,9 +1065,12 @@ static void job_start(struct fetch *f, struct job *j)
 			continue;
 		}
 		e->last_used = now;
-		if (e->state == ENTRY_READY &&
+		entry_note_tenant(e, j->tenant);
+		/* A refresh ahead may be under way: its answer still holds. */
+		if (e->have_answer &&
 		    now - e->fetched_at < e->cfg->cache_ttl_s) {
 			job_fill(j, i, e, now);
+			refresh_plan(f, e);
 			j->remaining--;
 			pthread_mutex_lock(&f->mu);
 			f->stats.cache_hits++;
@@ -1029,6 +1121,7 @@ static void sweep(struct fetch *f, double now)
 			    e->state != ENTRY_QUEUED && !e->tickets &&
 			    now - e->last_used > idle) {
 				*pp = e->next;
+				sheap_remove(&f->refresh, &e->rnode);
 				entry_free(e);
 				f->n_entries--;
 			} else {
@@ -1117,9 +1210,11 @@ static void *fetch_main(void *arg)
 					  (char **)&e);
 			entry_done(f, e, m->data.result);
 		}
+		refresh_due(f, fetch_now());
 		dispatch_all(f);         /* connections freed just now */
 		sweep(f, fetch_now());
-		curl_multi_poll(f->multi, NULL, 0, 1000, NULL);
+		curl_multi_poll(f->multi, NULL, 0,
+				refresh_wait_ms(f, fetch_now(), 1000), NULL);
 	}
 	return NULL;
 }
@@ -1132,6 +1227,7 @@ struct fetch *fetch_new(void)
 		return NULL;
 	f->incoming_tail = &f->incoming;
 	f->last_sweep = fetch_now();
+	sheap_init(&f->refresh);
 	pthread_mutex_init(&f->mu, NULL);
 	f->multi = curl_multi_init();
 	if (!f->multi)
@@ -1253,6 +1349,7 @@ void fetch_free(struct fetch *f)
 			entry_free(e);
 		}
 	}
+	sheap_free(&f->refresh);
 	awscred_free(f->aws);
 	curl_multi_cleanup(f->multi);
 	pthread_mutex_destroy(&f->mu);

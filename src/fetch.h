@@ -34,6 +34,7 @@
 #define FETCH_JOBS_MAX 100000     /* jobs waiting at once */
 #define FETCH_TENANT_JOBS_MAX 10000 /* ... of one namespace */
 #define FETCH_TENANT_MAX 256      /* bytes of a namespace, with NUL */
+#define FETCH_REFRESH_AHEAD 0.75  /* of the TTL: refresh a used answer */
 
 struct fetch;
 
@@ -136,6 +137,7 @@ struct fetch_stats {
 	unsigned long requests;   /* HTTP requests sent */
 	unsigned long cache_hits; /* answers served from cache */
 	unsigned long coalesced;  /* answers that joined a request in flight */
+	unsigned long refreshed;  /* refreshes ahead queued (see fetch.c) */
 	unsigned long cred_ok;    /* AWS credential refreshes that worked */
 	unsigned long cred_failed;/* ... and that failed (awscred.h) */
 };
