@@ -144,6 +144,13 @@ struct fetch {
 	void *observe_arg;
 	struct tcount *tcounts[TCOUNT_BUCKETS];
 
+	/* cmu guards the cache: buckets, every entry, the lanes and the
+	 * refresh heap.  The fetch thread holds it while it works on them
+	 * (never while it waits in curl or runs callbacks); fetch_lookup()
+	 * takes it on the caller's thread.  Order: cmu before mu. */
+	pthread_mutex_t cmu;
+	struct job *done, **done_tail; /* finished jobs: their callbacks run
+					* once cmu is released (fetch thread) */
 	struct entry *buckets[BUCKETS];
 	struct sheap refresh;        /* entries in use, by refresh-ahead time */
 	struct bstate *bstates;
@@ -197,7 +204,7 @@ static int entry_matches(const struct entry *e, const struct fetch_query *q,
 	       e->end_s == q->end_s && !strcmp(e->query, q->query);
 }
 
-static void refresh_plan(struct fetch *f, struct entry *e);
+static int refresh_plan(struct fetch *f, struct entry *e);
 
 static void entry_free_answer(struct entry *e)
 {
@@ -217,17 +224,28 @@ static void entry_free(struct entry *e)
 	free(e);
 }
 
+/* The entry for q, or NULL (cmu held). */
+static struct entry *entry_find(struct fetch *f, const struct fetch_query *q,
+				uint32_t h)
+{
+	struct entry *e;
+
+	for (e = f->buckets[h % BUCKETS]; e; e = e->next)
+		if (entry_matches(e, q, h))
+			return e;
+	return NULL;
+}
+
 /* Find the entry for q, creating it if needed.  NULL when the cache is
  * full or memory runs out. */
 static struct entry *entry_get(struct fetch *f, const struct fetch_query *q)
 {
 	uint32_t h = hash_query(q);
 	struct entry **slot = &f->buckets[h % BUCKETS];
-	struct entry *e;
+	struct entry *e = entry_find(f, q, h);
 
-	for (e = *slot; e; e = e->next)
-		if (entry_matches(e, q, h))
-			return e;
+	if (e)
+		return e;
 	if (f->n_entries >= FETCH_ENTRIES_MAX)
 		return NULL;
 	e = calloc(1, sizeof(*e));
@@ -340,11 +358,34 @@ static void job_finish(struct fetch *f, struct job *j)
 	free(j);
 }
 
-/* One answer for job j arrived. */
+/* Job j is complete: its callback runs once cmu is released. */
+static void job_done(struct fetch *f, struct job *j)
+{
+	j->next = NULL;
+	*f->done_tail = j;
+	f->done_tail = &j->next;
+}
+
+/* One answer for job j arrived (cmu held). */
 static void job_answered(struct fetch *f, struct job *j)
 {
 	if (--j->remaining == 0)
+		job_done(f, j);
+}
+
+/* Run the callbacks of the finished jobs (fetch thread, cmu not held:
+ * a callback may take the caller's locks, which may be held around
+ * fetch_lookup()). */
+static void jobs_run_done(struct fetch *f)
+{
+	struct job *j;
+
+	while ((j = f->done)) {
+		f->done = j->next;
+		if (!f->done)
+			f->done_tail = &f->done;
 		job_finish(f, j);
+	}
 }
 
 /* The transfer of e ended (or could not start): store the answer and hand
@@ -988,13 +1029,15 @@ static struct entry *entry_of_rnode(struct sheap_node *x)
 /* Plan e's refresh, if it holds a fresh answer that can be refreshed (a
  * fixed past range cannot change).  Out of memory: no refresh ahead; the
  * next caller after the TTL waits for the backend as before. */
-static void refresh_plan(struct fetch *f, struct entry *e)
+static int refresh_plan(struct fetch *f, struct entry *e)
 {
 	if (e->state != ENTRY_READY || e->end_s > 0 || !e->tenant ||
 	    !(e->cfg->cache_ttl_s > 0) || sheap_queued(&e->rnode))
-		return;
-	(void)sheap_push(&f->refresh, &e->rnode, e->fetched_at +
-			 FETCH_REFRESH_AHEAD * e->cfg->cache_ttl_s);
+		return 0;
+	if (sheap_push(&f->refresh, &e->rnode, e->fetched_at +
+		       FETCH_REFRESH_AHEAD * e->cfg->cache_ttl_s))
+		return 0;
+	return sheap_peek(&f->refresh) == &e->rnode; /* 1: the earliest */
 }
 
 /* Queue the refreshes that are due, in the lane of the namespace that
@@ -1167,7 +1210,7 @@ static void abort_all(struct fetch *f, struct job *incoming)
 			snprintf(j->ans[i].msg, sizeof(j->ans[i].msg),
 				 "shutting down");
 		}
-		job_finish(f, j);
+		job_done(f, j);
 	}
 }
 
@@ -1180,14 +1223,19 @@ static void *fetch_main(void *arg)
 		CURLMsg *m;
 		int running, left, stopping;
 
+		int wait_ms;
+
 		pthread_mutex_lock(&f->mu);
 		list = f->incoming;
 		f->incoming = NULL;
 		f->incoming_tail = &f->incoming;
 		stopping = f->stopping;
 		pthread_mutex_unlock(&f->mu);
+		pthread_mutex_lock(&f->cmu);
 		if (stopping) {
 			abort_all(f, list);
+			pthread_mutex_unlock(&f->cmu);
+			jobs_run_done(f);
 			break;
 		}
 		while (list) {
@@ -1196,7 +1244,10 @@ static void *fetch_main(void *arg)
 			job_start(f, j);
 		}
 		dispatch_all(f);
+		pthread_mutex_unlock(&f->cmu);
+		jobs_run_done(f);
 		curl_multi_perform(f->multi, &running);
+		pthread_mutex_lock(&f->cmu);
 		while ((m = curl_multi_info_read(f->multi, &left))) {
 			struct entry *e = NULL;
 
@@ -1213,8 +1264,10 @@ static void *fetch_main(void *arg)
 		refresh_due(f, fetch_now());
 		dispatch_all(f);         /* connections freed just now */
 		sweep(f, fetch_now());
-		curl_multi_poll(f->multi, NULL, 0,
-				refresh_wait_ms(f, fetch_now(), 1000), NULL);
+		wait_ms = refresh_wait_ms(f, fetch_now(), 1000);
+		pthread_mutex_unlock(&f->cmu);
+		jobs_run_done(f);
+		curl_multi_poll(f->multi, NULL, 0, wait_ms, NULL);
 	}
 	return NULL;
 }
@@ -1226,9 +1279,11 @@ struct fetch *fetch_new(void)
 	if (!f)
 		return NULL;
 	f->incoming_tail = &f->incoming;
+	f->done_tail = &f->done;
 	f->last_sweep = fetch_now();
 	sheap_init(&f->refresh);
 	pthread_mutex_init(&f->mu, NULL);
+	pthread_mutex_init(&f->cmu, NULL);
 	f->multi = curl_multi_init();
 	if (!f->multi)
 		goto fail;
@@ -1243,6 +1298,7 @@ fail:
 	if (f->multi)
 		curl_multi_cleanup(f->multi);
 	pthread_mutex_destroy(&f->mu);
+	pthread_mutex_destroy(&f->cmu);
 	free(f);
 	return NULL;
 }
@@ -1353,7 +1409,95 @@ void fetch_free(struct fetch *f)
 	awscred_free(f->aws);
 	curl_multi_cleanup(f->multi);
 	pthread_mutex_destroy(&f->mu);
+	pthread_mutex_destroy(&f->cmu);
 	free(f);
+}
+
+/* Copy e's fresh answer into slot i of h (cmu held).  0, or -1 when out
+ * of memory. */
+static int hit_fill(struct fetch_hit *h, size_t i, const struct entry *e,
+		    double now)
+{
+	struct fetch_answer *a = &h->ans[i];
+
+	a->err = e->err;
+	a->value = e->value;
+	a->sample_ts = e->sample_ts;
+	a->age_s = now - e->fetched_at;
+	a->ts = a->vals = NULL;
+	a->n = 0;
+	h->owned[i * 2] = h->owned[i * 2 + 1] = NULL;
+	/* the message only when there is one: it is most of the struct */
+	if (e->err != PROM_OK)
+		memcpy(a->msg, e->msg, sizeof(a->msg));
+	else
+		a->msg[0] = '\0';
+	if (e->err == PROM_OK && e->n > 0) {
+		h->owned[i * 2] = malloc(e->n * sizeof(double));
+		h->owned[i * 2 + 1] = malloc(e->n * sizeof(double));
+		if (!h->owned[i * 2] || !h->owned[i * 2 + 1])
+			return -1;
+		memcpy(h->owned[i * 2], e->ts, e->n * sizeof(double));
+		memcpy(h->owned[i * 2 + 1], e->vals, e->n * sizeof(double));
+		a->ts = h->owned[i * 2];
+		a->vals = h->owned[i * 2 + 1];
+		a->n = e->n;
+	}
+	return 0;
+}
+
+void fetch_hit_release(struct fetch_hit *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->n * 2; i++) {
+		free(h->owned[i]);
+		h->owned[i] = NULL;
+	}
+	h->n = 0;
+}
+
+int fetch_lookup(struct fetch *f, const char *tenant,
+		 const struct fetch_query *qs, size_t n, struct fetch_hit *h)
+{
+	struct entry *es[FETCH_QUERIES_MAX];
+	double now = fetch_now();
+	int rc = -1, wake = 0;
+	size_t i;
+
+	h->n = 0;
+	if (n == 0 || n > FETCH_QUERIES_MAX)
+		return -1;
+	pthread_mutex_lock(&f->cmu);
+	for (i = 0; i < n; i++) {
+		es[i] = entry_find(f, &qs[i], hash_query(&qs[i]));
+		if (!es[i] || !es[i]->have_answer ||
+		    !(now - es[i]->fetched_at < es[i]->cfg->cache_ttl_s))
+			goto out;
+	}
+	for (i = 0; i < n; i++) {
+		h->n = i + 1;
+		if (hit_fill(h, i, es[i], now))
+			goto out;
+	}
+	for (i = 0; i < n; i++) {
+		es[i]->last_used = now;
+		entry_note_tenant(es[i], tenant ? tenant : "");
+		wake |= refresh_plan(f, es[i]);
+	}
+	rc = 0;
+out:
+	pthread_mutex_unlock(&f->cmu);
+	if (rc) {
+		fetch_hit_release(h);
+		return -1;
+	}
+	pthread_mutex_lock(&f->mu);
+	f->stats.cache_hits += n;
+	pthread_mutex_unlock(&f->mu);
+	if (wake)    /* the fetch thread may sleep past the new refresh */
+		curl_multi_wakeup(f->multi);
+	return 0;
 }
 
 void fetch_get_stats(struct fetch *f, struct fetch_stats *out)

@@ -465,12 +465,14 @@ static void on_is_active(void *arg, const struct scaler_result *r)
 	reply_msg(c, &resp.base);
 }
 
-/* Hand a parsed trigger to the scaler; the callback answers the call. */
+/* Hand a parsed trigger to the scaler; the callback answers the call:
+ * here and now when every answer is cached (no hop to the fetch thread,
+ * the reply starts on this thread), else later on the fetch thread. */
 static void evaluate(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 		     struct meta *m, enum scaler_kind kind, scaler_done_fn *cb)
 {
-	if (scaler_evaluate(c->srv->sc, ref->namespace_, ref->name, c->fprint,
-			    m, kind, cb, c))
+	if (scaler_evaluate_now(c->srv->sc, ref->namespace_, ref->name,
+				c->fprint, m, kind, cb, c))
 		call_reply(c, GRPC_STATUS_UNAVAILABLE,
 			   "staffer is shutting down or overloaded", NULL);
 }
