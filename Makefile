@@ -27,7 +27,7 @@ GEN_HDR  = $(PROTOS:%=$(GEN)/%.pb-c.h)
 
 # The library: everything but main.c, so unit tests link the same code.
 LIB_SRC  = src/model.c src/erlang.c src/smooth.c src/meta.c src/config.c \
-           src/prom.c src/show.c src/csv.c src/log.c src/secret.c src/slurp.c src/fprint.c src/stab.c src/sheap.c src/certs.c src/http.c src/awscred.c src/stats.c src/procstat.c src/httpd.c src/fetch.c src/scaler.c src/pb.c \
+           src/prom.c src/show.c src/csv.c src/log.c src/secret.c src/slurp.c src/fprint.c src/stab.c src/sheap.c src/mcache.c src/certs.c src/http.c src/awscred.c src/stats.c src/procstat.c src/httpd.c src/fetch.c src/scaler.c src/pb.c \
            src/rpc.c src/report.c src/calc.c src/explain.c src/serve.c src/forecast.c src/decide.c \
            src/simrng.c src/simheap.c src/simroute.c src/perf.c src/trace.c \
            src/simprom.c src/hpa.c src/keda.c src/demand.c src/policy.c \

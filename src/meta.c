@@ -1804,6 +1804,33 @@ void meta_init(struct meta *m)
 	m->from_env = 0;
 }
 
+int meta_copy(struct meta *dst, const struct meta *src)
+{
+	const struct meta_key *k;
+	char **slot;
+	size_t i;
+	int rc = 0;
+
+	*dst = *src;             /* plain values; the strings are src's yet */
+	for (i = 0; i < MK_COUNT; i++) {
+		k = &meta_keys[i];
+		if ((k->type != META_T_QUERY && k->type != META_T_NAME &&
+		     k->type != META_T_TEXT) || (k->flags & META_F_ARRAY))
+			continue;
+		slot = (char **)meta_field(dst, k);
+		if (!*slot)
+			continue;
+		*slot = rc ? NULL : strdup(*slot);
+		if (!*slot)
+			rc = -1;    /* the rest are set to NULL, then freed */
+	}
+	if (rc) {
+		meta_release(dst);
+		meta_init(dst);
+	}
+	return rc;
+}
+
 void meta_release(struct meta *m)
 {
 	const struct meta_key *k;

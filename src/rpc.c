@@ -29,6 +29,7 @@
 #include "fprint.h"
 #include "health.pb-c.h"
 #include "log.h"
+#include "mcache.h"
 #include "meta.h"
 #include "pb.h"
 #include "sheap.h"
@@ -74,6 +75,7 @@ struct rpc_server {
 	pthread_mutex_t smu;      /* stream groups (see "StreamIsActive") */
 	struct sgroup *groups[RPC_GROUP_BUCKETS];
 	struct sheap due;         /* groups waiting for their next check */
+	struct mcache *mc;        /* parsed metadata by map; CQ thread */
 	struct stats *stats;      /* NULL: not counted */
 	volatile sig_atomic_t *reload;
 	void (*on_reload)(void *arg);
@@ -304,6 +306,7 @@ static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 {
 	const char *keys[META_KEYS_MAX], *values[META_KEYS_MAX];
 	char msg[SCALER_MSG_MAX];
+	const struct meta *hit;
 	const char *why;
 	enum scaler_err se;
 	size_t i;
@@ -331,19 +334,39 @@ static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 		keys[i] = ref->scalermetadata[i]->key;
 		values[i] = ref->scalermetadata[i]->value;
 	}
-	se = scaler_parse(c->srv->sc, ref->namespace_, m, keys, values,
-			  ref->n_scalermetadata, msg);
+	/* The same map parses to the same meta and fingerprint every time:
+	 * a hit skips both (mcache.h); the namespace's right to the backend
+	 * is checked every time. */
+	hit = mcache_get(c->srv->mc, keys, values, ref->n_scalermetadata,
+			 c->fprint);
+	if (hit) {
+		meta_release(m);
+		if (meta_copy(m, hit)) {
+			call_reply(c, GRPC_STATUS_RESOURCE_EXHAUSTED,
+				   "out of memory", NULL);
+			return -1;
+		}
+		se = scaler_check(c->srv->sc, ref->namespace_, m, msg);
+	} else {
+		se = scaler_parse(c->srv->sc, ref->namespace_, m, keys, values,
+				  ref->n_scalermetadata, msg);
+	}
 	if (se != SCALER_OK) {
 		log_warn("%s %s/%s: %s", methods[c->method].path,
 			 ref->namespace_, ref->name, msg);
 		call_reply(c, scaler_status(se), msg, NULL);
 		return -1;
 	}
+	if (hit)
+		return 0;
 	if (fprint_metadata(keys, values, ref->n_scalermetadata, c->fprint)) {
 		call_reply(c, GRPC_STATUS_RESOURCE_EXHAUSTED,
 			   "out of memory", NULL);
 		return -1;
 	}
+	/* out of memory: not kept, parsed again next time */
+	(void)mcache_put(c->srv->mc, keys, values, ref->n_scalermetadata, m,
+			 c->fprint);
 	return 0;
 }
 
@@ -1039,6 +1062,13 @@ struct rpc_server *rpc_server_new(const struct rpc_options *o,
 	atomic_init(&srv->live, 0);
 	pthread_mutex_init(&srv->smu, NULL);
 	sheap_init(&srv->due);
+	srv->mc = mcache_new(MCACHE_DEFAULT_MAX);
+	if (!srv->mc) {
+		pthread_mutex_destroy(&srv->smu);
+		free(srv);
+		snprintf(err, RPC_ERR_MAX, "out of memory");
+		return NULL;
+	}
 
 	arg[0].type = GRPC_ARG_INTEGER;
 	arg[0].key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
@@ -1099,6 +1129,7 @@ fail:
 	grpc_completion_queue_destroy(srv->cq);
 	pthread_mutex_destroy(&srv->smu);
 	sheap_free(&srv->due);
+	mcache_free(srv->mc);
 	free(srv);
 	return NULL;
 }
@@ -1200,6 +1231,7 @@ void rpc_server_free(struct rpc_server *srv)
 			group_free(srv->groups[b]);
 	sheap_free(&srv->due);
 	pthread_mutex_destroy(&srv->smu);
+	mcache_free(srv->mc);
 	free(srv);
 }
 

@@ -507,14 +507,21 @@ enum scaler_err scaler_parse(const struct scaler *s, const char *ns,
 			     const char *const *values, size_t n,
 			     char msg[SCALER_MSG_MAX])
 {
-	const struct backend *be;
 	struct meta_error err;
-	char shown[SCALER_SHOW_MAX + 4];
 
 	if (meta_parse(m, keys, values, n, &err) != META_OK) {
 		snprintf(msg, SCALER_MSG_MAX, "%s", err.msg);
 		return SCALER_EINVAL;
 	}
+	return scaler_check(s, ns, m, msg);
+}
+
+enum scaler_err scaler_check(const struct scaler *s, const char *ns,
+			     const struct meta *m, char msg[SCALER_MSG_MAX])
+{
+	const struct backend *be;
+	char shown[SCALER_SHOW_MAX + 4];
+
 	be = config_backend(s->cfg, m->backend);
 	if (!be) {
 		size_t i, len;

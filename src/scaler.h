@@ -120,6 +120,11 @@ enum scaler_err scaler_parse(const struct scaler *s, const char *ns,
 			     const char *const *values, size_t n,
 			     char msg[SCALER_MSG_MAX]);
 
+/* scaler_parse()'s second half, for metadata parsed earlier (mcache.h):
+ * the backend is declared and open to namespace ns (NULL: not checked). */
+enum scaler_err scaler_check(const struct scaler *s, const char *ns,
+			     const struct meta *m, char msg[SCALER_MSG_MAX]);
+
 /*
  * Evaluate one trigger of ScaledObject namespace/name whose metadata map
  * has fingerprint fprint (fprint.h; NULL: the trigger is known by its
