@@ -107,14 +107,18 @@ struct entry {
 	double value, sample_ts;
 	double *ts, *vals;
 	size_t n;
-	char msg[PROM_ERR_MAX];
+	char *msg;                   /* why, when err != PROM_OK; malloc()ed,
+				      * NULL when OK (or out of memory): an
+				      * entry is kept per query, and most
+				      * answers need no message */
 	/* the transfer (INFLIGHT) */
 	struct waiter *waiters;
 	struct entry *aws_next;      /* on fetch.aws_wait: no transfer yet */
 	CURL *easy;
 	struct curl_slist *headers;
 	struct http_body body;       /* capped at the config's maxBodyBytes */
-	char curl_err[CURL_ERROR_SIZE];
+	char *curl_err;              /* CURL_ERROR_SIZE bytes, while a
+				      * transfer runs (entry_start()) */
 	double sent_at;              /* fetch_now() when the transfer began */
 };
 
@@ -217,6 +221,8 @@ static void entry_free_answer(struct entry *e)
 static void entry_free(struct entry *e)
 {
 	entry_free_answer(e);
+	free(e->msg);
+	free(e->curl_err);
 	free(e->tenant);
 	http_body_release(&e->body);
 	config_drop(e->cfg);
@@ -279,7 +285,7 @@ static void job_fill(struct job *j, size_t idx, const struct entry *e,
 	a->value = e->value;
 	a->sample_ts = e->sample_ts;
 	a->age_s = now - e->fetched_at;
-	memcpy(a->msg, e->msg, sizeof(a->msg));
+	snprintf(a->msg, sizeof(a->msg), "%s", e->msg ? e->msg : "");
 	a->n = 0;
 	a->ts = a->vals = NULL;
 	if (e->err == PROM_OK && e->n > 0) {
@@ -395,6 +401,7 @@ static void entry_complete(struct fetch *f, struct entry *e,
 {
 	struct waiter *w, *next;
 	double now = fetch_now();
+	char why[PROM_ERR_MAX];
 
 	if (e->lane) {            /* its connection is free again */
 		e->lane->inflight--;
@@ -405,13 +412,15 @@ static void entry_complete(struct fetch *f, struct entry *e,
 	e->err = err;
 	e->value = 0.0;
 	e->sample_ts = 0.0;
-	snprintf(e->msg, sizeof(e->msg), "%s", msg ? msg : "");
+	free(e->curl_err);       /* the transfer is over */
+	e->curl_err = NULL;
+	snprintf(why, sizeof(why), "%s", msg ? msg : "");
 	if (err == PROM_OK && e->range_s > 0) {
 		double *ts = NULL, *vals = NULL;
 		size_t n = 0;
 
 		e->err = prom_parse_range(e->body.buf, e->body.len, &ts, &vals, &n,
-					  e->msg, sizeof(e->msg));
+					  why, sizeof(why));
 		e->ts = ts;
 		e->vals = vals;
 		e->n = n;
@@ -419,7 +428,7 @@ static void entry_complete(struct fetch *f, struct entry *e,
 		double v = 0.0, t = 0.0;
 
 		e->err = prom_parse_sample(e->body.buf, e->body.len, &v, &t,
-					   e->msg, sizeof(e->msg));
+					   why, sizeof(why));
 		if (e->err == PROM_OK) {
 			e->value = v;
 			e->sample_ts = t;
@@ -429,9 +438,13 @@ static void entry_complete(struct fetch *f, struct entry *e,
 	e->fetched_at = now;
 	e->have_answer = 1;
 	e->state = ENTRY_READY;
-	if (e->err != PROM_OK)
+	free(e->msg);
+	e->msg = NULL;
+	if (e->err != PROM_OK) {
+		e->msg = strdup(why);   /* NULL: the answer says "" */
 		log_debug("backend '%s' query '%s': %s", e->be->name,
-			  e->query, e->msg);
+			  e->query, why);
+	}
 
 	w = e->waiters;
 	e->waiters = NULL;
@@ -609,6 +622,12 @@ static int entry_start(struct fetch *f, struct entry *e, char *why,
 		goto out;
 	}
 	http_body_reset(&e->body, e->cfg->max_body_bytes);
+	if (!e->curl_err)
+		e->curl_err = malloc(CURL_ERROR_SIZE);
+	if (!e->curl_err) {
+		snprintf(why, whylen, "out of memory");
+		goto out;
+	}
 	e->curl_err[0] = '\0';
 	for (i = 0; i < be->n_headers; i++) {
 		struct curl_slist *l = curl_slist_append(e->headers,
@@ -767,7 +786,8 @@ static void entry_done(struct fetch *f, struct entry *e, CURLcode res)
 	} else if (res != CURLE_OK) {
 		err = PROM_EHTTP;
 		snprintf(msg, sizeof(msg), "%.80s: %.160s", curl_easy_strerror(res),
-			 e->curl_err[0] ? e->curl_err : "no detail");
+			 e->curl_err && e->curl_err[0] ? e->curl_err :
+			 "no detail");
 	} else if (status != 200) {
 		char why[PROM_ERR_MAX];
 		double v;
@@ -1428,8 +1448,8 @@ static int hit_fill(struct fetch_hit *h, size_t i, const struct entry *e,
 	a->n = 0;
 	h->owned[i * 2] = h->owned[i * 2 + 1] = NULL;
 	/* the message only when there is one: it is most of the struct */
-	if (e->err != PROM_OK)
-		memcpy(a->msg, e->msg, sizeof(a->msg));
+	if (e->err != PROM_OK && e->msg)
+		snprintf(a->msg, sizeof(a->msg), "%s", e->msg);
 	else
 		a->msg[0] = '\0';
 	if (e->err == PROM_OK && e->n > 0) {

@@ -32,8 +32,9 @@
  * Locks, in the order they may be taken: the cache lock (entries, lanes,
  * refresh heap; held by the fetch thread while it works on them and by
  * fetch_lookup()), then the job lock (incoming jobs, counts, stats).
- * Neither is held while a callback runs or while the thread waits in
- * curl, and no caller's lock is taken under them.
+ * Neither is held while a job's callback runs or while the thread waits
+ * in curl.  The observer (fetch_observe()) is called under the cache lock,
+ * so it must take no lock but a leaf of its own (stats.h's).
  */
 #ifndef STAFFER_FETCH_H
 #define STAFFER_FETCH_H
