@@ -68,7 +68,8 @@ struct rpc_server {
 	struct fetch *fetch;
 	double grace_s;
 	void *handles[M_COUNT];
-	atomic_int live;          /* call objects alive */
+	atomic_int live;          /* call objects alive, and stream groups'
+				   * evaluations in flight */
 	int shutting_down;        /* CQ thread only */
 	int shutdown_done;
 	struct tag t_shutdown;
@@ -808,6 +809,8 @@ static void on_group_result(void *arg, const struct scaler_result *r)
 	else
 		group_schedule(g, fetch_now() + g->push_interval_s);
 	pthread_mutex_unlock(&srv->smu);
+	/* last: the server may be freed once nothing is live */
+	atomic_fetch_sub(&srv->live, 1);
 }
 
 /* Start one evaluation of a group (smu held; not in the heap). */
@@ -836,9 +839,13 @@ static void group_eval(struct sgroup *g)
 		goto out;
 	}
 	g->eval_inflight = 1;
-	/* The callback runs on the fetch thread and waits for smu. */
+	/* An evaluation counts as live, like a call: rpc_server_run() does
+	 * not return (and the server is not freed) while one may still call
+	 * back.  The callback runs on the fetch thread and waits for smu. */
+	atomic_fetch_add(&g->srv->live, 1);
 	if (scaler_evaluate(g->srv->sc, ref->namespace_, ref->name, g->fprint,
 			    &m, SCALER_ACTIVE, on_group_result, g)) {
+		atomic_fetch_sub(&g->srv->live, 1);
 		g->eval_inflight = 0;
 		group_schedule(g, fetch_now() + g->push_interval_s);
 	}
