@@ -64,6 +64,13 @@ struct method {
 struct rpc_server {
 	grpc_server *server;
 	grpc_completion_queue *cq;
+	/* StreamIsActive calls are bound to their own queue, drained by the
+	 * stream thread: gRPC core (as Debian builds it, with assertions)
+	 * scans a queue's outstanding tags on every completion, and 5,000
+	 * streams' pending batches would be scanned on every unary call. */
+	grpc_completion_queue *scq;
+	pthread_t sthread;
+	int sthread_started;
 	struct scaler *sc;
 	struct fetch *fetch;
 	double grace_s;
@@ -77,6 +84,7 @@ struct rpc_server {
 	struct sgroup *groups[RPC_GROUP_BUCKETS];
 	struct sheap due;         /* groups waiting for their next check */
 	struct mcache *mc;        /* parsed metadata by map; CQ thread */
+	int streams_stopping;     /* smu: no more evaluations (shutdown) */
 	struct stats *stats;      /* NULL: not counted */
 	volatile sig_atomic_t *reload;
 	void (*on_reload)(void *arg);
@@ -186,7 +194,9 @@ static void request_call(struct rpc_server *srv, enum method_id m)
 	else
 		err = grpc_server_request_registered_call(
 			srv->server, srv->handles[m], &c->call, &c->deadline,
-			&c->md, &c->payload, srv->cq, srv->cq, &c->t_main);
+			&c->md, &c->payload,
+			m == M_STREAM_IS_ACTIVE ? srv->scq : srv->cq, srv->cq,
+			&c->t_main);
 	if (err != GRPC_CALL_OK) {
 		log_error("cannot request calls: %s",
 			  grpc_call_error_to_string(err));
@@ -979,14 +989,45 @@ static double streams_tick(struct rpc_server *srv, double now)
 	struct sheap_node *x;
 
 	pthread_mutex_lock(&srv->smu);
-	while ((x = sheap_peek(&srv->due)) && x->due <= now) {
+	while (!srv->streams_stopping && (x = sheap_peek(&srv->due)) &&
+	       x->due <= now) {
 		sheap_pop(&srv->due);
 		group_eval((struct sgroup *)x);
 	}
+	x = sheap_peek(&srv->due);
 	if (x && x->due < next)
 		next = x->due;
 	pthread_mutex_unlock(&srv->smu);
 	return next;
+}
+
+static gpr_timespec deadline_in(double s);
+
+/*
+ * The stream thread: runs the step functions of StreamIsActive calls,
+ * whose batches complete on srv->scq, and starts the groups' evaluations
+ * when due.  Ends when rpc_server_free() shuts the queue down.
+ */
+static void *stream_main(void *arg)
+{
+	struct rpc_server *srv = arg;
+
+	for (;;) {
+		double now = fetch_now(), next = streams_tick(srv, now);
+		grpc_event ev;
+
+		ev = grpc_completion_queue_next(
+			srv->scq, deadline_in(next > now ? next - now : 0),
+			NULL);
+		if (ev.type == GRPC_OP_COMPLETE) {
+			struct tag *t = ev.tag;
+
+			t->step(t->c, ev.success);
+		} else if (ev.type == GRPC_QUEUE_SHUTDOWN) {
+			break;
+		}
+	}
+	return NULL;
 }
 
 /* SIGTERM: end every open stream with OK so KEDA reconnects at once. */
@@ -997,6 +1038,7 @@ static void streams_end(struct rpc_server *srv)
 	size_t b;
 
 	pthread_mutex_lock(&srv->smu);
+	srv->streams_stopping = 1;
 	for (b = 0; b < RPC_GROUP_BUCKETS; b++)
 		for (g = srv->groups[b]; g; g = g->hnext)
 			for (c = g->members; c; c = c->gnext) {
@@ -1018,6 +1060,7 @@ static void on_shutdown(struct call *c, int ok)
 
 static grpc_server_credentials *make_creds(const struct rpc_options *o,
 					   char err[RPC_ERR_MAX]);
+static void stream_queue_end(struct rpc_server *srv);
 
 /* gRPC core's own log lines, through log.h (so they take --log-format).
  * While a port is being bound its errors are debug: rpc_server_new()
@@ -1088,6 +1131,18 @@ struct rpc_server *rpc_server_new(const struct rpc_options *o,
 	args.num_args = 2;
 	args.args = arg;
 	srv->cq = grpc_completion_queue_create_for_next(NULL);
+	/* Non-polling: the stream thread only takes events off it.  A
+	 * polling queue would make that thread a poller too, handling the
+	 * connection's I/O and handing the unary calls' completions across
+	 * threads. */
+	{
+		grpc_completion_queue_attributes qa = {
+			GRPC_CQ_CURRENT_VERSION, GRPC_CQ_NEXT,
+			GRPC_CQ_NON_POLLING, NULL };
+
+		srv->scq = grpc_completion_queue_create(
+			grpc_completion_queue_factory_lookup(&qa), &qa, NULL);
+	}
 	srv->server = grpc_server_create(&args, NULL);
 	grpc_server_register_completion_queue(srv->server, srv->cq, NULL);
 	for (i = 0; i < M_COUNT; i++) {
@@ -1119,6 +1174,11 @@ struct rpc_server *rpc_server_new(const struct rpc_options *o,
 			 o->listen);
 		goto fail;
 	}
+	if (pthread_create(&srv->sthread, NULL, stream_main, srv)) {
+		snprintf(err, RPC_ERR_MAX, "cannot start the stream thread");
+		goto fail;
+	}
+	srv->sthread_started = 1;
 	grpc_server_start(srv->server);
 	for (i = 0; i <= M_GENERIC; i++)
 		request_call(srv, (enum method_id)i);
@@ -1134,11 +1194,28 @@ fail:
 					  NULL).type != GRPC_QUEUE_SHUTDOWN)
 		;
 	grpc_completion_queue_destroy(srv->cq);
+	stream_queue_end(srv);
 	pthread_mutex_destroy(&srv->smu);
 	sheap_free(&srv->due);
 	mcache_free(srv->mc);
 	free(srv);
 	return NULL;
+}
+
+/* Shut the stream queue down and join the thread that drains it (or
+ * drain it here when the thread never started). */
+static void stream_queue_end(struct rpc_server *srv)
+{
+	grpc_completion_queue_shutdown(srv->scq);
+	if (srv->sthread_started)
+		pthread_join(srv->sthread, NULL);
+	else
+		while (grpc_completion_queue_next(
+			       srv->scq, gpr_inf_future(GPR_CLOCK_REALTIME),
+			       NULL).type != GRPC_QUEUE_SHUTDOWN)
+			;
+	srv->sthread_started = 0;
+	grpc_completion_queue_destroy(srv->scq);
 }
 
 static gpr_timespec deadline_in(double s)
@@ -1158,10 +1235,7 @@ int rpc_server_run(struct rpc_server *srv, volatile sig_atomic_t *stop)
 		grpc_event ev;
 
 		now = fetch_now();
-		next = srv->shutting_down ? now + TICK_S :
-		       streams_tick(srv, now);
-		if (next > now + TICK_S)
-			next = now + TICK_S;
+		next = now + TICK_S;  /* signals; streams have their thread */
 		ev = grpc_completion_queue_next(
 			srv->cq, deadline_in(next > now ? next - now : 0),
 			NULL);
@@ -1231,6 +1305,7 @@ void rpc_server_free(struct rpc_server *srv)
 					  NULL).type != GRPC_QUEUE_SHUTDOWN)
 		;
 	grpc_completion_queue_destroy(srv->cq);
+	stream_queue_end(srv);
 	/* Every stream has gone and the fetch thread has stopped; a group
 	 * left is one whose evaluation was refused at the end. */
 	for (b = 0; b < RPC_GROUP_BUCKETS; b++)
