@@ -994,7 +994,9 @@ static double streams_tick(struct rpc_server *srv, double now)
 		sheap_pop(&srv->due);
 		group_eval((struct sgroup *)x);
 	}
-	x = sheap_peek(&srv->due);
+	/* stopping: what is left in the heap waits for its streams to
+	 * close, and must not make the stream thread spin */
+	x = srv->streams_stopping ? NULL : sheap_peek(&srv->due);
 	if (x && x->due < next)
 		next = x->due;
 	pthread_mutex_unlock(&srv->smu);
