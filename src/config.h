@@ -53,11 +53,20 @@ struct backend {
 	int max_connections_ns;    /* ... of them for one namespace (half) */
 };
 
+/*
+ * The answer cache's default TTL, chosen from KEDA's cycle: the HPA reads
+ * a metric every 15 s, and fetch.c refreshes an answer in use once it is
+ * FETCH_REFRESH_AHEAD (0.75) of the TTL old, so 20 s refreshes each query
+ * in use once per 15 s (one backend query per HPA cycle) and KEDA always
+ * finds it warm.  An answer is never older than the TTL (docs/config.md).
+ */
+#define CONFIG_TTL_DEFAULT 20.0
+
 struct config {
 	struct backend *backends;
 	size_t n_backends;
 	size_t default_backend;    /* index into backends */
-	double cache_ttl_s;        /* reuse a backend answer this long (5 s) */
+	double cache_ttl_s;        /* reuse a backend answer this long */
 	size_t max_body_bytes;     /* cap on one response body (4 MiB) */
 	size_t max_states;         /* triggers with smoothing state (100000) */
 	size_t max_states_ns;      /* ... of one namespace (10000) */
@@ -71,7 +80,7 @@ struct config {
 #define CONFIG_CONNECTIONS_MAX 256
 #define CONFIG_CONNECTIONS_DEFAULT 16
 
-#define CONFIG_INIT { NULL, 0, 0, 5.0, 4u << 20, CONFIG_STATES_DEFAULT, \
+#define CONFIG_INIT { NULL, 0, 0, CONFIG_TTL_DEFAULT, 4u << 20, CONFIG_STATES_DEFAULT, \
 		      CONFIG_STATES_NS_DEFAULT, 0, 0 }
 
 void config_init(struct config *c);

@@ -25,6 +25,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@
 #include "log.h"
 #include "mono.h"
 #include "secret.h"
+#include "sheap.h"
 
 #define BUCKETS 4096
 #define LANE_BUCKETS 1024
@@ -92,6 +94,9 @@ struct waiter {
 
 struct entry {
 	struct entry *next;          /* hash chain */
+	struct sheap_node rnode;     /* fetch.refresh: a refresh ahead due */
+	char *tenant;                /* who asked last: refreshes queue there */
+	int have_answer;             /* a fetched answer is held below */
 	const struct backend *be;
 	struct config *cfg;          /* held: be lives in it */
 	struct lane *lane;           /* INFLIGHT: whose connection it uses */
@@ -107,14 +112,18 @@ struct entry {
 	double value, sample_ts;
 	double *ts, *vals;
 	size_t n;
-	char msg[PROM_ERR_MAX];
+	char *msg;                   /* why, when err != PROM_OK; malloc()ed,
+				      * NULL when OK (or out of memory): an
+				      * entry is kept per query, and most
+				      * answers need no message */
 	/* the transfer (INFLIGHT) */
 	struct waiter *waiters;
 	struct entry *aws_next;      /* on fetch.aws_wait: no transfer yet */
 	CURL *easy;
 	struct curl_slist *headers;
 	struct http_body body;       /* capped at the config's maxBodyBytes */
-	char curl_err[CURL_ERROR_SIZE];
+	char *curl_err;              /* CURL_ERROR_SIZE bytes, while a
+				      * transfer runs (entry_start()) */
 	double sent_at;              /* mono_now() when the transfer began */
 };
 
@@ -144,7 +153,15 @@ struct fetch {
 	void *observe_arg;
 	struct tcount *tcounts[TCOUNT_BUCKETS];
 
+	/* cmu guards the cache: buckets, every entry, the lanes and the
+	 * refresh heap.  The fetch thread holds it while it works on them
+	 * (never while it waits in curl or runs callbacks); fetch_lookup()
+	 * takes it on the caller's thread.  Order: cmu before mu. */
+	pthread_mutex_t cmu;
+	struct job *done, **done_tail; /* finished jobs: their callbacks run
+					* once cmu is released (fetch thread) */
 	struct entry *buckets[BUCKETS];
+	struct sheap refresh;        /* entries in use, by refresh-ahead time */
 	struct bstate *bstates;
 	struct lane *lanes[LANE_BUCKETS];
 	size_t n_entries;
@@ -188,6 +205,8 @@ static int entry_matches(const struct entry *e, const struct fetch_query *q,
 	       e->end_s == q->end_s && !strcmp(e->query, q->query);
 }
 
+static int refresh_plan(struct fetch *f, struct entry *e);
+
 static void entry_free_answer(struct entry *e)
 {
 	free(e->ts);
@@ -199,10 +218,25 @@ static void entry_free_answer(struct entry *e)
 static void entry_free(struct entry *e)
 {
 	entry_free_answer(e);
+	free(e->msg);
+	free(e->curl_err);
+	free(e->tenant);
 	http_body_release(&e->body);
 	config_drop(e->cfg);
 	free(e->query);
 	free(e);
+}
+
+/* The entry for q, or NULL (cmu held). */
+static struct entry *entry_find(struct fetch *f, const struct fetch_query *q,
+				uint32_t h)
+{
+	struct entry *e;
+
+	for (e = f->buckets[h % BUCKETS]; e; e = e->next)
+		if (entry_matches(e, q, h))
+			return e;
+	return NULL;
 }
 
 /* Find the entry for q, creating it if needed.  NULL when the cache is
@@ -211,11 +245,10 @@ static struct entry *entry_get(struct fetch *f, const struct fetch_query *q)
 {
 	uint32_t h = hash_query(q);
 	struct entry **slot = &f->buckets[h % BUCKETS];
-	struct entry *e;
+	struct entry *e = entry_find(f, q, h);
 
-	for (e = *slot; e; e = e->next)
-		if (entry_matches(e, q, h))
-			return e;
+	if (e)
+		return e;
 	if (f->n_entries >= FETCH_ENTRIES_MAX)
 		return NULL;
 	e = calloc(1, sizeof(*e));
@@ -226,6 +259,7 @@ static struct entry *entry_get(struct fetch *f, const struct fetch_query *q)
 		free(e);
 		return NULL;
 	}
+	sheap_node_init(&e->rnode);
 	e->be = q->backend;
 	e->cfg = config_hold(q->cfg);
 	e->range_s = q->range_s;
@@ -248,7 +282,7 @@ static void job_fill(struct job *j, size_t idx, const struct entry *e,
 	a->value = e->value;
 	a->sample_ts = e->sample_ts;
 	a->age_s = now - e->fetched_at;
-	memcpy(a->msg, e->msg, sizeof(a->msg));
+	snprintf(a->msg, sizeof(a->msg), "%s", e->msg ? e->msg : "");
 	a->n = 0;
 	a->ts = a->vals = NULL;
 	if (e->err == PROM_OK && e->n > 0) {
@@ -327,11 +361,34 @@ static void job_finish(struct fetch *f, struct job *j)
 	free(j);
 }
 
-/* One answer for job j arrived. */
+/* Job j is complete: its callback runs once cmu is released. */
+static void job_done(struct fetch *f, struct job *j)
+{
+	j->next = NULL;
+	*f->done_tail = j;
+	f->done_tail = &j->next;
+}
+
+/* One answer for job j arrived (cmu held). */
 static void job_answered(struct fetch *f, struct job *j)
 {
 	if (--j->remaining == 0)
+		job_done(f, j);
+}
+
+/* Run the callbacks of the finished jobs (fetch thread, cmu not held:
+ * a callback may take the caller's locks, which may be held around
+ * fetch_lookup()). */
+static void jobs_run_done(struct fetch *f)
+{
+	struct job *j;
+
+	while ((j = f->done)) {
+		f->done = j->next;
+		if (!f->done)
+			f->done_tail = &f->done;
 		job_finish(f, j);
+	}
 }
 
 /* The transfer of e ended (or could not start): store the answer and hand
@@ -341,6 +398,7 @@ static void entry_complete(struct fetch *f, struct entry *e,
 {
 	struct waiter *w, *next;
 	double now = mono_now();
+	char why[PROM_ERR_MAX];
 
 	if (e->lane) {            /* its connection is free again */
 		e->lane->inflight--;
@@ -351,13 +409,15 @@ static void entry_complete(struct fetch *f, struct entry *e,
 	e->err = err;
 	e->value = 0.0;
 	e->sample_ts = 0.0;
-	snprintf(e->msg, sizeof(e->msg), "%s", msg ? msg : "");
+	free(e->curl_err);       /* the transfer is over */
+	e->curl_err = NULL;
+	snprintf(why, sizeof(why), "%s", msg ? msg : "");
 	if (err == PROM_OK && e->range_s > 0) {
 		double *ts = NULL, *vals = NULL;
 		size_t n = 0;
 
 		e->err = prom_parse_range(e->body.buf, e->body.len, &ts, &vals, &n,
-					  e->msg, sizeof(e->msg));
+					  why, sizeof(why));
 		e->ts = ts;
 		e->vals = vals;
 		e->n = n;
@@ -365,7 +425,7 @@ static void entry_complete(struct fetch *f, struct entry *e,
 		double v = 0.0, t = 0.0;
 
 		e->err = prom_parse_sample(e->body.buf, e->body.len, &v, &t,
-					   e->msg, sizeof(e->msg));
+					   why, sizeof(why));
 		if (e->err == PROM_OK) {
 			e->value = v;
 			e->sample_ts = t;
@@ -373,13 +433,22 @@ static void entry_complete(struct fetch *f, struct entry *e,
 	}
 	http_body_release(&e->body);
 	e->fetched_at = now;
+	e->have_answer = 1;
 	e->state = ENTRY_READY;
-	if (e->err != PROM_OK)
+	free(e->msg);
+	e->msg = NULL;
+	if (e->err != PROM_OK) {
+		e->msg = strdup(why);   /* NULL: the answer says "" */
 		log_debug("backend '%s' query '%s': %s", e->be->name,
-			  e->query, e->msg);
+			  e->query, why);
+	}
 
 	w = e->waiters;
 	e->waiters = NULL;
+	if (w) {                 /* used at once: keep it warm */
+		e->last_used = now;
+		refresh_plan(f, e);
+	}
 	for (; w; w = next) {
 		next = w->next;
 		job_fill(w->job, w->idx, e, now);
@@ -550,6 +619,12 @@ static int entry_start(struct fetch *f, struct entry *e, char *why,
 		goto out;
 	}
 	http_body_reset(&e->body, e->cfg->max_body_bytes);
+	if (!e->curl_err)
+		e->curl_err = malloc(CURL_ERROR_SIZE);
+	if (!e->curl_err) {
+		snprintf(why, whylen, "out of memory");
+		goto out;
+	}
 	e->curl_err[0] = '\0';
 	for (i = 0; i < be->n_headers; i++) {
 		struct curl_slist *l = curl_slist_append(e->headers,
@@ -708,7 +783,8 @@ static void entry_done(struct fetch *f, struct entry *e, CURLcode res)
 	} else if (res != CURLE_OK) {
 		err = PROM_EHTTP;
 		snprintf(msg, sizeof(msg), "%.80s: %.160s", curl_easy_strerror(res),
-			 e->curl_err[0] ? e->curl_err : "no detail");
+			 e->curl_err && e->curl_err[0] ? e->curl_err :
+			 "no detail");
 	} else if (status != 200) {
 		char why[PROM_ERR_MAX];
 		double v;
@@ -953,6 +1029,82 @@ static void dispatch_all(struct fetch *f)
 		dispatch(f, bs);
 }
 
+/*
+ * Refresh-ahead (fetch.h): an answer that was used is fetched again in the
+ * background once it is FETCH_REFRESH_AHEAD of the TTL old, while callers
+ * keep getting it from the cache until the TTL ends.  So a query asked at
+ * least once per 0.75 x TTL never misses, and costs one backend request
+ * per 0.75 x TTL however often it is asked.  An answer nobody used since
+ * it arrived is not refreshed: the entry goes cold and, later, is swept.
+ */
+static struct entry *entry_of_rnode(struct sheap_node *x)
+{
+	return (struct entry *)(void *)((char *)x -
+					offsetof(struct entry, rnode));
+}
+
+/* Plan e's refresh, if it holds a fresh answer that can be refreshed (a
+ * fixed past range cannot change).  Out of memory: no refresh ahead; the
+ * next caller after the TTL waits for the backend as before. */
+static int refresh_plan(struct fetch *f, struct entry *e)
+{
+	if (e->state != ENTRY_READY || e->end_s > 0 || !e->tenant ||
+	    !(e->cfg->cache_ttl_s > 0) || sheap_queued(&e->rnode))
+		return 0;
+	if (sheap_push(&f->refresh, &e->rnode, e->fetched_at +
+		       FETCH_REFRESH_AHEAD * e->cfg->cache_ttl_s))
+		return 0;
+	return sheap_peek(&f->refresh) == &e->rnode; /* 1: the earliest */
+}
+
+/* Queue the refreshes that are due, in the lane of the namespace that
+ * asked last (so they wait their turn like its own requests). */
+static void refresh_due(struct fetch *f, double now)
+{
+	struct sheap_node *x;
+
+	while ((x = sheap_peek(&f->refresh)) && x->due <= now) {
+		struct entry *e = entry_of_rnode(x);
+
+		sheap_pop(&f->refresh);
+		if (e->state != ENTRY_READY || e->last_used < e->fetched_at ||
+		    now - e->fetched_at >= e->cfg->cache_ttl_s)
+			continue;    /* busy, unused, or expired already */
+		if (entry_queue(f, e, e->tenant))
+			continue;
+		pthread_mutex_lock(&f->mu);
+		f->stats.refreshed++;
+		pthread_mutex_unlock(&f->mu);
+	}
+}
+
+/* Milliseconds until the next refresh is due, at most max_ms. */
+static int refresh_wait_ms(const struct fetch *f, double now, int max_ms)
+{
+	const struct sheap_node *x = sheap_peek(&f->refresh);
+	double ms;
+
+	if (!x)
+		return max_ms;
+	ms = (x->due - now) * 1000 + 1;
+	return ms <= 0 ? 0 : ms >= max_ms ? max_ms : (int)ms;
+}
+
+/* Remember the namespace that asked last (kept on failure: a refresh
+ * then queues for the one before). */
+static void entry_note_tenant(struct entry *e, const char *tenant)
+{
+	char *t;
+
+	if (e->tenant && !strcmp(e->tenant, tenant))
+		return;
+	t = strdup(tenant);
+	if (!t)
+		return;
+	free(e->tenant);
+	e->tenant = t;
+}
+
 /* Hand job j's queries to their entries. */
 static void job_start(struct fetch *f, struct job *j)
 {
@@ -973,9 +1125,12 @@ static void job_start(struct fetch *f, struct job *j)
 			continue;
 		}
 		e->last_used = now;
-		if (e->state == ENTRY_READY &&
+		entry_note_tenant(e, j->tenant);
+		/* A refresh ahead may be under way: its answer still holds. */
+		if (e->have_answer &&
 		    now - e->fetched_at < e->cfg->cache_ttl_s) {
 			job_fill(j, i, e, now);
+			refresh_plan(f, e);
 			j->remaining--;
 			pthread_mutex_lock(&f->mu);
 			f->stats.cache_hits++;
@@ -1026,6 +1181,7 @@ static void sweep(struct fetch *f, double now)
 			    e->state != ENTRY_QUEUED && !e->tickets &&
 			    now - e->last_used > idle) {
 				*pp = e->next;
+				sheap_remove(&f->refresh, &e->rnode);
 				entry_free(e);
 				f->n_entries--;
 			} else {
@@ -1071,7 +1227,7 @@ static void abort_all(struct fetch *f, struct job *incoming)
 			snprintf(j->ans[i].msg, sizeof(j->ans[i].msg),
 				 "shutting down");
 		}
-		job_finish(f, j);
+		job_done(f, j);
 	}
 }
 
@@ -1084,14 +1240,19 @@ static void *fetch_main(void *arg)
 		CURLMsg *m;
 		int running, left, stopping;
 
+		int wait_ms;
+
 		pthread_mutex_lock(&f->mu);
 		list = f->incoming;
 		f->incoming = NULL;
 		f->incoming_tail = &f->incoming;
 		stopping = f->stopping;
 		pthread_mutex_unlock(&f->mu);
+		pthread_mutex_lock(&f->cmu);
 		if (stopping) {
 			abort_all(f, list);
+			pthread_mutex_unlock(&f->cmu);
+			jobs_run_done(f);
 			break;
 		}
 		while (list) {
@@ -1100,7 +1261,10 @@ static void *fetch_main(void *arg)
 			job_start(f, j);
 		}
 		dispatch_all(f);
+		pthread_mutex_unlock(&f->cmu);
+		jobs_run_done(f);
 		curl_multi_perform(f->multi, &running);
+		pthread_mutex_lock(&f->cmu);
 		while ((m = curl_multi_info_read(f->multi, &left))) {
 			struct entry *e = NULL;
 
@@ -1114,9 +1278,13 @@ static void *fetch_main(void *arg)
 					  (char **)&e);
 			entry_done(f, e, m->data.result);
 		}
+		refresh_due(f, mono_now());
 		dispatch_all(f);         /* connections freed just now */
 		sweep(f, mono_now());
-		curl_multi_poll(f->multi, NULL, 0, 1000, NULL);
+		wait_ms = refresh_wait_ms(f, mono_now(), 1000);
+		pthread_mutex_unlock(&f->cmu);
+		jobs_run_done(f);
+		curl_multi_poll(f->multi, NULL, 0, wait_ms, NULL);
 	}
 	return NULL;
 }
@@ -1128,8 +1296,11 @@ struct fetch *fetch_new(void)
 	if (!f)
 		return NULL;
 	f->incoming_tail = &f->incoming;
+	f->done_tail = &f->done;
 	f->last_sweep = mono_now();
+	sheap_init(&f->refresh);
 	pthread_mutex_init(&f->mu, NULL);
+	pthread_mutex_init(&f->cmu, NULL);
 	f->multi = curl_multi_init();
 	if (!f->multi)
 		goto fail;
@@ -1144,6 +1315,7 @@ fail:
 	if (f->multi)
 		curl_multi_cleanup(f->multi);
 	pthread_mutex_destroy(&f->mu);
+	pthread_mutex_destroy(&f->cmu);
 	free(f);
 	return NULL;
 }
@@ -1250,10 +1422,99 @@ void fetch_free(struct fetch *f)
 			entry_free(e);
 		}
 	}
+	sheap_free(&f->refresh);
 	awscred_free(f->aws);
 	curl_multi_cleanup(f->multi);
 	pthread_mutex_destroy(&f->mu);
+	pthread_mutex_destroy(&f->cmu);
 	free(f);
+}
+
+/* Copy e's fresh answer into slot i of h (cmu held).  0, or -1 when out
+ * of memory. */
+static int hit_fill(struct fetch_hit *h, size_t i, const struct entry *e,
+		    double now)
+{
+	struct fetch_answer *a = &h->ans[i];
+
+	a->err = e->err;
+	a->value = e->value;
+	a->sample_ts = e->sample_ts;
+	a->age_s = now - e->fetched_at;
+	a->ts = a->vals = NULL;
+	a->n = 0;
+	h->owned[i * 2] = h->owned[i * 2 + 1] = NULL;
+	/* the message only when there is one: it is most of the struct */
+	if (e->err != PROM_OK && e->msg)
+		snprintf(a->msg, sizeof(a->msg), "%s", e->msg);
+	else
+		a->msg[0] = '\0';
+	if (e->err == PROM_OK && e->n > 0) {
+		h->owned[i * 2] = malloc(e->n * sizeof(double));
+		h->owned[i * 2 + 1] = malloc(e->n * sizeof(double));
+		if (!h->owned[i * 2] || !h->owned[i * 2 + 1])
+			return -1;
+		memcpy(h->owned[i * 2], e->ts, e->n * sizeof(double));
+		memcpy(h->owned[i * 2 + 1], e->vals, e->n * sizeof(double));
+		a->ts = h->owned[i * 2];
+		a->vals = h->owned[i * 2 + 1];
+		a->n = e->n;
+	}
+	return 0;
+}
+
+void fetch_hit_release(struct fetch_hit *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->n * 2; i++) {
+		free(h->owned[i]);
+		h->owned[i] = NULL;
+	}
+	h->n = 0;
+}
+
+int fetch_lookup(struct fetch *f, const char *tenant,
+		 const struct fetch_query *qs, size_t n, struct fetch_hit *h)
+{
+	struct entry *es[FETCH_QUERIES_MAX];
+	double now = mono_now();
+	int rc = -1, wake = 0;
+	size_t i;
+
+	h->n = 0;
+	if (n == 0 || n > FETCH_QUERIES_MAX)
+		return -1;
+	pthread_mutex_lock(&f->cmu);
+	for (i = 0; i < n; i++) {
+		es[i] = entry_find(f, &qs[i], hash_query(&qs[i]));
+		if (!es[i] || !es[i]->have_answer ||
+		    !(now - es[i]->fetched_at < es[i]->cfg->cache_ttl_s))
+			goto out;
+	}
+	for (i = 0; i < n; i++) {
+		h->n = i + 1;
+		if (hit_fill(h, i, es[i], now))
+			goto out;
+	}
+	for (i = 0; i < n; i++) {
+		es[i]->last_used = now;
+		entry_note_tenant(es[i], tenant ? tenant : "");
+		wake |= refresh_plan(f, es[i]);
+	}
+	rc = 0;
+out:
+	pthread_mutex_unlock(&f->cmu);
+	if (rc) {
+		fetch_hit_release(h);
+		return -1;
+	}
+	pthread_mutex_lock(&f->mu);
+	f->stats.cache_hits += n;
+	pthread_mutex_unlock(&f->mu);
+	if (wake)    /* the fetch thread may sleep past the new refresh */
+		curl_multi_wakeup(f->multi);
+	return 0;
 }
 
 void fetch_get_stats(struct fetch *f, struct fetch_stats *out)

@@ -16,10 +16,25 @@
  * timeoutSeconds counts from when the request is sent, never while it
  * waits.  A namespace has at most FETCH_TENANT_JOBS_MAX jobs waiting.
  *
- * Threading: fetch_submit() may be called from any thread.  Callbacks run on
- * the fetch thread, one at a time, so state that only callbacks touch needs
- * no lock (the scaler keeps its smoothing state this way).  Callbacks must
- * not block.
+ * Refresh-ahead: an answer used since it arrived is fetched again in the
+ * background once it is FETCH_REFRESH_AHEAD of the TTL old, queued in the
+ * lane of the namespace that asked for it last; callers get the cached
+ * answer until the TTL ends, never an older one.  A query asked at least
+ * once per 0.75 x TTL is always warm and costs one request per 0.75 x TTL.
+ *
+ * Threading: fetch_submit() and fetch_lookup() may be called from any
+ * thread.  Callbacks run on the fetch thread, one at a time, with no lock
+ * of this module held, so a callback may take its caller's locks.  The
+ * scaler's callbacks also run on the gRPC thread when fetch_lookup()
+ * answers (scaler.h), so the scaler guards its states with its own lock.
+ * Callbacks must not block.
+ *
+ * Locks, in the order they may be taken: the cache lock (entries, lanes,
+ * refresh heap; held by the fetch thread while it works on them and by
+ * fetch_lookup()), then the job lock (incoming jobs, counts, stats).
+ * Neither is held while a job's callback runs or while the thread waits
+ * in curl.  The observer (fetch_observe()) is called under the cache lock,
+ * so it must take no lock but a leaf of its own (stats.h's).
  */
 #ifndef STAFFER_FETCH_H
 #define STAFFER_FETCH_H
@@ -34,6 +49,7 @@
 #define FETCH_JOBS_MAX 100000     /* jobs waiting at once */
 #define FETCH_TENANT_JOBS_MAX 10000 /* ... of one namespace */
 #define FETCH_TENANT_MAX 256      /* bytes of a namespace, with NUL */
+#define FETCH_REFRESH_AHEAD 0.75  /* of the TTL: refresh a used answer */
 
 struct fetch;
 
@@ -64,6 +80,27 @@ struct fetch_answer {
  * the order submitted. */
 typedef void fetch_done_fn(void *arg, const struct fetch_answer *answers,
 			   size_t n);
+
+/* Answers taken from the cache by fetch_lookup(). */
+struct fetch_hit {
+	struct fetch_answer ans[FETCH_QUERIES_MAX];
+	size_t n;
+	double *owned[FETCH_QUERIES_MAX * 2]; /* copies of range arrays */
+};
+
+/*
+ * Answer n queries from the cache on the caller's thread, without the
+ * fetch thread: 0 when every one has an answer younger than the TTL (h
+ * then holds them, in order, until fetch_hit_release()); -1 when any
+ * would need the backend (h holds nothing; submit the job instead).  A
+ * hit counts as one (cache_hits), marks the answer as in use for
+ * refresh-ahead, and notes tenant as the namespace a refresh queues for.
+ * Takes the cache lock only (see the lock order above); never blocks on
+ * I/O.
+ */
+int fetch_lookup(struct fetch *f, const char *tenant,
+		 const struct fetch_query *qs, size_t n, struct fetch_hit *h);
+void fetch_hit_release(struct fetch_hit *h);
 
 /* Create the module and start its thread.  Returns NULL on failure (curl
  * or thread creation). */
@@ -133,6 +170,7 @@ struct fetch_stats {
 	unsigned long requests;   /* HTTP requests sent */
 	unsigned long cache_hits; /* answers served from cache */
 	unsigned long coalesced;  /* answers that joined a request in flight */
+	unsigned long refreshed;  /* refreshes ahead queued (see fetch.c) */
 	unsigned long cred_ok;    /* AWS credential refreshes that worked */
 	unsigned long cred_failed;/* ... and that failed (awscred.h) */
 };

@@ -129,6 +129,9 @@ struct meta {
 void meta_init(struct meta *m);
 /* Free the strings; m may then be passed to meta_init again. */
 void meta_release(struct meta *m);
+/* A deep copy of src into dst (whose old contents are ignored, not
+ * freed).  0; -1 when out of memory, dst then meta_init()ed. */
+int meta_copy(struct meta *dst, const struct meta *src);
 
 /*
  * Parse a whole metadata map (keys[i] = values[i], n pairs) into m, which

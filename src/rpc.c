@@ -7,8 +7,10 @@
  * at a time (request, then reply).  A StreamIsActive call keeps a
  * RECV_CLOSE_ON_SERVER batch outstanding from the start (to learn at once
  * when KEDA goes away), at most one SEND_MESSAGE batch, an evaluation in
- * the scaler, and finally a status batch; a reference count under the
- * call's mutex frees it when the last of those ends, on whichever thread.
+ * its group (the streams of one trigger share its evaluations; see
+ * "StreamIsActive" below), and finally a status batch; a reference count
+ * under the server's stream mutex frees it when the last of those ends,
+ * on whichever thread.
  */
 #include "rpc.h"
 
@@ -27,14 +29,18 @@
 #include "fprint.h"
 #include "health.pb-c.h"
 #include "log.h"
+#include "mcache.h"
 #include "meta.h"
 #include "mono.h"
 #include "pb.h"
+#include "sheap.h"
 #include "stats.h"
 
 #define TICK_S 0.2            /* longest sleep of the loop: signal latency */
+#define RPC_GROUP_BUCKETS 4096 /* stream groups' hash table */
 
 struct call;
+struct sgroup;
 
 struct tag {
 	void (*step)(struct call *c, int ok);
@@ -59,15 +65,27 @@ struct method {
 struct rpc_server {
 	grpc_server *server;
 	grpc_completion_queue *cq;
+	/* StreamIsActive calls are bound to their own queue, drained by the
+	 * stream thread: gRPC core (as Debian builds it, with assertions)
+	 * scans a queue's outstanding tags on every completion, and 5,000
+	 * streams' pending batches would be scanned on every unary call. */
+	grpc_completion_queue *scq;
+	pthread_t sthread;
+	int sthread_started;
 	struct scaler *sc;
 	struct fetch *fetch;
 	double grace_s;
 	void *handles[M_COUNT];
-	atomic_int live;          /* call objects alive */
+	atomic_int live;          /* call objects alive, and stream groups'
+				   * evaluations in flight */
 	int shutting_down;        /* CQ thread only */
 	int shutdown_done;
 	struct tag t_shutdown;
-	struct call *streams;     /* open StreamIsActive calls, CQ thread */
+	pthread_mutex_t smu;      /* stream groups (see "StreamIsActive") */
+	struct sgroup *groups[RPC_GROUP_BUCKETS];
+	struct sheap due;         /* groups waiting for their next check */
+	struct mcache *mc;        /* parsed metadata by map; CQ thread */
+	int streams_stopping;     /* smu: no more evaluations (shutdown) */
 	struct stats *stats;      /* NULL: not counted */
 	volatile sig_atomic_t *reload;
 	void (*on_reload)(void *arg);
@@ -90,15 +108,13 @@ struct call {
 	char *so_ns, *so_name;            /* GetMetrics: for stats_target() */
 	char fprint[FPRINT_HEX + 1];      /* the trigger's (fprint.h) */
 
-	/* StreamIsActive only; guarded by mu (see the file comment). */
-	pthread_mutex_t mu;
+	/* StreamIsActive only; guarded by srv->smu (see "StreamIsActive"). */
 	int refs;
-	Externalscaler__ScaledObjectRef *ref;
-	double push_interval_s;
-	double next_due;
-	int eval_inflight, send_inflight, sent_any, last_active;
-	int pending_true, want_status, status_sent, closed;
-	struct call *next, *prev;         /* srv->streams, CQ thread */
+	struct sgroup *group;             /* its trigger's group */
+	struct call *gnext, *gprev;       /* group.members */
+	unsigned sent_any : 1, last_active : 1, send_inflight : 1,
+		 pending_true : 1, want_status : 1, status_sent : 1,
+		 closed : 1;
 };
 
 static void start_is_active(struct call *c);
@@ -135,7 +151,6 @@ static struct call *call_new(struct rpc_server *srv, enum method_id m)
 	grpc_metadata_array_init(&c->md);
 	grpc_call_details_init(&c->details);
 	c->t_main.c = c->t_close.c = c->t_send.c = c->t_status.c = c;
-	pthread_mutex_init(&c->mu, NULL);
 	atomic_fetch_add(&srv->live, 1);
 	return c;
 }
@@ -150,15 +165,12 @@ static void call_free(struct call *c)
 		grpc_byte_buffer_destroy(c->reply);
 	if (c->sending)
 		grpc_byte_buffer_destroy(c->sending);
-	if (c->ref)
-		externalscaler__scaled_object_ref__free_unpacked(c->ref, NULL);
 	free(c->so_ns);
 	free(c->so_name);
 	grpc_metadata_array_destroy(&c->md);
 	grpc_call_details_destroy(&c->details);
 	if (c->call)
 		grpc_call_unref(c->call);
-	pthread_mutex_destroy(&c->mu);
 	free(c);
 	atomic_fetch_sub(&srv->live, 1);
 }
@@ -183,7 +195,9 @@ static void request_call(struct rpc_server *srv, enum method_id m)
 	else
 		err = grpc_server_request_registered_call(
 			srv->server, srv->handles[m], &c->call, &c->deadline,
-			&c->md, &c->payload, srv->cq, srv->cq, &c->t_main);
+			&c->md, &c->payload,
+			m == M_STREAM_IS_ACTIVE ? srv->scq : srv->cq, srv->cq,
+			&c->t_main);
 	if (err != GRPC_CALL_OK) {
 		log_error("cannot request calls: %s",
 			  grpc_call_error_to_string(err));
@@ -304,6 +318,7 @@ static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 {
 	const char *keys[META_KEYS_MAX], *values[META_KEYS_MAX];
 	char msg[SCALER_MSG_MAX];
+	const struct meta *hit;
 	const char *why;
 	enum scaler_err se;
 	size_t i;
@@ -331,19 +346,39 @@ static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 		keys[i] = ref->scalermetadata[i]->key;
 		values[i] = ref->scalermetadata[i]->value;
 	}
-	se = scaler_parse(c->srv->sc, ref->namespace_, m, keys, values,
-			  ref->n_scalermetadata, msg);
+	/* The same map parses to the same meta and fingerprint every time:
+	 * a hit skips both (mcache.h); the namespace's right to the backend
+	 * is checked every time. */
+	hit = mcache_get(c->srv->mc, keys, values, ref->n_scalermetadata,
+			 c->fprint);
+	if (hit) {
+		meta_release(m);
+		if (meta_copy(m, hit)) {
+			call_reply(c, GRPC_STATUS_RESOURCE_EXHAUSTED,
+				   "out of memory", NULL);
+			return -1;
+		}
+		se = scaler_check(c->srv->sc, ref->namespace_, m, msg);
+	} else {
+		se = scaler_parse(c->srv->sc, ref->namespace_, m, keys, values,
+				  ref->n_scalermetadata, msg);
+	}
 	if (se != SCALER_OK) {
 		log_warn("%s %s/%s: %s", methods[c->method].path,
 			 ref->namespace_, ref->name, msg);
 		call_reply(c, scaler_status(se), msg, NULL);
 		return -1;
 	}
+	if (hit)
+		return 0;
 	if (fprint_metadata(keys, values, ref->n_scalermetadata, c->fprint)) {
 		call_reply(c, GRPC_STATUS_RESOURCE_EXHAUSTED,
 			   "out of memory", NULL);
 		return -1;
 	}
+	/* out of memory: not kept, parsed again next time */
+	(void)mcache_put(c->srv->mc, keys, values, ref->n_scalermetadata, m,
+			 c->fprint);
 	return 0;
 }
 
@@ -353,6 +388,9 @@ static ProtobufCMessage *unpack_or_reply(struct call *c,
 	const char *why = NULL;
 	ProtobufCMessage *msg = pb_unpack(d, c->payload, RPC_RECV_MAX, &why);
 
+	/* Not needed once unpacked: a stream would keep it for its life. */
+	grpc_byte_buffer_destroy(c->payload);
+	c->payload = NULL;
 	if (!msg)
 		call_reply(c, GRPC_STATUS_INVALID_ARGUMENT, why, NULL);
 	return msg;
@@ -462,12 +500,14 @@ static void on_is_active(void *arg, const struct scaler_result *r)
 	reply_msg(c, &resp.base);
 }
 
-/* Hand a parsed trigger to the scaler; the callback answers the call. */
+/* Hand a parsed trigger to the scaler; the callback answers the call:
+ * here and now when every answer is cached (no hop to the fetch thread,
+ * the reply starts on this thread), else later on the fetch thread. */
 static void evaluate(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 		     struct meta *m, enum scaler_kind kind, scaler_done_fn *cb)
 {
-	if (scaler_evaluate(c->srv->sc, ref->namespace_, ref->name, c->fprint,
-			    m, kind, cb, c))
+	if (scaler_evaluate_now(c->srv->sc, ref->namespace_, ref->name,
+				c->fprint, m, kind, cb, c))
 		call_reply(c, GRPC_STATUS_UNAVAILABLE,
 			   "staffer is shutting down or overloaded", NULL);
 }
@@ -566,12 +606,77 @@ static void on_requested(struct call *c, int ok)
 
 /* ---- StreamIsActive ------------------------------------------------------ */
 
-/* Drop one reference; the caller holds c->mu, which this releases. */
+/*
+ * Streams of one trigger (the same namespace and metadata fingerprint,
+ * fprint.h) form a group: one evaluation per push interval serves all of
+ * them, and one heap node (sheap.h) schedules it, so the loop never walks
+ * the streams.  The group keeps the first stream's request (what it
+ * evaluates; the state is that ScaledObject's, scaler.h) and outlives it
+ * while other streams remain.  Groups, their heap and every stream's
+ * fields below `refs` are guarded by srv->smu, taken on the CQ thread and
+ * by the evaluation's callback on the fetch thread.
+ */
+struct sgroup {
+	struct sheap_node node;       /* first: srv->due while not evaluating */
+	struct sgroup *hnext;         /* srv->groups chain */
+	uint32_t hash;
+	char fprint[FPRINT_HEX + 1];
+	Externalscaler__ScaledObjectRef *ref; /* what is evaluated */
+	double push_interval_s;
+	struct rpc_server *srv;
+	struct call *members;         /* call.gnext / gprev */
+	size_t n_members;
+	int eval_inflight;
+	int have_result, last_active; /* the last answer, for newcomers */
+};
+
+static uint32_t group_hash(const char *ns, const char *fp)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *ns; ns++)
+		h = (h ^ (unsigned char)*ns) * 16777619u;
+	h = (h ^ 0xffu) * 16777619u;      /* no namespace runs into fp */
+	for (; *fp; fp++)
+		h = (h ^ (unsigned char)*fp) * 16777619u;
+	return h;
+}
+
+/* The group of (ns, fp), or NULL (srv->smu held). */
+static struct sgroup *group_find(struct rpc_server *srv, const char *ns,
+				 const char *fp, uint32_t h)
+{
+	struct sgroup *g;
+
+	for (g = srv->groups[h % RPC_GROUP_BUCKETS]; g; g = g->hnext)
+		if (g->hash == h && !strcmp(g->fprint, fp) &&
+		    !strcmp(g->ref->namespace_, ns))
+			return g;
+	return NULL;
+}
+
+/* Unlink and free an empty group without an evaluation (smu held). */
+static void group_free(struct sgroup *g)
+{
+	struct rpc_server *srv = g->srv;
+	struct sgroup **pp = &srv->groups[g->hash % RPC_GROUP_BUCKETS];
+
+	while (*pp && *pp != g)
+		pp = &(*pp)->hnext;
+	if (*pp)
+		*pp = g->hnext;
+	sheap_remove(&srv->due, &g->node);
+	externalscaler__scaled_object_ref__free_unpacked(g->ref, NULL);
+	free(g);
+}
+
+/* Drop one reference; the caller holds srv->smu, which this releases. */
 static void stream_unref_unlock(struct call *c)
 {
+	struct rpc_server *srv = c->srv;
 	int last = --c->refs == 0;
 
-	pthread_mutex_unlock(&c->mu);
+	pthread_mutex_unlock(&srv->smu);
 	if (last)
 		call_free(c);
 }
@@ -579,11 +684,11 @@ static void stream_unref_unlock(struct call *c)
 static void on_stream_status(struct call *c, int ok)
 {
 	(void)ok;
-	pthread_mutex_lock(&c->mu);
+	pthread_mutex_lock(&c->srv->smu);
 	stream_unref_unlock(c);
 }
 
-/* End the stream with OK status (c->mu held). */
+/* End the stream with OK status (smu held). */
 static void stream_send_status(struct call *c)
 {
 	grpc_op ops[2];
@@ -614,7 +719,7 @@ static void stream_send_status(struct call *c)
 
 static void on_stream_sent(struct call *c, int ok);
 
-/* Send one IsActiveResponse (c->mu held); queue it if one is in flight. */
+/* Send one IsActiveResponse (smu held); queue it if one is in flight. */
 static void stream_send(struct call *c, int active)
 {
 	Externalscaler__IsActiveResponse resp =
@@ -659,7 +764,7 @@ static void stream_send(struct call *c, int active)
 
 static void on_stream_sent(struct call *c, int ok)
 {
-	pthread_mutex_lock(&c->mu);
+	pthread_mutex_lock(&c->srv->smu);
 	c->send_inflight = 0;
 	grpc_byte_buffer_destroy(c->sending);
 	c->sending = NULL;
@@ -675,32 +780,54 @@ static void on_stream_sent(struct call *c, int ok)
 	stream_unref_unlock(c);
 }
 
-static void on_stream_result(void *arg, const struct scaler_result *r)
+/* Tell one stream the group's answer (smu held).  The current value
+ * first; then only inactive -> active: KEDA ignores false, and repeated
+ * true delays scale-in. */
+static void stream_tell(struct call *c, int active)
 {
-	struct call *c = arg;
-
-	pthread_mutex_lock(&c->mu);
-	c->eval_inflight = 0;
-	c->next_due = mono_now() + c->push_interval_s;
-	if (r->err != SCALER_OK) {
-		log_debug("StreamIsActive %s/%s: %s", c->ref->namespace_,
-			  c->ref->name, r->msg);
-	} else {
-		/* The current value first; then only inactive -> active:
-		 * KEDA ignores false, and repeated true delays scale-in. */
-		if (!c->sent_any)
-			stream_send(c, r->active);
-		else if (r->active && !c->last_active)
-			stream_send(c, 1);
-		c->last_active = r->active;
-	}
-	stream_unref_unlock(c);
+	if (!c->sent_any)
+		stream_send(c, active);
+	else if (active && !c->last_active)
+		stream_send(c, 1);
+	c->last_active = active;
 }
 
-/* Start one evaluation of a stream (CQ thread). */
-static void stream_eval(struct call *c)
+static void group_schedule(struct sgroup *g, double due)
 {
-	const Externalscaler__ScaledObjectRef *ref = c->ref;
+	if (sheap_push(&g->srv->due, &g->node, due))
+		log_error("StreamIsActive: out of memory scheduling a stream");
+}
+
+static void on_group_result(void *arg, const struct scaler_result *r)
+{
+	struct sgroup *g = arg;
+	struct rpc_server *srv = g->srv;
+	struct call *c;
+
+	pthread_mutex_lock(&srv->smu);
+	g->eval_inflight = 0;
+	if (r->err != SCALER_OK) {
+		log_debug("StreamIsActive %s/%s: %s", g->ref->namespace_,
+			  g->ref->name, r->msg);
+	} else {
+		g->have_result = 1;
+		g->last_active = r->active;
+		for (c = g->members; c; c = c->gnext)
+			stream_tell(c, r->active);
+	}
+	if (!g->members)
+		group_free(g);
+	else
+		group_schedule(g, mono_now() + g->push_interval_s);
+	pthread_mutex_unlock(&srv->smu);
+	/* last: the server may be freed once nothing is live */
+	atomic_fetch_sub(&srv->live, 1);
+}
+
+/* Start one evaluation of a group (smu held; not in the heap). */
+static void group_eval(struct sgroup *g)
+{
+	const Externalscaler__ScaledObjectRef *ref = g->ref;
 	const char *keys[META_KEYS_MAX], *values[META_KEYS_MAX];
 	char msg[SCALER_MSG_MAX];
 	struct meta m;
@@ -715,49 +842,98 @@ static void stream_eval(struct call *c)
 	 * when memory runs out or a reloaded config took the backend away
 	 * (the stream stays open and silent: KEDA's polled IsActive gets
 	 * the error). */
-	if (scaler_parse(c->srv->sc, ref->namespace_, &m, keys, values,
+	if (scaler_parse(g->srv->sc, ref->namespace_, &m, keys, values,
 			 ref->n_scalermetadata, msg) != SCALER_OK) {
 		log_warn("StreamIsActive %s/%s: %s", ref->namespace_,
 			 ref->name, msg);
-		meta_release(&m);
-		c->next_due = mono_now() + c->push_interval_s;
-		return;
+		group_schedule(g, mono_now() + g->push_interval_s);
+		goto out;
 	}
-	c->eval_inflight = 1;
-	c->refs++;
-	if (scaler_evaluate(c->srv->sc, ref->namespace_, ref->name, c->fprint,
-			    &m, SCALER_ACTIVE, on_stream_result, c)) {
-		c->eval_inflight = 0;
-		c->refs--;
-		c->next_due = mono_now() + c->push_interval_s;
+	g->eval_inflight = 1;
+	/* An evaluation counts as live, like a call: rpc_server_run() does
+	 * not return (and the server is not freed) while one may still call
+	 * back.  The callback runs on the fetch thread and waits for smu. */
+	atomic_fetch_add(&g->srv->live, 1);
+	if (scaler_evaluate(g->srv->sc, ref->namespace_, ref->name, g->fprint,
+			    &m, SCALER_ACTIVE, on_group_result, g)) {
+		atomic_fetch_sub(&g->srv->live, 1);
+		g->eval_inflight = 0;
+		group_schedule(g, mono_now() + g->push_interval_s);
 	}
+out:
 	meta_release(&m);
 }
 
-static void stream_list_remove(struct call *c)
+/* Take c out of its group (smu held); an empty idle group goes. */
+static void group_leave(struct call *c)
+{
+	struct sgroup *g = c->group;
+
+	if (!g)
+		return;
+	if (c->gprev)
+		c->gprev->gnext = c->gnext;
+	else
+		g->members = c->gnext;
+	if (c->gnext)
+		c->gnext->gprev = c->gprev;
+	c->gnext = c->gprev = NULL;
+	c->group = NULL;
+	g->n_members--;
+	if (!g->members && !g->eval_inflight)
+		group_free(g);
+}
+
+/*
+ * Put stream c into the group of its trigger, creating the group (which
+ * takes *ref) if there is none.  0; -1 when out of memory.  smu held.
+ */
+static int group_join(struct call *c, Externalscaler__ScaledObjectRef **ref,
+		      double push_interval_s)
 {
 	struct rpc_server *srv = c->srv;
+	uint32_t h = group_hash((*ref)->namespace_, c->fprint);
+	struct sgroup *g = group_find(srv, (*ref)->namespace_, c->fprint, h);
 
-	if (c->prev)
-		c->prev->next = c->next;
-	else if (srv->streams == c)
-		srv->streams = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-	c->next = c->prev = NULL;
+	if (!g) {
+		g = calloc(1, sizeof(*g));
+		if (!g)
+			return -1;
+		sheap_node_init(&g->node);
+		g->hash = h;
+		memcpy(g->fprint, c->fprint, sizeof(g->fprint));
+		g->ref = *ref;
+		*ref = NULL;
+		g->push_interval_s = push_interval_s;
+		g->srv = srv;
+		g->hnext = srv->groups[h % RPC_GROUP_BUCKETS];
+		srv->groups[h % RPC_GROUP_BUCKETS] = g;
+	}
+	c->group = g;
+	c->gnext = g->members;
+	c->gprev = NULL;
+	if (g->members)
+		g->members->gprev = c;
+	g->members = c;
+	g->n_members++;
+	if (g->have_result)          /* its current value, at once */
+		stream_tell(c, g->last_active);
+	if (!g->eval_inflight && !sheap_queued(&g->node))
+		group_eval(g);       /* a new group: the value, at once */
+	return 0;
 }
 
 /* RECV_CLOSE_ON_SERVER completed: KEDA went away, or our status went out. */
 static void on_stream_closed(struct call *c, int ok)
 {
 	(void)ok;
-	stream_list_remove(c);
 	stats_stream(c->srv->stats, -1);
-	pthread_mutex_lock(&c->mu);
+	pthread_mutex_lock(&c->srv->smu);
+	group_leave(c);
 	/* OK when we ended it (shutdown), else KEDA went away */
 	call_count(c, c->status_sent ? GRPC_STATUS_OK : GRPC_STATUS_CANCELLED);
 	c->closed = 1;
-	c->refs--;               /* the list's reference */
+	c->refs--;               /* the group's reference */
 	stream_unref_unlock(c);  /* the close batch's reference */
 }
 
@@ -768,18 +944,15 @@ static void start_stream_is_active(struct call *c)
 	struct meta m;
 	grpc_op op;
 	grpc_call_error err;
+	int joined;
 
 	meta_init(&m);
 	ref = (Externalscaler__ScaledObjectRef *)unpack_or_reply(
 		c, &externalscaler__scaled_object_ref__descriptor);
 	if (!ref)
 		goto out;
-	if (parse_ref(c, ref, &m)) {
-		externalscaler__scaled_object_ref__free_unpacked(ref, NULL);
+	if (parse_ref(c, ref, &m))
 		goto out;
-	}
-	c->ref = ref;
-	c->push_interval_s = m.push_interval_s;
 
 	memset(&op, 0, sizeof(op));
 	op.op = GRPC_OP_RECV_CLOSE_ON_SERVER;
@@ -792,50 +965,92 @@ static void start_stream_is_active(struct call *c)
 		call_free(c);
 		goto out;
 	}
-	c->refs = 2;             /* the close batch and the stream list */
-	c->next = srv->streams;
-	if (srv->streams)
-		srv->streams->prev = c;
-	srv->streams = c;
-	stats_stream(srv->stats, 1);
 	log_debug("StreamIsActive %s/%s: open, checking every %gs",
-		  ref->namespace_, ref->name, c->push_interval_s);
-	pthread_mutex_lock(&c->mu);
-	stream_eval(c);          /* the current value, at once */
-	pthread_mutex_unlock(&c->mu);
+		  ref->namespace_, ref->name, m.push_interval_s);
+	stats_stream(srv->stats, 1);
+	pthread_mutex_lock(&srv->smu);
+	c->refs = 2;             /* the close batch and the group */
+	joined = !group_join(c, &ref, m.push_interval_s);
+	if (!joined) {
+		/* Silent, like a stream whose evaluation fails; it ends
+		 * when KEDA goes away. */
+		log_error("StreamIsActive: out of memory for a stream group");
+	}
+	pthread_mutex_unlock(&srv->smu);
 out:
 	meta_release(&m);
+	if (ref)
+		externalscaler__scaled_object_ref__free_unpacked(ref, NULL);
 }
 
-/* Re-check the streams that are due; return the earliest next due time. */
+/* Evaluate the groups that are due; return the earliest next due time. */
 static double streams_tick(struct rpc_server *srv, double now)
 {
 	double next = now + TICK_S;
-	struct call *c;
+	struct sheap_node *x;
 
-	for (c = srv->streams; c; c = c->next) {
-		pthread_mutex_lock(&c->mu);
-		if (!c->eval_inflight && !c->closed && now >= c->next_due)
-			stream_eval(c);
-		if (!c->eval_inflight && c->next_due < next)
-			next = c->next_due;
-		pthread_mutex_unlock(&c->mu);
+	pthread_mutex_lock(&srv->smu);
+	while (!srv->streams_stopping && (x = sheap_peek(&srv->due)) &&
+	       x->due <= now) {
+		sheap_pop(&srv->due);
+		group_eval((struct sgroup *)x);
 	}
+	/* stopping: what is left in the heap waits for its streams to
+	 * close, and must not make the stream thread spin */
+	x = srv->streams_stopping ? NULL : sheap_peek(&srv->due);
+	if (x && x->due < next)
+		next = x->due;
+	pthread_mutex_unlock(&srv->smu);
 	return next;
+}
+
+static gpr_timespec deadline_in(double s);
+
+/*
+ * The stream thread: runs the step functions of StreamIsActive calls,
+ * whose batches complete on srv->scq, and starts the groups' evaluations
+ * when due.  Ends when rpc_server_free() shuts the queue down.
+ */
+static void *stream_main(void *arg)
+{
+	struct rpc_server *srv = arg;
+
+	for (;;) {
+		double now = mono_now(), next = streams_tick(srv, now);
+		grpc_event ev;
+
+		ev = grpc_completion_queue_next(
+			srv->scq, deadline_in(next > now ? next - now : 0),
+			NULL);
+		if (ev.type == GRPC_OP_COMPLETE) {
+			struct tag *t = ev.tag;
+
+			t->step(t->c, ev.success);
+		} else if (ev.type == GRPC_QUEUE_SHUTDOWN) {
+			break;
+		}
+	}
+	return NULL;
 }
 
 /* SIGTERM: end every open stream with OK so KEDA reconnects at once. */
 static void streams_end(struct rpc_server *srv)
 {
+	struct sgroup *g;
 	struct call *c;
+	size_t b;
 
-	for (c = srv->streams; c; c = c->next) {
-		pthread_mutex_lock(&c->mu);
-		c->want_status = 1;
-		if (!c->send_inflight && !c->status_sent && !c->closed)
-			stream_send_status(c);
-		pthread_mutex_unlock(&c->mu);
-	}
+	pthread_mutex_lock(&srv->smu);
+	srv->streams_stopping = 1;
+	for (b = 0; b < RPC_GROUP_BUCKETS; b++)
+		for (g = srv->groups[b]; g; g = g->hnext)
+			for (c = g->members; c; c = c->gnext) {
+				c->want_status = 1;
+				if (!c->send_inflight && !c->status_sent &&
+				    !c->closed)
+					stream_send_status(c);
+			}
+	pthread_mutex_unlock(&srv->smu);
 }
 
 /* ---- server ---------------------------------------------------------------- */
@@ -848,6 +1063,7 @@ static void on_shutdown(struct call *c, int ok)
 
 static grpc_server_credentials *make_creds(const struct rpc_options *o,
 					   char err[RPC_ERR_MAX]);
+static void stream_queue_end(struct rpc_server *srv);
 
 /* gRPC core's own log lines, through log.h (so they take --log-format).
  * While a port is being bound its errors are debug: rpc_server_new()
@@ -897,6 +1113,15 @@ struct rpc_server *rpc_server_new(const struct rpc_options *o,
 	srv->reload_arg = o->reload_arg;
 	srv->t_shutdown.step = on_shutdown;
 	atomic_init(&srv->live, 0);
+	pthread_mutex_init(&srv->smu, NULL);
+	sheap_init(&srv->due);
+	srv->mc = mcache_new(MCACHE_DEFAULT_MAX);
+	if (!srv->mc) {
+		pthread_mutex_destroy(&srv->smu);
+		free(srv);
+		snprintf(err, RPC_ERR_MAX, "out of memory");
+		return NULL;
+	}
 
 	arg[0].type = GRPC_ARG_INTEGER;
 	arg[0].key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
@@ -909,6 +1134,18 @@ struct rpc_server *rpc_server_new(const struct rpc_options *o,
 	args.num_args = 2;
 	args.args = arg;
 	srv->cq = grpc_completion_queue_create_for_next(NULL);
+	/* Non-polling: the stream thread only takes events off it.  A
+	 * polling queue would make that thread a poller too, handling the
+	 * connection's I/O and handing the unary calls' completions across
+	 * threads. */
+	{
+		grpc_completion_queue_attributes qa = {
+			GRPC_CQ_CURRENT_VERSION, GRPC_CQ_NEXT,
+			GRPC_CQ_NON_POLLING, NULL };
+
+		srv->scq = grpc_completion_queue_create(
+			grpc_completion_queue_factory_lookup(&qa), &qa, NULL);
+	}
 	srv->server = grpc_server_create(&args, NULL);
 	grpc_server_register_completion_queue(srv->server, srv->cq, NULL);
 	for (i = 0; i < M_COUNT; i++) {
@@ -940,6 +1177,11 @@ struct rpc_server *rpc_server_new(const struct rpc_options *o,
 			 o->listen);
 		goto fail;
 	}
+	if (pthread_create(&srv->sthread, NULL, stream_main, srv)) {
+		snprintf(err, RPC_ERR_MAX, "cannot start the stream thread");
+		goto fail;
+	}
+	srv->sthread_started = 1;
 	grpc_server_start(srv->server);
 	for (i = 0; i <= M_GENERIC; i++)
 		request_call(srv, (enum method_id)i);
@@ -955,8 +1197,28 @@ fail:
 					  NULL).type != GRPC_QUEUE_SHUTDOWN)
 		;
 	grpc_completion_queue_destroy(srv->cq);
+	stream_queue_end(srv);
+	pthread_mutex_destroy(&srv->smu);
+	sheap_free(&srv->due);
+	mcache_free(srv->mc);
 	free(srv);
 	return NULL;
+}
+
+/* Shut the stream queue down and join the thread that drains it (or
+ * drain it here when the thread never started). */
+static void stream_queue_end(struct rpc_server *srv)
+{
+	grpc_completion_queue_shutdown(srv->scq);
+	if (srv->sthread_started)
+		pthread_join(srv->sthread, NULL);
+	else
+		while (grpc_completion_queue_next(
+			       srv->scq, gpr_inf_future(GPR_CLOCK_REALTIME),
+			       NULL).type != GRPC_QUEUE_SHUTDOWN)
+			;
+	srv->sthread_started = 0;
+	grpc_completion_queue_destroy(srv->scq);
 }
 
 static gpr_timespec deadline_in(double s)
@@ -976,10 +1238,7 @@ int rpc_server_run(struct rpc_server *srv, volatile sig_atomic_t *stop)
 		grpc_event ev;
 
 		now = mono_now();
-		next = srv->shutting_down ? now + TICK_S :
-		       streams_tick(srv, now);
-		if (next > now + TICK_S)
-			next = now + TICK_S;
+		next = now + TICK_S;  /* signals; streams have their thread */
 		ev = grpc_completion_queue_next(
 			srv->cq, deadline_in(next > now ? next - now : 0),
 			NULL);
@@ -1038,6 +1297,8 @@ int rpc_server_run(struct rpc_server *srv, volatile sig_atomic_t *stop)
 
 void rpc_server_free(struct rpc_server *srv)
 {
+	size_t b;
+
 	if (!srv)
 		return;
 	grpc_server_destroy(srv->server);
@@ -1047,6 +1308,15 @@ void rpc_server_free(struct rpc_server *srv)
 					  NULL).type != GRPC_QUEUE_SHUTDOWN)
 		;
 	grpc_completion_queue_destroy(srv->cq);
+	stream_queue_end(srv);
+	/* Every stream has gone and the fetch thread has stopped; a group
+	 * left is one whose evaluation was refused at the end. */
+	for (b = 0; b < RPC_GROUP_BUCKETS; b++)
+		while (srv->groups[b])
+			group_free(srv->groups[b]);
+	sheap_free(&srv->due);
+	pthread_mutex_destroy(&srv->smu);
+	mcache_free(srv->mc);
 	free(srv);
 }
 

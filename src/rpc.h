@@ -2,10 +2,27 @@
  * rpc.h - KEDA's external-scaler protocol on a gRPC core completion queue.
  *
  * One thread (the caller of rpc_server_run) owns the completion queue and
- * every call's life cycle.  Handlers that need backend data hand the work
- * to the scaler and answer later from the fetch thread
- * (grpc_call_start_batch is thread-safe), so this thread never blocks on
- * HTTP.  Served methods:
+ * every call's life cycle.  A unary call whose answers are all cached is
+ * answered on this thread at once (scaler_evaluate_now()); one that needs
+ * a backend is handed to the scaler and answered later from the fetch
+ * thread (grpc_call_start_batch is thread-safe), so this thread never
+ * blocks on HTTP.
+ *
+ * StreamIsActive calls are bound to a second, non-polling completion
+ * queue drained by the stream thread, which runs their step functions;
+ * their pending batches then cost the unary calls' queue nothing.  Streams
+ * of the same trigger (namespace and metadata fingerprint) form a group
+ * with one evaluation per push interval; groups wait in a min-heap by due
+ * time (sheap.h) that the stream thread pops, so no event walks the
+ * streams.  Stream evaluations always go through the fetch thread.
+ *
+ * Locks, in order: the server's stream mutex (groups, their heap, every
+ * stream's send state; taken by the stream thread, by this thread when a
+ * stream opens or the server stops, and by a group's evaluation callback
+ * on the fetch thread), then the scaler's and fetch's own (scaler.h,
+ * fetch.h), which are never held while a callback runs.  A unary call's
+ * callback may run inside scaler_evaluate_now(), so no lock is held
+ * around it.  Served methods:
  *   /externalscaler.ExternalScaler/{IsActive,StreamIsActive,GetMetricSpec,
  *   GetMetrics}, /grpc.health.v1.Health/Check; every other method,
  *   StreamMetricSpec included, gets UNIMPLEMENTED.

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +83,12 @@ struct scaler {
 	struct config *cfg;                   /* held; CQ thread (see .h) */
 	struct fetch *fetch;
 	char *state_path;                     /* NULL: memory only */
-	struct stab *states;                  /* fetch thread only */
+	/* mu guards the states and everything below it: evaluations finish
+	 * on the fetch thread, and on the CQ thread when every answer is
+	 * cached (scaler_evaluate_now()).  Taken after fetch's locks are
+	 * released, never around a callback. */
+	pthread_mutex_t mu;
+	struct stab *states;
 	double last_sweep, last_save;
 	int dirty;
 	unsigned long evicted;                /* since the last log line */
@@ -211,16 +217,14 @@ static FILE *open_regular_w(const char *path)
 	return fp;
 }
 
-int scaler_save(struct scaler *s)
+/* The states as the file holds them (s->mu held).  malloc()ed; NULL when
+ * out of memory. */
+static char *states_text(struct scaler *s)
 {
 	cJSON *root = NULL, *arr;
-	char *text = NULL, tmp[4096];
-	FILE *fp = NULL;
+	char *text = NULL;
 	struct stab_node *n;
-	int rc = -1;
 
-	if (!s->state_path)
-		return 0;
 	root = cJSON_CreateObject();
 	if (!root)
 		goto out;
@@ -251,8 +255,19 @@ int scaler_save(struct scaler *s)
 		cJSON_AddNumberToObject(o, "lastSeen", st->last_seen);
 	}
 	text = cJSON_PrintUnformatted(root);
-	if (!text)
-		goto out;
+out:
+	cJSON_Delete(root);
+	return text;
+}
+
+/* Write text to the state file (no lock: only the thread that made it
+ * writes, see scaler_save()).  0, or -1 (logged). */
+static int states_write(struct scaler *s, const char *text)
+{
+	char tmp[4096];
+	FILE *fp = NULL;
+	int rc = -1;
+
 	snprintf(tmp, sizeof(tmp), "%s.tmp", s->state_path);
 	fp = open_regular_w(tmp);
 	if (!fp) {
@@ -275,13 +290,34 @@ int scaler_save(struct scaler *s)
 			 strerror(errno));
 		goto out;
 	}
-	s->dirty = 0;
 	rc = 0;
 out:
 	if (fp)
 		fclose(fp);
+	return rc;
+}
+
+int scaler_save(struct scaler *s)
+{
+	char *text;
+	int rc;
+
+	if (!s->state_path)
+		return 0;
+	pthread_mutex_lock(&s->mu);
+	text = states_text(s);
+	if (text)
+		s->dirty = 0;     /* changes from now on make it dirty again */
+	pthread_mutex_unlock(&s->mu);
+	if (!text)
+		return -1;
+	rc = states_write(s, text);
+	if (rc) {
+		pthread_mutex_lock(&s->mu);
+		s->dirty = 1;
+		pthread_mutex_unlock(&s->mu);
+	}
 	free(text);
-	cJSON_Delete(root);
 	return rc;
 }
 
@@ -432,6 +468,7 @@ struct scaler *scaler_new(struct config *cfg, struct fetch *f,
 		free(s);
 		return NULL;
 	}
+	pthread_mutex_init(&s->mu, NULL);
 	s->cfg = config_hold(cfg);
 	s->fetch = f;
 	s->last_sweep = s->last_save = wall_now();
@@ -462,6 +499,7 @@ void scaler_free(struct scaler *s)
 	if (!s)
 		return;
 	stab_free(s->states);
+	pthread_mutex_destroy(&s->mu);
 	config_drop(s->cfg);
 	free(s->state_path);
 	free(s);
@@ -472,14 +510,21 @@ enum scaler_err scaler_parse(const struct scaler *s, const char *ns,
 			     const char *const *values, size_t n,
 			     char msg[SCALER_MSG_MAX])
 {
-	const struct backend *be;
 	struct meta_error err;
-	char shown[SCALER_SHOW_MAX + 4];
 
 	if (meta_parse(m, keys, values, n, &err) != META_OK) {
 		snprintf(msg, SCALER_MSG_MAX, "%s", err.msg);
 		return SCALER_EINVAL;
 	}
+	return scaler_check(s, ns, m, msg);
+}
+
+enum scaler_err scaler_check(const struct scaler *s, const char *ns,
+			     const struct meta *m, char msg[SCALER_MSG_MAX])
+{
+	const struct backend *be;
+	char shown[SCALER_SHOW_MAX + 4];
+
 	be = config_backend(s->cfg, m->backend);
 	if (!be) {
 		size_t i, len;
@@ -869,9 +914,16 @@ static void note_active(struct scaler *s, struct state *st, int active,
 	s->dirty = 1;
 }
 
-static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
+/*
+ * Finish evaluation e with its answers a: on the fetch thread (may_save:
+ * the state file is written there, at most once a second) or on the
+ * caller's thread when every answer was cached (scaler_evaluate_now()).
+ * No lock held on entry; the states are used under s->mu, the callback
+ * runs after it is released.
+ */
+static void eval_finish(struct eval *e, const struct fetch_answer *a,
+			size_t n, int may_save)
 {
-	struct eval *e = arg;
 	struct scaler *s = e->s;
 	struct scaler_result r;
 	struct model_signals *g = &r.sig;
@@ -881,6 +933,7 @@ static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
 	enum model_err merr = MODEL_OK;
 	double now = wall_now();
 	size_t i;
+	int save;
 
 	memset(&r, 0, sizeof(r));
 	memcpy(r.metric_name, e->m.metric_name, sizeof(r.metric_name));
@@ -890,6 +943,7 @@ static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
 	r.window = e->window;
 	r.reads = e->reads;
 	r.n_reads = e->n_reads < n ? e->n_reads : n;
+	pthread_mutex_lock(&s->mu);
 	states_sweep(s, now);
 	st = state_for(s, e, now);
 	if (!st)
@@ -952,19 +1006,37 @@ static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
 		log_decision(e, st, &r, &d, o.have_view);
 done:
 	hold_or_fail(e, st, now, &r);
+	save = may_save && s->dirty && now - s->last_save >= SAVE_EVERY_S;
+	if (save)
+		s->last_save = now;
+	pthread_mutex_unlock(&s->mu);
 	if (r.err != SCALER_OK)
 		log_warn("%s: %s", e->ref, r.msg);
-	if (s->dirty && now - s->last_save >= SAVE_EVERY_S) {
-		s->last_save = now;
+	if (save)
 		scaler_save(s);
-	}
 	e->cb(e->arg, &r);
 	eval_free(e);
 }
 
-int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
+static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
+{
+	eval_finish(arg, a, n, 1);
+}
+
+/* A save is due: the next evaluation must finish on the fetch thread. */
+static int save_due(struct scaler *s)
+{
+	int due;
+
+	pthread_mutex_lock(&s->mu);
+	due = s->dirty && wall_now() - s->last_save >= SAVE_EVERY_S;
+	pthread_mutex_unlock(&s->mu);
+	return due;
+}
+
+static int evaluate(struct scaler *s, const char *ns, const char *name,
 		    const char *fprint, struct meta *m, enum scaler_kind kind,
-		    scaler_done_fn *cb, void *arg)
+		    scaler_done_fn *cb, void *arg, int now_ok)
 {
 	const struct backend *be = config_backend(s->cfg, m->backend);
 	struct fetch_query q[SIG_N];
@@ -1072,10 +1144,33 @@ int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
 		if (!e->miss)
 			goto fail;
 	}
+	if (now_ok && !save_due(s)) {
+		struct fetch_hit hit;  /* not zeroed: fetch_lookup() fills it */
+
+		if (!fetch_lookup(s->fetch, ns, q, n, &hit)) {
+			eval_finish(e, hit.ans, hit.n, 0);
+			fetch_hit_release(&hit);
+			return 0;
+		}
+	}
 	if (fetch_submit(s->fetch, ns, q, n, on_answers, e))
 		goto fail;
 	return 0;
 fail:
 	eval_free(e);
 	return -1;
+}
+
+int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
+		    const char *fprint, struct meta *m, enum scaler_kind kind,
+		    scaler_done_fn *cb, void *arg)
+{
+	return evaluate(s, ns, name, fprint, m, kind, cb, arg, 0);
+}
+
+int scaler_evaluate_now(struct scaler *s, const char *ns, const char *name,
+			const char *fprint, struct meta *m,
+			enum scaler_kind kind, scaler_done_fn *cb, void *arg)
+{
+	return evaluate(s, ns, name, fprint, m, kind, cb, arg, 1);
 }

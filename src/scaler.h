@@ -14,11 +14,16 @@
  * evicts the least recently used entry (stab.h), never refusing a new
  * trigger.
  *
- * Threading: scaler_parse(), scaler_evaluate() and scaler_set_config() run
- * on one thread (the gRPC completion-queue thread in `serve`), which owns
- * the scaler's current config.  The evaluation's callback and all
- * smoothing state live on the fetch thread (see fetch.h), so no lock is
- * needed for them; each evaluation holds the config it started with.
+ * Threading: scaler_parse(), scaler_evaluate(), scaler_evaluate_now() and
+ * scaler_set_config() run on one thread (the gRPC completion-queue thread
+ * in `serve`), which owns the scaler's current config.  An evaluation
+ * finishes on the fetch thread (see fetch.h) or, with
+ * scaler_evaluate_now() when every answer is cached, on the calling thread
+ * before it returns; the states (smoothing, holds, the decision log's
+ * memory) are guarded by the scaler's own lock, taken after fetch's locks
+ * are released and never held while a callback runs.  The state file is
+ * written on the fetch thread only.  Each evaluation holds the config it
+ * started with.
  */
 #ifndef STAFFER_SCALER_H
 #define STAFFER_SCALER_H
@@ -115,6 +120,11 @@ enum scaler_err scaler_parse(const struct scaler *s, const char *ns,
 			     const char *const *values, size_t n,
 			     char msg[SCALER_MSG_MAX]);
 
+/* scaler_parse()'s second half, for metadata parsed earlier (mcache.h):
+ * the backend is declared and open to namespace ns (NULL: not checked). */
+enum scaler_err scaler_check(const struct scaler *s, const char *ns,
+			     const struct meta *m, char msg[SCALER_MSG_MAX]);
+
 /*
  * Evaluate one trigger of ScaledObject namespace/name whose metadata map
  * has fingerprint fprint (fprint.h; NULL: the trigger is known by its
@@ -127,5 +137,17 @@ enum scaler_err scaler_parse(const struct scaler *s, const char *ns,
 int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
 		    const char *fprint, struct meta *m, enum scaler_kind kind,
 		    scaler_done_fn *cb, void *arg);
+
+/*
+ * scaler_evaluate(), except that when every answer is in the cache
+ * (fetch_lookup()) the evaluation finishes at once: cb runs on the calling
+ * thread before this returns 0, with no lock of the scaler's or fetch's
+ * held, so the caller must not hold a lock that cb takes.  Otherwise (and
+ * once a second while the state file waits to be written) it goes to the
+ * fetch thread as scaler_evaluate() does.  Same answers either way.
+ */
+int scaler_evaluate_now(struct scaler *s, const char *ns, const char *name,
+			const char *fprint, struct meta *m,
+			enum scaler_kind kind, scaler_done_fn *cb, void *arg);
 
 #endif

@@ -143,7 +143,7 @@ def t_memory(b, R):
 
 
 def t_keda(b, R):
-    s = sv.Server("keda", b, ttl=5.0 / 20)
+    s = sv.Server("keda", b, ttl=sv.KEDA_TTL_DEFAULT / 20)
     try:
         res = sv.run_load("keda", s, b, [
             "--objects", 40, "--compress", 20, "--warmup", 15, "--windows", 1,

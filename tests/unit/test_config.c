@@ -24,7 +24,7 @@ static void check_empty(const struct config *c)
 	assert_null(c->backends);
 	assert_int_equal(c->n_backends, 0);
 	assert_int_equal(c->default_backend, 0);
-	assert_true(c->cache_ttl_s == 5.0);
+	assert_true(c->cache_ttl_s == 20.0);
 	assert_int_equal(c->max_body_bytes, 4u << 20);
 }
 
@@ -124,7 +124,7 @@ static void test_defaults(void **state)
 		"\"url\":\"HTTP://p:9090/\"}]}", NULL, err), 0);
 	assert_int_equal(c.n_backends, 1);
 	assert_int_equal(c.default_backend, 0);
-	assert_true(c.cache_ttl_s == 5);
+	assert_true(c.cache_ttl_s == 20);
 	assert_int_equal(c.max_body_bytes, 4u << 20);
 	assert_string_equal(c.backends[0].url, "HTTP://p:9090");
 	assert_true(c.backends[0].timeout_s == 2);

@@ -103,7 +103,9 @@ static void test_counts(void **state)
 
 static void test_backend_and_small_buffer(void **state)
 {
-	struct fetch_stats fs = { 12, 30, 4, 2, 1 };
+	struct fetch_stats fs = { .requests = 12, .cache_hits = 30,
+				  .coalesced = 4, .refreshed = 0, .cred_ok = 2,
+				  .cred_failed = 1 };
 	struct stats *s = stats_new();
 	char *buf = malloc(BUF), small[100];
 	size_t n, m;
