@@ -206,6 +206,7 @@ static int entry_matches(const struct entry *e, const struct fetch_query *q,
 }
 
 static int refresh_plan(struct fetch *f, struct entry *e);
+static void lane_maybe_free(struct fetch *f, struct lane *l);
 
 static void entry_free_answer(struct entry *e)
 {
@@ -401,9 +402,12 @@ static void entry_complete(struct fetch *f, struct entry *e,
 	char why[PROM_ERR_MAX];
 
 	if (e->lane) {            /* its connection is free again */
-		e->lane->inflight--;
-		e->lane->bs->inflight--;
+		struct lane *l = e->lane;
+
 		e->lane = NULL;
+		l->inflight--;
+		l->bs->inflight--;
+		lane_maybe_free(f, l);
 	}
 	entry_free_answer(e);
 	e->err = err;
@@ -884,6 +888,9 @@ static struct lane *lane_get(struct fetch *f, struct bstate *bs,
 			return NULL;
 		(*pp)->bs = bs;
 		snprintf((*pp)->tenant, sizeof((*pp)->tenant), "%s", tenant);
+		pthread_mutex_lock(&f->mu);
+		f->stats.lanes++;
+		pthread_mutex_unlock(&f->mu);
 	}
 	return *pp;
 }
@@ -925,7 +932,12 @@ static void ring_remove(struct lane *l)
 	l->rnext = l->rprev = NULL;
 }
 
-/* Free a lane that has nothing waiting and nothing in flight. */
+/* Free a lane that has nothing waiting and nothing in flight: a lane
+ * exists only while it has work, so lanes are bounded by the jobs and
+ * refreshes waiting and the connections in use, never by the namespaces
+ * ever seen (fetch.h).  Every path that empties a lane calls this:
+ * entry_queue() on failure, dispatch() for a dropped ticket,
+ * entry_complete() for a connection given back. */
 static void lane_maybe_free(struct fetch *f, struct lane *l)
 {
 	struct lane **pp;
@@ -937,6 +949,9 @@ static void lane_maybe_free(struct fetch *f, struct lane *l)
 	if (*pp == l)
 		*pp = l->hnext;
 	free(l);
+	pthread_mutex_lock(&f->mu);
+	f->stats.lanes--;
+	pthread_mutex_unlock(&f->mu);
 }
 
 /* Queue entry e for tenant: a ticket in its lane.  0, or -1 when out of
@@ -1004,20 +1019,23 @@ static void dispatch(struct fetch *f, struct bstate *bs)
 		free(t);
 		if (!l->head)
 			ring_remove(l);
-		if (e->state == ENTRY_QUEUED) {
-			if (e->last_ticket == l)
-				e->last_ticket = NULL;
-			e->state = ENTRY_IDLE;
-			e->lane = l;
-			l->inflight++;
-			bs->inflight++;
-			pthread_mutex_lock(&f->mu);
-			f->stats.requests++;
-			pthread_mutex_unlock(&f->mu);
-			if (entry_start(f, e, why, sizeof(why)))
-				entry_unsent(f, e, why);
+		if (e->state != ENTRY_QUEUED) {
+			lane_maybe_free(f, l);   /* a stale ticket */
+			continue;
 		}
-		lane_maybe_free(f, l);
+		if (e->last_ticket == l)
+			e->last_ticket = NULL;
+		e->state = ENTRY_IDLE;
+		e->lane = l;
+		l->inflight++;
+		bs->inflight++;
+		pthread_mutex_lock(&f->mu);
+		f->stats.requests++;
+		pthread_mutex_unlock(&f->mu);
+		/* l is e's now: entry_complete() frees it once idle, maybe
+		 * already inside entry_unsent(), so l is not used below. */
+		if (entry_start(f, e, why, sizeof(why)))
+			entry_unsent(f, e, why);
 	}
 }
 

@@ -15,6 +15,10 @@
  * slow queries delays its own reads, not another namespace's.  A backend's
  * timeoutSeconds counts from when the request is sent, never while it
  * waits.  A namespace has at most FETCH_TENANT_JOBS_MAX jobs waiting.
+ * A queue (a lane) exists only while it has requests waiting or in
+ * flight, so their number is bounded by the jobs waiting (FETCH_JOBS_MAX),
+ * the refreshes queued (FETCH_ENTRIES_MAX) and the connections in use,
+ * whatever number of namespaces callers name over time.
  *
  * Refresh-ahead: an answer used since it arrived is fetched again in the
  * background once it is FETCH_REFRESH_AHEAD of the TTL old, queued in the
@@ -173,6 +177,8 @@ struct fetch_stats {
 	unsigned long refreshed;  /* refreshes ahead queued (see fetch.c) */
 	unsigned long cred_ok;    /* AWS credential refreshes that worked */
 	unsigned long cred_failed;/* ... and that failed (awscred.h) */
+	unsigned long lanes;      /* (backend, namespace) queues now: those
+				   * with requests waiting or in flight */
 };
 void fetch_get_stats(struct fetch *f, struct fetch_stats *out);
 
