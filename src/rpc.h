@@ -74,7 +74,9 @@ struct rpc_server *rpc_server_new(const struct rpc_options *o,
  */
 int rpc_server_run(struct rpc_server *s, volatile sig_atomic_t *stop);
 
-/* Free a server after rpc_server_run returned.  NULL is fine. */
+/* Free a server after rpc_server_run returned and f has stopped
+ * (fetch_stop()): a callback on the fetch thread may still be returning
+ * from the reply it started when rpc_server_run returns.  NULL is fine. */
 void rpc_server_free(struct rpc_server *s);
 
 #endif

@@ -2,8 +2,9 @@
  * serve.c - `staffer serve`: flags, start-up, reload and orderly shutdown.
  *
  * Start-up order: config, TLS files, fetch thread, scaler, gRPC server.
- * Shutdown runs it backwards once rpc_server_run returns (SIGTERM or
- * SIGINT).  SIGHUP reloads the config file and the TLS files on the
+ * Shutdown (SIGTERM or SIGINT) stops accepting and drains the calls, then
+ * stops the fetch thread, then frees in reverse (see cmd_serve's end).
+ * SIGHUP reloads the config file and the TLS files on the
  * serving thread (serve_reload()): a config that does not load is refused,
  * with the reason logged, and the old one stays; calls and streams stay
  * open.
@@ -306,9 +307,27 @@ int cmd_serve(int argc, char **argv)
 			 "");
 	rc = rpc_server_run(srv, &stop_requested) ? 1 : 0;
 out:
-	httpd_stop(web);         /* it reads the fetch counters: first */
-	rpc_server_free(srv);
+	/*
+	 * Shutdown, in the order the threading contracts need (rpc.h,
+	 * fetch.h, scaler.h):
+	 *  1. rpc_server_run() stopped accepting and drained: it returns once
+	 *     no call and no stream evaluation is live, so gRPC hands fetch
+	 *     no new job (a late one is refused: fetch_submit() when
+	 *     stopping).
+	 *  2. /metrics stops: it reads the fetch counters and the stats.
+	 *  3. fetch_stop() joins the fetch thread: no callback runs or can
+	 *     start.  Draining is not enough: the callback that answered the
+	 *     last call may still be returning from grpc_call_start_batch()
+	 *     when the CQ thread sees the completion and rpc_server_run()
+	 *     returns.
+	 *  4. Only then is the RPC server freed (its queues, the stream
+	 *     thread, the groups), then the scaler (its state saved), fetch,
+	 *     stats, the config, gRPC and the TLS files: the reverse of
+	 *     start-up.
+	 */
+	httpd_stop(web);
 	fetch_stop(f);
+	rpc_server_free(srv);
 	if (sc)
 		scaler_save(sc);   /* the fetch thread is gone: no race */
 	scaler_free(sc);

@@ -464,6 +464,70 @@ def t_sample_time(c):
     assert c.cl.target(m, name=uniq("so")) == 27
 
 
+# ----------------------------------------------------------------------------
+# 6. shutdown while backend queries are in flight
+
+
+@test("SIGTERM while backend queries are in flight: calls whose queries answer within "
+      "the grace finish OK, the rest are cancelled at its end, streams end OK, exit 0, "
+      "no sanitizer report", smoke=True, timeout=60)
+def t_shutdown_inflight(c):
+    d = h.tmpdir("staffer-drain-")
+    backends = [{"name": "prom", "url": c.m.prom_url, "timeoutSeconds": 2},
+                {"name": "slowprom", "url": c.proxy_url, "timeoutSeconds": 8,
+                 "maxConnections": 64, "maxConnectionsPerNamespace": 64}]
+    cfg = write_cfg(c, os.path.join(d, "staffer.json"), backends)
+    grace = 2
+    s = h.Staffer(c.bin, config=cfg, args=["--grace-seconds", str(grace)]).start()
+    cl = h.Client(s.addr)
+    tag = uniq("drain").replace("-", "_")
+
+    def meta(i, ms):
+        return {"arrivalRateQuery": slow_query(i, ms) + " + 0*absent(%s)" % tag,
+                "serviceTime": "10", "backend": "slowprom", "pushIntervalSeconds": "1"}
+    try:
+        # streams whose group evaluations (fetch callbacks) keep coming
+        streams = [cl.stream(meta(100 + i, 300), name="drain-s%d" % i, ns="drain")
+                   for i in range(3)]
+        for st in streams:
+            m = st.next(timeout=10)
+            assert m is not None, (st.code, st.details)
+        with cf.ThreadPoolExecutor(40) as ex:
+            quick = [ex.submit(h.status, cl.metrics_raw, meta(i, 700), name="q%d" % i,
+                               ns="drain-%d" % (i % 4), timeout=20) for i in range(24)]
+            slow = [ex.submit(h.status, cl.metrics_raw, meta(50 + i, 6000), name="s%d" % i,
+                              ns="drain-slow", timeout=20) for i in range(8)]
+            h.wait_until(lambda: proxy_stats(c)["concurrent"] >= 30, 10, 0.01,
+                         "the queries in flight")
+            t0 = time.monotonic()
+            s.kill_with(signal.SIGTERM)
+            try:
+                rc = s.proc.wait(grace + 5)
+            except subprocess.TimeoutExpired:
+                rc = None
+            dt = time.monotonic() - t0
+            qcodes = [f.result()[0] for f in quick]
+            scodes = [f.result()[0] for f in slow]
+        for st in streams:
+            assert st.wait_end(5), "a stream still open after exit"
+        note("SIGTERM with %d calls open: exit %s after %.2fs (grace %ds); quick "
+             "calls %s; slow calls %s; streams %s"
+             % (len(quick) + len(slow) + len(streams), rc, dt, grace,
+                sorted(set(x.name for x in qcodes)), sorted(set(x.name for x in scodes)),
+                [st.code.name for st in streams]))
+        assert rc == 0, "exit status %r\n%s" % (rc, s.log_tail())
+        assert dt <= grace + 1.5, "exit took %.2fs with grace %ds" % (dt, grace)
+        assert all(x == OK for x in qcodes), qcodes
+        assert not any(x == OK for x in scodes), scodes
+        assert all(st.code == OK for st in streams), [(st.code, st.details) for st in streams]
+        assert "bye" in s.log(), s.log_tail()
+        assert not s.sanitizer_reports(), "\n".join(s.sanitizer_reports()[:20])
+    finally:
+        cl.close()
+        if s.alive():
+            s.stop(2, signal.SIGKILL)
+
+
 @test("the shared server ends cleanly on SIGTERM, without a sanitizer report", smoke=True)
 def t_final_shutdown(c):
     c.cl.close()
