@@ -16,6 +16,9 @@
 
 #define PROCSTAT_TEXT_MAX 4096   /* one /proc/self/stat line fits */
 #define PROCSTAT_FIELDS 24       /* the last field read */
+#define PROCSTAT_LINE_MAX 64     /* of a /proc/stat line, what is kept:
+				  * "btime" and its number fit */
+#define PROCSTAT_STAT_MAX (16u << 20) /* bytes of /proc/stat read at most */
 
 /* Read at most size - 1 bytes of path into buf, NUL-terminated.  The
  * length, or -1. */
@@ -37,6 +40,27 @@ static ssize_t procstat_slurp(const char *path, char *buf, size_t size)
 	close(fd);
 	buf[got] = '\0';
 	return got;
+}
+
+/* line (NUL-terminated) is "btime N" with N whole seconds after 1970:
+ * 0 and *boot = N; else -1, *boot untouched. */
+static int procstat_btime(const char *line, double *boot)
+{
+	const char *p;
+	char *end;
+	long long v;
+
+	if (strncmp(line, "btime ", 6))
+		return -1;
+	p = line + 6;
+	if (*p < '0' || *p > '9')
+		return -1;
+	errno = 0;
+	v = strtoll(p, &end, 10);
+	if (errno || v <= 0 || (*end && *end != ' '))
+		return -1;
+	*boot = (double)v;
+	return 0;
 }
 
 int procstat_parse(const char *text, size_t len, long ticks,
@@ -83,18 +107,53 @@ int procstat_parse(const char *text, size_t len, long ticks,
 	return 0;
 }
 
-/* The boot time from /proc/stat's "btime" line; -1 if absent. */
-static double procstat_boot_time(void)
+/*
+ * The boot time from the "btime" line, read line by line in chunks,
+ * keeping only a line's first PROCSTAT_LINE_MAX - 1 bytes: /proc/stat has
+ * a cpuN line per CPU and an intr line with a number per interrupt, so on
+ * a large host btime lies far past any buffer sized for a small one.
+ */
+double procstat_boot_time(const char *path)
 {
-	char buf[PROCSTAT_TEXT_MAX * 4];
-	const char *p;
+	char chunk[PROCSTAT_TEXT_MAX], line[PROCSTAT_LINE_MAX];
+	size_t used = 0, total = 0;
+	double boot = -1;
+	ssize_t n, i;
+	int cut = 0;              /* the line is longer than line[] */
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (procstat_slurp("/proc/stat", buf, sizeof(buf)) < 0)
+	if (fd < 0)
 		return -1;
-	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (!strncmp(p, "btime ", 6))
-			return strtod(p + 6, NULL);
-	return -1;
+	for (;;) {
+		n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || (size_t)n > PROCSTAT_STAT_MAX - total)
+			goto out;        /* no boot time */
+		if (n == 0)
+			break;
+		total += (size_t)n;
+		for (i = 0; i < n; i++) {
+			if (chunk[i] != '\n') {
+				if (used < sizeof(line) - 1)
+					line[used++] = chunk[i];
+				else
+					cut = 1;
+				continue;
+			}
+			line[used] = '\0';
+			if (!cut && !procstat_btime(line, &boot))
+				goto out;
+			used = 0;
+			cut = 0;
+		}
+	}
+	line[used] = '\0';       /* a last line without a newline */
+	if (!cut)
+		(void)procstat_btime(line, &boot);
+out:
+	close(fd);
+	return boot;
 }
 
 static double procstat_fds(void)
@@ -122,7 +181,7 @@ int procstat_read(struct procstat *out)
 
 	memset(out, 0, sizeof(*out));
 	n = procstat_slurp("/proc/self/stat", buf, sizeof(buf));
-	boot = procstat_boot_time();
+	boot = procstat_boot_time("/proc/stat");
 	if (n <= 0 || boot < 0)
 		goto out;
 	if (procstat_parse(buf, (size_t)n, sysconf(_SC_CLK_TCK),

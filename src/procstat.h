@@ -39,4 +39,13 @@ int procstat_read(struct procstat *out);
 int procstat_parse(const char *text, size_t len, long ticks,
 		   long page_size, double boot_time, struct procstat *out);
 
+/*
+ * The boot time (Unix seconds) from the "btime" line of path (/proc/stat,
+ * or a copy in tests), or -1 when the file cannot be read or has no such
+ * line in its first 16 MiB.  Reads line by line in a fixed buffer, so a
+ * host with thousands of CPUs or interrupts (a line each, or a number each
+ * before btime) costs no memory.
+ */
+double procstat_boot_time(const char *path);
+
 #endif

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -364,6 +365,65 @@ static void test_procstat_parse(void **state)
 	assert_true(p.cpu_seconds == -1);               /* untouched */
 }
 
+/* Write text to a new temporary file; its path in path (PATH_MAX). */
+static void temp_file(char *path, size_t size, const char *text)
+{
+	FILE *f;
+	int fd;
+
+	snprintf(path, size, "/tmp/staffer-procstat-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* A /proc/stat of a large host: 1024 cpuN lines and an intr line of
+ * 20000 numbers put btime about 100 KiB in, far past the 16 KiB the
+ * first reader looked at. */
+static void test_procstat_boot_time(void **state)
+{
+	size_t cap = 512u << 10, len = 0;
+	char *text = malloc(cap), path[64];
+	int i;
+
+	(void)state;
+	assert_non_null(text);
+	len += (size_t)snprintf(text + len, cap - len,
+				"cpu  1 2 3 4 5 6 7 8 9 10\n");
+	for (i = 0; i < 1024; i++)
+		len += (size_t)snprintf(text + len, cap - len, "cpu%d 1000 0 "
+					"2000 300000 40 0 50 0 0 0\n", i);
+	len += (size_t)snprintf(text + len, cap - len, "intr 123456789");
+	for (i = 0; i < 20000; i++)
+		len += (size_t)snprintf(text + len, cap - len, " %d", i % 97);
+	len += (size_t)snprintf(text + len, cap - len, "\nctxt 42\n"
+				"btime 1700000123\nprocesses 7\n");
+	assert_true(len < cap - 1 && len > 16384 * 4);
+	temp_file(path, sizeof(path), text);
+	assert_true(procstat_boot_time(path) == 1700000123.0);
+	unlink(path);
+
+	/* the last line without a newline; a cut or bad btime is none */
+	temp_file(path, sizeof(path), "cpu 1\nbtime 1700000124");
+	assert_true(procstat_boot_time(path) == 1700000124.0);
+	unlink(path);
+	memset(text, '9', 200);
+	memcpy(text, "btime ", 6);
+	strcpy(text + 200, "\nbtime x\nbtime -5\nbtime 12z\n");
+	temp_file(path, sizeof(path), text);
+	assert_true(procstat_boot_time(path) == -1);
+	unlink(path);
+	temp_file(path, sizeof(path), "cpu 1\nctxt 2\n");
+	assert_true(procstat_boot_time(path) == -1);
+	unlink(path);
+	assert_true(procstat_boot_time("/nonexistent/stat") == -1);
+	assert_true(procstat_boot_time("/proc/stat") > 1.6e9);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_largest_page),
 		cmocka_unit_test(test_backends),
 		cmocka_unit_test(test_build_and_process),
+		cmocka_unit_test(test_procstat_boot_time),
 		cmocka_unit_test(test_procstat_parse),
 	};
 
