@@ -26,7 +26,9 @@
  *
  * Exit status: 0 an answer was computed, 1 the backend or the data is
  * unavailable (the message names the query and why), 2 bad usage, input
- * or metadata (the server's INVALID_ARGUMENT messages).
+ * or metadata (the server's INVALID_ARGUMENT messages), or a ScaledObject
+ * whose namespace (from --file) its backend's allowlist leaves out (the
+ * server's PERMISSION_DENIED message, from the same check).
  */
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
@@ -336,7 +338,8 @@ static void usage(FILE *fp)
 "  --log-level LEVEL  the server's own log lines (default error)\n"
 "  key=value          ScaledObject metadata (docs/metadata.md)\n"
 "exit status: 0 answered, 1 backend or data unavailable, 2 bad usage or\n"
-"metadata (the server's INVALID_ARGUMENT message)\n"
+"metadata (the server's INVALID_ARGUMENT message) or a namespace its\n"
+"backend is not open to (PERMISSION_DENIED)\n"
 "example: staffer explain --prometheus http://localhost:9090 \\\n"
 "           arrivalRateQuery='sum(rate(requests_total[1m]))' "
 "serviceTime=10\n");
@@ -504,15 +507,25 @@ int cmd_explain(int argc, char **argv)
 			"thread\n");
 		goto out;
 	}
-	/* The server's parser and messages: bad metadata is exit 2. */
-	if (scaler_parse(sc, NULL, &m, (const char *const *)ts.md.keys,
-			 (const char *const *)ts.md.values, ts.md.n, err) !=
-	    SCALER_OK) {
-		fprintf(stderr, EXPLAIN_PROG ": %s\n", err);
+	/* The server's parser, messages and namespace check: bad metadata
+	 * is exit 2, and so is a namespace its backend is not open to,
+	 * which the server refuses before it reads anything.  The check
+	 * needs the ScaledObject's namespace, which only a file gives. */
+	merr = scaler_parse(sc, ts.ns, &m, (const char *const *)ts.md.keys,
+			    (const char *const *)ts.md.values, ts.md.n, err);
+	if (merr != SCALER_OK) {
+		fprintf(stderr, EXPLAIN_PROG ": %s%s\n",
+			merr == SCALER_EDENIED ?
+			"the server answers PERMISSION_DENIED: " : "", err);
 		rc = 2;
 		goto out;
 	}
 	be = config_backend(&cfg, m.backend);
+	if (!ts.ns && be->n_namespaces > 0)
+		fprintf(stderr, EXPLAIN_PROG ": note: backend '%s' is open to "
+			"the namespaces of its 'namespaces' list only, and no "
+			"namespace was given (--file with metadata.namespace): "
+			"not checked\n", be->name);
 	if (!(o.timeout_s > 0))
 		o.timeout_s = 2 * be->timeout_s + 10;
 	snprintf(x.lost, sizeof(x.lost), "no answer within %g s (--timeout)",
@@ -539,7 +552,7 @@ int cmd_explain(int argc, char **argv)
 		meta_init(&m);
 		/* The same map parses the same way a second time, but for
 		 * memory running out. */
-		if (scaler_parse(sc, NULL, &m,
+		if (scaler_parse(sc, ts.ns, &m,
 				 (const char *const *)ts.md.keys,
 				 (const char *const *)ts.md.values, ts.md.n,
 				 err) !=

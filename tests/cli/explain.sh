@@ -1,8 +1,9 @@
 #!/bin/sh
 # tests/cli/explain.sh - `staffer explain` through the real binary, without
 # a metrics backend: usage, bad metadata (the server's messages, exit 2),
-# --file selection and its errors, and a backend that refuses connections
-# (exit 1, the query named).  The numbers against a live Prometheus and a
+# a namespace its backend's allowlist leaves out (PERMISSION_DENIED, exit
+# 2), --file selection and its errors, and a backend that refuses
+# connections (exit 1, the query named).  The numbers against a live Prometheus and a
 # live server are in tests/integration/test_explain.py.
 #
 # usage: tests/cli/explain.sh        (STAFFER=path overrides build/staffer)
@@ -69,6 +70,28 @@ refuse "missing arrivalRateQuery" "metadata 'arrivalRateQuery' is required" \
 refuse "undeclared backend" "metadata 'backend': 'nosuch' is not declared\
  in staffer's config; declared: 'prom', 'mimir'" \
 	--config "$FIX/config.json" "$Q" serviceTime=1 backend=nosuch
+
+# ---- a namespace its backend is not open to: what serve answers ----------
+
+# The backend's allowlist leaves out clean.yaml's namespace (llm): the
+# server's PERMISSION_DENIED message, naming both, before any query.
+printf '{"backends":[{"name":"prom","url":"%s","namespaces":["team-*"]}]}\n' \
+	"$DEAD" >"$TMP/allow.json"
+refuse "namespace denied" "staffer explain: the server answers\
+ PERMISSION_DENIED: namespace 'llm' may not use backend 'prom'" \
+	--config "$TMP/allow.json" --file "$FIX/clean.yaml"
+refuse "namespace denied, --json" "PERMISSION_DENIED: namespace 'llm'" \
+	--json --config "$TMP/allow.json" --file "$FIX/clean.yaml"
+# Open to it: checked, and only the backend fails (exit 1).
+sed 's/"team-\*"/"team-*","l*"/' "$TMP/allow.json" >"$TMP/allow-llm.json"
+explain --config "$TMP/allow-llm.json" --file "$FIX/clean.yaml"
+status "namespace allowed" 1
+contains "namespace allowed" err "staffer explain: arrivalRateQuery: "
+# No namespace (key=value only): it cannot be checked, and explain says so.
+explain --config "$TMP/allow.json" "$Q" serviceTime=1
+status "namespace unknown" 1
+contains "namespace unknown" err "backend 'prom' is open to the namespaces\
+ of its 'namespaces' list only, and no namespace was given"
 
 # ---- --file --------------------------------------------------------------
 
