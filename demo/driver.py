@@ -296,8 +296,8 @@ def header(a):
         "forecastWindowSeconds %s (600)" % (
             compressed(a)["metricsLagSeconds"],
             compressed(a)["forecastWindowSeconds"]),
-        "          answer cache %g s (cacheTTLSeconds: 5 s is to 15 s what "
-        "%g s is to the %g s poll)" % (a.cache_ttl, a.cache_ttl, a.poll),
+        "          answer cache %g s (cacheTTLSeconds; the default, 20 s, "
+        "is for KEDA's 15 s cycle)" % a.cache_ttl,
     ] + ([
         "  extra   metadata: %s" % a.meta] if a.meta else []) + [
         "",
@@ -343,7 +343,7 @@ def main():
                    "simulator comparison in the summary")
     p.add_argument("--cold-start", type=float, default=20.0)
     p.add_argument("--queue-timeout", type=float, default=15.0)
-    p.add_argument("--cache-ttl", type=float, default=5,
+    p.add_argument("--cache-ttl", type=float, default=20,
                    help="staffer's cacheTTLSeconds (for the header)")
     p.add_argument("--timeout", type=float, default=3.0,
                    help="deadline of each RPC (the HPA path has ~3 s)")

@@ -133,8 +133,10 @@ PY
 
 # 3. staffer, pointed at that Prometheus.  A config file rather than
 # --prometheus only to scale the answer cache with the compressed poll:
-# the default 5 s TTL is a third of KEDA's 15 s; at a 5 s poll it would hand
-# every other poll the previous poll's answer.
+# the default TTL, 20 s (refreshed ahead at 15 s: one backend query per
+# KEDA cycle, docs/config.md "The answer cache"), would hand the demo's
+# 5 s polls answers up to four polls old.  A third of the poll, at most
+# 5 s, keeps every poll's answer nearly fresh.
 ttl=$("$PY" -c 'import sys; print(round(min(5.0, float(sys.argv[1]) / 3), 2))' "$POLL")
 cat >"$tmp/staffer.json" <<JSON
 {
