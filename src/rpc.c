@@ -616,9 +616,10 @@ static void on_requested(struct call *c, int ok)
  * and smoothing state, which an evaluation under the other's name would
  * leave stale; their backend queries are still shared by the answer cache
  * (fetch.h).  The group keeps the first stream's request (what it
- * evaluates) and outlives it while other streams remain.  Groups, their heap and every stream's
- * fields below `refs` are guarded by srv->smu, taken on the CQ thread and
- * by the evaluation's callback on the fetch thread.
+ * evaluates) and outlives it while other streams remain.  Groups, their
+ * heap and every stream's fields below `refs` are guarded by srv->smu,
+ * taken on the CQ thread and by the evaluation's callback on the fetch
+ * thread.
  */
 struct sgroup {
 	struct sheap_node node;       /* first: srv->due while not evaluating */
