@@ -321,7 +321,7 @@ out:
 	rpc_server_free(srv);
 	fetch_stop(f);
 	if (sc)
-		scaler_save(sc);   /* the fetch thread is gone: no race */
+		scaler_save(sc);   /* after the last evaluation: the last states */
 	scaler_free(sc);
 	fetch_free(f);
 	stats_free(st);
