@@ -607,14 +607,19 @@ static void on_requested(struct call *c, int ok)
 /* ---- StreamIsActive ------------------------------------------------------ */
 
 /*
- * Streams of one trigger (the same namespace and metadata fingerprint,
- * fprint.h) form a group: one evaluation per push interval serves all of
- * them, and one heap node (sheap.h) schedules it, so the loop never walks
- * the streams.  The group keeps the first stream's request (what it
- * evaluates; the state is that ScaledObject's, scaler.h) and outlives it
- * while other streams remain.  Groups, their heap and every stream's
- * fields below `refs` are guarded by srv->smu, taken on the CQ thread and
- * by the evaluation's callback on the fetch thread.
+ * Streams of one trigger (the same namespace, ScaledObject name and
+ * metadata fingerprint, fprint.h: the key of its state in scaler.h) form
+ * a group: one evaluation per push interval serves all of them (KEDA's
+ * operator replicas and reconnects open several), and one heap node
+ * (sheap.h) schedules it, so the loop never walks the streams.  Two
+ * ScaledObjects with equal metadata are two groups: each has its own hold
+ * and smoothing state, which an evaluation under the other's name would
+ * leave stale; their backend queries are still shared by the answer cache
+ * (fetch.h).  The group keeps the first stream's request (what it
+ * evaluates) and outlives it while other streams remain.  Groups, their
+ * heap and every stream's fields below `refs` are guarded by srv->smu,
+ * taken on the CQ thread and by the evaluation's callback on the fetch
+ * thread.
  */
 struct sgroup {
 	struct sheap_node node;       /* first: srv->due while not evaluating */
@@ -630,26 +635,30 @@ struct sgroup {
 	int have_result, last_active; /* the last answer, for newcomers */
 };
 
-static uint32_t group_hash(const char *ns, const char *fp)
+static uint32_t group_hash(const char *ns, const char *name, const char *fp)
 {
 	uint32_t h = 2166136261u;
 
 	for (; *ns; ns++)
 		h = (h ^ (unsigned char)*ns) * 16777619u;
-	h = (h ^ 0xffu) * 16777619u;      /* no namespace runs into fp */
+	h = (h ^ 0xffu) * 16777619u;      /* no namespace runs into name */
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 16777619u;
+	h = (h ^ 0xffu) * 16777619u;      /* nor a name into fp */
 	for (; *fp; fp++)
 		h = (h ^ (unsigned char)*fp) * 16777619u;
 	return h;
 }
 
-/* The group of (ns, fp), or NULL (srv->smu held). */
+/* The group of (ns, name, fp), or NULL (srv->smu held). */
 static struct sgroup *group_find(struct rpc_server *srv, const char *ns,
-				 const char *fp, uint32_t h)
+				 const char *name, const char *fp, uint32_t h)
 {
 	struct sgroup *g;
 
 	for (g = srv->groups[h % RPC_GROUP_BUCKETS]; g; g = g->hnext)
 		if (g->hash == h && !strcmp(g->fprint, fp) &&
+		    !strcmp(g->ref->name, name) &&
 		    !strcmp(g->ref->namespace_, ns))
 			return g;
 	return NULL;
@@ -892,8 +901,9 @@ static int group_join(struct call *c, Externalscaler__ScaledObjectRef **ref,
 		      double push_interval_s)
 {
 	struct rpc_server *srv = c->srv;
-	uint32_t h = group_hash((*ref)->namespace_, c->fprint);
-	struct sgroup *g = group_find(srv, (*ref)->namespace_, c->fprint, h);
+	uint32_t h = group_hash((*ref)->namespace_, (*ref)->name, c->fprint);
+	struct sgroup *g = group_find(srv, (*ref)->namespace_, (*ref)->name,
+				      c->fprint, h);
 
 	if (!g) {
 		g = calloc(1, sizeof(*g));

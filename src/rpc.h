@@ -11,7 +11,7 @@
  * StreamIsActive calls are bound to a second, non-polling completion
  * queue drained by the stream thread, which runs their step functions;
  * their pending batches then cost the unary calls' queue nothing.  Streams
- * of the same trigger (namespace and metadata fingerprint) form a group
+ * of the same trigger (namespace, name and metadata fingerprint) form a group
  * with one evaluation per push interval; groups wait in a min-heap by due
  * time (sheap.h) that the stream thread pops, so no event walks the
  * streams.  Stream evaluations always go through the fetch thread.

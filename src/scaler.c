@@ -27,6 +27,7 @@
 #include "decide.h"
 #include "forecast.h"
 #include "log.h"
+#include "mono.h"
 #include "show.h"
 #include "slurp.h"
 #include "smooth.h"
@@ -55,6 +56,9 @@ static const char *const sig_keys[SIG_N] = {
 #define STATE_FILE_MAX (64u << 20)
 #define STATE_KEY_MAX 1024       /* bytes of a key in the state file */
 #define SAVE_EVERY_S 1.0
+/* The saver spends at most about this share of a core: after a save that
+ * took t seconds the next waits at least t / SAVE_SHARE. */
+#define SAVE_SHARE 0.05
 #define EVICT_LOG_EVERY_S 60.0
 #define STATE_SWEEP_EVERY_S 60.0 /* how often idle states are looked for */
 /* currentReplicasQuery over scaleDownPeriodSeconds: about this many
@@ -89,10 +93,18 @@ struct scaler {
 	 * released, never around a callback. */
 	pthread_mutex_t mu;
 	struct stab *states;
-	double last_sweep, last_save;
+	double last_sweep;
 	int dirty;
 	unsigned long evicted;                /* since the last log line */
 	double evict_logged;
+	/* The saver thread (with a state file): writes the file when the
+	 * states changed, so that no evaluation and not the fetch thread
+	 * waits for formatting or the disk.  save_mu guards saver_stop and
+	 * the wait; write_mu makes saves one at a time. */
+	pthread_mutex_t save_mu, write_mu;
+	pthread_cond_t save_cv;
+	pthread_t saver;
+	int saver_on, saver_stop;
 };
 
 /* One evaluation in flight. */
@@ -217,52 +229,121 @@ static FILE *open_regular_w(const char *path)
 	return fp;
 }
 
-/* The states as the file holds them (s->mu held).  malloc()ed; NULL when
- * out of memory. */
-static char *states_text(struct scaler *s)
+/* A copy of the states for the saver, taken under s->mu and formatted
+ * without it: each state as it was, key and ns pointing into strs. */
+struct snap {
+	struct state *v;
+	size_t n;
+	char *strs;
+};
+
+static void snap_release(struct snap *sn)
 {
-	cJSON *root = NULL, *arr;
-	char *text = NULL;
-	struct stab_node *n;
-
-	root = cJSON_CreateObject();
-	if (!root)
-		goto out;
-	cJSON_AddNumberToObject(root, "version", STATE_VERSION);
-	arr = cJSON_AddArrayToObject(root, "states");
-	if (!arr)
-		goto out;
-	for (n = stab_oldest(s->states); n; n = stab_newer(n)) {
-		const struct state *st = state_of(n);
-		cJSON *o = cJSON_CreateObject();
-
-		if (!o)
-			goto out;
-		cJSON_AddItemToArray(arr, o);
-		cJSON_AddStringToObject(o, "key", n->key);
-		cJSON_AddStringToObject(o, "ns", n->ns);
-		cJSON_AddNumberToObject(o, "target", (double)st->sm.target);
-		cJSON_AddNumberToObject(o, "lastDown", st->sm.last_down_s);
-		cJSON_AddBoolToObject(o, "primed", st->sm.primed);
-		cJSON_AddBoolToObject(o, "haveGood", st->have_good);
-		cJSON_AddNumberToObject(o, "goodTarget",
-					(double)st->good_target);
-		cJSON_AddBoolToObject(o, "haveActive", st->have_active);
-		cJSON_AddBoolToObject(o, "goodActive", st->good_active);
-		cJSON_AddNumberToObject(o, "activeAt", st->active_at);
-		cJSON_AddNumberToObject(o, "goodAt", st->good_at);
-		cJSON_AddNumberToObject(o, "goodW", st->good_w);
-		cJSON_AddNumberToObject(o, "lastSeen", st->last_seen);
-	}
-	text = cJSON_PrintUnformatted(root);
-out:
-	cJSON_Delete(root);
-	return text;
+	free(sn->v);
+	free(sn->strs);
 }
 
-/* Write text to the state file (no lock: only the thread that made it
- * writes, see scaler_save()).  0, or -1 (logged). */
-static int states_write(struct scaler *s, const char *text)
+/* Copy the states, least recently used first (s->mu held).  0; -1 when
+ * out of memory (sn untouched).  Two passes and two allocations, so the
+ * lock is held for little more than a memcpy of the table. */
+static int snap_take(struct scaler *s, struct snap *sn)
+{
+	struct stab_node *n;
+	struct state *v;
+	size_t count = 0, bytes = 0, i = 0, off = 0;
+	char *strs;
+
+	for (n = stab_oldest(s->states); n; n = stab_newer(n)) {
+		count++;
+		bytes += strlen(n->key) + strlen(n->ns) + 2;
+	}
+	v = malloc((count ? count : 1) * sizeof(*v));
+	strs = malloc(bytes ? bytes : 1);
+	if (!v || !strs) {
+		free(v);
+		free(strs);
+		return -1;
+	}
+	for (n = stab_oldest(s->states); n; n = stab_newer(n), i++) {
+		size_t kl = strlen(n->key) + 1, nl = strlen(n->ns) + 1;
+
+		v[i] = *state_of(n);
+		memcpy(strs + off, n->key, kl);
+		v[i].node.key = strs + off;
+		off += kl;
+		memcpy(strs + off, n->ns, nl);
+		v[i].node.ns = strs + off;
+		off += nl;
+	}
+	sn->v = v;
+	sn->n = count;
+	sn->strs = strs;
+	return 0;
+}
+
+/* s as a JSON string (quoted, escaped by cJSON) to fp.  0, or -1. */
+static int put_str(FILE *fp, const char *s)
+{
+	cJSON *j = cJSON_CreateString(s);
+	char *text = j ? cJSON_PrintUnformatted(j) : NULL;
+	int rc = text && fputs(text, fp) >= 0 ? 0 : -1;
+
+	free(text);
+	cJSON_Delete(j);
+	return rc;
+}
+
+/* A number as JSON.  %.17g reads back exactly; a value that is not
+ * finite (never stored) is written as null, which reads back as 0. */
+static int put_num(FILE *fp, const char *name, double d)
+{
+	if (isfinite(d))
+		return fprintf(fp, ",\"%s\":%.17g", name, d) < 0 ? -1 : 0;
+	return fprintf(fp, ",\"%s\":null", name) < 0 ? -1 : 0;
+}
+
+static int put_bool(FILE *fp, const char *name, int b)
+{
+	return fprintf(fp, ",\"%s\":%s", name, b ? "true" : "false") < 0 ?
+	       -1 : 0;
+}
+
+/* The file's text for a snapshot, written straight to fp: no tree and no
+ * copy of the text, so a save needs little memory beyond the snapshot.
+ * 0, or -1 when a write (or a string's escaping) fails. */
+static int snap_put(FILE *fp, const struct snap *sn)
+{
+	size_t i;
+	int bad;
+
+	bad = fprintf(fp, "{\"version\":%d,\"states\":[", STATE_VERSION) < 0;
+	for (i = 0; i < sn->n && !bad; i++) {
+		const struct state *st = &sn->v[i];
+
+		bad |= fputs(i ? ",{\"key\":" : "{\"key\":", fp) < 0;
+		bad |= put_str(fp, st->node.key);
+		bad |= fputs(",\"ns\":", fp) < 0;
+		bad |= put_str(fp, st->node.ns);
+		bad |= put_num(fp, "target", (double)st->sm.target);
+		bad |= put_num(fp, "lastDown", st->sm.last_down_s);
+		bad |= put_bool(fp, "primed", st->sm.primed);
+		bad |= put_bool(fp, "haveGood", st->have_good);
+		bad |= put_num(fp, "goodTarget", (double)st->good_target);
+		bad |= put_bool(fp, "haveActive", st->have_active);
+		bad |= put_bool(fp, "goodActive", st->good_active);
+		bad |= put_num(fp, "activeAt", st->active_at);
+		bad |= put_num(fp, "goodAt", st->good_at);
+		bad |= put_num(fp, "goodW", st->good_w);
+		bad |= put_num(fp, "lastSeen", st->last_seen);
+		bad |= fputc('}', fp) == EOF;
+	}
+	bad |= fputs("]}", fp) < 0;
+	return bad ? -1 : 0;
+}
+
+/* Write the snapshot to the state file (write_mu held).  0, or -1
+ * (logged). */
+static int states_write(struct scaler *s, const struct snap *sn)
 {
 	char tmp[4096];
 	FILE *fp = NULL;
@@ -275,7 +356,7 @@ static int states_write(struct scaler *s, const char *text)
 			 "not a regular file" : strerror(errno));
 		goto out;
 	}
-	if (fputs(text, fp) < 0 || fflush(fp) || fsync(fileno(fp))) {
+	if (snap_put(fp, sn) || fflush(fp) || fsync(fileno(fp))) {
 		log_warn("state file '%s': write failed: %s", tmp,
 			 strerror(errno));
 		goto out;
@@ -299,26 +380,74 @@ out:
 
 int scaler_save(struct scaler *s)
 {
-	char *text;
-	int rc;
+	struct snap sn;
+	int rc = -1, taken;
 
 	if (!s->state_path)
 		return 0;
+	pthread_mutex_lock(&s->write_mu);
 	pthread_mutex_lock(&s->mu);
-	text = states_text(s);
-	if (text)
+	taken = !snap_take(s, &sn);
+	if (taken)
 		s->dirty = 0;     /* changes from now on make it dirty again */
 	pthread_mutex_unlock(&s->mu);
-	if (!text)
-		return -1;
-	rc = states_write(s, text);
+	if (!taken) {
+		log_warn("state file '%s': out of memory", s->state_path);
+		goto out;
+	}
+	rc = states_write(s, &sn);
+	snap_release(&sn);
 	if (rc) {
 		pthread_mutex_lock(&s->mu);
 		s->dirty = 1;
 		pthread_mutex_unlock(&s->mu);
 	}
-	free(text);
+out:
+	pthread_mutex_unlock(&s->write_mu);
 	return rc;
+}
+
+/* The saver thread: a save when the states changed, at most once per
+ * SAVE_EVERY_S and SAVE_SHARE of a core; a last one is serve's
+ * (scaler_save() after fetch_stop()). */
+static void *saver_main(void *arg)
+{
+	struct scaler *s = arg;
+	double gap = SAVE_EVERY_S, t0;
+	struct timespec until;
+	int dirty;
+
+	pthread_mutex_lock(&s->save_mu);
+	while (!s->saver_stop) {
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += (time_t)gap;
+		until.tv_nsec += (long)((gap - (double)(time_t)gap) * 1e9);
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		while (!s->saver_stop &&
+		       pthread_cond_timedwait(&s->save_cv, &s->save_mu,
+					      &until) == 0)
+			;         /* woken early: only stop counts */
+		if (s->saver_stop)
+			break;
+		pthread_mutex_unlock(&s->save_mu);
+		pthread_mutex_lock(&s->mu);
+		dirty = s->dirty;
+		pthread_mutex_unlock(&s->mu);
+		gap = SAVE_EVERY_S;
+		if (dirty) {
+			t0 = mono_now();
+			scaler_save(s);
+			t0 = (mono_now() - t0) / SAVE_SHARE;
+			if (t0 > gap)
+				gap = t0;
+		}
+		pthread_mutex_lock(&s->save_mu);
+	}
+	pthread_mutex_unlock(&s->save_mu);
+	return NULL;
 }
 
 static double num(const cJSON *o, const char *name, double lo, double hi)
@@ -460,18 +589,29 @@ struct scaler *scaler_new(struct config *cfg, struct fetch *f,
 			  const char *state_path)
 {
 	struct scaler *s = calloc(1, sizeof(*s));
+	pthread_condattr_t ca;
 
 	if (!s)
 		return NULL;
-	s->states = stab_new(sizeof(struct state));
-	if (!s->states) {
+	if (pthread_condattr_init(&ca)) {
 		free(s);
 		return NULL;
 	}
+	/* the saver's waits are timed on the monotonic clock */
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->save_cv, &ca);
+	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&s->mu, NULL);
+	pthread_mutex_init(&s->save_mu, NULL);
+	pthread_mutex_init(&s->write_mu, NULL);
+	s->states = stab_new(sizeof(struct state));
+	if (!s->states) {
+		scaler_free(s);
+		return NULL;
+	}
 	s->cfg = config_hold(cfg);
 	s->fetch = f;
-	s->last_sweep = s->last_save = wall_now();
+	s->last_sweep = wall_now();
 	if (state_path) {
 		s->state_path = strdup(state_path);
 		if (!s->state_path) {
@@ -482,6 +622,15 @@ struct scaler *scaler_new(struct config *cfg, struct fetch *f,
 			free(s->state_path);
 			s->state_path = NULL;
 		}
+	}
+	if (s->state_path) {
+		if (pthread_create(&s->saver, NULL, saver_main, s)) {
+			log_error("state file '%s': cannot start the thread "
+				  "that writes it", s->state_path);
+			scaler_free(s);
+			return NULL;
+		}
+		s->saver_on = 1;
 	}
 	return s;
 }
@@ -498,7 +647,17 @@ void scaler_free(struct scaler *s)
 {
 	if (!s)
 		return;
+	if (s->saver_on) {
+		pthread_mutex_lock(&s->save_mu);
+		s->saver_stop = 1;
+		pthread_cond_signal(&s->save_cv);
+		pthread_mutex_unlock(&s->save_mu);
+		pthread_join(s->saver, NULL);
+	}
 	stab_free(s->states);
+	pthread_cond_destroy(&s->save_cv);
+	pthread_mutex_destroy(&s->write_mu);
+	pthread_mutex_destroy(&s->save_mu);
 	pthread_mutex_destroy(&s->mu);
 	config_drop(s->cfg);
 	free(s->state_path);
@@ -915,14 +1074,13 @@ static void note_active(struct scaler *s, struct state *st, int active,
 }
 
 /*
- * Finish evaluation e with its answers a: on the fetch thread (may_save:
- * the state file is written there, at most once a second) or on the
+ * Finish evaluation e with its answers a: on the fetch thread, or on the
  * caller's thread when every answer was cached (scaler_evaluate_now()).
  * No lock held on entry; the states are used under s->mu, the callback
- * runs after it is released.
+ * runs after it is released.  The state file is the saver's (scaler_save()).
  */
 static void eval_finish(struct eval *e, const struct fetch_answer *a,
-			size_t n, int may_save)
+			size_t n)
 {
 	struct scaler *s = e->s;
 	struct scaler_result r;
@@ -933,7 +1091,6 @@ static void eval_finish(struct eval *e, const struct fetch_answer *a,
 	enum model_err merr = MODEL_OK;
 	double now = wall_now();
 	size_t i;
-	int save;
 
 	memset(&r, 0, sizeof(r));
 	memcpy(r.metric_name, e->m.metric_name, sizeof(r.metric_name));
@@ -1006,32 +1163,16 @@ static void eval_finish(struct eval *e, const struct fetch_answer *a,
 		log_decision(e, st, &r, &d, o.have_view);
 done:
 	hold_or_fail(e, st, now, &r);
-	save = may_save && s->dirty && now - s->last_save >= SAVE_EVERY_S;
-	if (save)
-		s->last_save = now;
 	pthread_mutex_unlock(&s->mu);
 	if (r.err != SCALER_OK)
 		log_warn("%s: %s", e->ref, r.msg);
-	if (save)
-		scaler_save(s);
 	e->cb(e->arg, &r);
 	eval_free(e);
 }
 
 static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
 {
-	eval_finish(arg, a, n, 1);
-}
-
-/* A save is due: the next evaluation must finish on the fetch thread. */
-static int save_due(struct scaler *s)
-{
-	int due;
-
-	pthread_mutex_lock(&s->mu);
-	due = s->dirty && wall_now() - s->last_save >= SAVE_EVERY_S;
-	pthread_mutex_unlock(&s->mu);
-	return due;
+	eval_finish(arg, a, n);
 }
 
 static int evaluate(struct scaler *s, const char *ns, const char *name,
@@ -1144,11 +1285,11 @@ static int evaluate(struct scaler *s, const char *ns, const char *name,
 		if (!e->miss)
 			goto fail;
 	}
-	if (now_ok && !save_due(s)) {
+	if (now_ok) {
 		struct fetch_hit hit;  /* not zeroed: fetch_lookup() fills it */
 
 		if (!fetch_lookup(s->fetch, ns, q, n, &hit)) {
-			eval_finish(e, hit.ans, hit.n, 0);
+			eval_finish(e, hit.ans, hit.n);
 			fetch_hit_release(&hit);
 			return 0;
 		}

@@ -22,8 +22,10 @@
  * before it returns; the states (smoothing, holds, the decision log's
  * memory) are guarded by the scaler's own lock, taken after fetch's locks
  * are released and never held while a callback runs.  The state file is
- * written on the fetch thread only.  Each evaluation holds the config it
- * started with.
+ * written by a thread of the scaler's own (the saver), so neither an
+ * evaluation nor the fetch thread waits for it: the states are copied
+ * under the lock (about a memcpy of the table) and formatted and written
+ * without it.  Each evaluation holds the config it started with.
  */
 #ifndef STAFFER_SCALER_H
 #define STAFFER_SCALER_H
@@ -91,9 +93,11 @@ struct scaler;
  * must outlive it.  With state_path the smoothing state and last good
  * answers are loaded from that file now (a missing or bad file is logged
  * and means a fresh start; anything but a regular file is logged and the
- * scaler runs without a state file) and saved to it at most once a second
- * while answers change, so a restarted process continues where the old one
- * was.  NULL state_path: memory only.
+ * scaler runs without a state file) and saved to it by the saver thread
+ * while answers change, at most once a second and at most about 5 % of a
+ * core (a save that took 0.1 s waits 2 s for the next), so a restarted
+ * process continues where the old one was.  NULL state_path: memory only,
+ * no thread.  NULL when out of memory or the thread cannot start.
  */
 struct scaler *scaler_new(struct config *cfg, struct fetch *f,
 			  const char *state_path);
@@ -103,10 +107,13 @@ struct scaler *scaler_new(struct config *cfg, struct fetch *f,
  * started with; states are kept. */
 void scaler_set_config(struct scaler *s, struct config *cfg);
 
-/* Write the state file now (fetch thread, or after fetch_stop).  0, or -1
- * (logged).  A no-op without a state file. */
+/* Write the state file now (any thread; saves are one at a time; serve's
+ * last one runs after fetch_stop()).  0, or -1 (logged).  A no-op without
+ * a state file. */
 int scaler_save(struct scaler *s);
 
+/* Stop the saver (a save under way finishes; none is started) and free
+ * everything.  NULL is fine. */
 void scaler_free(struct scaler *s);
 
 /*

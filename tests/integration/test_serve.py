@@ -767,6 +767,38 @@ def t_stream_active_first(c):
         s.cancel()
 
 
+@test("StreamIsActive: two ScaledObjects with equal metadata keep their own state (hold)",
+      timeout=40)
+def t_stream_own_state(c):
+    # Equal metadata, two names: the streams must not share one evaluation
+    # under the first name, or the second object's hold state never learns
+    # it was active and its IsActive fails at once when data goes missing.
+    p = uniq("streamo")
+    meta = c.m.signals(p, lam=2, w=10)
+    meta.update(pushIntervalSeconds="1", staleHoldSeconds="6")
+    a, b = uniq("so"), uniq("so")
+    sa = c.cl.stream(meta, name=a)
+    try:
+        m = sa.next(timeout=3)
+        assert m is not None and m[1] is True, (m, sa.code, sa.details)
+        sb = c.cl.stream(meta, name=b)
+        try:
+            m = sb.next(timeout=3)
+            assert m is not None and m[1] is True, (m, sb.code, sb.details)
+            time.sleep(1.5)          # a push interval: b evaluated again
+            c.m.delete(p + "_arrival_rate")
+            c.m.wait_absent(p + "_arrival_rate")
+            t_gone = time.monotonic()
+            got, d, r = h.status(c.cl.active, meta, name=b)
+            if time.monotonic() - t_gone < 3:
+                assert got == OK and r is True, \
+                    "b's hold lost (its stream ran under a's name?): %s %r %r" % (got, d, r)
+        finally:
+            sb.cancel()
+    finally:
+        sa.cancel()
+
+
 # ----------------------------------------------------------------------------
 # concurrency
 

@@ -17,6 +17,7 @@ Prints `ok N - name` / `not ok N - name` per test and `N passed, N failed`.
 """
 
 import datetime
+import json
 import os
 import random
 import re
@@ -575,6 +576,42 @@ def t_hold_pods(c):
         stop_server(b)
         if fresh:
             stop_server(fresh)
+
+
+@test("the state file is written by its own thread: the last answers reach it with no "
+      "call after them", timeout=40)
+def t_state_saver(c):
+    # Saves used to ride on evaluations: the last changes before a quiet
+    # spell stayed unsaved until the next call, and a crash then lost them.
+    p = uniq("svr")
+    lam = p + "_arrival_rate"
+    c.m.update(**{lam: 1})
+    meta = {"arrivalRateQuery": lam, "serviceTime": "10", "staffing": "none"}
+    sf = os.path.join(h.tmpdir(), "saver.json")
+    s = start_server(c, ["--state-file", sf])
+    try:
+        names = [uniq("so") for _ in range(5)]
+        with h.Client(s.addr) as cl:
+            for n in names:                  # all within the same second
+                assert cl.target(meta, name=n) == 10
+
+        def saved():
+            try:
+                text = open(sf).read()
+            except OSError:
+                return False
+            return all(":default/%s/" % n in text for n in names)
+        t0 = time.monotonic()
+        h.wait_until(saved, 4, 0.1, "all five states in the file with no call after them")
+        note("saved %.2fs after the last call" % (time.monotonic() - t0))
+        # what a crash (SIGKILL) leaves is a whole file, not half of one
+        stop_server(s, signal.SIGKILL)
+        s = None
+        d = json.load(open(sf))
+        assert d["version"] == 2 and len(d["states"]) >= 5, d
+    finally:
+        if s:
+            stop_server(s)
 
 
 @test("restart with --state-file continues the staircase; without it a fresh process "
