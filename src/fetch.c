@@ -110,8 +110,8 @@ struct entry {
 	/* the cached answer (READY) */
 	enum prom_err err;
 	double value, sample_ts;
-	double *ts, *vals;
-	size_t n;
+	struct prom_range range;     /* range queries: values on their grid,
+				      * no timestamps (prom.h) */
 	char *msg;                   /* why, when err != PROM_OK; malloc()ed,
 				      * NULL when OK (or out of memory): an
 				      * entry is kept per query, and most
@@ -136,7 +136,8 @@ struct job {
 	size_t n, remaining;
 	struct fetch_query q[FETCH_QUERIES_MAX];
 	struct fetch_answer ans[FETCH_QUERIES_MAX];
-	double *owned[FETCH_QUERIES_MAX * 2]; /* copies of range arrays */
+	double *owned[FETCH_QUERIES_MAX]; /* range points handed out
+					   * (range_expand()) */
 };
 
 struct fetch {
@@ -209,10 +210,36 @@ static int refresh_plan(struct fetch *f, struct entry *e);
 
 static void entry_free_answer(struct entry *e)
 {
-	free(e->ts);
-	free(e->vals);
-	e->ts = e->vals = NULL;
-	e->n = 0;
+	prom_range_release(&e->range);
+}
+
+/*
+ * The points of e's range answer as an answer hands them out (fetch.h:
+ * parallel arrays, gaps left out), in one malloc()ed block that *block
+ * owns: the times are rebuilt from the grid, the same doubles the reply
+ * held.  0 (a NULL block for an answer without points), or -1 when out
+ * of memory.
+ */
+static int range_expand(const struct entry *e, struct fetch_answer *a,
+			double **block)
+{
+	const struct prom_range *r = &e->range;
+	double *p;
+
+	*block = NULL;
+	a->ts = a->vals = NULL;
+	a->n = 0;
+	if (e->err != PROM_OK || r->points == 0)
+		return 0;
+	p = malloc(2 * (size_t)r->points * sizeof(double));
+	if (!p)
+		return -1;
+	prom_range_points(r, p, p + r->points);
+	a->ts = p;
+	a->vals = p + r->points;
+	a->n = r->points;
+	*block = p;
+	return 0;
 }
 
 static void entry_free(struct entry *e)
@@ -283,26 +310,9 @@ static void job_fill(struct job *j, size_t idx, const struct entry *e,
 	a->sample_ts = e->sample_ts;
 	a->age_s = now - e->fetched_at;
 	snprintf(a->msg, sizeof(a->msg), "%s", e->msg ? e->msg : "");
-	a->n = 0;
-	a->ts = a->vals = NULL;
-	if (e->err == PROM_OK && e->n > 0) {
-		double *ts = malloc(e->n * sizeof(double));
-		double *vals = malloc(e->n * sizeof(double));
-
-		if (!ts || !vals) {
-			free(ts);
-			free(vals);
-			a->err = PROM_ENOMEM;
-			snprintf(a->msg, sizeof(a->msg), "out of memory");
-			return;
-		}
-		memcpy(ts, e->ts, e->n * sizeof(double));
-		memcpy(vals, e->vals, e->n * sizeof(double));
-		j->owned[idx * 2] = ts;
-		j->owned[idx * 2 + 1] = vals;
-		a->ts = ts;
-		a->vals = vals;
-		a->n = e->n;
+	if (range_expand(e, a, &j->owned[idx])) {
+		a->err = PROM_ENOMEM;
+		snprintf(a->msg, sizeof(a->msg), "out of memory");
 	}
 }
 
@@ -349,8 +359,7 @@ static void job_finish(struct fetch *f, struct job *j)
 
 	j->cb(j->arg, j->ans, j->n);
 	for (i = 0; i < j->n; i++) {
-		free(j->owned[i * 2]);
-		free(j->owned[i * 2 + 1]);
+		free(j->owned[i]);
 		free((char *)j->q[i].query);
 	}
 	pthread_mutex_lock(&f->mu);
@@ -413,14 +422,8 @@ static void entry_complete(struct fetch *f, struct entry *e,
 	e->curl_err = NULL;
 	snprintf(why, sizeof(why), "%s", msg ? msg : "");
 	if (err == PROM_OK && e->range_s > 0) {
-		double *ts = NULL, *vals = NULL;
-		size_t n = 0;
-
-		e->err = prom_parse_range(e->body.buf, e->body.len, &ts, &vals, &n,
+		e->err = prom_parse_range(e->body.buf, e->body.len, &e->range,
 					  why, sizeof(why));
-		e->ts = ts;
-		e->vals = vals;
-		e->n = n;
 	} else if (err == PROM_OK) {
 		double v = 0.0, t = 0.0;
 
@@ -1441,33 +1444,19 @@ static int hit_fill(struct fetch_hit *h, size_t i, const struct entry *e,
 	a->value = e->value;
 	a->sample_ts = e->sample_ts;
 	a->age_s = now - e->fetched_at;
-	a->ts = a->vals = NULL;
-	a->n = 0;
-	h->owned[i * 2] = h->owned[i * 2 + 1] = NULL;
 	/* the message only when there is one: it is most of the struct */
 	if (e->err != PROM_OK && e->msg)
 		snprintf(a->msg, sizeof(a->msg), "%s", e->msg);
 	else
 		a->msg[0] = '\0';
-	if (e->err == PROM_OK && e->n > 0) {
-		h->owned[i * 2] = malloc(e->n * sizeof(double));
-		h->owned[i * 2 + 1] = malloc(e->n * sizeof(double));
-		if (!h->owned[i * 2] || !h->owned[i * 2 + 1])
-			return -1;
-		memcpy(h->owned[i * 2], e->ts, e->n * sizeof(double));
-		memcpy(h->owned[i * 2 + 1], e->vals, e->n * sizeof(double));
-		a->ts = h->owned[i * 2];
-		a->vals = h->owned[i * 2 + 1];
-		a->n = e->n;
-	}
-	return 0;
+	return range_expand(e, a, &h->owned[i]);
 }
 
 void fetch_hit_release(struct fetch_hit *h)
 {
 	size_t i;
 
-	for (i = 0; i < h->n * 2; i++) {
+	for (i = 0; i < h->n; i++) {
 		free(h->owned[i]);
 		h->owned[i] = NULL;
 	}
