@@ -132,9 +132,13 @@ struct entry {
 	/* the cached answer (READY) */
 	int have_answer;             /* a fetched answer is held below */
 	enum prom_err err;
-	double value, sample_ts;
-	struct prom_range range;     /* range queries: values on their grid,
-				      * no timestamps (prom.h) */
+	union {                      /* which one: range_s > 0 */
+		struct {             /* an instant query's sample */
+			double value, sample_ts;
+		};
+		struct prom_range range; /* a range query's values on their
+					  * grid, no timestamps (prom.h) */
+	};
 	char *msg;                   /* why, when err != PROM_OK; malloc()ed,
 				      * NULL when OK (or out of memory): an
 				      * entry is kept per query, and most
@@ -229,7 +233,12 @@ static int refresh_plan(struct fetch *f, struct entry *e);
 
 static void entry_free_answer(struct entry *e)
 {
-	prom_range_release(&e->range);
+	if (e->range_s > 0) {
+		prom_range_release(&e->range);
+	} else {
+		e->value = 0.0;
+		e->sample_ts = 0.0;
+	}
 }
 
 /*
@@ -248,7 +257,7 @@ static int range_expand(const struct entry *e, struct fetch_answer *a,
 	*block = NULL;
 	a->ts = a->vals = NULL;
 	a->n = 0;
-	if (e->err != PROM_OK || r->points == 0)
+	if (!(e->range_s > 0) || e->err != PROM_OK || r->points == 0)
 		return 0;
 	p = malloc(2 * (size_t)r->points * sizeof(double));
 	if (!p)
@@ -337,8 +346,8 @@ static void job_fill(struct job *j, size_t idx, const struct entry *e,
 	struct fetch_answer *a = &j->ans[idx];
 
 	a->err = e->err;
-	a->value = e->value;
-	a->sample_ts = e->sample_ts;
+	a->value = e->range_s > 0 ? 0.0 : e->value;
+	a->sample_ts = e->range_s > 0 ? 0.0 : e->sample_ts;
 	a->age_s = now - e->fetched_at;
 	snprintf(a->msg, sizeof(a->msg), "%s", e->msg ? e->msg : "");
 	if (range_expand(e, a, &j->owned[idx])) {
@@ -449,8 +458,6 @@ static void entry_complete(struct fetch *f, struct entry *e,
 	}
 	entry_free_answer(e);
 	e->err = err;
-	e->value = 0.0;
-	e->sample_ts = 0.0;
 	snprintf(why, sizeof(why), "%s", msg ? msg : "");
 	if (err == PROM_OK && e->range_s > 0) {
 		e->err = prom_parse_range(b->buf, b->len, &e->range, why,
@@ -1508,8 +1515,8 @@ static int hit_fill(struct fetch_hit *h, size_t i, const struct entry *e,
 	struct fetch_answer *a = &h->ans[i];
 
 	a->err = e->err;
-	a->value = e->value;
-	a->sample_ts = e->sample_ts;
+	a->value = e->range_s > 0 ? 0.0 : e->value;
+	a->sample_ts = e->range_s > 0 ? 0.0 : e->sample_ts;
 	a->age_s = now - e->fetched_at;
 	/* the message only when there is one: it is most of the struct */
 	if (e->err != PROM_OK && e->msg)
