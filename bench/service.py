@@ -540,45 +540,78 @@ def report(R, P, meta):
         raw.append("Fresh server per repetition (cacheTTLSeconds 5): RSS idle, after "
                    "GetMetrics and IsActive once for each of the first N distinct "
                    "ScaledObjects (each its own query), then with streams open on "
-                   "those objects. RSS read from /proc after 1 s of quiet.\n")
+                   "those objects. Read from /proc after 1 s of quiet: RSS from "
+                   "/proc/PID/stat, its anonymous part (RssAnon: heap, stacks, "
+                   "anonymous mappings, the process's own data) and its "
+                   "file-backed part (RssFile: pages of mapped files, mostly the "
+                   "shared libraries' code, gRPC core's and OpenSSL's first) from "
+                   "/proc/PID/status. Each cell: repetitions 1 / 2 / 3.\n")
         steps = []
         for d in [d for k, d in runs[0] if k == "rss"]:
             steps.append((int(d["objects"]), int(d["streams"])))
-        table_head(raw, ["objects", "streams"] +
-                   ["rep %d MiB" % (i + 1) for i in range(len(runs))])
-        rss = {}
+        table_head(raw, ["objects", "streams", "RSS MiB", "anonymous MiB",
+                         "file-backed MiB"])
+        # older clients print no anon_kib / file_kib: those columns are n/a
+        rss, anon, filed = {}, {}, {}
         for st in steps:
-            vals = []
-            for run in runs:
-                for k, d in run:
-                    if k == "rss" and (int(d["objects"]), int(d["streams"])) == st:
-                        vals.append(d["kib"] / 1024)
-            rss[st] = vals
-            raw.append("| %d | %d | %s |" % (st[0], st[1],
-                                             " | ".join(f(v, 1) for v in vals)))
+            for tab, key in ((rss, "kib"), (anon, "anon_kib"), (filed, "file_kib")):
+                vals = []
+                for run in runs:
+                    for k, d in run:
+                        if k == "rss" and (int(d["objects"]), int(d["streams"])) == st:
+                            vals.append(d[key] / 1024 if key in d else None)
+                tab[st] = vals
+            raw.append("| %d | %d | %s | %s | %s |" % (
+                st[0], st[1], " / ".join(f(v, 1) for v in rss[st]),
+                " / ".join(f(v, 1) for v in anon[st]),
+                " / ".join(f(v, 1) for v in filed[st])))
         raw.append("")
-        idle = med(rss.get((0, 0), []))
         top_o = max(P["objects"])
-        o_mb = med(rss.get((top_o, 0), []))
-        per_obj = (o_mb - idle) * 1024 / top_o if top_o else float("nan")
         s1, s_top = min(P["mem_streams"]), max(P["mem_streams"])
-        m1 = med(rss.get((top_o, s1), []))
-        mtop = med(rss.get((top_o, s_top), []))
-        per_stream = (m1 - o_mb) * 1024 / s1 if s1 else float("nan")
-        per_stream_top = (mtop - o_mb) * 1024 / s_top if s_top else float("nan")
+
+        def costs(tab):
+            """Idle MiB, KiB per object and per stream (at s1 and s_top),
+            MiB at top_o + s1 and top_o + s_top."""
+            idle = med(tab.get((0, 0), []))
+            o_mb = med(tab.get((top_o, 0), []))
+            m1 = med(tab.get((top_o, s1), []))
+            mtop = med(tab.get((top_o, s_top), []))
+            return (idle,
+                    (o_mb - idle) * 1024 / top_o if top_o else float("nan"),
+                    (m1 - o_mb) * 1024 / s1 if s1 else float("nan"),
+                    (mtop - o_mb) * 1024 / s_top if s_top else float("nan"),
+                    m1, mtop)
+        idle, per_obj, per_stream, per_stream_top, m1, mtop = costs(rss)
+        a_idle, a_obj, a_stream, a_stream_top, a_m1, _ = costs(anon)
+        f_m1 = med(filed.get((top_o, s1), []))
         target_key = (10000, 1000)
         tgt = med(rss.get(target_key, [])) if target_key in rss else m1
+        # The target is judged on RSS, as issue 12 states it; the anonymous
+        # and file-backed parts are shown beside it, not instead of it.
         rows.append((
             "memory: %d objects + %d streams" % (top_o, s1),
-            "**%s MiB** RSS (min %s); idle %s MiB, %s KiB per object, %s KiB per "
-            "stream at %d (%s at %d); %d objects + %d streams: %s MiB" % (
-                f(tgt, 1), f(mn(rss.get(target_key, [m1])), 1), f(idle, 1),
-                f(per_obj, 1), f(per_stream, 1), s1, f(per_stream_top, 1), s_top,
+            "**%s MiB** RSS (min %s): anonymous %s MiB, file-backed %s MiB; "
+            "idle %s MiB (anonymous %s); per object %s KiB (anonymous %s), "
+            "per stream %s KiB (anonymous %s) at %d, %s (anonymous %s) at %d; "
+            "%d objects + %d streams: %s MiB" % (
+                f(tgt, 1), f(mn(rss.get(target_key, [m1])), 1), f(a_m1, 1),
+                f(f_m1, 1), f(idle, 1), f(a_idle, 1), f(per_obj, 2),
+                f(a_obj, 2), f(per_stream, 1), f(a_stream, 1), s1,
+                f(per_stream_top, 1), f(a_stream_top, 1), s_top,
                 top_o, s_top, f(mtop, 1)),
             "< %g MB RSS" % T_RSS_MB,
             verdict(tgt * 1.048576 < T_RSS_MB)))
         notes.append("The memory target is in MB (10^6 bytes); the table "
                      "shows MiB: %s MiB is %s MB." % (f(tgt, 1), f(tgt * 1.048576, 1)))
+        notes.append("Memory: RSS counts the pages of files the process has "
+                     "touched, mostly its shared libraries' code (file-backed: %s "
+                     "MiB in the target row, %s MiB idle); they are not staffer's "
+                     "data and would be shared with other processes mapping the "
+                     "same libraries (in a container there are usually none). The "
+                     "anonymous part (%s MiB idle) is what grows with objects and "
+                     "streams; per object and per stream costs are shown for both. "
+                     "The verdict stays on RSS, as the issue states the target."
+                     % (f(f_m1, 1), f(med(filed.get((0, 0), [])), 1), f(a_idle, 1)))
 
     # -- KEDA's cycle
     if "keda" in R:

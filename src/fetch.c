@@ -11,7 +11,9 @@
  *    with requests waiting for a connection, taken in turn;
  *  - lane: one per (backend, namespace): its tickets (entries waiting to
  *    be sent) in order, and its requests in flight;
- *  - tcount: jobs per namespace, under the mutex (FETCH_TENANT_JOBS_MAX).
+ *  - tcount: jobs per namespace, under the mutex (FETCH_TENANT_JOBS_MAX);
+ *  - tname: a namespace's name, shared by the entries it asked last;
+ *  - xfer: a transfer's handle, headers and body, only while it runs.
  *
  * An entry that needs a transfer is QUEUED with a ticket in the lane of
  * the namespace that asked; a namespace that joins it while it waits gets
@@ -43,6 +45,7 @@
 #define BUCKETS 4096
 #define LANE_BUCKETS 1024
 #define TCOUNT_BUCKETS 256
+#define TNAME_BUCKETS 256
 #define SWEEP_EVERY_S 10.0
 /* An idle entry is freed after ENTRY_IDLE_TTLS times its cacheTTLSeconds,
  * and never sooner than ENTRY_IDLE_MIN_S. */
@@ -79,6 +82,14 @@ struct lane {
 	char tenant[FETCH_TENANT_MAX];
 };
 
+/* A namespace's name, shared by the entries it asked last (fetch.cmu):
+ * one copy per namespace rather than one per entry. */
+struct tname {
+	struct tname *next;
+	size_t refs;                /* entries pointing here */
+	char name[];
+};
+
 /* Jobs of one namespace (fetch.mu). */
 struct tcount {
 	struct tcount *next;
@@ -92,39 +103,50 @@ struct waiter {
 	size_t idx;
 };
 
+/* What a transfer needs while it is set up and runs (entry_start() to
+ * entry_complete()): kept out of the entry, which lives as long as its
+ * cached answer, one per query (fetch.h's FETCH_ENTRIES_MAX). */
+struct xfer {
+	CURL *easy;
+	struct curl_slist *headers;
+	struct http_body body;       /* capped at the config's maxBodyBytes */
+	double sent_at;              /* mono_now() when the transfer began */
+	char curl_err[CURL_ERROR_SIZE];
+};
+
+/* Kept per (backend, query, range) for as long as its answer may be
+ * asked for: fields ordered so that none pads, the query text inline. */
 struct entry {
 	struct entry *next;          /* hash chain */
 	struct sheap_node rnode;     /* fetch.refresh: a refresh ahead due */
-	char *tenant;                /* who asked last: refreshes queue there */
-	int have_answer;             /* a fetched answer is held below */
+	struct tname *tenant;        /* who asked last: refreshes queue there */
 	const struct backend *be;
 	struct config *cfg;          /* held: be lives in it */
 	struct lane *lane;           /* INFLIGHT: whose connection it uses */
 	struct lane *last_ticket;    /* QUEUED: the lane of its last ticket */
 	size_t tickets;              /* tickets pointing here: not swept */
-	char *query;
 	double range_s, step_s, end_s;
+	double fetched_at, last_used;
 	uint32_t hash;
 	enum entry_state state;
-	double fetched_at, last_used;
 	/* the cached answer (READY) */
+	int have_answer;             /* a fetched answer is held below */
 	enum prom_err err;
-	double value, sample_ts;
-	double *ts, *vals;
-	size_t n;
+	union {                      /* which one: range_s > 0 */
+		struct {             /* an instant query's sample */
+			double value, sample_ts;
+		};
+		struct prom_range range; /* a range query's values on their
+					  * grid, no timestamps (prom.h) */
+	};
 	char *msg;                   /* why, when err != PROM_OK; malloc()ed,
 				      * NULL when OK (or out of memory): an
 				      * entry is kept per query, and most
 				      * answers need no message */
-	/* the transfer (INFLIGHT) */
-	struct waiter *waiters;
+	struct waiter *waiters;      /* QUEUED, INFLIGHT: jobs to answer */
 	struct entry *aws_next;      /* on fetch.aws_wait: no transfer yet */
-	CURL *easy;
-	struct curl_slist *headers;
-	struct http_body body;       /* capped at the config's maxBodyBytes */
-	char *curl_err;              /* CURL_ERROR_SIZE bytes, while a
-				      * transfer runs (entry_start()) */
-	double sent_at;              /* mono_now() when the transfer began */
+	struct xfer *x;              /* the transfer; NULL when none */
+	char query[];                /* PromQL, NUL-terminated */
 };
 
 struct job {
@@ -136,7 +158,8 @@ struct job {
 	size_t n, remaining;
 	struct fetch_query q[FETCH_QUERIES_MAX];
 	struct fetch_answer ans[FETCH_QUERIES_MAX];
-	double *owned[FETCH_QUERIES_MAX * 2]; /* copies of range arrays */
+	double *owned[FETCH_QUERIES_MAX]; /* range points handed out
+					   * (range_expand()) */
 };
 
 struct fetch {
@@ -164,6 +187,7 @@ struct fetch {
 	struct sheap refresh;        /* entries in use, by refresh-ahead time */
 	struct bstate *bstates;
 	struct lane *lanes[LANE_BUCKETS];
+	struct tname *tnames[TNAME_BUCKETS];
 	size_t n_entries;
 	double last_sweep;
 
@@ -210,21 +234,66 @@ static void lane_maybe_free(struct fetch *f, struct lane *l);
 
 static void entry_free_answer(struct entry *e)
 {
-	free(e->ts);
-	free(e->vals);
-	e->ts = e->vals = NULL;
-	e->n = 0;
+	if (e->range_s > 0) {
+		prom_range_release(&e->range);
+	} else {
+		e->value = 0.0;
+		e->sample_ts = 0.0;
+	}
 }
 
-static void entry_free(struct entry *e)
+/*
+ * The points of e's range answer as an answer hands them out (fetch.h:
+ * parallel arrays, gaps left out), in one malloc()ed block that *block
+ * owns: the times are rebuilt from the grid, the same doubles the reply
+ * held.  0 (a NULL block for an answer without points), or -1 when out
+ * of memory.
+ */
+static int range_expand(const struct entry *e, struct fetch_answer *a,
+			double **block)
+{
+	const struct prom_range *r = &e->range;
+	double *p;
+
+	*block = NULL;
+	a->ts = a->vals = NULL;
+	a->n = 0;
+	if (!(e->range_s > 0) || e->err != PROM_OK || r->points == 0)
+		return 0;
+	p = malloc(2 * (size_t)r->points * sizeof(double));
+	if (!p)
+		return -1;
+	prom_range_points(r, p, p + r->points);
+	a->ts = p;
+	a->vals = p + r->points;
+	a->n = r->points;
+	*block = p;
+	return 0;
+}
+
+/* Free e's transfer (its handle must be out of the multi handle). */
+static void xfer_free(struct entry *e)
+{
+	struct xfer *x = e->x;
+
+	if (!x)
+		return;
+	curl_easy_cleanup(x->easy);
+	curl_slist_free_all(x->headers);
+	http_body_release(&x->body);
+	free(x);
+	e->x = NULL;
+}
+
+static void tname_drop(struct fetch *f, struct tname *t);
+
+static void entry_free(struct fetch *f, struct entry *e)
 {
 	entry_free_answer(e);
 	free(e->msg);
-	free(e->curl_err);
-	free(e->tenant);
-	http_body_release(&e->body);
+	xfer_free(e);
+	tname_drop(f, e->tenant);
 	config_drop(e->cfg);
-	free(e->query);
 	free(e);
 }
 
@@ -247,19 +316,17 @@ static struct entry *entry_get(struct fetch *f, const struct fetch_query *q)
 	uint32_t h = hash_query(q);
 	struct entry **slot = &f->buckets[h % BUCKETS];
 	struct entry *e = entry_find(f, q, h);
+	size_t qlen;
 
 	if (e)
 		return e;
 	if (f->n_entries >= FETCH_ENTRIES_MAX)
 		return NULL;
-	e = calloc(1, sizeof(*e));
+	qlen = strlen(q->query);
+	e = calloc(1, sizeof(*e) + qlen + 1);
 	if (!e)
 		return NULL;
-	e->query = strdup(q->query);
-	if (!e->query) {
-		free(e);
-		return NULL;
-	}
+	memcpy(e->query, q->query, qlen + 1);
 	sheap_node_init(&e->rnode);
 	e->be = q->backend;
 	e->cfg = config_hold(q->cfg);
@@ -280,30 +347,13 @@ static void job_fill(struct job *j, size_t idx, const struct entry *e,
 	struct fetch_answer *a = &j->ans[idx];
 
 	a->err = e->err;
-	a->value = e->value;
-	a->sample_ts = e->sample_ts;
+	a->value = e->range_s > 0 ? 0.0 : e->value;
+	a->sample_ts = e->range_s > 0 ? 0.0 : e->sample_ts;
 	a->age_s = now - e->fetched_at;
 	snprintf(a->msg, sizeof(a->msg), "%s", e->msg ? e->msg : "");
-	a->n = 0;
-	a->ts = a->vals = NULL;
-	if (e->err == PROM_OK && e->n > 0) {
-		double *ts = malloc(e->n * sizeof(double));
-		double *vals = malloc(e->n * sizeof(double));
-
-		if (!ts || !vals) {
-			free(ts);
-			free(vals);
-			a->err = PROM_ENOMEM;
-			snprintf(a->msg, sizeof(a->msg), "out of memory");
-			return;
-		}
-		memcpy(ts, e->ts, e->n * sizeof(double));
-		memcpy(vals, e->vals, e->n * sizeof(double));
-		j->owned[idx * 2] = ts;
-		j->owned[idx * 2 + 1] = vals;
-		a->ts = ts;
-		a->vals = vals;
-		a->n = e->n;
+	if (range_expand(e, a, &j->owned[idx])) {
+		a->err = PROM_ENOMEM;
+		snprintf(a->msg, sizeof(a->msg), "out of memory");
 	}
 }
 
@@ -350,8 +400,7 @@ static void job_finish(struct fetch *f, struct job *j)
 
 	j->cb(j->arg, j->ans, j->n);
 	for (i = 0; i < j->n; i++) {
-		free(j->owned[i * 2]);
-		free(j->owned[i * 2 + 1]);
+		free(j->owned[i]);
 		free((char *)j->q[i].query);
 	}
 	pthread_mutex_lock(&f->mu);
@@ -397,6 +446,8 @@ static void jobs_run_done(struct fetch *f)
 static void entry_complete(struct fetch *f, struct entry *e,
 			   enum prom_err err, const char *msg)
 {
+	static const struct http_body no_body;
+	const struct http_body *b = e->x ? &e->x->body : &no_body;
 	struct waiter *w, *next;
 	double now = mono_now();
 	char why[PROM_ERR_MAX];
@@ -411,31 +462,21 @@ static void entry_complete(struct fetch *f, struct entry *e,
 	}
 	entry_free_answer(e);
 	e->err = err;
-	e->value = 0.0;
-	e->sample_ts = 0.0;
-	free(e->curl_err);       /* the transfer is over */
-	e->curl_err = NULL;
 	snprintf(why, sizeof(why), "%s", msg ? msg : "");
 	if (err == PROM_OK && e->range_s > 0) {
-		double *ts = NULL, *vals = NULL;
-		size_t n = 0;
-
-		e->err = prom_parse_range(e->body.buf, e->body.len, &ts, &vals, &n,
-					  why, sizeof(why));
-		e->ts = ts;
-		e->vals = vals;
-		e->n = n;
+		e->err = prom_parse_range(b->buf, b->len, &e->range, why,
+					  sizeof(why));
 	} else if (err == PROM_OK) {
 		double v = 0.0, t = 0.0;
 
-		e->err = prom_parse_sample(e->body.buf, e->body.len, &v, &t,
-					   why, sizeof(why));
+		e->err = prom_parse_sample(b->buf, b->len, &v, &t, why,
+					   sizeof(why));
 		if (e->err == PROM_OK) {
 			e->value = v;
 			e->sample_ts = t;
 		}
 	}
-	http_body_release(&e->body);
+	xfer_free(e);            /* the transfer is over */
 	e->fetched_at = now;
 	e->have_answer = 1;
 	e->state = ENTRY_READY;
@@ -488,11 +529,11 @@ static int setup_auth(struct entry *e, const struct awscred *cred,
 		if (!hdr)
 			goto out;
 		snprintf(hdr, len, "Authorization: Bearer %s", tok);
-		l = curl_slist_append(e->headers, hdr);
+		l = curl_slist_append(e->x->headers, hdr);
 		free(hdr);
 		if (!l)
 			goto out;
-		e->headers = l;
+		e->x->headers = l;
 		rc = 0;
 		break;
 	}
@@ -502,9 +543,9 @@ static int setup_auth(struct entry *e, const struct awscred *cred,
 					  whylen) : NULL;
 		if (!user || !pass)
 			goto out;
-		curl_easy_setopt(e->easy, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
-		curl_easy_setopt(e->easy, CURLOPT_USERNAME, user);
-		curl_easy_setopt(e->easy, CURLOPT_PASSWORD, pass);
+		curl_easy_setopt(e->x->easy, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+		curl_easy_setopt(e->x->easy, CURLOPT_USERNAME, user);
+		curl_easy_setopt(e->x->easy, CURLOPT_PASSWORD, pass);
 		rc = 0;
 		break;
 	case CONFIG_AUTH_SIGV4: {
@@ -512,21 +553,21 @@ static int setup_auth(struct entry *e, const struct awscred *cred,
 		char sig[128];
 
 		snprintf(sig, sizeof(sig), "aws:amz:%s:aps", be->sigv4_region);
-		curl_easy_setopt(e->easy, CURLOPT_AWS_SIGV4, sig);
-		curl_easy_setopt(e->easy, CURLOPT_USERNAME, cred->id);
-		curl_easy_setopt(e->easy, CURLOPT_PASSWORD, cred->secret);
+		curl_easy_setopt(e->x->easy, CURLOPT_AWS_SIGV4, sig);
+		curl_easy_setopt(e->x->easy, CURLOPT_USERNAME, cred->id);
+		curl_easy_setopt(e->x->easy, CURLOPT_PASSWORD, cred->secret);
 		if (cred->token[0]) {
 			char hdr[AWSCRED_TOKEN_MAX + 32];
 			struct curl_slist *l;
 
 			snprintf(hdr, sizeof(hdr), "x-amz-security-token: %s",
 				 cred->token);
-			l = curl_slist_append(e->headers, hdr);
+			l = curl_slist_append(e->x->headers, hdr);
 			if (!l) {
 				snprintf(why, whylen, "out of memory");
 				goto out;
 			}
-			e->headers = l;
+			e->x->headers = l;
 		}
 		rc = 0;
 		break;
@@ -617,59 +658,54 @@ static int entry_start(struct fetch *f, struct entry *e, char *why,
 		snprintf(why, whylen, "out of memory");
 		goto out;
 	}
-	e->easy = curl_easy_init();
-	if (!e->easy) {
-		snprintf(why, whylen, "curl_easy_init failed");
-		goto out;
-	}
-	http_body_reset(&e->body, e->cfg->max_body_bytes);
-	if (!e->curl_err)
-		e->curl_err = malloc(CURL_ERROR_SIZE);
-	if (!e->curl_err) {
+	e->x = calloc(1, sizeof(*e->x));
+	if (!e->x) {
 		snprintf(why, whylen, "out of memory");
 		goto out;
 	}
-	e->curl_err[0] = '\0';
+	e->x->easy = curl_easy_init();
+	if (!e->x->easy) {
+		snprintf(why, whylen, "curl_easy_init failed");
+		goto out;
+	}
+	http_body_reset(&e->x->body, e->cfg->max_body_bytes);
 	for (i = 0; i < be->n_headers; i++) {
-		struct curl_slist *l = curl_slist_append(e->headers,
+		struct curl_slist *l = curl_slist_append(e->x->headers,
 							 be->headers[i]);
 		if (!l) {
 			snprintf(why, whylen, "out of memory");
 			goto out;
 		}
-		e->headers = l;
+		e->x->headers = l;
 	}
 	if (setup_auth(e, cred, why, whylen))
 		goto out;
-	http_easy_setup(e->easy, url, &e->body, e->curl_err, be->timeout_s);
-	curl_easy_setopt(e->easy, CURLOPT_PRIVATE, e);
-	curl_easy_setopt(e->easy, CURLOPT_ACCEPT_ENCODING, "");
-	if (e->headers)
-		curl_easy_setopt(e->easy, CURLOPT_HTTPHEADER, e->headers);
+	http_easy_setup(e->x->easy, url, &e->x->body, e->x->curl_err,
+			be->timeout_s);
+	curl_easy_setopt(e->x->easy, CURLOPT_PRIVATE, e);
+	curl_easy_setopt(e->x->easy, CURLOPT_ACCEPT_ENCODING, "");
+	if (e->x->headers)
+		curl_easy_setopt(e->x->easy, CURLOPT_HTTPHEADER,
+				 e->x->headers);
 	if (be->ca_file)
-		curl_easy_setopt(e->easy, CURLOPT_CAINFO, be->ca_file);
+		curl_easy_setopt(e->x->easy, CURLOPT_CAINFO, be->ca_file);
 	if (be->cert_file)
-		curl_easy_setopt(e->easy, CURLOPT_SSLCERT, be->cert_file);
+		curl_easy_setopt(e->x->easy, CURLOPT_SSLCERT, be->cert_file);
 	if (be->key_file)
-		curl_easy_setopt(e->easy, CURLOPT_SSLKEY, be->key_file);
-	if (curl_multi_add_handle(f->multi, e->easy) != CURLM_OK) {
+		curl_easy_setopt(e->x->easy, CURLOPT_SSLKEY, be->key_file);
+	if (curl_multi_add_handle(f->multi, e->x->easy) != CURLM_OK) {
 		snprintf(why, whylen, "curl_multi_add_handle failed");
 		goto out;
 	}
 	e->state = ENTRY_INFLIGHT;
-	e->sent_at = mono_now();
+	e->x->sent_at = mono_now();
 	rc = 0;
 out:
 	if (cred)      /* the secret does not linger on the stack */
 		explicit_bzero(cred, sizeof(*cred));
 	free(url);
-	if (rc) {
-		if (e->easy)
-			curl_easy_cleanup(e->easy);
-		e->easy = NULL;
-		curl_slist_free_all(e->headers);
-		e->headers = NULL;
-	}
+	if (rc)
+		xfer_free(e);
 	return rc;
 }
 
@@ -766,35 +802,37 @@ static void status_msg(CURL *easy, long status, char *msg, size_t size)
 /* A transfer ended: turn curl's and HTTP's verdict into an answer. */
 static void entry_done(struct fetch *f, struct entry *e, CURLcode res)
 {
+	struct xfer *x = e->x;   /* freed by entry_complete() */
+	double sent_at = x->sent_at;
 	long status = 0;
 	char msg[PROM_ERR_MAX];
 	enum prom_err err = PROM_OK;
 
-	curl_easy_getinfo(e->easy, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
 	msg[0] = '\0';
 	if (res == CURLE_OK && status != 200)
-		status_msg(e->easy, status, msg, sizeof(msg));
-	curl_multi_remove_handle(f->multi, e->easy);
-	curl_easy_cleanup(e->easy);
-	e->easy = NULL;
-	curl_slist_free_all(e->headers);
-	e->headers = NULL;
+		status_msg(x->easy, status, msg, sizeof(msg));
+	curl_multi_remove_handle(f->multi, x->easy);
+	curl_easy_cleanup(x->easy);
+	x->easy = NULL;
+	curl_slist_free_all(x->headers);
+	x->headers = NULL;
 
-	if (e->body.too_big || res == CURLE_FILESIZE_EXCEEDED) {
+	if (x->body.too_big || res == CURLE_FILESIZE_EXCEEDED) {
 		err = PROM_ETOOBIG;
 		snprintf(msg, sizeof(msg), "response body larger than %zu "
 			 "bytes", e->cfg->max_body_bytes);
 	} else if (res != CURLE_OK) {
 		err = PROM_EHTTP;
 		snprintf(msg, sizeof(msg), "%.80s: %.160s", curl_easy_strerror(res),
-			 e->curl_err && e->curl_err[0] ? e->curl_err :
+			 x->curl_err[0] ? x->curl_err :
 			 "no detail");
 	} else if (status != 200) {
 		char why[PROM_ERR_MAX];
 		double v;
 
 		/* Prometheus explains bad queries in a JSON body (400/422). */
-		err = prom_parse_instant(e->body.buf, e->body.len, &v, why,
+		err = prom_parse_instant(x->body.buf, x->body.len, &v, why,
 					 sizeof(why));
 		if (err == PROM_EAPI || err == PROM_EQUERY)
 			memcpy(msg, why, sizeof(msg));
@@ -802,7 +840,7 @@ static void entry_done(struct fetch *f, struct entry *e, CURLcode res)
 			err = PROM_ESTATUS;
 	}
 	entry_complete(f, e, err, msg);
-	observe(f, e->be, result_of(res, e->err), mono_now() - e->sent_at);
+	observe(f, e->be, result_of(res, e->err), mono_now() - sent_at);
 }
 
 /* A transfer that could not start: answer it, and count it unsent. */
@@ -1088,7 +1126,7 @@ static void refresh_due(struct fetch *f, double now)
 		if (e->state != ENTRY_READY || e->last_used < e->fetched_at ||
 		    now - e->fetched_at >= e->cfg->cache_ttl_s)
 			continue;    /* busy, unused, or expired already */
-		if (entry_queue(f, e, e->tenant))
+		if (entry_queue(f, e, e->tenant->name))
 			continue;
 		pthread_mutex_lock(&f->mu);
 		f->stats.refreshed++;
@@ -1108,18 +1146,60 @@ static int refresh_wait_ms(const struct fetch *f, double now, int max_ms)
 	return ms <= 0 ? 0 : ms >= max_ms ? max_ms : (int)ms;
 }
 
+static struct tname **tname_slot(struct fetch *f, const char *name)
+{
+	struct tname **pp = &f->tnames[hash_str(name, 2166136261u) %
+				       TNAME_BUCKETS];
+
+	while (*pp && strcmp((*pp)->name, name))
+		pp = &(*pp)->next;
+	return pp;
+}
+
+/* The shared name, one more reference taken (cmu held); NULL when out of
+ * memory. */
+static struct tname *tname_get(struct fetch *f, const char *name)
+{
+	struct tname **pp = tname_slot(f, name);
+	size_t len;
+
+	if (!*pp) {
+		len = strlen(name);
+		*pp = calloc(1, sizeof(**pp) + len + 1);
+		if (!*pp)
+			return NULL;
+		memcpy((*pp)->name, name, len + 1);
+	}
+	(*pp)->refs++;
+	return *pp;
+}
+
+/* Drop a reference (cmu held); the last frees the name.  NULL is fine. */
+static void tname_drop(struct fetch *f, struct tname *t)
+{
+	struct tname **pp;
+
+	if (!t || --t->refs > 0)
+		return;
+	pp = tname_slot(f, t->name);
+	if (*pp == t)
+		*pp = t->next;
+	free(t);
+}
+
 /* Remember the namespace that asked last (kept on failure: a refresh
  * then queues for the one before). */
-static void entry_note_tenant(struct entry *e, const char *tenant)
+static void entry_note_tenant(struct fetch *f, struct entry *e,
+			      const char *tenant)
 {
-	char *t;
+	struct tname *t;
 
-	if (e->tenant && !strcmp(e->tenant, tenant))
+	if (e->tenant && !strcmp(e->tenant->name, tenant))
 		return;
-	t = strdup(tenant);
+	t = tname_get(f, tenant);
 	if (!t)
 		return;
-	free(e->tenant);
+	tname_drop(f, e->tenant);
 	e->tenant = t;
 }
 
@@ -1143,7 +1223,7 @@ static void job_start(struct fetch *f, struct job *j)
 			continue;
 		}
 		e->last_used = now;
-		entry_note_tenant(e, j->tenant);
+		entry_note_tenant(f, e, j->tenant);
 		/* A refresh ahead may be under way: its answer still holds. */
 		if (e->have_answer &&
 		    now - e->fetched_at < e->cfg->cache_ttl_s) {
@@ -1200,7 +1280,7 @@ static void sweep(struct fetch *f, double now)
 			    now - e->last_used > idle) {
 				*pp = e->next;
 				sheap_remove(&f->refresh, &e->rnode);
-				entry_free(e);
+				entry_free(f, e);
 				f->n_entries--;
 			} else {
 				pp = &e->next;
@@ -1227,12 +1307,9 @@ static void abort_all(struct fetch *f, struct job *incoming)
 			if (e->state != ENTRY_INFLIGHT &&
 			    e->state != ENTRY_QUEUED)
 				continue;
-			if (e->easy)
-				curl_multi_remove_handle(f->multi, e->easy);
-			curl_easy_cleanup(e->easy);
-			e->easy = NULL;
-			curl_slist_free_all(e->headers);
-			e->headers = NULL;
+			if (e->x && e->x->easy)
+				curl_multi_remove_handle(f->multi, e->x->easy);
+			xfer_free(e);
 			entry_complete(f, e, PROM_EHTTP, "shutting down");
 		}
 	}
@@ -1437,7 +1514,7 @@ void fetch_free(struct fetch *f)
 			struct entry *e = f->buckets[b];
 
 			f->buckets[b] = e->next;
-			entry_free(e);
+			entry_free(f, e);
 		}
 	}
 	sheap_free(&f->refresh);
@@ -1456,36 +1533,22 @@ static int hit_fill(struct fetch_hit *h, size_t i, const struct entry *e,
 	struct fetch_answer *a = &h->ans[i];
 
 	a->err = e->err;
-	a->value = e->value;
-	a->sample_ts = e->sample_ts;
+	a->value = e->range_s > 0 ? 0.0 : e->value;
+	a->sample_ts = e->range_s > 0 ? 0.0 : e->sample_ts;
 	a->age_s = now - e->fetched_at;
-	a->ts = a->vals = NULL;
-	a->n = 0;
-	h->owned[i * 2] = h->owned[i * 2 + 1] = NULL;
 	/* the message only when there is one: it is most of the struct */
 	if (e->err != PROM_OK && e->msg)
 		snprintf(a->msg, sizeof(a->msg), "%s", e->msg);
 	else
 		a->msg[0] = '\0';
-	if (e->err == PROM_OK && e->n > 0) {
-		h->owned[i * 2] = malloc(e->n * sizeof(double));
-		h->owned[i * 2 + 1] = malloc(e->n * sizeof(double));
-		if (!h->owned[i * 2] || !h->owned[i * 2 + 1])
-			return -1;
-		memcpy(h->owned[i * 2], e->ts, e->n * sizeof(double));
-		memcpy(h->owned[i * 2 + 1], e->vals, e->n * sizeof(double));
-		a->ts = h->owned[i * 2];
-		a->vals = h->owned[i * 2 + 1];
-		a->n = e->n;
-	}
-	return 0;
+	return range_expand(e, a, &h->owned[i]);
 }
 
 void fetch_hit_release(struct fetch_hit *h)
 {
 	size_t i;
 
-	for (i = 0; i < h->n * 2; i++) {
+	for (i = 0; i < h->n; i++) {
 		free(h->owned[i]);
 		h->owned[i] = NULL;
 	}
@@ -1517,7 +1580,7 @@ int fetch_lookup(struct fetch *f, const char *tenant,
 	}
 	for (i = 0; i < n; i++) {
 		es[i]->last_used = now;
-		entry_note_tenant(es[i], tenant ? tenant : "");
+		entry_note_tenant(f, es[i], tenant ? tenant : "");
 		wake |= refresh_plan(f, es[i]);
 	}
 	rc = 0;

@@ -89,7 +89,8 @@ typedef void fetch_done_fn(void *arg, const struct fetch_answer *answers,
 struct fetch_hit {
 	struct fetch_answer ans[FETCH_QUERIES_MAX];
 	size_t n;
-	double *owned[FETCH_QUERIES_MAX * 2]; /* copies of range arrays */
+	double *owned[FETCH_QUERIES_MAX]; /* range points (ts and vals in
+					   * one block), one per answer */
 };
 
 /*

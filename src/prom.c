@@ -623,16 +623,64 @@ out:
 
 /* ---- range queries ----------------------------------------------------- */
 
-enum prom_err prom_parse_range(const char *body, size_t len, double **ts,
-			       double **vals, size_t *n, char *err,
+/* Times of range points are kept in whole ms (prom.h); beyond this a
+ * double holds no milliseconds any more (2^53 ms is 9e12 s). */
+#define PROM_TIME_ABS_MAX 1e12
+
+static long long prom_gcd(long long a, long long b)
+{
+	while (b) {
+		long long t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * The time of point i of a range as whole milliseconds in *ms, or why
+ * not: a time with a finer fraction cannot be rebuilt from the grid
+ * (prom_range_time()) as the same double.
+ */
+static enum prom_err prom_range_ms(double when, int i, long long *ms,
+				   char *err, size_t errlen)
+{
+	long long t;
+
+	if (!(fabs(when) < PROM_TIME_ABS_MAX)) {
+		prom_seterr(err, errlen, "reply 'data.result[0].values[%d]' "
+			    "time %g is out of range", i, when);
+		return PROM_EPARSE;
+	}
+	t = llround(when * 1000.0);
+	if ((double)t / 1000.0 != when) {
+		prom_seterr(err, errlen, "reply 'data.result[0].values[%d]' "
+			    "time %.6f is not a whole millisecond (Prometheus' "
+			    "times are)", i, when);
+		return PROM_EPARSE;
+	}
+	*ms = t;
+	return PROM_OK;
+}
+
+/*
+ * Two passes over the points: the first checks every time and finds the
+ * grid (its step is the gcd of the distances from the first point), so
+ * that the values can go straight into their slots in the second, with
+ * no array of times allocated even for a moment.
+ */
+enum prom_err prom_parse_range(const char *body, size_t len,
+			       struct prom_range *out, char *err,
 			       size_t errlen)
 {
 	struct prom_reply r = { NULL, NULL, NULL };
 	const cJSON *series, *values, *pair;
 	const char *text;
-	double *t = NULL, *v = NULL, when, prev = -INFINITY;
-	size_t k = 0;
-	int m, i = 0;
+	double *v = NULL, when, x;
+	long long first = 0, last = 0, step = 0, ms, slots;
+	size_t k, points = 0;
+	int m, i;
 	enum prom_err rc;
 
 	rc = prom_open(&r, body, len, err, errlen);
@@ -673,35 +721,67 @@ enum prom_err prom_parse_range(const char *body, size_t len, double **ts,
 			    "than %d: use a larger step", m, PROM_RANGE_MAX);
 		goto out;
 	}
-	t = malloc((size_t)m * sizeof(*t));
-	v = malloc((size_t)m * sizeof(*v));
-	if (!t || !v) {
-		rc = PROM_ENOMEM;
-		prom_seterr(err, errlen, "out of memory");
-		goto out;
-	}
+	/* Pass 1: the pairs' shape, their order (consumers such as the
+	 * forecast rely on it) and the grid of their times. */
+	i = 0;
 	cJSON_ArrayForEach(pair, values) {
 		rc = prom_pair(pair, "data.result[0].values", i, &when, &text,
 			       err, errlen);
 		if (rc)
 			goto out;
-		/* Consumers (the forecast) rely on the order. */
-		if (!(when > prev)) {
+		rc = prom_range_ms(when, i, &ms, err, errlen);
+		if (rc)
+			goto out;
+		if (i > 0 && !(ms > last)) {
 			rc = PROM_EPARSE;
 			prom_seterr(err, errlen, "reply 'data.result[0]."
 				    "values[%d]' is not later than the point "
 				    "before it", i);
 			goto out;
 		}
-		prev = when;
-		rc = prom_value(text, &v[k], err, errlen);
-		if (rc == PROM_OK)
-			t[k++] = when;
-		else if (rc != PROM_ENAN)
-			goto out;
+		if (i == 0)
+			first = ms;
+		else
+			step = prom_gcd(ms - first, step);
+		last = ms;
 		i++;
 	}
-	if (k == 0) {
+	slots = step ? (last - first) / step + 1 : 1;
+	if (slots > PROM_RANGE_MAX) {
+		rc = PROM_EPARSE;
+		prom_seterr(err, errlen, "reply 'data.result[0].values' is "
+			    "not evenly spaced: the largest step its %d "
+			    "points share is %lld ms, a grid of %lld slots, "
+			    "more than %d", m, step, slots, PROM_RANGE_MAX);
+		goto out;
+	}
+	v = malloc((size_t)slots * sizeof(*v));
+	if (!v) {
+		rc = PROM_ENOMEM;
+		prom_seterr(err, errlen, "out of memory");
+		goto out;
+	}
+	for (k = 0; k < (size_t)slots; k++)
+		v[k] = NAN;
+	/* Pass 2: the values into their slots; NaN and +-Inf leave a gap. */
+	i = 0;
+	cJSON_ArrayForEach(pair, values) {
+		rc = prom_pair(pair, "data.result[0].values", i, &when, &text,
+			       err, errlen);
+		if (rc)
+			goto out;
+		rc = prom_value(text, &x, err, errlen);
+		if (rc == PROM_OK) {
+			k = step ? (size_t)((llround(when * 1000.0) - first) /
+					    step) : 0;
+			v[k] = x;
+			points++;
+		} else if (rc != PROM_ENAN) {
+			goto out;
+		}
+		i++;
+	}
+	if (points == 0) {
 		rc = PROM_ENAN;
 		prom_seterr(err, errlen, "every point of the series is NaN "
 			    "or infinite: the signal is unknown");
@@ -710,13 +790,41 @@ enum prom_err prom_parse_range(const char *body, size_t len, double **ts,
 	rc = PROM_OK;
 out:
 	if (rc == PROM_OK) {
-		*ts = t;
-		*vals = v;
-		*n = k;
+		out->start_ms = first;
+		out->step_ms = step;
+		out->vals = v;
+		out->n = (unsigned)slots;
+		out->points = (unsigned)points;
 	} else {
-		free(t);
 		free(v);
 	}
 	cJSON_Delete(r.root);
 	return rc;
+}
+
+double prom_range_time(const struct prom_range *r, size_t k)
+{
+	/* ms / 1000 rounded once: the double strtod() gives for "S.mmm" */
+	return (double)(r->start_ms + (long long)k * r->step_ms) / 1000.0;
+}
+
+void prom_range_points(const struct prom_range *r, double *ts,
+		       double *vals)
+{
+	size_t k, j = 0;
+
+	for (k = 0; k < r->n; k++) {
+		if (isnan(r->vals[k]))
+			continue;
+		ts[j] = prom_range_time(r, k);
+		vals[j++] = r->vals[k];
+	}
+}
+
+void prom_range_release(struct prom_range *r)
+{
+	if (!r)
+		return;
+	free(r->vals);
+	memset(r, 0, sizeof(*r));
 }

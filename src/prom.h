@@ -64,14 +64,57 @@ enum prom_err prom_parse_sample(const char *body, size_t len, double *out,
 				double *ts, char *err, size_t errlen);
 
 /*
- * Parse a range-query body (resultType matrix, exactly one series) into
- * parallel arrays of timestamps and values, sorted by time as Prometheus
- * sends them.  *ts and *vals are malloc()ed and owned by the caller, who
- * frees them; on error nothing is allocated.  NaN/Inf points are dropped
- * (a range may have gaps).  More than PROM_RANGE_MAX points: PROM_ETOOBIG.
+ * A range answer on its grid.  Prometheus evaluates a range query at
+ * start + k * step (integer milliseconds: its timestamps are Unix
+ * milliseconds, written as seconds with up to three decimals), so the
+ * times of the points need not be stored: point k of the grid is at
+ * prom_range_time(r, k) and its value is vals[k], NaN where the series
+ * has no point (Prometheus left one out, or sent NaN or +-Inf).  This
+ * keeps a cached series in half the memory of explicit timestamps
+ * (fetch.c keeps one per range query).
+ *
+ * The grid runs from the reply's first point to its last (NaN ones
+ * included); its step is the largest number of milliseconds that every
+ * distance between points is a multiple of: the query's step, or a
+ * multiple of it when the gaps happen to allow one; 0 when there is one
+ * slot.
  */
-enum prom_err prom_parse_range(const char *body, size_t len, double **ts,
-			       double **vals, size_t *n, char *err,
+struct prom_range {
+	long long start_ms;     /* Unix ms of slot 0 */
+	long long step_ms;      /* ms between slots; 0 when n == 1 */
+	double *vals;           /* n values, NaN in a gap; malloc()ed */
+	unsigned n;             /* slots, 1..PROM_RANGE_MAX */
+	unsigned points;        /* slots with a value, 1..n */
+};
+
+/*
+ * Parse a range-query body (resultType matrix, exactly one series) into
+ * *out.  The points must come in increasing time, each time a whole
+ * number of milliseconds (as a double parses it) below 1e12 s; the grid
+ * they lie on must fit in PROM_RANGE_MAX slots (points far from any
+ * common step cannot be kept this way, and Prometheus never sends them).
+ * More than PROM_RANGE_MAX points: PROM_ETOOBIG.  No point with a finite
+ * value: PROM_ENAN.  On success out->vals is the caller's to free
+ * (prom_range_release()); on error *out is untouched and nothing is
+ * allocated.
+ */
+enum prom_err prom_parse_range(const char *body, size_t len,
+			       struct prom_range *out, char *err,
 			       size_t errlen);
+
+/* The Unix time in seconds of slot k: exactly the double that parsing
+ * the reply's "S.mmm" gave. */
+double prom_range_time(const struct prom_range *r, size_t k);
+
+/*
+ * The points with a value, as parallel arrays in time order (r->points
+ * of each): the series as the reply listed it, NaN and +-Inf points left
+ * out.  ts and vals must hold r->points doubles.
+ */
+void prom_range_points(const struct prom_range *r, double *ts,
+		       double *vals);
+
+/* Free r's values; r is left empty.  NULL or an empty r is fine. */
+void prom_range_release(struct prom_range *r);
 
 #endif

@@ -72,14 +72,14 @@ struct state {
 	struct smooth sm;
 	double last_seen;       /* wall clock, s */
 	int have_good;
+	int logged;             /* a decision line was written: */
 	int64_t good_target;    /* last answer made from known signals */
 	double good_at;         /* wall clock, s, of good_target */
 	int have_active;
 	int good_active;        /* last activity from known signals */
 	double active_at;       /* wall clock, s, of good_active */
 	double good_w;          /* last known service time, s; 0 = none */
-	int logged;             /* a decision line was written: */
-	int64_t logged_raw;     /* its raw */
+	int64_t logged_raw;     /* ... its raw */
 	int64_t logged_target;  /* and its target */
 };
 

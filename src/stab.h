@@ -13,7 +13,8 @@
  *    one nobody asks about any more).
  *
  * An entry is a caller's struct whose first member is a struct stab_node;
- * the table allocates it zeroed (node_size bytes) and frees it.  Not
+ * the table allocates it zeroed (node_size bytes, its key copied right
+ * after them in the same block) and frees it.  Not
  * thread-safe: the scaler uses it on the fetch thread only.
  */
 #ifndef STAFFER_STAB_H

@@ -48,17 +48,19 @@ static const double stats_backend_le[] = {
 #define STATS_BACKEND_BUCKETS \
 	(sizeof(stats_backend_le) / sizeof(stats_backend_le[0]))
 
-/* The last GetMetrics answer of one ScaledObject's metric. */
+/* The last GetMetrics answer of one ScaledObject's metric: one block
+ * per ScaledObject (STATS_TARGETS_MAX of them), its key inline. */
 struct target {
 	struct target *next;
-	char *key;               /* "ns\0name\0metric\0", escaped */
-	size_t ns_len, name_len; /* offsets into key */
-	size_t key_len;          /* all of it, the NULs too */
 	long long value;
+	double at;
+	unsigned ns_len, name_len; /* offsets into key */
+	unsigned key_len;        /* all of it, the NULs too (3 labels of at
+				  * most 2 * STATS_LABEL_MAX + 1 bytes) */
 	int held;
 	int have_terms;          /* terms hold a decision (not only holds) */
 	struct stats_terms terms;
-	double at;
+	char key[];              /* "ns\0name\0metric\0", escaped */
 };
 
 /* One backend's responses by result, and their latency. */
@@ -114,7 +116,6 @@ void stats_free(struct stats *s)
 	for (b = 0; b < STATS_BUCKETS_T; b++)
 		while ((t = s->targets[b]) != NULL) {
 			s->targets[b] = t->next;
-			free(t->key);
 			free(t);
 		}
 	pthread_mutex_destroy(&s->mu);
@@ -175,16 +176,12 @@ void stats_target(struct stats *s, const char *ns, const char *name,
 		    t->name_len == l[1] && !memcmp(t->key, key, len))
 			break;
 	if (!t && s->n_targets < STATS_TARGETS_MAX) {
-		t = calloc(1, sizeof(*t));
-		if (t && !(t->key = malloc(len))) {
-			free(t);
-			t = NULL;
-		}
+		t = calloc(1, sizeof(*t) + len);
 		if (t) {
 			memcpy(t->key, key, len);
-			t->ns_len = l[0];
-			t->name_len = l[1];
-			t->key_len = len;
+			t->ns_len = (unsigned)l[0];
+			t->name_len = (unsigned)l[1];
+			t->key_len = (unsigned)len;
 			t->next = s->targets[b];
 			s->targets[b] = t;
 			s->n_targets++;
@@ -216,7 +213,6 @@ static void stats_expire(struct stats *s, double now)
 		while ((t = *pp) != NULL) {
 			if (now - t->at > STATS_TARGET_IDLE_S) {
 				*pp = t->next;
-				free(t->key);
 				free(t);
 				s->n_targets--;
 			} else {

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -90,4 +91,31 @@ double proc_cpu_share(const struct proc_sample *a,
 	double dt = b->at - a->at;
 
 	return dt > 0 ? (b->cpu_s - a->cpu_s) / dt : 0;
+}
+
+int proc_rss_parts(pid_t pid, double *anon, double *file)
+{
+	char path[64], line[256];
+	double a = -1, f = -1;
+	FILE *fp;
+
+	if (pid <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	fp = fopen(path, "r");
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp)) {
+		/* "RssAnon:	    2560 kB" */
+		if (!strncmp(line, "RssAnon:", 8))
+			a = strtod(line + 8, NULL) * 1024;
+		else if (!strncmp(line, "RssFile:", 8))
+			f = strtod(line + 8, NULL) * 1024;
+	}
+	fclose(fp);
+	if (a < 0 || f < 0)
+		return -1;
+	*anon = a;
+	*file = f;
+	return 0;
 }

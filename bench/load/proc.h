@@ -34,4 +34,11 @@ int proc_machine(struct proc_sample *out);
 double proc_cpu_share(const struct proc_sample *a,
 		      const struct proc_sample *b);
 
+/* The resident set of pid split as the kernel counts it in
+ * /proc/PID/status: RssAnon (heap, stacks, anonymous mappings: the
+ * process's own data) and RssFile (pages of mapped files, mostly shared
+ * libraries' code), in bytes.  RssShmem, the third part, is left out.
+ * Both are set only on success: 0, or -1. */
+int proc_rss_parts(pid_t pid, double *anon, double *file);
+
 #endif

@@ -479,11 +479,28 @@ static void test_too_many_values(void **state)
 #define MATRIX(vals) DATA("matrix", "[{\"metric\":{\"job\":\"api\"}," \
 	"\"values\":[" vals "]}]")
 
+/*
+ * prom_parse_range() seen as the points it hands on (prom_range_points():
+ * what fetch.h's answers hold), so that the expectations are the
+ * reply's own times and values.  On error *ts, *vs and *n are untouched.
+ */
 static enum prom_err range(const char *body, double **ts, double **vs,
 			   size_t *n, char *err)
 {
-	return prom_parse_range(body, strlen(body), ts, vs, n, err,
-				PROM_ERR_MAX);
+	struct prom_range r;
+	enum prom_err rc;
+
+	rc = prom_parse_range(body, strlen(body), &r, err, PROM_ERR_MAX);
+	if (rc != PROM_OK)
+		return rc;
+	*ts = malloc(r.points * sizeof(double));
+	*vs = malloc(r.points * sizeof(double));
+	assert_non_null(*ts);
+	assert_non_null(*vs);
+	prom_range_points(&r, *ts, *vs);
+	*n = r.points;
+	prom_range_release(&r);
+	return rc;
 }
 
 static void test_range_good(void **state)
@@ -541,6 +558,14 @@ static const struct bad bad_range[] = {
 	  "values[1]' is not later" },
 	{ MATRIX("[2,\"1\"],[1,\"1\"]"), PROM_EPARSE, "not later" },
 	{ MATRIX("[2,\"NaN\"],[1,\"1\"]"), PROM_EPARSE, "not later" },
+	{ MATRIX("[1,\"1\"],[1.0005,\"1\"]"), PROM_EPARSE,
+	  "values[1]' time 1.000500 is not a whole millisecond" },
+	{ MATRIX("[1e12,\"1\"]"), PROM_EPARSE, "values[0]' time 1e+12 is "
+	  "out of range" },
+	{ MATRIX("[-1e12,\"1\"]"), PROM_EPARSE, "out of range" },
+	{ MATRIX("[0,\"1\"],[20,\"1\"],[20.001,\"1\"]"), PROM_EPARSE,
+	  "not evenly spaced: the largest step its 3 points share is 1 ms, "
+	  "a grid of 20002 slots" },
 	{ "{\"status\":\"error\",\"errorType\":\"timeout\",\"error\":\"query "
 	  "timed out\"}", PROM_EAPI, "(timeout): query timed out" },
 	{ "nope", PROM_EPARSE, "not JSON" },
@@ -564,6 +589,72 @@ static void test_range_errors(void **state)
 	}
 	/* Out-parameters untouched on error. */
 	assert_true(ts == (double *)&err && vs == (double *)&err && n == 77);
+}
+
+/* The grid itself (prom.h): values only, a gap NaN whether the reply left
+ * the point out or sent NaN, and times rebuilt as the very doubles the
+ * reply's text parses to. */
+static void test_range_grid(void **state)
+{
+	char err[PROM_ERR_MAX];
+	struct prom_range r;
+	size_t k;
+
+	assert_int_equal(prom_parse_range(MATRIX("[1700000000.123,\"NaN\"],"
+			 "[1700000015.123,\"2\"],[1700000045.123,\"3\"],"
+			 "[1700000060.123,\"+Inf\"]"), strlen(MATRIX(
+			 "[1700000000.123,\"NaN\"],[1700000015.123,\"2\"],"
+			 "[1700000045.123,\"3\"],[1700000060.123,\"+Inf\"]")),
+			 &r, err, sizeof(err)), PROM_OK);
+	assert_true(r.start_ms == 1700000000123LL && r.step_ms == 15000);
+	assert_int_equal(r.n, 5);
+	assert_int_equal(r.points, 2);
+	assert_true(isnan(r.vals[0]) && r.vals[1] == 2 && isnan(r.vals[2]) &&
+		    r.vals[3] == 3 && isnan(r.vals[4]));
+	assert_true(prom_range_time(&r, 1) == 1700000015.123 &&
+		    prom_range_time(&r, 3) == 1700000045.123);
+	prom_range_release(&r);
+	assert_null(r.vals);
+
+	/* One point: one slot, no step. */
+	assert_int_equal(prom_parse_range(MATRIX("[1.001,\"-2\"]"),
+			 strlen(MATRIX("[1.001,\"-2\"]")), &r, err,
+			 sizeof(err)), PROM_OK);
+	assert_true(r.n == 1 && r.points == 1 && r.step_ms == 0 &&
+		    r.vals[0] == -2 && prom_range_time(&r, 0) == 1.001);
+	prom_range_release(&r);
+
+	/* Times off the query's step but on a coarser common one (250 ms)
+	 * are kept as they came. */
+	assert_int_equal(prom_parse_range(MATRIX("[1,\"1\"],[2.5,\"2\"],"
+			 "[2.75,\"3\"]"), strlen(MATRIX("[1,\"1\"],"
+			 "[2.5,\"2\"],[2.75,\"3\"]")), &r, err,
+			 sizeof(err)), PROM_OK);
+	assert_true(r.step_ms == 250 && r.n == 8 && r.points == 3);
+	assert_true(prom_range_time(&r, 6) == 2.5 &&
+		    prom_range_time(&r, 7) == 2.75);
+	prom_range_release(&r);
+
+	/* Every millisecond time of a day at a 1 s step, from an odd start,
+	 * comes back as the double strtod() makes of its text. */
+	for (k = 0; k < 1000; k++) {
+		char body[256], t[2][64];
+		long long ms = 1732560000000LL + (long long)k * 86399 + 7;
+
+		snprintf(t[0], sizeof(t[0]), "%lld.%03lld", ms / 1000,
+			 ms % 1000);
+		snprintf(t[1], sizeof(t[1]), "%lld.%03lld", (ms + 41000) / 1000,
+			 (ms + 41000) % 1000);
+		snprintf(body, sizeof(body), MATRIX("[%s,\"1\"],[%s,\"2\"]"),
+			 t[0], t[1]);
+		assert_int_equal(prom_parse_range(body, strlen(body), &r, err,
+						  sizeof(err)), PROM_OK);
+		assert_true(r.n == 2 && r.step_ms == 41000);
+		assert_true(prom_range_time(&r, 0) == strtod(t[0], NULL));
+		assert_true(prom_range_time(&r, 1) == strtod(t[1], NULL));
+		prom_range_release(&r);
+	}
+	prom_range_release(NULL);
 }
 
 /* A matrix of npoints points; every third one NaN when gaps. */
@@ -643,6 +734,7 @@ int main(void)
 		cmocka_unit_test(test_range_gaps),
 		cmocka_unit_test(test_range_errors),
 		cmocka_unit_test(test_range_limits),
+		cmocka_unit_test(test_range_grid),
 		cmocka_unit_test(test_strerror),
 	};
 

@@ -44,6 +44,9 @@ static const char *const prom_range_corpus[] = {
 	MAT("[1700000000,\"0.5\"],[1700000005,\"NaN\"],"
 	    "[1700000010,\"1e3\"]"),
 	MAT("[1.001,\"-2\"]"),
+	MAT("[1700000000.123,\"NaN\"],[1700000015.123,\"1\"],"
+	    "[1700000045.123,\"2\"],[1700000060.123,\"+Inf\"]"),
+	MAT("[1,\"1\"],[2.5,\"2\"],[2.75,\"3\"]"),
 };
 
 static const char *const prom_words[] = {
@@ -72,9 +75,11 @@ static void prom_gen(struct fz *r, struct fz_buf *b)
 	struct fz_dict d = { prom_words,
 			     sizeof(prom_words) / sizeof(prom_words[0]) };
 	size_t n, i, depth;
+	long long step, t;
+	int hostile;
 	const char *type = types[fz_below(r, sizeof(types) / sizeof(types[0]))];
 
-	switch (fz_below(r, 5)) {
+	switch (fz_below(r, 6)) {
 	case 0: /* any JSON, keys from the API */
 		fz_json(r, b, &d, 0);
 		break;
@@ -108,6 +113,33 @@ static void prom_gen(struct fz *r, struct fz_buf *b)
 		for (i = 0; i < n; i++)
 			fz_puts(b, "]");
 		fz_puts(b, "}}");
+		break;
+	case 4: /* times on a grid, between milliseconds, far out, late */
+		n = fz_one_in(r, 8) ? PROM_RANGE_MAX : fz_below(r, 60);
+		step = fz_one_in(r, 2) ? 15000 : 1 + (long long)fz_below(r,
+								      60000);
+		t = 1700000000123LL;
+		hostile = fz_one_in(r, 3);
+		fz_append(b, "{\"status\":\"success\",\"data\":{\"resultType\""
+			  ":\"matrix\",\"result\":[{\"values\":[");
+		for (i = 0; i < n && b->len < FZ_MAX - 96; i++) {
+			static const char *const times[] = {
+				"1700000000.1235", "1e12", "-1e12", "1e300",
+				"0", "1700000000.123", "1.7e9", "-0.001",
+				"9007199254740.993", "1700000000.1229999999",
+			};
+			if (i > 0)      /* the next point, or one after a gap */
+				t += step * (fz_one_in(r, 3) ? 1 + (long long)
+					     fz_below(r, 40) : 1);
+			if (hostile && fz_one_in(r, 12))
+				fz_append(b, "%s[%s,%s]", i ? "," : "",
+					  times[fz_below(r, 10)],
+					  values[fz_below(r, 20)]);
+			else
+				fz_append(b, "%s[%lld.%03lld,\"%zu\"]",
+					  i ? "," : "", t / 1000, t % 1000, i);
+		}
+		fz_puts(b, "]}]}}");
 		break;
 	default: /* duplicate keys, wrong types, numbers as strings */
 		fz_append(b, "{\"status\":\"%s\",\"status\":\"success\","
@@ -170,29 +202,51 @@ static void check_prom_range(struct fz *r, const char *in, size_t len,
 {
 	char *body = fz_copy(in, len, 0);
 	char err[PROM_ERR_MAX];
-	double *ts = (double *)&ts, *vals = (double *)&vals;
-	size_t n = 77777, i;
+	struct prom_range g, untouched;
+	double *ts = NULL, *vals = NULL;
+	size_t i, points = 0;
 	enum prom_err rc;
 
 	(void)r;
 	memset(err, 'x', sizeof(err));
-	rc = prom_parse_range(body, len, &ts, &vals, &n, err, sizeof(err));
+	memset(&g, 0x5a, sizeof(g));
+	untouched = g;
+	rc = prom_parse_range(body, len, &g, err, sizeof(err));
 	FZ_CHECK(prom_err_known(rc), "unknown code %d", (int)rc);
 	FZ_CHECK(!valid || rc == PROM_OK, "valid reply refused: %s", err);
 	if (rc == PROM_OK) {
 		fz_accepted++;
-		FZ_CHECK(n >= 1 && n <= PROM_RANGE_MAX, "%zu points", n);
-		for (i = 0; i < n; i++) {
+		FZ_CHECK(g.n >= 1 && g.n <= PROM_RANGE_MAX, "%u slots", g.n);
+		FZ_CHECK(g.points >= 1 && g.points <= g.n, "%u points of %u",
+			 g.points, g.n);
+		FZ_CHECK((g.n == 1) == (g.step_ms == 0) && g.step_ms >= 0,
+			 "step %lld ms with %u slots", g.step_ms, g.n);
+		for (i = 0; i < g.n; i++) {
+			FZ_CHECK(isnan(g.vals[i]) || isfinite(g.vals[i]),
+				 "slot %zu: %g", i, g.vals[i]);
+			points += !isnan(g.vals[i]);
+		}
+		FZ_CHECK(points == g.points, "%zu values, %u said", points,
+			 g.points);
+		ts = malloc(g.points * sizeof(double));
+		vals = malloc(g.points * sizeof(double));
+		FZ_CHECK(ts && vals, "out of memory");
+		prom_range_points(&g, ts, vals);
+		for (i = 0; i < g.points; i++) {
 			FZ_CHECK(isfinite(ts[i]) && isfinite(vals[i]),
 				 "point %zu: %g %g", i, ts[i], vals[i]);
 			FZ_CHECK(i == 0 || ts[i] > ts[i - 1],
 				 "point %zu not after the one before", i);
+			/* a time is whole ms: rebuilt, it is the same */
+			FZ_CHECK((double)llround(ts[i] * 1000) / 1000 == ts[i],
+				 "point %zu: time %.9f", i, ts[i]);
 		}
 		free(ts);
 		free(vals);
+		prom_range_release(&g);
 	} else {
-		FZ_CHECK(n == 77777 && ts == (double *)&ts &&
-			 vals == (double *)&vals, "outputs set on error");
+		FZ_CHECK(!memcmp(&g, &untouched, sizeof(g)),
+			 "outputs set on error");
 		fz_check_msg(err, sizeof(err), "prom_parse_range");
 	}
 	free(body);
