@@ -664,6 +664,21 @@ static enum prom_err prom_range_ms(double when, int i, long long *ms,
 	return PROM_OK;
 }
 
+/* Point i of a range reply: its time in whole ms and its value's text. */
+static enum prom_err prom_range_point(const cJSON *pair, int i,
+				      long long *ms, const char **text,
+				      char *err, size_t errlen)
+{
+	enum prom_err rc;
+	double when;
+
+	rc = prom_pair(pair, "data.result[0].values", i, &when, text, err,
+		       errlen);
+	if (rc == PROM_OK)
+		rc = prom_range_ms(when, i, ms, err, errlen);
+	return rc;
+}
+
 /*
  * Two passes over the points: the first checks every time and finds the
  * grid (its step is the gcd of the distances from the first point), so
@@ -677,7 +692,7 @@ enum prom_err prom_parse_range(const char *body, size_t len,
 	struct prom_reply r = { NULL, NULL, NULL };
 	const cJSON *series, *values, *pair;
 	const char *text;
-	double *v = NULL, when, x;
+	double *v = NULL, x;
 	long long first = 0, last = 0, step = 0, ms, slots;
 	size_t k, points = 0;
 	int m, i;
@@ -725,11 +740,7 @@ enum prom_err prom_parse_range(const char *body, size_t len,
 	 * forecast rely on it) and the grid of their times. */
 	i = 0;
 	cJSON_ArrayForEach(pair, values) {
-		rc = prom_pair(pair, "data.result[0].values", i, &when, &text,
-			       err, errlen);
-		if (rc)
-			goto out;
-		rc = prom_range_ms(when, i, &ms, err, errlen);
+		rc = prom_range_point(pair, i, &ms, &text, err, errlen);
 		if (rc)
 			goto out;
 		if (i > 0 && !(ms > last)) {
@@ -766,14 +777,12 @@ enum prom_err prom_parse_range(const char *body, size_t len,
 	/* Pass 2: the values into their slots; NaN and +-Inf leave a gap. */
 	i = 0;
 	cJSON_ArrayForEach(pair, values) {
-		rc = prom_pair(pair, "data.result[0].values", i, &when, &text,
-			       err, errlen);
+		rc = prom_range_point(pair, i, &ms, &text, err, errlen);
 		if (rc)
 			goto out;
 		rc = prom_value(text, &x, err, errlen);
 		if (rc == PROM_OK) {
-			k = step ? (size_t)((llround(when * 1000.0) - first) /
-					    step) : 0;
+			k = step ? (size_t)((ms - first) / step) : 0;
 			v[k] = x;
 			points++;
 		} else if (rc != PROM_ENAN) {
