@@ -341,17 +341,29 @@ static struct entry *entry_get(struct fetch *f, const struct fetch_query *q)
 }
 
 /* Copy the entry's answer into slot idx of job j. */
+/* Copy e's answer into a, its range points into a block *owned takes
+ * (cmu held).  0, or -1 when out of memory. */
+static int answer_fill(struct fetch_answer *a, double **owned,
+		       const struct entry *e, double now)
+{
+	a->err = e->err;
+	a->value = e->range_s > 0 ? 0.0 : e->value;
+	a->sample_ts = e->range_s > 0 ? 0.0 : e->sample_ts;
+	a->age_s = now - e->fetched_at;
+	/* the message only when there is one: it is most of the struct */
+	if (e->err != PROM_OK && e->msg)
+		snprintf(a->msg, sizeof(a->msg), "%s", e->msg);
+	else
+		a->msg[0] = '\0';
+	return range_expand(e, a, owned);
+}
+
 static void job_fill(struct job *j, size_t idx, const struct entry *e,
 		     double now)
 {
 	struct fetch_answer *a = &j->ans[idx];
 
-	a->err = e->err;
-	a->value = e->range_s > 0 ? 0.0 : e->value;
-	a->sample_ts = e->range_s > 0 ? 0.0 : e->sample_ts;
-	a->age_s = now - e->fetched_at;
-	snprintf(a->msg, sizeof(a->msg), "%s", e->msg ? e->msg : "");
-	if (range_expand(e, a, &j->owned[idx])) {
+	if (answer_fill(a, &j->owned[idx], e, now)) {
 		a->err = PROM_ENOMEM;
 		snprintf(a->msg, sizeof(a->msg), "out of memory");
 	}
@@ -1525,25 +1537,6 @@ void fetch_free(struct fetch *f)
 	free(f);
 }
 
-/* Copy e's fresh answer into slot i of h (cmu held).  0, or -1 when out
- * of memory. */
-static int hit_fill(struct fetch_hit *h, size_t i, const struct entry *e,
-		    double now)
-{
-	struct fetch_answer *a = &h->ans[i];
-
-	a->err = e->err;
-	a->value = e->range_s > 0 ? 0.0 : e->value;
-	a->sample_ts = e->range_s > 0 ? 0.0 : e->sample_ts;
-	a->age_s = now - e->fetched_at;
-	/* the message only when there is one: it is most of the struct */
-	if (e->err != PROM_OK && e->msg)
-		snprintf(a->msg, sizeof(a->msg), "%s", e->msg);
-	else
-		a->msg[0] = '\0';
-	return range_expand(e, a, &h->owned[i]);
-}
-
 void fetch_hit_release(struct fetch_hit *h)
 {
 	size_t i;
@@ -1575,7 +1568,7 @@ int fetch_lookup(struct fetch *f, const char *tenant,
 	}
 	for (i = 0; i < n; i++) {
 		h->n = i + 1;
-		if (hit_fill(h, i, es[i], now))
+		if (answer_fill(&h->ans[i], &h->owned[i], es[i], now))
 			goto out;
 	}
 	for (i = 0; i < n; i++) {
