@@ -2,12 +2,14 @@
  * streams.c - `staffer-load streams` and `staffer-load memory`: what open
  * StreamIsActive streams cost the server.
  *
- * streams: open K streams (K distinct ScaledObjects over --queries
- * distinct queries, so the backend is polled for a few queries only),
- * wait until each has its first message (the server sends the current
- * value at once), then per repetition: an idle window (nothing but the
- * streams; the server's CPU from /proc) and a GetMetrics window at
- * --inflight beside them.  Run with K = 0 for the baseline.
+ * streams: per repetition, two phases in the same server, their order
+ * alternating (with streams first on even repetitions): without
+ * streams, and with K open (K distinct ScaledObjects over --queries
+ * distinct queries, so the backend is polled for a few queries only;
+ * opened, each with its first message, then closed again).  Each phase
+ * is an idle window (the server's CPU from /proc) and a GetMetrics window
+ * at --inflight.  The ratio of a repetition's two windows compares one
+ * server with itself: fresh servers on this machine differ by a third.
  *
  * memory: the server's RSS idle, after each --steps count of distinct
  * ScaledObjects has been asked GetMetrics and IsActive once, and after
@@ -138,21 +140,80 @@ static void st_print_open(const char *what, struct st_set *set, double t0)
 	fflush(stdout);
 }
 
+/* One phase of repetition r: k streams open (0: none) from reqs, an
+ * idle window and a GetMetrics window at --inflight beside them; the
+ * streams are closed again at its end.  0 on success. */
+static int st_phase(struct lc *c, const struct load_opts *o, size_t k,
+		    const grpc_slice *reqs, const grpc_slice *metrics, int r,
+		    struct load_window *w)
+{
+	struct st_set set;
+	struct proc_sample s0, s1, m0, m1, b0, b1, a0, a1;
+	struct bstats bs0, bs1;
+	char labels[128];
+	double t0;
+	int rc = -1;
+
+	if (st_init(&set, c, k))
+		return -1;
+	if (k) {
+		load_progress("streams: rep %d: opening %zu", r, k);
+		t0 = lc_now();
+		st_open(&set, reqs, 0, k);
+		st_print_open("streams_open", &set, t0);
+	}
+	st_wait(c, ST_SETTLE_S);
+	bstats_get(o->backend, &bs0);
+	proc_read(o->pid, &s0);
+	proc_read(0, &m0);
+	proc_read(o->backend_pid, &b0);
+	proc_machine(&a0);
+	st_wait(c, o->idle_s);
+	proc_read(o->pid, &s1);
+	proc_read(0, &m1);
+	proc_read(o->backend_pid, &b1);
+	proc_machine(&a1);
+	bstats_get(o->backend, &bs1);
+	printf("result idle streams=%zu rep=%d seconds=%.3f "
+	       "server_cpu=%.4f client_cpu=%.4f backend_cpu=%.4f "
+	       "machine_cpu=%.4f backend_requests=%.0f rss_kib=%.0f\n",
+	       k, r, a1.at - a0.at, proc_cpu_share(&s0, &s1),
+	       proc_cpu_share(&m0, &m1), proc_cpu_share(&b0, &b1),
+	       proc_cpu_share(&a0, &a1), bs1.requests - bs0.requests,
+	       s1.rss_bytes / 1024);
+	fflush(stdout);
+	load_progress("streams: %zu open, rep %d: idle server CPU %.1f %%",
+		      k, r, 100 * proc_cpu_share(&s0, &s1));
+	if (load_closed(c, o, LC_GET_METRICS, metrics, (size_t)o->objects,
+			o->inflights[0], w))
+		goto out;
+	snprintf(labels, sizeof(labels),
+		 "method=GetMetrics inflight=%d streams=%zu rep=%d",
+		 o->inflights[0], k, r);
+	load_print_window("unary", labels, w);
+	load_progress("streams: %zu open, rep %d: GetMetrics %.0f RPC/s", k,
+		      r, w->ok / w->seconds);
+	if (k)
+		printf("result streams_alive open=%zu ended_early=%zu "
+		       "msgs=%.0f bad=%zu\n", set.opened - set.ended,
+		       set.ended_early, set.msgs, set.bad);
+	rc = 0;
+out:
+	if (k)
+		st_close(&set);
+	st_release(&set);
+	return rc;
+}
+
 int load_streams(struct lc *c, const struct load_opts *o)
 {
 	size_t k = (size_t)o->stream_steps[0], i;
 	grpc_slice *sreqs = NULL, *metrics = NULL;
 	struct load_window w;
-	struct st_set set;
-	struct proc_sample s0, s1, m0, m1, b0, b1, a0, a1;
-	struct bstats bs0, bs1;
-	char name[REQ_NAME_MAX], query[REQ_NAME_MAX], labels[128];
-	double t0;
+	char name[REQ_NAME_MAX], query[REQ_NAME_MAX];
 	int r, rc = -1;
 
 	lat_init(&w.lat);
-	if (st_init(&set, c, k))
-		return -1;
 	sreqs = calloc(k ? k : 1, sizeof(*sreqs));
 	metrics = load_pack(o->ns, "obj", o->objects, 1);
 	if (!sreqs || !metrics)
@@ -163,52 +224,19 @@ int load_streams(struct lc *c, const struct load_opts *o)
 			 i % (size_t)o->queries);
 		sreqs[i] = req_ref("bench-streams", name, query);
 	}
-	load_progress("streams: opening %zu", k);
-	t0 = lc_now();
-	st_open(&set, sreqs, 0, k);
-	st_print_open("streams_open", &set, t0);
 	load_pass(c, o, LC_GET_METRICS, metrics, (size_t)o->objects, 8, NULL,
 		  NULL);
-	st_wait(c, ST_SETTLE_S);
 	for (r = 1; r <= o->reps; r++) {
-		bstats_get(o->backend, &bs0);
-		proc_read(o->pid, &s0);
-		proc_read(0, &m0);
-		proc_read(o->backend_pid, &b0);
-		proc_machine(&a0);
-		st_wait(c, o->idle_s);
-		proc_read(o->pid, &s1);
-		proc_read(0, &m1);
-		proc_read(o->backend_pid, &b1);
-		proc_machine(&a1);
-		bstats_get(o->backend, &bs1);
-		printf("result idle streams=%zu rep=%d seconds=%.3f "
-		       "server_cpu=%.4f client_cpu=%.4f backend_cpu=%.4f "
-		       "machine_cpu=%.4f backend_requests=%.0f rss_kib=%.0f\n",
-		       k, r, a1.at - a0.at, proc_cpu_share(&s0, &s1),
-		       proc_cpu_share(&m0, &m1), proc_cpu_share(&b0, &b1),
-		       proc_cpu_share(&a0, &a1), bs1.requests - bs0.requests,
-		       s1.rss_bytes / 1024);
-		fflush(stdout);
-		load_progress("streams: %zu open, rep %d: idle server CPU "
-			      "%.1f %%", k, r, 100 * proc_cpu_share(&s0, &s1));
-		if (load_closed(c, o, LC_GET_METRICS, metrics,
-				(size_t)o->objects, o->inflights[0], &w))
+		/* alternate the order: a trend over the run (the machine
+		 * warming, the heap growing) falls on both phases alike */
+		size_t first = r % 2 ? 0 : k, second = r % 2 ? k : 0;
+
+		if (st_phase(c, o, first, sreqs, metrics, r, &w) ||
+		    (k && st_phase(c, o, second, sreqs, metrics, r, &w)))
 			goto out;
-		snprintf(labels, sizeof(labels),
-			 "method=GetMetrics inflight=%d streams=%zu rep=%d",
-			 o->inflights[0], k, r);
-		load_print_window("unary", labels, &w);
-		load_progress("streams: %zu open, rep %d: GetMetrics %.0f "
-			      "RPC/s", k, r, w.ok / w.seconds);
 	}
-	printf("result streams_alive open=%zu ended_early=%zu msgs=%.0f "
-	       "bad=%zu\n", set.opened - set.ended, set.ended_early, set.msgs,
-	       set.bad);
 	rc = 0;
 out:
-	st_close(&set);
-	st_release(&set);
 	lat_release(&w.lat);
 	load_unpack(sreqs, (int)k);
 	load_unpack(metrics, o->objects);

@@ -100,29 +100,34 @@ def t_unary(b, R):
 
 def t_streams(b, R):
     out = {}
-    for k in (0, 50):
-        s = sv.Server("streams-%d" % k, b, ttl=300)
-        try:
-            out[k] = sv.run_load("streams", s, b, [
-                "--streams", k, "--reps", 1, "--seconds", 0.3,
-                "--idle-seconds", 0.5, "--objects", 10, "--queries", 5])
-        finally:
-            s.stop()
-    res = out[50]
-    o = of(res, "streams_open")[0]
-    check("streams: 50 opened, each with its first message",
-          o["opened"] == 50 and o["first"] == 50 and o["failed"] == 0, o)
-    a = of(res, "streams_alive")[0]
+    s = sv.Server("streams-50", b, ttl=300)
+    try:
+        out[50] = res = sv.run_load("streams", s, b, [
+            "--streams", 50, "--reps", 2, "--seconds", 0.3,
+            "--idle-seconds", 0.5, "--objects", 10, "--queries", 5])
+    finally:
+        s.stop()
+    o = of(res, "streams_open")
+    check("streams: 50 opened in each of 2 repetitions, each with its "
+          "first message", len(o) == 2 and all(
+              d["opened"] == 50 and d["first"] == 50 and d["failed"] == 0
+              for d in o), o)
+    a = of(res, "streams_alive")
     check("streams: all alive until closed, one message each",
-          a["open"] == 50 and a["ended_early"] == 0 and a["msgs"] == 50 and
-          a["bad"] == 0, a)
-    c = of(res, "streams_closed")[0]
-    check("streams: all 50 ended when cancelled", c["ended"] == 50, c)
-    i = of(res, "idle")[0]
-    check("streams: idle window measured", i["seconds"] >= 0.4 and
-          i["rss_kib"] > 0, i)
-    u = of(res, "unary")[0]
-    check("streams: GetMetrics beside them", u["rpcs"] > 10 and u["errors"] == 0, u)
+          len(a) == 2 and all(d["open"] == 50 and d["ended_early"] == 0 and
+                              d["msgs"] == 50 and d["bad"] == 0 for d in a), a)
+    c = of(res, "streams_closed")
+    check("streams: all 50 ended when cancelled, each time",
+          len(c) == 2 and all(d["ended"] == 50 for d in c), c)
+    i = of(res, "idle")
+    order = [(int(d["rep"]), int(d["streams"])) for d in i]
+    check("streams: each repetition without and with them, order "
+          "alternating", order == [(1, 0), (1, 50), (2, 50), (2, 0)], order)
+    check("streams: idle windows measured", all(
+        d["seconds"] >= 0.4 and d["rss_kib"] > 0 for d in i), i)
+    u = of(res, "unary")
+    check("streams: GetMetrics in every phase", len(u) == 4 and all(
+        d["rpcs"] > 10 and d["errors"] == 0 for d in u), u)
     R["streams"] = out
 
 
@@ -185,7 +190,8 @@ def t_isolation(R):
 
 
 def t_report(R):
-    P = {"reps": 1, "inflight_list": [1, 8], "streams": [0, 50],
+    P = {"reps": 1, "stream_reps": 2, "inflight_list": [1, 8],
+         "streams": [0, 50],
          "objects": [10, 20], "mem_streams": [10], "compress": 20,
          "keda_objects": 40, "keda_warmup": 15, "keda_window": 30,
          "noisy": 2, "rate": 50, "caveats": ["smoke"]}
