@@ -275,6 +275,17 @@ static void lint_trigger_warnings(struct lint *l, const struct lint_obj *o,
 			    "staffer's answer stays within it",
 			    m->model.max_replicas, o->max_replicas,
 			    o->max_replicas, o->max_replicas);
+	/* The SLO feedback only ever adds capacity (docs/math.md), so it
+	 * mends a W told too low, never one told too high. */
+	if (m && m->sla_miss_query && !m->service_time_query &&
+	    ydoc_md_find(md, "serviceTimeQueryFromEnv") >= md->n)
+		lint_report(l, md_line(md, "slaMissQuery", trig->line), 1, o,
+			    t, "metadata 'slaMissQuery' without "
+			    "'serviceTimeQuery': the SLO feedback adds "
+			    "capacity when W is told too low but never "
+			    "removes it when W is too high, so a stale "
+			    "'serviceTime' above the real W keeps the fleet "
+			    "too big; measure W with serviceTimeQuery");
 }
 
 /* Where ydoc_md_collect()'s reports go: trigger t of object o. */

@@ -243,6 +243,17 @@ has_line "maxReplicas" out "$FIX/hpa-warnings.yaml:17: warning: ScaledObject\
  100: the HPA caps at 100 anyway; set maxReplicas to 100 or lower so\
  that staffer's answer stays within it"
 
+lint "$FIX/sla-feedback.yaml"
+status "SLO feedback without serviceTimeQuery" 0
+lines "SLO feedback without serviceTimeQuery" 1
+has_line "slaMissQuery without serviceTimeQuery" out "$FIX/sla-feedback.yaml:20:\
+ warning: ScaledObject llm/chat trigger 0: metadata 'slaMissQuery' without\
+ 'serviceTimeQuery': the SLO feedback adds capacity when W is told too low\
+ but never removes it when W is too high, so a stale 'serviceTime' above\
+ the real W keeps the fleet too big; measure W with serviceTimeQuery"
+lint --strict "$FIX/sla-feedback.yaml"
+status "SLO feedback without serviceTimeQuery --strict" 1
+
 lint "$FIX/hpa-settings.yaml"
 status "HPA settings that fight staffer" 0
 lines "HPA settings that fight staffer" 5
