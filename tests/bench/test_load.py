@@ -7,8 +7,10 @@ its fake backend against a real build/staffer, each scenario for a fraction
 of a second, and checks that the counts add up: every call answered, the
 backend asked exactly what the cache should let through, streams opened
 and closed one for one, KEDA's bursts as many as the schedule says.  Then
-bench/service.py's report is made from those results, so the arithmetic
-and the table code run too.  About 30 s.
+a soak of the sanitizer build of staffer (build/staffer-asan): unary
+calls, stream churn and SIGHUP reloads at once for SOAK_S seconds.  Last,
+bench/service.py's report is made from the results, so the arithmetic
+and the table code run too.  About a minute.
 
     /usr/bin/python3 tests/bench/test_load.py
 Prints one line per check and `N passed, N failed`; exits 1 on failure.
@@ -189,6 +191,101 @@ def t_isolation(R):
     R["isolation"] = of(res, "isolation")
 
 
+SOAK_S = 20   # seconds of mixed load on the sanitizer build
+
+
+def t_soak(b):
+    """The sanitizer build of staffer under everything at once: unary
+    calls at 32 in flight over 2,000 objects whose answers expire every
+    second (hits, misses and evictions interleaved), StreamIsActive
+    streams opened and closed over and over, and a SIGHUP reload every
+    0.3 s (configs alternating, every fifth one invalid) while calls are
+    in flight.  Nothing may fail, nothing may be reported by ASan or
+    UBSan, and the process must end cleanly."""
+    import json
+    import signal
+    import subprocess
+    import threading
+    import time
+    asan = os.environ.get("STAFFER_ASAN_BIN",
+                          os.path.join(ROOT, "build", "staffer-asan"))
+    if not os.access(asan, os.X_OK):
+        check("soak: %s built" % asan, False)
+        return
+    saved = sv.STAFFER
+    sv.STAFFER = asan
+    try:
+        s = sv.Server("soak", b, ttl=1, timeout=3)
+    finally:
+        sv.STAFFER = saved
+    cfgs = []
+    for i, ttl in enumerate((1, 2)):
+        cfgs.append(json.dumps({"defaultBackend": "prom", "cacheTTLSeconds": ttl,
+                                "backends": [{"name": "prom", "url": b.url,
+                                              "timeoutSeconds": 3 + i}]}))
+    bad = '{"backends": [{"name": "prom", "url": "ftp://x"}]}'
+    stop = threading.Event()
+    hups = [0]
+
+    def reloader():
+        i = 0
+        while not stop.wait(0.3):
+            with open(s.cfg, "w") as f:
+                f.write(bad if i % 5 == 4 else cfgs[i % 2])
+            s.proc.send_signal(signal.SIGHUP)
+            hups[0] += 1
+            i += 1
+
+    out = {}
+
+    def run(name, args):
+        try:
+            out[name] = sv.run_load(name, s, b, args)
+        except Exception as e:  # checked below
+            out[name] = e
+
+    th = [threading.Thread(target=reloader),
+          threading.Thread(target=run, args=("unary", [
+              "--methods", "metrics", "--inflight", 32, "--objects", 2000,
+              "--reps", 1, "--seconds", SOAK_S, "--warm", 0])),
+          threading.Thread(target=run, args=("streams", [
+              "--streams", 200, "--reps", 4, "--seconds", 1,
+              "--idle-seconds", 0.5, "--objects", 50, "--queries", 20]))]
+    try:
+        for t in th:
+            t.start()
+        for t in th[1:]:
+            t.join(SOAK_S + 120)
+    finally:
+        stop.set()
+        th[0].join(5)
+        alive = s.proc.poll() is None
+        s.stop()
+    rc = s.proc.returncode
+    log = "\n".join(s.log_lines())
+    check("soak: staffer (ASan) alive through %d reloads under load" % hups[0],
+          alive and hups[0] >= 10, s.log_tail())
+    check("soak: ended cleanly on SIGTERM", rc == 0, "exit %s" % rc)
+    for word in ("AddressSanitizer", "LeakSanitizer", "runtime error:"):
+        check("soak: no '%s' report" % word, word not in log,
+              "\n".join(l for l in log.splitlines() if word in l)[:2000])
+    check("soak: the invalid configs were refused, the server kept going",
+          "keeping the config in use" in log, s.log_tail())
+    u = out.get("unary")
+    ok = not isinstance(u, Exception) and u is not None
+    w = [d for k, d in u if k == "unary"] if ok else []
+    check("soak: unary calls all answered", ok and len(w) == 1 and
+          w[0]["rpcs"] > 1000 and w[0]["errors"] == 0, u if not w else w[0])
+    st = out.get("streams")
+    ok = not isinstance(st, Exception) and st is not None
+    o = [d for k, d in st if k == "streams_open"] if ok else []
+    c = [d for k, d in st if k == "streams_closed"] if ok else []
+    check("soak: streams opened and closed 4 times, each with its first "
+          "message", len(o) == 4 and len(c) == 4 and all(
+              d["first"] == 200 and d["failed"] == 0 for d in o) and all(
+              d["ended"] == 200 for d in c), st)
+
+
 def t_report(R):
     P = {"reps": 1, "stream_reps": 2, "inflight_list": [1, 8],
          "streams": [0, 50],
@@ -231,6 +328,7 @@ def main():
         for t in (lambda: t_backend(b), lambda: t_unary(b, R),
                   lambda: t_streams(b, R), lambda: t_memory(b, R),
                   lambda: t_keda(b, R), lambda: t_isolation(R),
+                  lambda: t_soak(b),
                   lambda: t_report(R)):
             try:
                 t()
