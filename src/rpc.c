@@ -105,7 +105,6 @@ struct call {
 	grpc_byte_buffer *sending;        /* the stream message in flight */
 	int cancelled;
 	double arrived;                   /* mono_now() when it came */
-	char *so_ns, *so_name;            /* GetMetrics: for stats_target() */
 	char fprint[FPRINT_HEX + 1];      /* the trigger's (fprint.h) */
 
 	/* StreamIsActive only; guarded by srv->smu (see "StreamIsActive"). */
@@ -165,8 +164,6 @@ static void call_free(struct call *c)
 		grpc_byte_buffer_destroy(c->reply);
 	if (c->sending)
 		grpc_byte_buffer_destroy(c->sending);
-	free(c->so_ns);
-	free(c->so_name);
 	grpc_metadata_array_destroy(&c->md);
 	grpc_call_details_destroy(&c->details);
 	if (c->call)
@@ -453,7 +450,7 @@ static void on_metrics(void *arg, const struct scaler_result *r)
 		call_reply(c, scaler_status(r->err), r->msg, NULL);
 		return;
 	}
-	if (c->so_ns && c->so_name) {
+	if (c->srv->stats) {
 		/* held: no decision was made, the last one's terms stay */
 		struct stats_terms t = {
 			.arrival_rate = r->sig.arrival_rate,
@@ -473,7 +470,7 @@ static void on_metrics(void *arg, const struct scaler_result *r)
 			.capped = r->b.capped,
 		};
 
-		stats_target(c->srv->stats, c->so_ns, c->so_name,
+		stats_target(c->srv->stats, r->ns, r->name,
 			     r->metric_name, (long long)r->target,
 			     r->held ? NULL : &t, mono_now());
 	}
@@ -524,10 +521,6 @@ static void start_get_metrics(struct call *c)
 		goto out;
 	if (parse_ref(c, req->scaledobjectref, &m))
 		goto out;
-	if (c->srv->stats) {     /* the ref is freed before the answer */
-		c->so_ns = strdup(req->scaledobjectref->namespace_);
-		c->so_name = strdup(req->scaledobjectref->name);
-	}
 	evaluate(c, req->scaledobjectref, &m, SCALER_METRICS, on_metrics);
 out:
 	meta_release(&m);
