@@ -307,11 +307,31 @@ static const char *bad_name(const char *s)
 
 static grpc_status_code scaler_status(enum scaler_err e);
 
-/* Parse a ScaledObjectRef's metadata into m and its fingerprint into
- * c->fprint.  On failure the call has been answered (INVALID_ARGUMENT or
- * PERMISSION_DENIED) and -1 is returned. */
+/*
+ * A request's parsed metadata: the parsed-metadata cache's copy, borrowed
+ * (mcache.h: valid until the next mcache_put(), and nothing on this
+ * thread puts one before the call's step function returns; an evaluation
+ * that outlives it copies what it keeps, scaler.h), or the call's own when
+ * the cache has none to lend.  pm.m is what to use.
+ */
+struct pmeta {
+	const struct meta *m;     /* NULL until parse_ref() */
+	struct meta own;          /* when m == &own; released by the caller */
+};
+
+static void pmeta_release(struct pmeta *pm)
+{
+	if (pm->m == &pm->own)
+		meta_release(&pm->own);
+	pm->m = NULL;
+}
+
+/* Parse a ScaledObjectRef's metadata into pm (pm->m NULL on entry) and its
+ * fingerprint into c->fprint.  On failure the call has been answered
+ * (INVALID_ARGUMENT or PERMISSION_DENIED) and -1 is returned.  Either way
+ * the caller releases pm (pmeta_release()). */
 static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
-		     struct meta *m)
+		     struct pmeta *pm)
 {
 	const char *keys[META_KEYS_MAX], *values[META_KEYS_MAX];
 	char msg[SCALER_MSG_MAX];
@@ -344,21 +364,18 @@ static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 		values[i] = ref->scalermetadata[i]->value;
 	}
 	/* The same map parses to the same meta and fingerprint every time:
-	 * a hit skips both (mcache.h); the namespace's right to the backend
-	 * is checked every time. */
+	 * a hit skips both (mcache.h) and lends the cache's copy; the
+	 * namespace's right to the backend is checked every time. */
 	hit = mcache_get(c->srv->mc, keys, values, ref->n_scalermetadata,
 			 c->fprint);
 	if (hit) {
-		meta_release(m);
-		if (meta_copy(m, hit)) {
-			call_reply(c, GRPC_STATUS_RESOURCE_EXHAUSTED,
-				   "out of memory", NULL);
-			return -1;
-		}
-		se = scaler_check(c->srv->sc, ref->namespace_, m, msg);
+		pm->m = hit;
+		se = scaler_check(c->srv->sc, ref->namespace_, hit, msg);
 	} else {
-		se = scaler_parse(c->srv->sc, ref->namespace_, m, keys, values,
-				  ref->n_scalermetadata, msg);
+		meta_init(&pm->own);
+		pm->m = &pm->own;
+		se = scaler_parse(c->srv->sc, ref->namespace_, &pm->own, keys,
+				  values, ref->n_scalermetadata, msg);
 	}
 	if (se != SCALER_OK) {
 		log_warn("%s %s/%s: %s", methods[c->method].path,
@@ -373,9 +390,10 @@ static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 			   "out of memory", NULL);
 		return -1;
 	}
-	/* out of memory: not kept, parsed again next time */
-	(void)mcache_put(c->srv->mc, keys, values, ref->n_scalermetadata, m,
-			 c->fprint);
+	/* out of memory: not kept, parsed again next time; this call uses
+	 * its own either way */
+	(void)mcache_put(c->srv->mc, keys, values, ref->n_scalermetadata,
+			 &pm->own, c->fprint);
 	return 0;
 }
 
@@ -417,23 +435,23 @@ static void start_get_metric_spec(struct call *c)
 		EXTERNALSCALER__GET_METRIC_SPEC_RESPONSE__INIT;
 	Externalscaler__MetricSpec spec = EXTERNALSCALER__METRIC_SPEC__INIT;
 	Externalscaler__MetricSpec *specs[1] = { &spec };
-	struct meta m;
+	struct pmeta pm;
 
-	meta_init(&m);
+	pm.m = NULL;
 	ref = (Externalscaler__ScaledObjectRef *)unpack_or_reply(
 		c, &externalscaler__scaled_object_ref__descriptor);
 	if (!ref)
 		goto out;
-	if (parse_ref(c, ref, &m))
+	if (parse_ref(c, ref, &pm))
 		goto out;
-	spec.metricname = m.metric_name;
+	spec.metricname = (char *)pm.m->metric_name;
 	spec.targetsize = 1;
 	spec.targetsizefloat = 1.0;
 	resp.n_metricspecs = 1;
 	resp.metricspecs = specs;
 	reply_msg(c, &resp.base);
 out:
-	meta_release(&m);
+	pmeta_release(&pm);
 	if (ref)
 		externalscaler__scaled_object_ref__free_unpacked(ref, NULL);
 }
@@ -501,7 +519,8 @@ static void on_is_active(void *arg, const struct scaler_result *r)
  * here and now when every answer is cached (no hop to the fetch thread,
  * the reply starts on this thread), else later on the fetch thread. */
 static void evaluate(struct call *c, const Externalscaler__ScaledObjectRef *ref,
-		     struct meta *m, enum scaler_kind kind, scaler_done_fn *cb)
+		     const struct meta *m, enum scaler_kind kind,
+		     scaler_done_fn *cb)
 {
 	if (scaler_evaluate_now(c->srv->sc, ref->namespace_, ref->name,
 				c->fprint, m, kind, cb, c))
@@ -512,18 +531,18 @@ static void evaluate(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 static void start_get_metrics(struct call *c)
 {
 	Externalscaler__GetMetricsRequest *req;
-	struct meta m;
+	struct pmeta pm;
 
-	meta_init(&m);
+	pm.m = NULL;
 	req = (Externalscaler__GetMetricsRequest *)unpack_or_reply(
 		c, &externalscaler__get_metrics_request__descriptor);
 	if (!req)
 		goto out;
-	if (parse_ref(c, req->scaledobjectref, &m))
+	if (parse_ref(c, req->scaledobjectref, &pm))
 		goto out;
-	evaluate(c, req->scaledobjectref, &m, SCALER_METRICS, on_metrics);
+	evaluate(c, req->scaledobjectref, pm.m, SCALER_METRICS, on_metrics);
 out:
-	meta_release(&m);
+	pmeta_release(&pm);
 	if (req)
 		externalscaler__get_metrics_request__free_unpacked(req, NULL);
 }
@@ -531,18 +550,18 @@ out:
 static void start_is_active(struct call *c)
 {
 	Externalscaler__ScaledObjectRef *ref;
-	struct meta m;
+	struct pmeta pm;
 
-	meta_init(&m);
+	pm.m = NULL;
 	ref = (Externalscaler__ScaledObjectRef *)unpack_or_reply(
 		c, &externalscaler__scaled_object_ref__descriptor);
 	if (!ref)
 		goto out;
-	if (parse_ref(c, ref, &m))
+	if (parse_ref(c, ref, &pm))
 		goto out;
-	evaluate(c, ref, &m, SCALER_ACTIVE, on_is_active);
+	evaluate(c, ref, pm.m, SCALER_ACTIVE, on_is_active);
 out:
-	meta_release(&m);
+	pmeta_release(&pm);
 	if (ref)
 		externalscaler__scaled_object_ref__free_unpacked(ref, NULL);
 }
@@ -944,17 +963,17 @@ static void start_stream_is_active(struct call *c)
 {
 	struct rpc_server *srv = c->srv;
 	Externalscaler__ScaledObjectRef *ref;
-	struct meta m;
+	struct pmeta pm;
 	grpc_op op;
 	grpc_call_error err;
 	int joined;
 
-	meta_init(&m);
+	pm.m = NULL;
 	ref = (Externalscaler__ScaledObjectRef *)unpack_or_reply(
 		c, &externalscaler__scaled_object_ref__descriptor);
 	if (!ref)
 		goto out;
-	if (parse_ref(c, ref, &m))
+	if (parse_ref(c, ref, &pm))
 		goto out;
 
 	memset(&op, 0, sizeof(op));
@@ -969,11 +988,11 @@ static void start_stream_is_active(struct call *c)
 		goto out;
 	}
 	log_debug("StreamIsActive %s/%s: open, checking every %gs",
-		  ref->namespace_, ref->name, m.push_interval_s);
+		  ref->namespace_, ref->name, pm.m->push_interval_s);
 	stats_stream(srv->stats, 1);
 	pthread_mutex_lock(&srv->smu);
 	c->refs = 2;             /* the close batch and the group */
-	joined = !group_join(c, &ref, m.push_interval_s);
+	joined = !group_join(c, &ref, pm.m->push_interval_s);
 	if (!joined) {
 		/* Silent, like a stream whose evaluation fails; it ends
 		 * when KEDA goes away. */
@@ -981,7 +1000,7 @@ static void start_stream_is_active(struct call *c)
 	}
 	pthread_mutex_unlock(&srv->smu);
 out:
-	meta_release(&m);
+	pmeta_release(&pm);
 	if (ref)
 		externalscaler__scaled_object_ref__free_unpacked(ref, NULL);
 }
