@@ -397,11 +397,17 @@ static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 	return 0;
 }
 
+/* The request of c as a message of type d, in arena a (pb.h: freed with
+ * it) or, with a NULL, malloc()ed (freed with free_unpacked).  NULL when
+ * it does not unpack: the call has been answered. */
 static ProtobufCMessage *unpack_or_reply(struct call *c,
-					 const ProtobufCMessageDescriptor *d)
+					 const ProtobufCMessageDescriptor *d,
+					 struct pb_arena *a)
 {
 	const char *why = NULL;
-	ProtobufCMessage *msg = pb_unpack(d, c->payload, RPC_RECV_MAX, &why);
+	ProtobufCMessage *msg = a ?
+		pb_unpack_in(a, d, c->payload, RPC_RECV_MAX, &why) :
+		pb_unpack(d, c->payload, RPC_RECV_MAX, &why);
 
 	/* Not needed once unpacked: a stream would keep it for its life. */
 	grpc_byte_buffer_destroy(c->payload);
@@ -436,10 +442,12 @@ static void start_get_metric_spec(struct call *c)
 	Externalscaler__MetricSpec spec = EXTERNALSCALER__METRIC_SPEC__INIT;
 	Externalscaler__MetricSpec *specs[1] = { &spec };
 	struct pmeta pm;
+	struct pb_arena a;        /* the request: freed at once */
 
 	pm.m = NULL;
+	pb_arena_init(&a);
 	ref = (Externalscaler__ScaledObjectRef *)unpack_or_reply(
-		c, &externalscaler__scaled_object_ref__descriptor);
+		c, &externalscaler__scaled_object_ref__descriptor, &a);
 	if (!ref)
 		goto out;
 	if (parse_ref(c, ref, &pm))
@@ -452,8 +460,7 @@ static void start_get_metric_spec(struct call *c)
 	reply_msg(c, &resp.base);
 out:
 	pmeta_release(&pm);
-	if (ref)
-		externalscaler__scaled_object_ref__free_unpacked(ref, NULL);
+	pb_arena_release(&a);
 }
 
 static void on_metrics(void *arg, const struct scaler_result *r)
@@ -532,10 +539,12 @@ static void start_get_metrics(struct call *c)
 {
 	Externalscaler__GetMetricsRequest *req;
 	struct pmeta pm;
+	struct pb_arena a;        /* the request: freed at once */
 
 	pm.m = NULL;
+	pb_arena_init(&a);
 	req = (Externalscaler__GetMetricsRequest *)unpack_or_reply(
-		c, &externalscaler__get_metrics_request__descriptor);
+		c, &externalscaler__get_metrics_request__descriptor, &a);
 	if (!req)
 		goto out;
 	if (parse_ref(c, req->scaledobjectref, &pm))
@@ -543,18 +552,19 @@ static void start_get_metrics(struct call *c)
 	evaluate(c, req->scaledobjectref, pm.m, SCALER_METRICS, on_metrics);
 out:
 	pmeta_release(&pm);
-	if (req)
-		externalscaler__get_metrics_request__free_unpacked(req, NULL);
+	pb_arena_release(&a);
 }
 
 static void start_is_active(struct call *c)
 {
 	Externalscaler__ScaledObjectRef *ref;
 	struct pmeta pm;
+	struct pb_arena a;        /* the request: freed at once */
 
 	pm.m = NULL;
+	pb_arena_init(&a);
 	ref = (Externalscaler__ScaledObjectRef *)unpack_or_reply(
-		c, &externalscaler__scaled_object_ref__descriptor);
+		c, &externalscaler__scaled_object_ref__descriptor, &a);
 	if (!ref)
 		goto out;
 	if (parse_ref(c, ref, &pm))
@@ -562,8 +572,7 @@ static void start_is_active(struct call *c)
 	evaluate(c, ref, pm.m, SCALER_ACTIVE, on_is_active);
 out:
 	pmeta_release(&pm);
-	if (ref)
-		externalscaler__scaled_object_ref__free_unpacked(ref, NULL);
+	pb_arena_release(&a);
 }
 
 static void start_health_check(struct call *c)
@@ -573,7 +582,7 @@ static void start_health_check(struct call *c)
 		GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__INIT;
 
 	req = (Grpc__Health__V1__HealthCheckRequest *)unpack_or_reply(
-		c, &grpc__health__v1__health_check_request__descriptor);
+		c, &grpc__health__v1__health_check_request__descriptor, NULL);
 	if (!req)
 		return;
 	if (req->service[0] &&
@@ -970,7 +979,7 @@ static void start_stream_is_active(struct call *c)
 
 	pm.m = NULL;
 	ref = (Externalscaler__ScaledObjectRef *)unpack_or_reply(
-		c, &externalscaler__scaled_object_ref__descriptor);
+		c, &externalscaler__scaled_object_ref__descriptor, NULL);
 	if (!ref)
 		goto out;
 	if (parse_ref(c, ref, &pm))
