@@ -113,8 +113,11 @@ static ProtobufCMessage *unpack(ProtobufCAllocator *alloc,
 	s = grpc_byte_buffer_reader_readall(&reader);
 	msg = protobuf_c_message_unpack(d, alloc, GRPC_SLICE_LENGTH(s),
 					GRPC_SLICE_START_PTR(s));
-	if (msg && pb_has_nul(d, GRPC_SLICE_START_PTR(s), GRPC_SLICE_LENGTH(s),
-			      0)) {
+	/* A message without a zero byte anywhere has none in a string; the
+	 * walk by field is for those with one (an empty string's length, a
+	 * zero number, or a NUL). */
+	if (msg && memchr(GRPC_SLICE_START_PTR(s), 0, GRPC_SLICE_LENGTH(s)) &&
+	    pb_has_nul(d, GRPC_SLICE_START_PTR(s), GRPC_SLICE_LENGTH(s), 0)) {
 		protobuf_c_message_free_unpacked(msg, alloc);
 		msg = NULL;
 		w = "request message holds a NUL byte in a string (a name or "
