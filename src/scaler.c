@@ -987,8 +987,7 @@ static int miss_failed(const struct eval *e, const struct fetch_answer *a,
 	r->err = x->err == PROM_EMULTI || x->err == PROM_EQUERY ?
 		 SCALER_EINVAL : SCALER_EUNAVAIL;
 	snprintf(r->msg, sizeof(r->msg), "%s: %s (backend '%s')",
-		 sig_keys[SIG_MISS], x->msg,
-		 config_backend(e->s->cfg, e->m->backend)->name);
+		 sig_keys[SIG_MISS], x->msg, e->be->name);
 	return 1;
 }
 
