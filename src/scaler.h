@@ -25,7 +25,9 @@
  * written by a thread of the scaler's own (the saver), so neither an
  * evaluation nor the fetch thread waits for it: the states are copied
  * under the lock (about a memcpy of the table) and formatted and written
- * without it.  Each evaluation holds the config it started with.
+ * without it.  Each evaluation holds the config it started with (one
+ * answered at once from the cache borrows it: the config cannot change
+ * on this thread before it returns).
  */
 #ifndef STAFFER_SCALER_H
 #define STAFFER_SCALER_H
