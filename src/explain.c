@@ -289,7 +289,7 @@ static void on_active(void *arg, const struct scaler_result *r)
 }
 
 /*
- * Evaluate m (moved in) and wait for the callback until *deadline.  0 when
+ * Evaluate m (borrowed) and wait for the callback until *deadline.  0 when
  * it ran; -1 when the fetch module refused the job; 1 on timeout, after
  * which the fetch thread has been stopped (the callback has then run too,
  * with "shutting down" answers).
@@ -548,19 +548,7 @@ int cmd_explain(int argc, char **argv)
 	memcpy(mmsg, x.msg, sizeof(mmsg));
 	mactive = x.active;
 	if (metrics_rc == 0 && merr == SCALER_OK) {
-		meta_release(&m);
-		meta_init(&m);
-		/* The same map parses the same way a second time, but for
-		 * memory running out. */
-		if (scaler_parse(sc, ts.ns, &m,
-				 (const char *const *)ts.md.keys,
-				 (const char *const *)ts.md.values, ts.md.n,
-				 err) !=
-		    SCALER_OK) {
-			fprintf(stderr, EXPLAIN_PROG ": %s\n", err);
-			rc = 1;
-			goto out;
-		}
+		/* m is borrowed by an evaluation, so it serves both */
 		active_rc = evaluate(&x, sc, f, ns, name, &m, SCALER_ACTIVE,
 				     &deadline);
 		mactive = x.active;

@@ -4,6 +4,7 @@
 #include <grpc/byte_buffer_reader.h>
 #include <grpc/slice.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PB_DEPTH_MAX 8      /* messages within messages, as ours nest */
@@ -91,9 +92,12 @@ static int pb_has_nul(const ProtobufCMessageDescriptor *d, const uint8_t *p,
 	return 0;
 }
 
-ProtobufCMessage *pb_unpack(const ProtobufCMessageDescriptor *d,
-			    grpc_byte_buffer *bb, size_t max_len,
-			    const char **why)
+/* pb_unpack() and pb_unpack_in(): the message's memory from alloc (NULL:
+ * protobuf-c's, malloc()). */
+static ProtobufCMessage *unpack(ProtobufCAllocator *alloc,
+				const ProtobufCMessageDescriptor *d,
+				grpc_byte_buffer *bb, size_t max_len,
+				const char **why)
 {
 	grpc_byte_buffer_reader reader;
 	grpc_slice s;
@@ -107,11 +111,14 @@ ProtobufCMessage *pb_unpack(const ProtobufCMessageDescriptor *d,
 	if (!grpc_byte_buffer_reader_init(&reader, bb))
 		goto out;
 	s = grpc_byte_buffer_reader_readall(&reader);
-	msg = protobuf_c_message_unpack(d, NULL, GRPC_SLICE_LENGTH(s),
+	msg = protobuf_c_message_unpack(d, alloc, GRPC_SLICE_LENGTH(s),
 					GRPC_SLICE_START_PTR(s));
-	if (msg && pb_has_nul(d, GRPC_SLICE_START_PTR(s), GRPC_SLICE_LENGTH(s),
-			      0)) {
-		protobuf_c_message_free_unpacked(msg, NULL);
+	/* A message without a zero byte anywhere has none in a string; the
+	 * walk by field is for those with one (an empty string's length, a
+	 * zero number, or a NUL). */
+	if (msg && memchr(GRPC_SLICE_START_PTR(s), 0, GRPC_SLICE_LENGTH(s)) &&
+	    pb_has_nul(d, GRPC_SLICE_START_PTR(s), GRPC_SLICE_LENGTH(s), 0)) {
+		protobuf_c_message_free_unpacked(msg, alloc);
 		msg = NULL;
 		w = "request message holds a NUL byte in a string (a name or "
 		    "a metadata key or value); they must be text";
@@ -122,4 +129,77 @@ out:
 	if (!msg && why)
 		*why = w;
 	return msg;
+}
+
+ProtobufCMessage *pb_unpack(const ProtobufCMessageDescriptor *d,
+			    grpc_byte_buffer *bb, size_t max_len,
+			    const char **why)
+{
+	return unpack(NULL, d, bb, max_len, why);
+}
+
+/* A block past the inline bytes: its chain link, then the caller's. */
+struct pb_big {
+	struct pb_big *next;
+	max_align_t data[];
+};
+
+static void *arena_alloc(void *data, size_t size)
+{
+	struct pb_arena *a = data;
+	const size_t align = _Alignof(max_align_t);
+	size_t n = size + (align - 1) - (size + align - 1) % align;
+	struct pb_big *b;
+
+	if (n >= size && n <= sizeof(a->buf) - a->used) {
+		void *p = a->buf + a->used;
+
+		a->used += n;
+		return p;
+	}
+	if (size > SIZE_MAX - sizeof(*b))
+		return NULL;
+	b = malloc(sizeof(*b) + size);
+	if (!b)
+		return NULL;
+	b->next = a->big;
+	a->big = b;
+	return b->data;
+}
+
+/* protobuf-c frees what it unpacked (or scratch) one by one: all of it is
+ * the arena's, freed at once by pb_arena_release(). */
+static void arena_free(void *data, void *p)
+{
+	(void)data;
+	(void)p;
+}
+
+void pb_arena_init(struct pb_arena *a)
+{
+	a->pa.alloc = arena_alloc;
+	a->pa.free = arena_free;
+	a->pa.allocator_data = a;
+	a->used = 0;
+	a->big = NULL;
+}
+
+void pb_arena_release(struct pb_arena *a)
+{
+	struct pb_big *b = a->big, *next;
+
+	for (; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	a->big = NULL;
+	a->used = 0;
+}
+
+ProtobufCMessage *pb_unpack_in(struct pb_arena *a,
+			       const ProtobufCMessageDescriptor *d,
+			       grpc_byte_buffer *bb, size_t max_len,
+			       const char **why)
+{
+	return unpack(&a->pa, d, bb, max_len, why);
 }

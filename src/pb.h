@@ -6,6 +6,9 @@
 
 #include <grpc/byte_buffer.h>
 #include <protobuf-c/protobuf-c.h>
+#include <stddef.h>
+
+#define PB_ARENA_INLINE 8192  /* bytes of an arena held inline */
 
 /* Pack msg into a new byte buffer (caller destroys it), or NULL. */
 grpc_byte_buffer *pb_pack(const ProtobufCMessage *msg);
@@ -18,5 +21,33 @@ grpc_byte_buffer *pb_pack(const ProtobufCMessage *msg);
 ProtobufCMessage *pb_unpack(const ProtobufCMessageDescriptor *d,
 			    grpc_byte_buffer *bb, size_t max_len,
 			    const char **why);
+
+/*
+ * Memory for messages that die together, e.g. a unary request unpacked
+ * and dropped in one step function: a bump allocator over the bytes
+ * inline (a request with its metadata map is some 20 allocations, which
+ * malloc() and protobuf_c_message_free_unpacked() would each walk), and
+ * malloc() for what does not fit.  Nothing is freed before
+ * pb_arena_release(), which frees everything at once.  Not shared between
+ * threads.  Large: meant for the stack.
+ */
+struct pb_arena {
+	ProtobufCAllocator pa;        /* what protobuf-c is given */
+	size_t used;                  /* bytes of buf handed out */
+	void *big;                    /* malloc()ed blocks, chained */
+	_Alignas(max_align_t) unsigned char buf[PB_ARENA_INLINE];
+};
+
+/* An empty arena (buf is not touched). */
+void pb_arena_init(struct pb_arena *a);
+/* Free every message of a; a is then empty again. */
+void pb_arena_release(struct pb_arena *a);
+
+/* pb_unpack() with the message in arena a: never give it to
+ * protobuf_c_message_free_unpacked(); pb_arena_release(a) frees it. */
+ProtobufCMessage *pb_unpack_in(struct pb_arena *a,
+			       const ProtobufCMessageDescriptor *d,
+			       grpc_byte_buffer *bb, size_t max_len,
+			       const char **why);
 
 #endif

@@ -105,7 +105,6 @@ struct call {
 	grpc_byte_buffer *sending;        /* the stream message in flight */
 	int cancelled;
 	double arrived;                   /* mono_now() when it came */
-	char *so_ns, *so_name;            /* GetMetrics: for stats_target() */
 	char fprint[FPRINT_HEX + 1];      /* the trigger's (fprint.h) */
 
 	/* StreamIsActive only; guarded by srv->smu (see "StreamIsActive"). */
@@ -165,8 +164,6 @@ static void call_free(struct call *c)
 		grpc_byte_buffer_destroy(c->reply);
 	if (c->sending)
 		grpc_byte_buffer_destroy(c->sending);
-	free(c->so_ns);
-	free(c->so_name);
 	grpc_metadata_array_destroy(&c->md);
 	grpc_call_details_destroy(&c->details);
 	if (c->call)
@@ -310,11 +307,31 @@ static const char *bad_name(const char *s)
 
 static grpc_status_code scaler_status(enum scaler_err e);
 
-/* Parse a ScaledObjectRef's metadata into m and its fingerprint into
- * c->fprint.  On failure the call has been answered (INVALID_ARGUMENT or
- * PERMISSION_DENIED) and -1 is returned. */
+/*
+ * A request's parsed metadata: the parsed-metadata cache's copy, borrowed
+ * (mcache.h: valid until the next mcache_put(), and nothing on this
+ * thread puts one before the call's step function returns; an evaluation
+ * that outlives it copies what it keeps, scaler.h), or the call's own when
+ * the cache has none to lend.  pm.m is what to use.
+ */
+struct pmeta {
+	const struct meta *m;     /* NULL until parse_ref() */
+	struct meta own;          /* when m == &own; released by the caller */
+};
+
+static void pmeta_release(struct pmeta *pm)
+{
+	if (pm->m == &pm->own)
+		meta_release(&pm->own);
+	pm->m = NULL;
+}
+
+/* Parse a ScaledObjectRef's metadata into pm (pm->m NULL on entry) and its
+ * fingerprint into c->fprint.  On failure the call has been answered
+ * (INVALID_ARGUMENT or PERMISSION_DENIED) and -1 is returned.  Either way
+ * the caller releases pm (pmeta_release()). */
 static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
-		     struct meta *m)
+		     struct pmeta *pm)
 {
 	const char *keys[META_KEYS_MAX], *values[META_KEYS_MAX];
 	char msg[SCALER_MSG_MAX];
@@ -347,21 +364,18 @@ static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 		values[i] = ref->scalermetadata[i]->value;
 	}
 	/* The same map parses to the same meta and fingerprint every time:
-	 * a hit skips both (mcache.h); the namespace's right to the backend
-	 * is checked every time. */
+	 * a hit skips both (mcache.h) and lends the cache's copy; the
+	 * namespace's right to the backend is checked every time. */
 	hit = mcache_get(c->srv->mc, keys, values, ref->n_scalermetadata,
 			 c->fprint);
 	if (hit) {
-		meta_release(m);
-		if (meta_copy(m, hit)) {
-			call_reply(c, GRPC_STATUS_RESOURCE_EXHAUSTED,
-				   "out of memory", NULL);
-			return -1;
-		}
-		se = scaler_check(c->srv->sc, ref->namespace_, m, msg);
+		pm->m = hit;
+		se = scaler_check(c->srv->sc, ref->namespace_, hit, msg);
 	} else {
-		se = scaler_parse(c->srv->sc, ref->namespace_, m, keys, values,
-				  ref->n_scalermetadata, msg);
+		meta_init(&pm->own);
+		pm->m = &pm->own;
+		se = scaler_parse(c->srv->sc, ref->namespace_, &pm->own, keys,
+				  values, ref->n_scalermetadata, msg);
 	}
 	if (se != SCALER_OK) {
 		log_warn("%s %s/%s: %s", methods[c->method].path,
@@ -376,17 +390,24 @@ static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 			   "out of memory", NULL);
 		return -1;
 	}
-	/* out of memory: not kept, parsed again next time */
-	(void)mcache_put(c->srv->mc, keys, values, ref->n_scalermetadata, m,
-			 c->fprint);
+	/* out of memory: not kept, parsed again next time; this call uses
+	 * its own either way */
+	(void)mcache_put(c->srv->mc, keys, values, ref->n_scalermetadata,
+			 &pm->own, c->fprint);
 	return 0;
 }
 
+/* The request of c as a message of type d, in arena a (pb.h: freed with
+ * it) or, with a NULL, malloc()ed (freed with free_unpacked).  NULL when
+ * it does not unpack: the call has been answered. */
 static ProtobufCMessage *unpack_or_reply(struct call *c,
-					 const ProtobufCMessageDescriptor *d)
+					 const ProtobufCMessageDescriptor *d,
+					 struct pb_arena *a)
 {
 	const char *why = NULL;
-	ProtobufCMessage *msg = pb_unpack(d, c->payload, RPC_RECV_MAX, &why);
+	ProtobufCMessage *msg = a ?
+		pb_unpack_in(a, d, c->payload, RPC_RECV_MAX, &why) :
+		pb_unpack(d, c->payload, RPC_RECV_MAX, &why);
 
 	/* Not needed once unpacked: a stream would keep it for its life. */
 	grpc_byte_buffer_destroy(c->payload);
@@ -420,25 +441,26 @@ static void start_get_metric_spec(struct call *c)
 		EXTERNALSCALER__GET_METRIC_SPEC_RESPONSE__INIT;
 	Externalscaler__MetricSpec spec = EXTERNALSCALER__METRIC_SPEC__INIT;
 	Externalscaler__MetricSpec *specs[1] = { &spec };
-	struct meta m;
+	struct pmeta pm;
+	struct pb_arena a;        /* the request: freed at once */
 
-	meta_init(&m);
+	pm.m = NULL;
+	pb_arena_init(&a);
 	ref = (Externalscaler__ScaledObjectRef *)unpack_or_reply(
-		c, &externalscaler__scaled_object_ref__descriptor);
+		c, &externalscaler__scaled_object_ref__descriptor, &a);
 	if (!ref)
 		goto out;
-	if (parse_ref(c, ref, &m))
+	if (parse_ref(c, ref, &pm))
 		goto out;
-	spec.metricname = m.metric_name;
+	spec.metricname = (char *)pm.m->metric_name;
 	spec.targetsize = 1;
 	spec.targetsizefloat = 1.0;
 	resp.n_metricspecs = 1;
 	resp.metricspecs = specs;
 	reply_msg(c, &resp.base);
 out:
-	meta_release(&m);
-	if (ref)
-		externalscaler__scaled_object_ref__free_unpacked(ref, NULL);
+	pmeta_release(&pm);
+	pb_arena_release(&a);
 }
 
 static void on_metrics(void *arg, const struct scaler_result *r)
@@ -453,7 +475,7 @@ static void on_metrics(void *arg, const struct scaler_result *r)
 		call_reply(c, scaler_status(r->err), r->msg, NULL);
 		return;
 	}
-	if (c->so_ns && c->so_name) {
+	if (c->srv->stats) {
 		/* held: no decision was made, the last one's terms stay */
 		struct stats_terms t = {
 			.arrival_rate = r->sig.arrival_rate,
@@ -473,7 +495,7 @@ static void on_metrics(void *arg, const struct scaler_result *r)
 			.capped = r->b.capped,
 		};
 
-		stats_target(c->srv->stats, c->so_ns, c->so_name,
+		stats_target(c->srv->stats, r->ns, r->name,
 			     r->metric_name, (long long)r->target,
 			     r->held ? NULL : &t, mono_now());
 	}
@@ -504,7 +526,8 @@ static void on_is_active(void *arg, const struct scaler_result *r)
  * here and now when every answer is cached (no hop to the fetch thread,
  * the reply starts on this thread), else later on the fetch thread. */
 static void evaluate(struct call *c, const Externalscaler__ScaledObjectRef *ref,
-		     struct meta *m, enum scaler_kind kind, scaler_done_fn *cb)
+		     const struct meta *m, enum scaler_kind kind,
+		     scaler_done_fn *cb)
 {
 	if (scaler_evaluate_now(c->srv->sc, ref->namespace_, ref->name,
 				c->fprint, m, kind, cb, c))
@@ -515,43 +538,41 @@ static void evaluate(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 static void start_get_metrics(struct call *c)
 {
 	Externalscaler__GetMetricsRequest *req;
-	struct meta m;
+	struct pmeta pm;
+	struct pb_arena a;        /* the request: freed at once */
 
-	meta_init(&m);
+	pm.m = NULL;
+	pb_arena_init(&a);
 	req = (Externalscaler__GetMetricsRequest *)unpack_or_reply(
-		c, &externalscaler__get_metrics_request__descriptor);
+		c, &externalscaler__get_metrics_request__descriptor, &a);
 	if (!req)
 		goto out;
-	if (parse_ref(c, req->scaledobjectref, &m))
+	if (parse_ref(c, req->scaledobjectref, &pm))
 		goto out;
-	if (c->srv->stats) {     /* the ref is freed before the answer */
-		c->so_ns = strdup(req->scaledobjectref->namespace_);
-		c->so_name = strdup(req->scaledobjectref->name);
-	}
-	evaluate(c, req->scaledobjectref, &m, SCALER_METRICS, on_metrics);
+	evaluate(c, req->scaledobjectref, pm.m, SCALER_METRICS, on_metrics);
 out:
-	meta_release(&m);
-	if (req)
-		externalscaler__get_metrics_request__free_unpacked(req, NULL);
+	pmeta_release(&pm);
+	pb_arena_release(&a);
 }
 
 static void start_is_active(struct call *c)
 {
 	Externalscaler__ScaledObjectRef *ref;
-	struct meta m;
+	struct pmeta pm;
+	struct pb_arena a;        /* the request: freed at once */
 
-	meta_init(&m);
+	pm.m = NULL;
+	pb_arena_init(&a);
 	ref = (Externalscaler__ScaledObjectRef *)unpack_or_reply(
-		c, &externalscaler__scaled_object_ref__descriptor);
+		c, &externalscaler__scaled_object_ref__descriptor, &a);
 	if (!ref)
 		goto out;
-	if (parse_ref(c, ref, &m))
+	if (parse_ref(c, ref, &pm))
 		goto out;
-	evaluate(c, ref, &m, SCALER_ACTIVE, on_is_active);
+	evaluate(c, ref, pm.m, SCALER_ACTIVE, on_is_active);
 out:
-	meta_release(&m);
-	if (ref)
-		externalscaler__scaled_object_ref__free_unpacked(ref, NULL);
+	pmeta_release(&pm);
+	pb_arena_release(&a);
 }
 
 static void start_health_check(struct call *c)
@@ -561,7 +582,7 @@ static void start_health_check(struct call *c)
 		GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__INIT;
 
 	req = (Grpc__Health__V1__HealthCheckRequest *)unpack_or_reply(
-		c, &grpc__health__v1__health_check_request__descriptor);
+		c, &grpc__health__v1__health_check_request__descriptor, NULL);
 	if (!req)
 		return;
 	if (req->service[0] &&
@@ -951,17 +972,17 @@ static void start_stream_is_active(struct call *c)
 {
 	struct rpc_server *srv = c->srv;
 	Externalscaler__ScaledObjectRef *ref;
-	struct meta m;
+	struct pmeta pm;
 	grpc_op op;
 	grpc_call_error err;
 	int joined;
 
-	meta_init(&m);
+	pm.m = NULL;
 	ref = (Externalscaler__ScaledObjectRef *)unpack_or_reply(
-		c, &externalscaler__scaled_object_ref__descriptor);
+		c, &externalscaler__scaled_object_ref__descriptor, NULL);
 	if (!ref)
 		goto out;
-	if (parse_ref(c, ref, &m))
+	if (parse_ref(c, ref, &pm))
 		goto out;
 
 	memset(&op, 0, sizeof(op));
@@ -976,11 +997,11 @@ static void start_stream_is_active(struct call *c)
 		goto out;
 	}
 	log_debug("StreamIsActive %s/%s: open, checking every %gs",
-		  ref->namespace_, ref->name, m.push_interval_s);
+		  ref->namespace_, ref->name, pm.m->push_interval_s);
 	stats_stream(srv->stats, 1);
 	pthread_mutex_lock(&srv->smu);
 	c->refs = 2;             /* the close batch and the group */
-	joined = !group_join(c, &ref, m.push_interval_s);
+	joined = !group_join(c, &ref, pm.m->push_interval_s);
 	if (!joined) {
 		/* Silent, like a stream whose evaluation fails; it ends
 		 * when KEDA goes away. */
@@ -988,7 +1009,7 @@ static void start_stream_is_active(struct call *c)
 	}
 	pthread_mutex_unlock(&srv->smu);
 out:
-	meta_release(&m);
+	pmeta_release(&pm);
 	if (ref)
 		externalscaler__scaled_object_ref__free_unpacked(ref, NULL);
 }

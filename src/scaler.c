@@ -107,16 +107,31 @@ struct scaler {
 	int saver_on, saver_stop;
 };
 
-/* One evaluation in flight. */
+/* The state key of a trigger held inline; a longer one (names near their
+ * 253 bytes) is malloc()ed. */
+#define EVAL_KEY_INLINE 384
+/* "ns/name/metricName" as logs show it: both names through show_text() */
+#define EVAL_REF_MAX (2 * (SCALER_SHOW_MAX + 4) + META_NAME_MAX)
+
+/*
+ * One evaluation.  A cached one (scaler_evaluate_now() answered at once
+ * by fetch_lookup()) lives on the caller's stack and borrows the caller's
+ * metadata, names and the scaler's config for that call; one that waits
+ * for the fetch thread lives on the heap and owns copies of them
+ * (eval_new()), as the caller's are gone by the time it finishes.
+ */
 struct eval {
 	struct scaler *s;
-	struct config *cfg;          /* held: be lives in it */
+	struct config *cfg;          /* be lives in it; held when `own` */
 	const struct backend *be;
-	struct meta m;
+	const struct meta *m;        /* the tuning in force: *base, or &win */
+	const struct meta *base;     /* the trigger's metadata */
+	struct meta *own;            /* heap: base, a deep copy; else NULL */
+	char *names;                 /* heap: ns and name, copied; else NULL */
 	enum scaler_kind kind;
-	char *key;                   /* the state's key (scaler_key()) */
-	char *ns;                    /* the ScaledObject's namespace */
-	char *ref;                   /* "ns/name/metricName", printable */
+	const char *ns, *name;       /* the ScaledObject's */
+	char *key;                   /* the state's key (scaler_key()):
+				      * keybuf, or malloc()ed */
 	size_t max_states, max_states_ns;
 	int slot[SIG_N];             /* answer index per signal, -1 if none */
 	struct scaler_read reads[SIG_N]; /* what was sent, in that order */
@@ -127,6 +142,12 @@ struct eval {
 	const char *window;          /* schedule window in force, or NULL */
 	scaler_done_fn *cb;
 	void *arg;
+	char keybuf[EVAL_KEY_INLINE];
+	char ref[EVAL_REF_MAX];      /* "ns/name/metricName", printable */
+	/* base with the schedule window in force applied (meta_at(), a
+	 * shallow copy), when base has a schedule: last, as most
+	 * evaluations never touch it. */
+	struct meta win;
 };
 
 /* Wall clock: smoothing times are stored in the state file, so they must
@@ -711,32 +732,96 @@ enum scaler_err scaler_check(const struct scaler *s, const char *ns,
 	return SCALER_OK;
 }
 
-/* The state key of a trigger: unambiguous whatever the namespace and name
- * hold (the namespace's length comes first, the fingerprint is of fixed
- * length).  malloc()ed; NULL when out of memory. */
-static char *scaler_key(const char *ns, const char *name, const char *fp,
-			const char *metric)
+/* Decimal digits of v at p (no NUL); their count. */
+static size_t put_size(char *p, size_t v)
 {
-	size_t len = strlen(ns) + strlen(name) + strlen(fp) +
-		     strlen(metric) + 32;
-	char *k = malloc(len);
+	char d[24];
+	size_t n = 0, i;
 
-	if (k)
-		snprintf(k, len, "%zu:%s/%s/%s%s%s", strlen(ns), ns, name,
-			 fp, *fp ? "" : "m:", *fp ? "" : metric);
-	return k;
+	do {
+		d[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (i = 0; i < n; i++)
+		p[i] = d[n - 1 - i];
+	return n;
+}
+
+/*
+ * The state key of a trigger, "<len(ns)>:ns/name/fp", or without a
+ * fingerprint "<len(ns)>:ns/name/m:metric": unambiguous whatever the
+ * namespace and name hold (the namespace's length comes first, the
+ * fingerprint is of fixed length).  Into e->keybuf when it fits, else
+ * malloc()ed; e->key is set only on success.  0, or -1 when out of
+ * memory.  Built with memcpy(): it is on the path of every call.
+ */
+static int scaler_key(struct eval *e, const char *ns, const char *name,
+		      const char *fp, const char *metric)
+{
+	size_t lns = strlen(ns), lname = strlen(name), lfp = strlen(fp);
+	size_t lm = lfp ? 0 : strlen(metric);
+	size_t len = 24 + lns + lname + lfp + lm + 5;
+	char *k = len <= sizeof(e->keybuf) ? e->keybuf : malloc(len);
+	char *p = k;
+
+	if (!k)
+		return -1;
+	p += put_size(p, lns);
+	*p++ = ':';
+	memcpy(p, ns, lns);
+	p += lns;
+	*p++ = '/';
+	memcpy(p, name, lname);
+	p += lname;
+	*p++ = '/';
+	memcpy(p, fp, lfp);
+	p += lfp;
+	if (!lfp) {
+		memcpy(p, "m:", 2);
+		memcpy(p + 2, metric, lm);
+		p += 2 + lm;
+	}
+	*p = '\0';
+	e->key = k;
+	return 0;
+}
+
+/* What logs and messages call the trigger, "ns/name/metricName", into
+ * e->ref: the names printable and bounded (show.h). */
+static void eval_ref(struct eval *e)
+{
+	char *p = e->ref;
+	size_t lm = strlen(e->m->metric_name);
+
+	show_text(p, SCALER_SHOW_MAX, e->ns, strlen(e->ns));
+	p += strlen(p);
+	*p++ = '/';
+	show_text(p, SCALER_SHOW_MAX, e->name, strlen(e->name));
+	p += strlen(p);
+	*p++ = '/';
+	memcpy(p, e->m->metric_name, lm + 1);
 }
 
 /* ---- one evaluation ------------------------------------------------------------- */
 
-static void eval_free(struct eval *e)
+/* Free what any evaluation allocated for itself (not e itself). */
+static void eval_release(struct eval *e)
 {
 	free(e->miss);
-	meta_release(&e->m);
+	if (e->key != e->keybuf)
+		free(e->key);
+}
+
+/* Free a heap evaluation (eval_new()). */
+static void eval_free(struct eval *e)
+{
+	eval_release(e);
+	if (e->own) {
+		meta_release(e->own);
+		free(e->own);
+	}
 	config_drop(e->cfg);
-	free(e->key);
-	free(e->ns);
-	free(e->ref);
+	free(e->names);
 	free(e);
 }
 
@@ -766,7 +851,7 @@ static double answer_skew(const struct fetch_answer *x, double now)
  * is missing data (docs/metadata.md, staleHoldSeconds). */
 static double skew_max(const struct eval *e)
 {
-	return e->m.stale_hold_s > SCALER_SKEW_MIN_S ? e->m.stale_hold_s :
+	return e->m->stale_hold_s > SCALER_SKEW_MIN_S ? e->m->stale_hold_s :
 	       SCALER_SKEW_MIN_S;
 }
 
@@ -902,8 +987,7 @@ static int miss_failed(const struct eval *e, const struct fetch_answer *a,
 	r->err = x->err == PROM_EMULTI || x->err == PROM_EQUERY ?
 		 SCALER_EINVAL : SCALER_EUNAVAIL;
 	snprintf(r->msg, sizeof(r->msg), "%s: %s (backend '%s')",
-		 sig_keys[SIG_MISS], x->msg,
-		 config_backend(e->s->cfg, e->m.backend)->name);
+		 sig_keys[SIG_MISS], x->msg, e->be->name);
 	return 1;
 }
 
@@ -1034,17 +1118,17 @@ static void hold_or_fail(const struct eval *e, struct state *st, double now,
 
 	if (r->err != SCALER_EUNAVAIL || !have)
 		return;
-	if (now - at <= e->m.stale_hold_s) {
+	if (now - at <= e->m->stale_hold_s) {
 		if (active)
 			log_warn("%s: %s; holding the last activity %s from "
 				 "%.0fs ago (staleHoldSeconds %g)", e->ref,
 				 r->msg, st->good_active ? "true" : "false",
-				 now - at, e->m.stale_hold_s);
+				 now - at, e->m->stale_hold_s);
 		else
 			log_warn("%s: %s; holding the last target %lld from "
 				 "%.0fs ago (staleHoldSeconds %g)", e->ref,
 				 r->msg, (long long)st->good_target, now - at,
-				 e->m.stale_hold_s);
+				 e->m->stale_hold_s);
 		r->err = SCALER_OK;
 		r->msg[0] = '\0';
 		r->target = st->good_target;
@@ -1057,7 +1141,7 @@ static void hold_or_fail(const struct eval *e, struct state *st, double now,
 
 		snprintf(r->msg + len, sizeof(r->msg) - len,
 			 "; last good data %.0fs ago, beyond staleHoldSeconds "
-			 "%g", now - at, e->m.stale_hold_s);
+			 "%g", now - at, e->m->stale_hold_s);
 	}
 }
 
@@ -1078,6 +1162,7 @@ static void note_active(struct scaler *s, struct state *st, int active,
  * caller's thread when every answer was cached (scaler_evaluate_now()).
  * No lock held on entry; the states are used under s->mu, the callback
  * runs after it is released.  The state file is the saver's (scaler_save()).
+ * e stays the caller's to release.
  */
 static void eval_finish(struct eval *e, const struct fetch_answer *a,
 			size_t n)
@@ -1093,10 +1178,12 @@ static void eval_finish(struct eval *e, const struct fetch_answer *a,
 	size_t i;
 
 	memset(&r, 0, sizeof(r));
-	memcpy(r.metric_name, e->m.metric_name, sizeof(r.metric_name));
+	memcpy(r.metric_name, e->m->metric_name, sizeof(r.metric_name));
 	for (i = 0; i < e->n_reads && i < n; i++)
 		e->reads[i].answer = &a[i];
-	r.meta = &e->m;
+	r.meta = e->m;
+	r.ns = e->ns;
+	r.name = e->name;
 	r.window = e->window;
 	r.reads = e->reads;
 	r.n_reads = e->n_reads < n ? e->n_reads : n;
@@ -1118,12 +1205,12 @@ static void eval_finish(struct eval *e, const struct fetch_answer *a,
 	if (e->kind == SCALER_ACTIVE) {
 		/* Activity needs lambda, Q and S only: an unknown service
 		 * time must not keep a model at zero replicas. */
-		r.active = model_is_active(&e->m.model, g);
+		r.active = model_is_active(&e->m->model, g);
 		note_active(s, st, r.active, now);
 		goto done;
 	}
 	read_observations(e, a, st, g, &o, now);
-	switch (decide_observations(&e->m, &o, now,
+	switch (decide_observations(e->m, &o, now,
 				    st ? &st->sm : NULL, g, &d, &merr)) {
 	case DECIDE_OK:
 		break;
@@ -1167,55 +1254,62 @@ done:
 	if (r.err != SCALER_OK)
 		log_warn("%s: %s", e->ref, r.msg);
 	e->cb(e->arg, &r);
-	eval_free(e);
 }
 
 static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
 {
 	eval_finish(arg, a, n);
+	eval_free(arg);
 }
 
-static int evaluate(struct scaler *s, const char *ns, const char *name,
-		    const char *fprint, struct meta *m, enum scaler_kind kind,
-		    scaler_done_fn *cb, void *arg, int now_ok)
+/*
+ * Set up e to evaluate m (borrowed) for ns/name: the window in force at t,
+ * the state key, the name shown, and the queries into q (their number in
+ * *nq).  Every field of e is set; e's names and cfg are borrowed (a heap
+ * evaluation replaces them, eval_new()).  0; -1 when out of memory or m's
+ * backend is not in the config (e then still needs eval_release()).
+ */
+static int eval_setup(struct eval *e, struct scaler *s, const char *ns,
+		      const char *name, const char *fprint,
+		      const struct meta *m, enum scaler_kind kind,
+		      scaler_done_fn *cb, void *arg, time_t t,
+		      struct fetch_query q[SIG_N], size_t *nq)
 {
-	const struct backend *be = config_backend(s->cfg, m->backend);
-	struct fetch_query q[SIG_N];
-	struct eval *e;
-	char sns[SCALER_SHOW_MAX + 4], sname[SCALER_SHOW_MAX + 4];
-	size_t n = 0, len;
+	size_t n = 0;
 	int i;
 
-	e = calloc(1, sizeof(*e));
-	if (!e) {
-		meta_release(m);
-		meta_init(m);
-		return -1;
-	}
 	e->s = s;
-	e->m = *m;           /* move: m's strings now belong to e */
-	meta_init(m);
-	/* The schedule window in force now tunes this evaluation, before the
-	 * queries are built (a window may change forecastWindowSeconds). */
-	e->window = meta_at(&e->m, time(NULL), &e->m);
+	e->cfg = s->cfg;
+	e->be = config_backend(s->cfg, m->backend);
+	e->base = m;
+	e->own = NULL;
+	e->names = NULL;
 	e->kind = kind;
-	e->cb = cb;
-	e->arg = arg;
-	e->cfg = config_hold(s->cfg);
-	e->be = be;
+	e->ns = ns;
+	e->name = name;
+	e->key = NULL;
 	e->max_states = s->cfg->max_states;
 	e->max_states_ns = s->cfg->max_states_ns;
-	/* What logs and messages call it: printable, bounded (show.h). */
-	show_text(sns, SCALER_SHOW_MAX, ns, strlen(ns));
-	show_text(sname, SCALER_SHOW_MAX, name, strlen(name));
-	len = strlen(sns) + strlen(sname) + strlen(e->m.metric_name) + 3;
-	e->ref = malloc(len);
-	e->ns = strdup(ns);
-	e->key = scaler_key(ns, name, fprint ? fprint : "",
-			    e->m.metric_name);
-	if (!e->ref || !e->ns || !e->key || !be)
-		goto fail;
-	snprintf(e->ref, len, "%s/%s/%s", sns, sname, e->m.metric_name);
+	e->n_reads = 0;
+	e->series_step_s = 0;
+	e->miss = NULL;
+	e->n_miss = 0;
+	e->cb = cb;
+	e->arg = arg;
+	/* The schedule window in force now tunes this evaluation, before the
+	 * queries are built (a window may change forecastWindowSeconds).
+	 * Without a schedule no window applies and m is used as it is. */
+	if (m->sched.n) {
+		e->window = meta_at(m, t, &e->win);
+		e->m = &e->win;
+	} else {
+		e->window = NULL;
+		e->m = m;
+	}
+	eval_ref(e);
+	if (scaler_key(e, ns, name, fprint ? fprint : "", e->m->metric_name) ||
+	    !e->be)
+		return -1;
 
 	for (i = 0; i < SIG_N; i++) {
 		const char *query = NULL;
@@ -1223,30 +1317,30 @@ static int evaluate(struct scaler *s, const char *ns, const char *name,
 
 		switch (i) {
 		case SIG_ARRIVAL:
-			query = e->m.arrival_rate_query;
+			query = e->m->arrival_rate_query;
 			break;
 		case SIG_SERVICE:
 			/* Activity does not need W. */
 			query = kind == SCALER_METRICS ?
-				e->m.service_time_query : NULL;
+				e->m->service_time_query : NULL;
 			break;
 		case SIG_QUEUE:
-			query = e->m.queue_depth_query;
+			query = e->m->queue_depth_query;
 			break;
 		case SIG_SHED:
-			query = e->m.shed_rate_query;
+			query = e->m->shed_rate_query;
 			break;
 		case SIG_CURRENT:
 			query = kind == SCALER_METRICS ?
-				e->m.current_replicas_query : NULL;
+				e->m->current_replicas_query : NULL;
 			break;
 		case SIG_CURRENT_RECENT:
 			if (kind != SCALER_METRICS ||
-			    !e->m.current_replicas_query ||
-			    e->m.scale_down_period_s < 1)
+			    !e->m->current_replicas_query ||
+			    e->m->scale_down_period_s < 1)
 				break;
-			query = e->m.current_replicas_query;
-			range = e->m.scale_down_period_s;
+			query = e->m->current_replicas_query;
+			range = e->m->scale_down_period_s;
 			step = range / RECENT_POINTS;
 			step = step < 1 ? 1 : step > RECENT_STEP_MAX_S ?
 			       RECENT_STEP_MAX_S : step;
@@ -1255,11 +1349,11 @@ static int evaluate(struct scaler *s, const char *ns, const char *name,
 		case SIG_MISS:
 			if (kind != SCALER_METRICS)
 				break;
-			decide_series_query(&e->m, &range, &step);
+			decide_series_query(e->m, &range, &step);
 			if (!(range > 0))
 				break;
-			query = i == SIG_SERIES ? e->m.arrival_rate_query :
-						  e->m.sla_miss_query;
+			query = i == SIG_SERIES ? e->m->arrival_rate_query :
+						  e->m->sla_miss_query;
 			e->series_step_s = step;
 			break;
 		}
@@ -1267,7 +1361,7 @@ static int evaluate(struct scaler *s, const char *ns, const char *name,
 		if (!query)
 			continue;
 		memset(&q[n], 0, sizeof(q[n]));
-		q[n].backend = be;
+		q[n].backend = e->be;
 		q[n].cfg = e->cfg;
 		q[n].query = query;
 		q[n].range_s = range;
@@ -1276,41 +1370,108 @@ static int evaluate(struct scaler *s, const char *ns, const char *name,
 		e->reads[n].query = query;
 		e->reads[n].range_s = range;
 		e->reads[n].step_s = step;
+		e->reads[n].answer = NULL;
 		e->slot[i] = (int)n++;
 	}
 	e->n_reads = n;
+	*nq = n;
 	if (e->slot[SIG_MISS] >= 0) {
-		e->n_miss = miss_points(&e->m);
+		e->n_miss = miss_points(e->m);
 		e->miss = malloc(e->n_miss * sizeof(*e->miss));
 		if (!e->miss)
-			goto fail;
+			return -1;
 	}
-	if (now_ok) {
-		struct fetch_hit hit;  /* not zeroed: fetch_lookup() fills it */
-
-		if (!fetch_lookup(s->fetch, ns, q, n, &hit)) {
-			eval_finish(e, hit.ans, hit.n);
-			fetch_hit_release(&hit);
-			return 0;
-		}
-	}
-	if (fetch_submit(s->fetch, ns, q, n, on_answers, e))
-		goto fail;
 	return 0;
-fail:
-	eval_free(e);
-	return -1;
+}
+
+/*
+ * A heap evaluation of m for ns/name (eval_setup()), owning copies of m
+ * and the names and holding the config, so that it may finish on the
+ * fetch thread after the caller's have gone.  NULL when out of memory or
+ * m's backend is not in the config.
+ */
+static struct eval *eval_new(struct scaler *s, const char *ns,
+			     const char *name, const char *fprint,
+			     const struct meta *m, enum scaler_kind kind,
+			     scaler_done_fn *cb, void *arg, time_t t,
+			     struct fetch_query q[SIG_N], size_t *nq)
+{
+	size_t lns = strlen(ns), lname = strlen(name);
+	struct meta *own = malloc(sizeof(*own));
+	char *names = malloc(lns + lname + 2);
+	struct eval *e = malloc(sizeof(*e));
+
+	if (!own || !names || !e || meta_copy(own, m)) {
+		free(own);
+		free(names);
+		free(e);
+		return NULL;
+	}
+	memcpy(names, ns, lns + 1);
+	memcpy(names + lns + 1, name, lname + 1);
+	if (eval_setup(e, s, names, names + lns + 1, fprint, own, kind, cb,
+		       arg, t, q, nq)) {
+		eval_release(e);
+		meta_release(own);
+		free(own);
+		free(names);
+		free(e);
+		return NULL;
+	}
+	e->own = own;
+	e->names = names;
+	e->cfg = config_hold(s->cfg);
+	return e;
+}
+
+static int evaluate(struct scaler *s, const char *ns, const char *name,
+		    const char *fprint, const struct meta *m,
+		    enum scaler_kind kind, scaler_done_fn *cb, void *arg,
+		    int now_ok)
+{
+	struct fetch_query q[SIG_N];
+	time_t t = time(NULL);
+	struct eval *e;
+	size_t n = 0;
+
+	if (now_ok) {
+		/* On the stack: a cached answer allocates no evaluation and
+		 * copies no metadata.  Nothing can change the scaler's config
+		 * on this thread until it returns (scaler.h). */
+		struct eval tmp;
+		struct fetch_hit hit;  /* not zeroed: fetch_lookup() fills it */
+		int done = 0;
+
+		if (!eval_setup(&tmp, s, ns, name, fprint, m, kind, cb, arg,
+				t, q, &n) &&
+		    !fetch_lookup(s->fetch, ns, q, n, &hit)) {
+			eval_finish(&tmp, hit.ans, hit.n);
+			fetch_hit_release(&hit);
+			done = 1;
+		}
+		eval_release(&tmp);
+		if (done)
+			return 0;
+	}
+	e = eval_new(s, ns, name, fprint, m, kind, cb, arg, t, q, &n);
+	if (!e)
+		return -1;
+	if (fetch_submit(s->fetch, ns, q, n, on_answers, e)) {
+		eval_free(e);
+		return -1;
+	}
+	return 0;
 }
 
 int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
-		    const char *fprint, struct meta *m, enum scaler_kind kind,
-		    scaler_done_fn *cb, void *arg)
+		    const char *fprint, const struct meta *m,
+		    enum scaler_kind kind, scaler_done_fn *cb, void *arg)
 {
 	return evaluate(s, ns, name, fprint, m, kind, cb, arg, 0);
 }
 
 int scaler_evaluate_now(struct scaler *s, const char *ns, const char *name,
-			const char *fprint, struct meta *m,
+			const char *fprint, const struct meta *m,
 			enum scaler_kind kind, scaler_done_fn *cb, void *arg)
 {
 	return evaluate(s, ns, name, fprint, m, kind, cb, arg, 1);

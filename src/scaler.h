@@ -25,7 +25,9 @@
  * written by a thread of the scaler's own (the saver), so neither an
  * evaluation nor the fetch thread waits for it: the states are copied
  * under the lock (about a memcpy of the table) and formatted and written
- * without it.  Each evaluation holds the config it started with.
+ * without it.  Each evaluation holds the config it started with (one
+ * answered at once from the cache borrows it: the config cannot change
+ * on this thread before it returns).
  */
 #ifndef STAFFER_SCALER_H
 #define STAFFER_SCALER_H
@@ -75,6 +77,7 @@ struct scaler_result {
 	int active;
 	/* What the answer was made of, for `staffer explain`.  Borrowed:
 	 * valid during the callback only, never NULL but where said. */
+	const char *ns, *name;        /* the ScaledObject, as evaluated */
 	const struct meta *meta;      /* the tuning in force (window applied) */
 	const char *window;           /* that schedule window, or NULL */
 	const struct scaler_read *reads; /* every query, in the order sent */
@@ -136,25 +139,26 @@ enum scaler_err scaler_check(const struct scaler *s, const char *ns,
  * Evaluate one trigger of ScaledObject namespace/name whose metadata map
  * has fingerprint fprint (fprint.h; NULL: the trigger is known by its
  * metricName alone, for one-off tools).  m must have passed scaler_parse()
- * with the same config.  Takes ownership of *m (its contents are moved
- * out; m is left meta_init()ed).  Returns 0 and later calls cb exactly
- * once on the fetch thread; -1 when the fetch module refuses the job (cb
- * never called; m released).
+ * with the same config.  ns, name and m are borrowed for the call only:
+ * an evaluation that outlives it keeps copies of its own.  Returns 0 and
+ * later calls cb exactly once on the fetch thread; -1 when out of memory
+ * or the fetch module refuses the job (cb never called).
  */
 int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
-		    const char *fprint, struct meta *m, enum scaler_kind kind,
-		    scaler_done_fn *cb, void *arg);
+		    const char *fprint, const struct meta *m,
+		    enum scaler_kind kind, scaler_done_fn *cb, void *arg);
 
 /*
  * scaler_evaluate(), except that when every answer is in the cache
  * (fetch_lookup()) the evaluation finishes at once: cb runs on the calling
  * thread before this returns 0, with no lock of the scaler's or fetch's
- * held, so the caller must not hold a lock that cb takes.  Otherwise (and
- * once a second while the state file waits to be written) it goes to the
- * fetch thread as scaler_evaluate() does.  Same answers either way.
+ * held, so the caller must not hold a lock that cb takes.  Such an
+ * evaluation lives on the caller's stack and borrows m and the names: it
+ * copies no metadata.  Otherwise it goes to the fetch thread as
+ * scaler_evaluate() does.  Same answers either way.
  */
 int scaler_evaluate_now(struct scaler *s, const char *ns, const char *name,
-			const char *fprint, struct meta *m,
+			const char *fprint, const struct meta *m,
 			enum scaler_kind kind, scaler_done_fn *cb, void *arg);
 
 #endif
