@@ -6,9 +6,11 @@
  * and taking its SHA-256 fingerprint (fprint.h) cost more than the rest
  * of a cached answer, so rpc.c keeps the outcome here: the parsed struct
  * meta and the fingerprint, under the map itself.  A hit compares the
- * whole map byte for byte (a hash only picks the bucket), so two maps
- * share an entry only when they are identical, which is what the
- * fingerprint would say too.  Only maps that parse are kept; whether the
+ * whole map byte for byte, pair by pair in the order given (a hash only
+ * picks the bucket), so two maps share an entry only when they are
+ * identical, which is what the fingerprint would say too; rpc.c sorts the
+ * pairs by key first, since KEDA's Go client sends a map in a random
+ * order.  Only maps that parse are kept; whether the
  * namespace may use the backend is checked on every call (scaler.h), as
  * that depends on the config and the caller.
  *

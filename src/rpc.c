@@ -308,6 +308,31 @@ static const char *bad_name(const char *s)
 static grpc_status_code scaler_status(enum scaler_err e);
 
 /*
+ * Sort a map's n pairs by key, stably (an insertion sort: n is at most
+ * META_KEYS_MAX and usually about ten, and pairs that arrive sorted cost
+ * n - 1 comparisons).  KEDA's Go client sends a map in Go's randomised
+ * iteration order, a different order on many calls; sorted, the same map
+ * is the same parsed-metadata cache entry whatever the order, and parses
+ * the same (distinct keys do not depend on their order, and a key given
+ * twice keeps its pairs' order, so the last still wins as protobuf says).
+ */
+static void pairs_sort(const char **keys, const char **values, size_t n)
+{
+	size_t i, j;
+
+	for (i = 1; i < n; i++) {
+		const char *k = keys[i], *v = values[i];
+
+		for (j = i; j > 0 && strcmp(keys[j - 1], k) > 0; j--) {
+			keys[j] = keys[j - 1];
+			values[j] = values[j - 1];
+		}
+		keys[j] = k;
+		values[j] = v;
+	}
+}
+
+/*
  * A request's parsed metadata: the parsed-metadata cache's copy, borrowed
  * (mcache.h: valid until the next mcache_put(), and nothing on this
  * thread puts one before the call's step function returns; an evaluation
@@ -363,11 +388,13 @@ static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 		keys[i] = ref->scalermetadata[i]->key;
 		values[i] = ref->scalermetadata[i]->value;
 	}
+	pairs_sort(keys, values, ref->n_scalermetadata);
 	/* The same map parses to the same meta and fingerprint every time:
 	 * a hit skips both (mcache.h) and lends the cache's copy; the
 	 * namespace's right to the backend is checked every time. */
 	hit = mcache_get(c->srv->mc, keys, values, ref->n_scalermetadata,
 			 c->fprint);
+	stats_meta_cache(c->srv->stats, hit != NULL);
 	if (hit) {
 		pm->m = hit;
 		se = scaler_check(c->srv->sc, ref->namespace_, hit, msg);

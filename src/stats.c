@@ -80,6 +80,7 @@ struct counters {
 	double sum[STATS_METHODS];
 	long streams;
 	unsigned long long pushes[2];
+	unsigned long long meta_cache[2];   /* [0] parsed, [1] found */
 };
 
 struct stats {
@@ -250,6 +251,15 @@ void stats_rpc(struct stats *s, const char *method, int code,
 			s->n.bucket[m][b]++;
 	s->n.count[m]++;
 	s->n.sum[m] += seconds;
+	pthread_mutex_unlock(&s->mu);
+}
+
+void stats_meta_cache(struct stats *s, int hit)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->n.meta_cache[hit ? 1 : 0]++;
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -602,8 +612,15 @@ size_t stats_render(struct stats *s, const struct fetch_stats *fs,
 		   "on StreamIsActive streams.\n"
 		   "# TYPE staffer_stream_pushes_total counter\n"
 		   "staffer_stream_pushes_total{active=\"false\"} %llu\n"
-		   "staffer_stream_pushes_total{active=\"true\"} %llu\n",
-		   c.streams, c.pushes[0], c.pushes[1]);
+		   "staffer_stream_pushes_total{active=\"true\"} %llu\n"
+		   "# HELP staffer_metadata_cache_total Requests whose "
+		   "scalerMetadata map was found parsed (hit) or was parsed "
+		   "(miss).\n"
+		   "# TYPE staffer_metadata_cache_total counter\n"
+		   "staffer_metadata_cache_total{result=\"hit\"} %llu\n"
+		   "staffer_metadata_cache_total{result=\"miss\"} %llu\n",
+		   c.streams, c.pushes[0], c.pushes[1], c.meta_cache[1],
+		   c.meta_cache[0]);
 	if (fs)
 		out_printf(&o, "# HELP staffer_backend_requests_total HTTP "
 			   "requests sent to metrics backends.\n"

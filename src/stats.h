@@ -54,6 +54,10 @@ void stats_free(struct stats *s);   /* NULL is fine */
 void stats_rpc(struct stats *s, const char *method, int code,
 	       double seconds);
 
+/* A request's metadata map was found parsed in rpc.c's parsed-metadata
+ * cache (hit 1; mcache.h) or parsed (hit 0). */
+void stats_meta_cache(struct stats *s, int hit);
+
 /* A StreamIsActive stream opened (+1) or ended (-1). */
 void stats_stream(struct stats *s, int delta);
 

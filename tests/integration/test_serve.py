@@ -348,6 +348,25 @@ def scrape(url):
     return out
 
 
+class _Raw:
+    """Bytes that a grpc serializer sends as they are."""
+
+    def __init__(self, b):
+        self.b = b
+
+    def SerializeToString(self):
+        return self.b
+
+
+def ordered_ref(meta, name, order, ns="default"):
+    """A ScaledObjectRef whose map entries go on the wire in `order`
+    (protobuf's C++ runtime picks its own order; messages concatenate)."""
+    b = pb.ScaledObjectRef(name=name, namespace=ns).SerializeToString()
+    for k in order:
+        b += pb.ScaledObjectRef(scalerMetadata={k: meta[k]}).SerializeToString()
+    return _Raw(b)
+
+
 @test("--metrics-listen: /metrics counts each RPC by method and code, promtool-clean",
       smoke=True)
 def t_metrics_endpoint(c):
@@ -366,6 +385,10 @@ def t_metrics_endpoint(c):
             names = [uniq("so") for _ in range(3)]
             for n in names:
                 assert cl.target(meta, name=n) == 27
+            # KEDA's Go client sends a map in random order: the same map
+            # in two other orders is found parsed all the same
+            for order in (sorted(meta), sorted(meta, reverse=True)):
+                assert cl._active(ordered_ref(meta, names[0], order), timeout=5).result
             expect_code(INVALID, cl.metrics_raw, dict(base_meta(), betta="1"),
                         name=uniq("so"))
             expect_code(UNAVAIL, cl.metrics_raw, dict(base_meta(), backend="nopath"),
@@ -389,6 +412,10 @@ def t_metrics_endpoint(c):
             'staffer_rpc_duration_seconds_count{method="GetMetrics"}': 6,
             'staffer_rpc_requests_total{method="GetMetrics",code="UNAVAILABLE"}': 2,
             'staffer_stream_pushes_total{active="true"}': 1,
+            # parsed: meta, betta, nopath, dead; found: the two other
+            # targets, the two other orders and the stream
+            'staffer_metadata_cache_total{result="miss"}': 4,
+            'staffer_metadata_cache_total{result="hit"}': 5,
         }
         for k, v in want.items():   # the harness's readiness checks came before
             got = after.get(k, 0) - before.get(k, 0)

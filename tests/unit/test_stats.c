@@ -57,6 +57,10 @@ static void test_counts(void **state)
 	stats_push(s, 1);
 	stats_push(s, 0);
 	stats_push(s, 1);
+	stats_meta_cache(s, 0);
+	stats_meta_cache(s, 1);
+	stats_meta_cache(s, 1);
+	stats_meta_cache(s, 1);
 	assert_true(stats_render(s, NULL, 0, buf, BUF) < BUF);
 
 	has_line(buf, "staffer_rpc_requests_total{method=\"GetMetrics\","
@@ -91,6 +95,8 @@ static void test_counts(void **state)
 	has_line(buf, "staffer_streams_open 1");
 	has_line(buf, "staffer_stream_pushes_total{active=\"true\"} 2");
 	has_line(buf, "staffer_stream_pushes_total{active=\"false\"} 1");
+	has_line(buf, "staffer_metadata_cache_total{result=\"hit\"} 3");
+	has_line(buf, "staffer_metadata_cache_total{result=\"miss\"} 1");
 	/* no fetch counters without them; the per-backend families are
 	 * always declared (# TYPE), with no series before a request */
 	assert_null(strstr(buf, "staffer_backend_requests_total"));
