@@ -34,6 +34,7 @@
 #include "mono.h"
 #include "pb.h"
 #include "sheap.h"
+#include "show.h"
 #include "stats.h"
 
 #define TICK_S 0.2            /* longest sleep of the loop: signal latency */
@@ -313,8 +314,8 @@ static grpc_status_code scaler_status(enum scaler_err e);
  * n - 1 comparisons).  KEDA's Go client sends a map in Go's randomised
  * iteration order, a different order on many calls; sorted, the same map
  * is the same parsed-metadata cache entry whatever the order, and parses
- * the same (distinct keys do not depend on their order, and a key given
- * twice keeps its pairs' order, so the last still wins as protobuf says).
+ * the same (distinct keys do not depend on their order; a key given twice
+ * is refused by the caller).
  */
 static void pairs_sort(const char **keys, const char **values, size_t n)
 {
@@ -389,6 +390,22 @@ static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 		values[i] = ref->scalermetadata[i]->value;
 	}
 	pairs_sort(keys, values, ref->n_scalermetadata);
+	/* A map holds each key once (KEDA's Go maps cannot do otherwise);
+	 * a hand-made request that repeats one is refused rather than read
+	 * last-wins, which the fingerprint (sorted by value too) would not
+	 * tell apart from the other order. */
+	for (i = 1; i < ref->n_scalermetadata; i++)
+		if (!strcmp(keys[i], keys[i - 1])) {
+			char shown[META_NAME_MAX + 4];
+
+			show_text(shown, META_NAME_MAX, keys[i],
+				  strlen(keys[i]));
+			snprintf(msg, sizeof(msg), "scalerMetadata has the key "
+				 "'%s' more than once; a map has each key "
+				 "once", shown);
+			call_reply(c, GRPC_STATUS_INVALID_ARGUMENT, msg, NULL);
+			return -1;
+		}
 	/* The same map parses to the same meta and fingerprint every time:
 	 * a hit skips both (mcache.h) and lends the cache's copy; the
 	 * namespace's right to the backend is checked every time. */

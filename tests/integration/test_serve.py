@@ -358,13 +358,34 @@ class _Raw:
         return self.b
 
 
-def ordered_ref(meta, name, order, ns="default"):
-    """A ScaledObjectRef whose map entries go on the wire in `order`
-    (protobuf's C++ runtime picks its own order; messages concatenate)."""
+def pairs_ref(pairs, name, ns="default"):
+    """A ScaledObjectRef whose map entries go on the wire as the (key,
+    value) pairs given, in their order, repeats included (protobuf's C++
+    runtime picks its own order; messages concatenate)."""
     b = pb.ScaledObjectRef(name=name, namespace=ns).SerializeToString()
-    for k in order:
-        b += pb.ScaledObjectRef(scalerMetadata={k: meta[k]}).SerializeToString()
+    for k, v in pairs:
+        b += pb.ScaledObjectRef(scalerMetadata={k: v}).SerializeToString()
     return _Raw(b)
+
+
+def ordered_ref(meta, name, order, ns="default"):
+    """meta's entries on the wire in the order of the keys in `order`."""
+    return pairs_ref([(k, meta[k]) for k in order], name, ns)
+
+
+@test("INVALID_ARGUMENT: a metadata map with a key twice (a hand-made request) names it")
+def t_inv_duplicate_key(c):
+    pairs = list(base_meta().items()) + [("beta", "2"), ("beta", "3")]
+    for fn in (c.cl._active, c.cl._spec):
+        try:
+            fn(pairs_ref(pairs, uniq("so")), timeout=5)
+            raise AssertionError("a map with 'beta' twice was accepted")
+        except grpc.RpcError as e:
+            assert e.code() == INVALID, e.code()
+            assert "'beta' more than once" in (e.details() or ""), e.details()
+    # once each, in any order, it is fine
+    assert c.cl._active(pairs_ref(list(reversed(pairs[:-1])), uniq("so")),
+                        timeout=5) is not None
 
 
 @test("--metrics-listen: /metrics counts each RPC by method and code, promtool-clean",
