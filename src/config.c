@@ -32,6 +32,10 @@
 #include "show.h"
 #include "slurp.h"
 
+/* Bytes of a namespace quoted in a message (a Kubernetes name is at
+ * most 253). */
+#define CONFIG_SHOW_NS 253
+
 #define CFG_PATH_MAX 160          /* a JSON path in an error */
 #define CFG_SHOW_MAX 60           /* bytes of a bad value quoted */
 #define CFG_KEY_MAX 32            /* longest key considered for hints */
@@ -1121,4 +1125,32 @@ const struct backend *config_backend(const struct config *c,
 		if (!strcmp(c->backends[i].name, name))
 			return &c->backends[i];
 	return NULL;
+}
+
+enum config_use config_use(const struct config *c, const char *name,
+			   const char *ns, char *msg, size_t size)
+{
+	const struct backend *be = config_backend(c, name);
+	char shown[CONFIG_SHOW_NS + 4];
+	size_t i, len;
+
+	if (!be) {
+		len = (size_t)snprintf(msg, size, "metadata 'backend': '%.60s' "
+				       "is not declared in staffer's config; "
+				       "declared:", name ? name : "");
+		for (i = 0; i < c->n_backends && len < size; i++)
+			len += (size_t)snprintf(msg + len, size - len,
+						"%s '%s'", i ? "," : "",
+						c->backends[i].name);
+		return CONFIG_USE_UNDECLARED;
+	}
+	if (ns && !config_namespace_ok(be, ns)) {
+		show_text(shown, CONFIG_SHOW_NS, ns, strlen(ns));
+		snprintf(msg, size, "namespace '%s' may not use backend '%s': "
+			 "staffer's config opens it to other namespaces only "
+			 "(the backend's 'namespaces' list; ask the platform "
+			 "team, docs/config.md)", shown, be->name);
+		return CONFIG_USE_DENIED;
+	}
+	return CONFIG_USE_OK;
 }

@@ -141,4 +141,20 @@ int config_namespace_ok(const struct backend *be, const char *ns);
 const struct backend *config_backend(const struct config *c,
 				     const char *name);
 
+/* What config_use() says of a trigger's backend. */
+enum config_use {
+	CONFIG_USE_OK = 0,
+	CONFIG_USE_UNDECLARED,  /* no backend of that name (metadata error) */
+	CONFIG_USE_DENIED,      /* the namespace is not on its list */
+};
+
+/*
+ * May a trigger of namespace ns (NULL: not checked) use the backend named
+ * name (NULL: the default)?  Unless CONFIG_USE_OK, msg[size] holds the
+ * sentence the server answers (the same for `staffer lint`): the names
+ * declared, or the namespace and the backend.  Pure.
+ */
+enum config_use config_use(const struct config *c, const char *name,
+			   const char *ns, char *msg, size_t size);
+
 #endif

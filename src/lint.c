@@ -191,38 +191,33 @@ static void lint_backend(struct lint *l, const struct lint_obj *o, long t,
 			 const struct ydoc_md *md, const struct meta *m,
 			 unsigned long line)
 {
-	const struct backend *be;
 	const char *slash;
 	char msg[LINT_LINE_MAX], ns[YDOC_WHO_MAX];
-	size_t i, len;
+	const char *nsp = NULL;
 
 	if (!l->cfg)
 		return;
-	be = config_backend(l->cfg, m->backend);
-	if (be) {
-		/* o->who is "NS/NAME", or "NAME" without a namespace */
-		slash = strchr(o->who, '/');
-		if (!slash || (size_t)(slash - o->who) >= sizeof(ns))
-			return;
+	/* o->who is "NS/NAME", or "NAME" without a namespace (then only
+	 * the name is checked, as a namespace cannot be) */
+	slash = strchr(o->who, '/');
+	if (slash && (size_t)(slash - o->who) < sizeof(ns)) {
 		memcpy(ns, o->who, (size_t)(slash - o->who));
 		ns[slash - o->who] = '\0';
-		if (!config_namespace_ok(be, ns))
-			lint_report(l, md_line(md, "backend", line), 0, o, t,
-				    "namespace '%s' may not use backend '%s': "
-				    "staffer's config opens it to other "
-				    "namespaces only (its 'namespaces' list); "
-				    "the server answers PERMISSION_DENIED", ns,
-				    be->name);
-		return;
+		nsp = ns;
 	}
-	len = (size_t)snprintf(msg, sizeof(msg), "metadata 'backend': "
-			       "'%.60s' is not declared in staffer's config; "
-			       "declared:", m->backend);
-	for (i = 0; i < l->cfg->n_backends && len < sizeof(msg); i++)
-		len += (size_t)snprintf(msg + len, sizeof(msg) - len,
-					"%s '%s'", i ? "," : "",
-					l->cfg->backends[i].name);
-	lint_report(l, md_line(md, "backend", line), 0, o, t, "%s", msg);
+	/* The server's own check and sentence (config.h) */
+	switch (config_use(l->cfg, m->backend, nsp, msg, sizeof(msg))) {
+	case CONFIG_USE_OK:
+		break;
+	case CONFIG_USE_UNDECLARED:
+		lint_report(l, md_line(md, "backend", line), 0, o, t, "%s",
+			    msg);
+		break;
+	case CONFIG_USE_DENIED:
+		lint_report(l, md_line(md, "backend", line), 0, o, t,
+			    "%s; the server answers PERMISSION_DENIED", msg);
+		break;
+	}
 }
 
 /* Known keys whose names end in "Query" are PromQL. */

@@ -702,34 +702,15 @@ enum scaler_err scaler_parse(const struct scaler *s, const char *ns,
 enum scaler_err scaler_check(const struct scaler *s, const char *ns,
 			     const struct meta *m, char msg[SCALER_MSG_MAX])
 {
-	const struct backend *be;
-	char shown[SCALER_SHOW_MAX + 4];
-
-	be = config_backend(s->cfg, m->backend);
-	if (!be) {
-		size_t i, len;
-
-		len = (size_t)snprintf(msg, SCALER_MSG_MAX,
-				       "metadata 'backend': '%.60s' is not "
-				       "declared in staffer's config; "
-				       "declared:", m->backend);
-		for (i = 0; i < s->cfg->n_backends && len < SCALER_MSG_MAX;
-		     i++)
-			len += (size_t)snprintf(msg + len, SCALER_MSG_MAX - len,
-						"%s '%s'", i ? "," : "",
-						s->cfg->backends[i].name);
-		return SCALER_EINVAL;
-	}
-	if (ns && !config_namespace_ok(be, ns)) {
-		show_text(shown, SCALER_SHOW_MAX, ns, strlen(ns));
-		snprintf(msg, SCALER_MSG_MAX, "namespace '%s' may not use "
-			 "backend '%s': staffer's config opens it to other "
-			 "namespaces only (the backend's 'namespaces' list; "
-			 "ask the platform team, docs/config.md)", shown,
-			 be->name);
+	switch (config_use(s->cfg, m->backend, ns, msg, SCALER_MSG_MAX)) {
+	case CONFIG_USE_OK:
+		return SCALER_OK;
+	case CONFIG_USE_DENIED:
 		return SCALER_EDENIED;
+	case CONFIG_USE_UNDECLARED:
+		break;
 	}
-	return SCALER_OK;
+	return SCALER_EINVAL;
 }
 
 /* Decimal digits of v at p (no NUL); their count. */

@@ -206,8 +206,9 @@ lint --config "$FIX/config-ns.json" "$FIX/backend.yaml"
 status "backend closed to the namespace" 1
 has_line "backend closed to the namespace" out "$FIX/backend.yaml:32:\
  ScaledObject llm/chat trigger 0: namespace 'llm' may not use backend\
- 'thanos': staffer's config opens it to other namespaces only (its\
- 'namespaces' list); the server answers PERMISSION_DENIED"
+ 'thanos': staffer's config opens it to other namespaces only (the\
+ backend's 'namespaces' list; ask the platform team, docs/config.md); the\
+ server answers PERMISSION_DENIED"
 sed 's/namespace: llm$/namespace: ml-serving/' "$FIX/backend.yaml" >"$TMP/backend-ml.yaml"
 lint --config "$FIX/config-ns.json" "$TMP/backend-ml.yaml"
 status "backend open to the namespace" 0
