@@ -163,13 +163,30 @@ static int pb_unknown(const ProtobufCMessage *m)
 	return 0;
 }
 
+/* a and b pack to the same bytes; what: the failure's words. */
+static void pb_same_packing(const ProtobufCMessage *a,
+			    const ProtobufCMessage *b, const char *what)
+{
+	size_t n1 = protobuf_c_message_get_packed_size(a);
+	size_t n2 = protobuf_c_message_get_packed_size(b);
+	uint8_t *p1, *p2;
+
+	FZ_CHECK(n1 == n2, "packed sizes %zu and %zu", n1, n2);
+	p1 = malloc(n1 + 1);
+	p2 = malloc(n2 + 1);
+	assert_true(p1 && p2);
+	protobuf_c_message_pack(a, p1);
+	protobuf_c_message_pack(b, p2);
+	FZ_CHECK(!memcmp(p1, p2, n1), "%s", what);
+	free(p1);
+	free(p2);
+}
+
 static ProtobufCMessage *pb_roundtrip(const ProtobufCMessageDescriptor *d,
 				      const char *in, size_t len)
 {
 	grpc_byte_buffer *bb = pb_buffer(in, len), *bb2;
 	ProtobufCMessage *msg, *msg2;
-	size_t n1, n2;
-	uint8_t *p1, *p2;
 
 	msg = pb_unpack(d, bb, 1u << 20, NULL);
 	grpc_byte_buffer_destroy(bb);
@@ -185,17 +202,7 @@ static ProtobufCMessage *pb_roundtrip(const ProtobufCMessageDescriptor *d,
 	if (!msg2 && pb_unknown(msg))
 		return msg;
 	FZ_CHECK(msg2 != NULL, "a packed message does not unpack");
-	n1 = protobuf_c_message_get_packed_size(msg);
-	n2 = protobuf_c_message_get_packed_size(msg2);
-	FZ_CHECK(n1 == n2, "packed sizes %zu and %zu", n1, n2);
-	p1 = malloc(n1 + 1);
-	p2 = malloc(n2 + 1);
-	assert_true(p1 && p2);
-	protobuf_c_message_pack(msg, p1);
-	protobuf_c_message_pack(msg2, p2);
-	FZ_CHECK(!memcmp(p1, p2, n1), "packing is not stable");
-	free(p1);
-	free(p2);
+	pb_same_packing(msg, msg2, "packing is not stable");
 	protobuf_c_message_free_unpacked(msg2, NULL);
 	return msg;
 }
@@ -211,8 +218,6 @@ static void pb_check_arena(const ProtobufCMessageDescriptor *d,
 	grpc_byte_buffer *bb = pb_buffer(in, len);
 	ProtobufCMessage *heap, *ar;
 	const char *why_heap = NULL, *why_ar = NULL;
-	size_t n1, n2;
-	uint8_t *p1, *p2;
 
 	assert_non_null(a);
 	pb_arena_init(a);
@@ -221,19 +226,8 @@ static void pb_check_arena(const ProtobufCMessageDescriptor *d,
 	grpc_byte_buffer_destroy(bb);
 	FZ_CHECK(!heap == !ar, "arena and heap unpacking disagree");
 	FZ_CHECK((why_heap == NULL) == (why_ar == NULL), "reasons disagree");
-	if (heap && ar) {
-		n1 = protobuf_c_message_get_packed_size(heap);
-		n2 = protobuf_c_message_get_packed_size(ar);
-		FZ_CHECK(n1 == n2, "packed sizes %zu and %zu", n1, n2);
-		p1 = malloc(n1 + 1);
-		p2 = malloc(n2 + 1);
-		assert_true(p1 && p2);
-		protobuf_c_message_pack(heap, p1);
-		protobuf_c_message_pack(ar, p2);
-		FZ_CHECK(!memcmp(p1, p2, n1), "arena message packs otherwise");
-		free(p1);
-		free(p2);
-	}
+	if (heap && ar)
+		pb_same_packing(heap, ar, "arena message packs otherwise");
 	if (heap)
 		protobuf_c_message_free_unpacked(heap, NULL);
 	pb_arena_release(a);
