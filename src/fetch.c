@@ -340,7 +340,6 @@ static struct entry *entry_get(struct fetch *f, const struct fetch_query *q)
 	return e;
 }
 
-/* Copy the entry's answer into slot idx of job j. */
 /* Copy e's answer into a, its range points into a block *owned takes
  * (cmu held).  0, or -1 when out of memory. */
 static int answer_fill(struct fetch_answer *a, double **owned,
@@ -358,6 +357,7 @@ static int answer_fill(struct fetch_answer *a, double **owned,
 	return range_expand(e, a, owned);
 }
 
+/* Copy the entry's answer into slot idx of job j. */
 static void job_fill(struct job *j, size_t idx, const struct entry *e,
 		     double now)
 {
