@@ -49,6 +49,7 @@ struct calc_series {
 	int have_rate;        /* arrivalRate was given */
 	int have_signal;      /* any signal was given, 0 included */
 	long current;         /* currentReplicas, or -1 */
+	double cold;          /* coldStart, as coldStartQuery; 0: none */
 	/* the time of the decision (now=) and the schedule window then */
 	const char *now_arg;  /* NULL: the current time */
 	char when[TZ_TIME_MAX];
@@ -83,13 +84,15 @@ static void usage(FILE *fp)
 "           slaMissQuery's range query: the SLO feedback's correction\n"
 "  currentReplicas=N  the replicas now (as currentReplicasQuery), to see\n"
 "           what scale-down does\n"
+"  coldStart=S  the cold start coldStartQuery measured (s, above 0, at\n"
+"           most %g), in place of coldStartSeconds\n"
 "  tuning:  any ScaledObject metadata key (docs/metadata.md), e.g.\n"
 "           beta=2 slotsPerReplica=32 staffing=erlangc\n"
 "  now=TIME the time of the decision, for schedule windows: an ISO time\n"
 "           (2026-07-01T09:00, in the trigger's timezone, or with Z or an\n"
 "           offset) or @unixseconds; default: the current time\n"
 "example: staffer calc arrivalRate=2 serviceTime=10 beta=1.5   -> 27\n",
-		SERIES_MAX);
+		SERIES_MAX, META_COLD_START_MAX);
 }
 
 /* Parse one signal; 1 if key is not a signal, 0 ok, -1 bad value. */
@@ -250,7 +253,7 @@ static int print_decision(const struct meta *m, const struct calc_series *c,
 /* calc's own keys, which are not metadata. */
 static const char *const calc_keys[] = {
 	"arrivalRate", "queueDepth", "shedRate", "arrivalRateSeries",
-	"slaMissSeries", "stepSeconds", "currentReplicas", "now",
+	"slaMissSeries", "stepSeconds", "currentReplicas", "coldStart", "now",
 };
 
 /* A key that is one of calc's own but for case ("arrivalrate"): say so
@@ -289,6 +292,22 @@ static int set_current(struct calc_series *c, const char *val)
 	return 0;
 }
 
+/* Parse coldStart; 0 ok, -1 bad value (message printed). */
+static int set_cold(struct calc_series *c, const char *val)
+{
+	double v;
+
+	if (num_parse_double(val, &v) || !(v > 0) ||
+	    v > META_COLD_START_MAX) {
+		fprintf(stderr, "staffer calc: 'coldStart': '%.60s' is not "
+			"allowed; allowed: seconds above 0, at most %g\n", val,
+			META_COLD_START_MAX);
+		return -1;
+	}
+	c->cold = v;
+	return 0;
+}
+
 /* Take one key=value that is not metadata; 1 if key is none of ours,
  * 0 ok, -1 bad value (message printed). */
 static int set_input(struct model_signals *s, struct calc_series *c,
@@ -304,6 +323,8 @@ static int set_input(struct model_signals *s, struct calc_series *c,
 		return set_step(c, val);
 	if (!strcmp(key, "currentReplicas"))
 		return set_current(c, val);
+	if (!strcmp(key, "coldStart"))
+		return set_cold(c, val);
 	r = set_signal(s, key, val);
 	if (r == 0)
 		c->have_signal = 1;
@@ -327,8 +348,18 @@ static int observations(const struct meta *m, const struct model_signals *s,
 			"without 'arrivalRateSeries' or 'slaMissSeries'\n");
 		return 2;
 	}
+	if (c->cold > 0 && !(m->cold_start_s > 0)) {
+		fprintf(stderr, "staffer calc: 'coldStart' has no effect while "
+			"'coldStartSeconds' is 0 (the forecast and the hold are "
+			"off)\n");
+		return 2;
+	}
 	memset(o, 0, sizeof(*o));
 	o->arrival_rate = s->arrival_rate;
+	if (c->cold > 0) {
+		o->have_cold = 1;
+		o->cold_measured = c->cold;
+	}
 	o->queue_depth = s->queue_depth;
 	o->shed_rate = s->shed_rate;
 	if (c->n > 0 || c->n_miss > 0) {

@@ -87,11 +87,11 @@ size_t decide_forecast_points(const struct meta *m, double step_s)
 /* Lambda-hat at the horizon: the simulator's truth, else Holt over the
  * last forecastWindowSeconds of the series.  1 when there is one. */
 static int decide_forecast(const struct meta *m, const struct decide_obs *o,
-			   struct forecast *fc)
+			   double horizon_s, struct forecast *fc)
 {
 	size_t k;
 
-	if (!(m->cold_start_s > 0))
+	if (!(horizon_s > 0))
 		return 0;
 	if (o->have_truth) {
 		memset(fc, 0, sizeof(*fc));
@@ -107,7 +107,7 @@ static int decide_forecast(const struct meta *m, const struct decide_obs *o,
 	if (k < decide_forecast_points(m, o->series_step_s))
 		return 0;
 	return forecast_ahead(o->series + o->n_series - k, k,
-			      o->series_step_s, meta_horizon_seconds(m),
+			      o->series_step_s, horizon_s,
 			      m->forecast_alpha, m->forecast_beta,
 			      m->forecast_damping, fc) ==
 	       MODEL_OK;
@@ -116,13 +116,13 @@ static int decide_forecast(const struct meta *m, const struct decide_obs *o,
 /* The SLO correction from the miss share, the arrival series aligned with
  * it by their ends (both end now at the same step). */
 static enum model_err decide_feedback(const struct meta *m,
-				      const struct decide_obs *o, double *c,
+				      const struct decide_obs *o,
+				      double horizon_s, double *c,
 				      struct feedback_info *fb)
 {
 	size_t k = o->n_miss;
 	const double *rate = NULL;
-	double horizon = m->cold_start_s > 0 ? meta_horizon_seconds(m)
-					     : meta_lag_seconds(m);
+	double horizon = horizon_s > 0 ? horizon_s : meta_lag_seconds(m);
 	double step = o->series_step_s > 0 ? o->series_step_s : 1;
 
 	if (o->series && o->n_series > 0) {
@@ -133,6 +133,55 @@ static enum model_err decide_feedback(const struct meta *m,
 	return feedback_correction(o->miss + o->n_miss - k, rate, k, step,
 				   m->feedback_window_s, 1.0 - m->sla_target,
 				   horizon, c, fb);
+}
+
+/* The cold start in force: coldStartQuery's answer when it gave one in
+ * (0, META_COLD_START_MAX], else coldStartSeconds; 0 when that is 0 (the
+ * forecast and the hold are off, and a measurement does not turn them
+ * on). */
+static double decide_cold(const struct meta *m, const struct decide_obs *o,
+			  enum decide_cold *src)
+{
+	double x = o->cold_measured;
+
+	if (!(m->cold_start_s > 0)) {
+		*src = DECIDE_COLD_OFF;
+		return 0;
+	}
+	if (!o->have_cold) {
+		*src = DECIDE_COLD_META;
+		return m->cold_start_s;
+	}
+	if (x > 0 && x <= META_COLD_START_MAX) {
+		*src = DECIDE_COLD_MEASURED;
+		return x;
+	}
+	*src = DECIDE_COLD_NO_DATA;
+	return m->cold_start_s;
+}
+
+/* The hold in force for cold start cold_s: scaleDownHoldSeconds when
+ * given, else cold_s + the metrics lag (0 when cold_s is 0).  The series
+ * is sized from coldStartSeconds before the measurement is known
+ * (decide_series_query()), so the hold of a longer measured cold start is
+ * cut to the span the series covers: beyond it there is no evidence, and
+ * a hold without evidence would release nothing ever. */
+static double decide_hold(const struct meta *m, double cold_s, int *capped)
+{
+	double hold, range, step;
+
+	*capped = 0;
+	if (m->scale_down_hold_s >= 0)
+		return m->scale_down_hold_s;
+	if (!(cold_s > 0))
+		return 0;
+	hold = cold_s + meta_lag_seconds(m);
+	decide_series_query(m, &range, &step);
+	if (hold > range && range > 0) {
+		*capped = 1;
+		hold = range;
+	}
+	return hold;
 }
 
 /* The highest lambda of the series over the hold; 0 without one. */
@@ -208,7 +257,7 @@ enum decide_err decide_observations(const struct meta *m,
 	struct decision d;
 	enum model_err e;
 	int demand, have_series, hold_covered;
-	double z = 1;
+	double z = 1, horizon;
 
 	memset(&s, 0, sizeof(s));
 	memset(&d, 0, sizeof(d));
@@ -227,7 +276,9 @@ enum decide_err decide_observations(const struct meta *m,
 			return DECIDE_ENOW;
 		s.service_time_s = 0;
 	}
-	d.hold_s = meta_hold_seconds(m);
+	d.cold_s = decide_cold(m, o, &d.cold);
+	horizon = d.cold_s > 0 ? d.cold_s + meta_lag_seconds(m) : 0;
+	d.hold_s = decide_hold(m, d.cold_s, &d.hold_capped);
 	have_series = o->n_series >= 1 && o->series_step_s > 0;
 	/* The peakedness reads any series; the hold's evidence must span
 	 * the hold. */
@@ -238,7 +289,7 @@ enum decide_err decide_observations(const struct meta *m,
 	/* Without W neither a forecast nor a held rate can be staffed;
 	 * without demand nothing is lost by leaving them out. */
 	if (s.service_time_s > 0) {
-		d.have_forecast = decide_forecast(m, o, &d.fc);
+		d.have_forecast = decide_forecast(m, o, horizon, &d.fc);
 		if (d.have_forecast)
 			s.arrival_forecast = d.fc.value;
 		s.arrival_held = decide_held(o, d.hold_s);
@@ -256,7 +307,8 @@ enum decide_err decide_observations(const struct meta *m,
 	}
 	s.peakedness = z;
 	if (o->miss) {
-		if (decide_feedback(m, o, &s.correction, &d.fb) != MODEL_OK)
+		if (decide_feedback(m, o, horizon, &s.correction, &d.fb) !=
+		    MODEL_OK)
 			return DECIDE_EMODEL;
 		d.have_feedback = 1;
 	}

@@ -53,6 +53,15 @@ enum decide_down {
 	DECIDE_DOWN_MARGIN_HELD, /* kept up: not half a replica below */
 };
 
+/* Where the cold start in force came from (coldStartQuery). */
+enum decide_cold {
+	DECIDE_COLD_META = 0,  /* coldStartSeconds: no coldStartQuery */
+	DECIDE_COLD_MEASURED,  /* coldStartQuery's answer */
+	DECIDE_COLD_NO_DATA,   /* coldStartQuery gave nothing usable:
+				* coldStartSeconds */
+	DECIDE_COLD_OFF,       /* coldStartSeconds 0: no forecast, no hold */
+};
+
 struct decision {
 	struct model_breakdown b;   /* every term of the model */
 	int64_t raw;                /* the model's replicas (capped) */
@@ -60,7 +69,12 @@ struct decision {
 	enum decide_down down;      /* how scale-down was limited */
 	int64_t prev;               /* the answer before (current replicas
 				     * or memory); -1: none */
-	double hold_s;              /* meta_hold_seconds(), 0: none */
+	double hold_s;              /* the hold in force, 0: none */
+	double cold_s;              /* the cold start in force: measured, or
+				     * coldStartSeconds (0: forecast off) */
+	enum decide_cold cold;      /* where cold_s came from */
+	int hold_capped;            /* the measured cold start's hold was
+				     * cut to the span of the series */
 	int have_feedback;          /* fb and the correction were made */
 	struct feedback_info fb;
 	int have_forecast;          /* fc holds the forecast made */
@@ -97,6 +111,11 @@ struct decide_obs {
 	double shed_rate;      /* S, req/s, >= 0 */
 	double w_measured;     /* serviceTimeQuery's answer; <= 0 or NaN: none */
 	double w_last;         /* last good W; <= 0: none */
+	/* coldStartQuery: have_cold 0 without it; else cold_measured is its
+	 * answer in seconds, used when in (0, META_COLD_START_MAX] (outside,
+	 * NaN included: coldStartSeconds, DECIDE_COLD_NO_DATA). */
+	int have_cold;
+	double cold_measured;
 	const double *series;  /* decide_series_query()'s answer, evenly */
 	size_t n_series;       /* spaced, oldest first, the last one now; */
 	double series_step_s;  /* n 0: none (a new metric may have 1) */

@@ -58,6 +58,7 @@ enum meta_key_id {
 	MK_SHED_RATE_QUERY,
 	MK_CURRENT_REPLICAS_QUERY,
 	MK_SLA_MISS_QUERY,
+	MK_COLD_START_QUERY,
 	MK_SLOTS_PER_REPLICA,
 	MK_WORKLOAD,
 	MK_STAFFING,
@@ -266,6 +267,19 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 			"gateway_wait_seconds_count[5m]))",
 		.off = MOFF(sla_miss_query), .check = meta_check_text,
 	},
+	[MK_COLD_START_QUERY] = {
+		.name = "coldStartQuery", .type = META_T_QUERY,
+		.min = 1, .max = META_QUERY_MAX - 1,
+		.note = "default: none, 'coldStartSeconds' is the cold start",
+		.allowed = meta_query_allowed,
+		.what = "PromQL giving how long a new replica takes to become "
+			"ready, in seconds; used in place of "
+			"'coldStartSeconds' while it answers",
+		.example = "quantile(0.5, kube_pod_status_ready_time{"
+			"namespace=\"llm\",pod=~\"chat-.*\"} - "
+			"kube_pod_created{namespace=\"llm\",pod=~\"chat-.*\"})",
+		.off = MOFF(cold_start_query), .check = meta_check_text,
+	},
 	[MK_SLOTS_PER_REPLICA] = {
 		.name = "slotsPerReplica", .type = META_T_LONG,
 		.flags = META_F_WINDOW,
@@ -374,7 +388,8 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	},
 	[MK_COLD_START] = {
 		.name = "coldStartSeconds", .type = META_T_DOUBLE,
-		.min = 0, .max = 3600, .def = META_COLD_START_DEFAULT,
+		.min = 0, .max = META_COLD_START_MAX,
+		.def = META_COLD_START_DEFAULT,
 		.unit = "seconds",
 		.note = "default 120; 0 turns the forecast and the hold off",
 		.what = "how long a new replica takes to become ready; the "
@@ -1170,6 +1185,8 @@ static const char *meta_idle_feedback(const struct meta *m,
 
 static const struct meta_rule meta_rules[] = {
 	{ MK_BETA, meta_idle_beta, "with staffing 'sqrt'" },
+	{ MK_COLD_START_QUERY, meta_idle_forecast,
+	  "when the forecast is on ('coldStartSeconds' above 0)" },
 	{ MK_FORECAST_WINDOW, meta_idle_forecast,
 	  "when the forecast is on ('coldStartSeconds' above 0)" },
 	{ MK_FORECAST_ALPHA, meta_idle_forecast,

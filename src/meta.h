@@ -39,6 +39,8 @@ struct tz;
 /* coldStartSeconds by default: a typical LLM replica (image pulled and
  * cached, weights loaded from local or network storage). */
 #define META_COLD_START_DEFAULT 120.0
+/* The longest cold start coldStartSeconds or coldStartQuery may give. */
+#define META_COLD_START_MAX 3600.0
 /* forecastDamping by default. */
 #define META_FORECAST_DAMPING_DEFAULT 1.0
 /* peakednessMax by default. */
@@ -80,6 +82,7 @@ struct meta {
 	char *shed_rate_query;        /* NULL: S = 0 */
 	char *current_replicas_query; /* NULL unless given */
 	char *sla_miss_query;         /* NULL: no SLO feedback */
+	char *cold_start_query;       /* NULL: coldStartSeconds only */
 	double service_time_s;        /* W fallback; 0 when not given */
 
 	int workload_batch;           /* workload: 0 interactive, 1 batch */

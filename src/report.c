@@ -5,6 +5,34 @@
 
 #include "peak.h"
 
+/* The cold start coldStartQuery gave (only with coldStartQuery: without
+ * it the cold start is coldStartSeconds, as the metadata says). */
+static void text_cold(FILE *fp, const struct report *r)
+{
+	const struct meta *m = r->m;
+	const struct decision *d = r->d;
+	const struct decide_obs *o = r->o;
+
+	if (!o->have_cold || d->cold == DECIDE_COLD_OFF)
+		return;
+	if (d->cold == DECIDE_COLD_MEASURED)
+		fprintf(fp, "cold start %g s, measured by coldStartQuery "
+			"(coldStartSeconds %g while it has no data)\n",
+			d->cold_s, m->cold_start_s);
+	else if (isfinite(o->cold_measured))
+		fprintf(fp, "cold start %g s (coldStartSeconds): coldStartQuery "
+			"answered %g, outside 0 < s <= %g\n", d->cold_s,
+			o->cold_measured, META_COLD_START_MAX);
+	else
+		fprintf(fp, "cold start %g s (coldStartSeconds): coldStartQuery "
+			"has no data (no pods, or old data)\n", d->cold_s);
+	if (d->hold_capped)
+		fprintf(fp, "           the hold is cut to %g s, the range of "
+			"the series (sized from coldStartSeconds): raise "
+			"coldStartSeconds or forecastWindowSeconds to cover "
+			"%g s\n", d->hold_s, d->cold_s + meta_lag_seconds(m));
+}
+
 /* What the range query gave, and the forecast made from it.  Shown when
  * anything reads the series (decide_series_query). */
 static void text_series(FILE *fp, const struct report *r)
@@ -24,6 +52,7 @@ static void text_series(FILE *fp, const struct report *r)
 	else
 		fprintf(fp, "series     none: %s\n", r->no_series ?
 			r->no_series : "no range query answer");
+	text_cold(fp, r);
 	if (!(m->cold_start_s > 0))
 		fprintf(fp, "forecast   off: coldStartSeconds is 0\n");
 	else if (d->have_forecast && o->have_truth)
@@ -33,7 +62,8 @@ static void text_series(FILE *fp, const struct report *r)
 	else if (d->have_forecast)
 		fprintf(fp, "forecast   lambda-hat = %g req/s in %g s (Holt "
 			"level %g req/s, trend %g per step of %g s), %s\n",
-			d->fc.value, meta_horizon_seconds(m), d->fc.level,
+			d->fc.value, d->cold_s + meta_lag_seconds(m),
+			d->fc.level,
 			d->fc.trend, o->series_step_s,
 			d->b.forecast_used ? "used" :
 			"not used (lambda or the hold is as high)");
@@ -296,8 +326,13 @@ int report_json(cJSON *o, const struct report *r)
 		add_num(o, "forecast_trend", d->fc.trend, &bad);
 		add_num(o, "forecast_steps", d->fc.steps, &bad);
 		add_num(o, "forecast_step_seconds", r->o->series_step_s, &bad);
-		add_num(o, "forecast_horizon_seconds", meta_horizon_seconds(m),
-			&bad);
+		add_num(o, "forecast_horizon_seconds",
+			d->cold_s + meta_lag_seconds(m), &bad);
+	}
+	if (r->o->have_cold) {
+		add_num(o, "cold_start_seconds", d->cold_s, &bad);
+		add_bool(o, "cold_start_measured",
+			 d->cold == DECIDE_COLD_MEASURED, &bad);
 	}
 	add_num(o, "hold_seconds", d->hold_s, &bad);
 	add_num(o, "peakedness", b->peakedness, &bad);

@@ -43,6 +43,7 @@ enum {
 	SIG_CURRENT_RECENT, /* ... over the last scaleDownPeriodSeconds */
 	SIG_SERIES,         /* arrivalRateQuery over decide_series_query() */
 	SIG_MISS,           /* slaMissQuery over the same range and step */
+	SIG_COLD,           /* coldStartQuery now */
 	SIG_N
 };
 
@@ -50,8 +51,10 @@ static const char *const sig_keys[SIG_N] = {
 	"arrivalRateQuery", "serviceTimeQuery", "queueDepthQuery",
 	"shedRateQuery", "currentReplicasQuery",
 	"currentReplicasQuery (recent range)",
-	"arrivalRateQuery (range)", "slaMissQuery (range)",
+	"arrivalRateQuery (range)", "slaMissQuery (range)", "coldStartQuery",
 };
+
+_Static_assert(SIG_N <= FETCH_QUERIES_MAX, "every signal fits one job");
 
 #define STATE_FILE_MAX (64u << 20)
 #define STATE_KEY_MAX 1024       /* bytes of a key in the state file */
@@ -957,10 +960,13 @@ static size_t miss_grid(const struct eval *e, const struct fetch_answer *x,
  * like any other signal's (the last good answer is held).  No series and
  * NaN everywhere are no requests: no correction.  1 when failed.
  */
-static int miss_failed(const struct eval *e, const struct fetch_answer *a,
-		       struct scaler_result *r)
+/* slaMissQuery and coldStartQuery: no data (no requests, no pods) is an
+ * answer the decision reads; a failed query fails the call, as any
+ * unknown signal does, rather than quietly dropping the signal. */
+static int optional_failed(const struct eval *e, const struct fetch_answer *a,
+			   int sig, struct scaler_result *r)
 {
-	const struct fetch_answer *x = answer(e, a, SIG_MISS);
+	const struct fetch_answer *x = answer(e, a, sig);
 
 	if (!x || x->err == PROM_OK || x->err == PROM_EEMPTY ||
 	    x->err == PROM_ENAN)
@@ -968,7 +974,7 @@ static int miss_failed(const struct eval *e, const struct fetch_answer *a,
 	r->err = x->err == PROM_EMULTI || x->err == PROM_EQUERY ?
 		 SCALER_EINVAL : SCALER_EUNAVAIL;
 	snprintf(r->msg, sizeof(r->msg), "%s: %s (backend '%s')",
-		 sig_keys[SIG_MISS], x->msg, e->be->name);
+		 sig_keys[sig], x->msg, e->be->name);
 	return 1;
 }
 
@@ -994,6 +1000,14 @@ static void read_observations(const struct eval *e,
 		log_debug("%s: serviceTimeQuery: %s; W falls back", e->ref,
 			  x->err ? x->msg : x->value > 0 ? "old or future "
 			  "data" : "no positive value");
+
+	x = answer(e, a, SIG_COLD);
+	if (x) {
+		/* No pods (empty), NaN or old data: coldStartSeconds. */
+		o->have_cold = 1;
+		o->cold_measured = x->err == PROM_OK &&
+				   answer_fresh(e, x, now, 0) ? x->value : NAN;
+	}
 
 	x = answer(e, a, SIG_SERIES);
 	if (x && x->err == PROM_OK &&
@@ -1073,6 +1087,9 @@ static void log_decision(const struct eval *e, struct state *st,
 	}
 	if (d->have_feedback)
 		snprintf(fb, sizeof(fb), " c=%.4g", b->correction);
+	if (r->obs && r->obs->have_cold)
+		snprintf(fb + strlen(fb), sizeof(fb) - strlen(fb),
+			 " cold=%.4g", d->cold_s);
 	log_at(lvl, "decision ref=%s lambda=%.4g forecast=%.4g held=%.4g "
 	       "z=%.3g W=%.4g Q=%.4g S=%.4g busy=%.3f headroom=%.3f "
 	       "drain=%.3f boost=%.3f total=%.3f raw=%lld target=%lld "
@@ -1181,7 +1198,8 @@ static void eval_finish(struct eval *e, const struct fetch_answer *a,
 	    read_signal(e, a, SIG_QUEUE, &g->queue_depth, &r, now) ||
 	    read_signal(e, a, SIG_SHED, &g->shed_rate, &r, now))
 		goto done;
-	if (miss_failed(e, a, &r))
+	if (optional_failed(e, a, SIG_MISS, &r) ||
+	    optional_failed(e, a, SIG_COLD, &r))
 		goto done;
 	if (e->kind == SCALER_ACTIVE) {
 		/* Activity needs lambda, Q and S only: an unknown service
@@ -1325,6 +1343,10 @@ static int eval_setup(struct eval *e, struct scaler *s, const char *ns,
 			step = range / RECENT_POINTS;
 			step = step < 1 ? 1 : step > RECENT_STEP_MAX_S ?
 			       RECENT_STEP_MAX_S : step;
+			break;
+		case SIG_COLD:
+			query = kind == SCALER_METRICS ?
+				e->m->cold_start_query : NULL;
 			break;
 		case SIG_SERIES:
 		case SIG_MISS:

@@ -355,7 +355,7 @@ static const char *stats_num(char buf[32], double v)
 /* The per-ScaledObject families: name, help, and which value. */
 enum tv {
 	TV_TARGET, TV_RAW, TV_HELD, TV_CAPPED, TV_LAMBDA, TV_FORECAST, TV_W,
-	TV_Q, TV_S, TV_CORRECTION,
+	TV_Q, TV_S, TV_CORRECTION, TV_COLD,
 	TV_SLOTS,
 };
 
@@ -387,6 +387,10 @@ static const struct {
 	[TV_CORRECTION] = { "staffer_feedback_correction", "The SLO "
 			    "feedback's factor on the total slots at the last "
 			    "decision (1: none, or no slaMissQuery)." },
+	[TV_COLD] = { "staffer_signal_cold_start_seconds", "The cold start "
+		      "in force at the last decision: coldStartQuery's "
+		      "answer, or coldStartSeconds while it has no data "
+		      "(only for triggers with coldStartQuery)." },
 	[TV_SLOTS] = { "staffer_term_slots", "The model's terms in slots at "
 		       "the last decision: busy (lambda*W), headroom, drain, "
 		       "boost, feedback (the SLO correction's share)." },
@@ -414,7 +418,8 @@ static void stats_render_family(struct stats *s, struct out *o, enum tv v)
 
 			if ((v == TV_RAW || v > TV_HELD) && !t->have_terms)
 				continue;
-			if (v == TV_CORRECTION && !m->feedback)
+			if ((v == TV_CORRECTION && !m->feedback) ||
+			    (v == TV_COLD && !m->cold_measured))
 				continue;
 			if (v == TV_SLOTS) {
 				x[0] = m->busy_slots;
@@ -439,7 +444,8 @@ static void stats_render_family(struct stats *s, struct out *o, enum tv v)
 			       v == TV_FORECAST ? m->arrival_forecast :
 			       v == TV_W ? m->service_time_s :
 			       v == TV_Q ? m->queue_depth :
-			       v == TV_CORRECTION ? m->correction : m->shed_rate;
+			       v == TV_CORRECTION ? m->correction :
+			       v == TV_COLD ? m->cold_start_s : m->shed_rate;
 			out_printf(o, "%s{scaledobject_namespace=\"%s\","
 				   "scaledobject=\"%s\",metric=\"%s\"} %s\n",
 				   stats_tfam[v].name, ns, name, metric,

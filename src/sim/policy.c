@@ -198,6 +198,25 @@ static int policy_own(struct policy *p, const char *k, const char *v,
 			}
 			return 0;
 		}
+		if (!strcmp(k, "cold")) {
+			if (strcmp(v, "measured") && strcmp(v, "given")) {
+				snprintf(err, errlen, "'cold': '%.40s' is not "
+					 "allowed; allowed: given or measured "
+					 "(the cold start: coldStartSeconds "
+					 "only, or coldStartQuery answered "
+					 "with the simulator's)", v);
+				return -1;
+			}
+			free(p->meta.cold_start_query);
+			p->meta.cold_start_query = NULL;
+			if (!strcmp(v, "measured") &&
+			    !(p->meta.cold_start_query =
+			      strdup("(the simulated kube-state-metrics)"))) {
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+			return 0;
+		}
 		/* Ablations of the model's rules (model.h), to show what
 		 * the rules staffer does not use would have done. */
 		if (!strcmp(k, "drain") || !strcmp(k, "boost")) {
@@ -476,6 +495,10 @@ static int policy_staffer_obs(struct policy_run *r,
 	o->arrival_rate = v->arrival_rate > 0 ? v->arrival_rate : 0;
 	o->queue_depth = v->queue_depth > 0 ? v->queue_depth : 0;
 	o->shed_rate = v->shed_rate > 0 ? v->shed_rate : 0;
+	if (r->p->meta.cold_start_query) {
+		o->have_cold = 1;
+		o->cold_measured = v->cold_start_s;
+	}
 	/* w=given: staffer is told serviceTime and reads no W. */
 	if (r->p->w_given)
 		return 0;

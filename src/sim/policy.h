@@ -114,7 +114,10 @@ struct policy {
 	int32_t static_replicas;     /* static; -1: the initial replicas */
 	double util_target;          /* busy fraction, (0, 1] */
 	double activation;           /* KEDA activationThreshold */
-	struct meta meta;            /* staffer's metadata */
+	struct meta meta;            /* staffer's metadata; the simulator
+				      * answers its coldStartQuery (set by
+				      * cold=measured) with the true cold
+				      * start, as kube-state-metrics would */
 	int perfect_forecast;        /* staffer: forecast=perfect */
 	int feedback;                /* staffer: feedback=on, the SLO
 				      * feedback on the simulated gateway's

@@ -118,7 +118,8 @@ static void tune_usage(FILE *fp)
 "  --sla SECONDS      the wait SLA (default 2)\n"
 "  --target FRACTION  attainment to reach within it (default 0.99)\n"
 "  --cold-start S     the fleet's real cold start; also tunes\n"
-"                     coldStartSeconds (default: 120, not tuned)\n"
+"                     coldStartSeconds unless coldStartQuery is set\n"
+"                     (default: 120, not tuned)\n"
 "  --queue-timeout S  the gateway's queue timeout (default 60)\n"
 "  --service-cv C     service times' coefficient of variation (default 1)\n"
 "  --seed N           random seed (default 1); same seed, same answer\n"
@@ -559,7 +560,10 @@ static size_t tune_keys(struct tune_key *keys, const struct meta *m,
 			 TUNE_N(drain));
 	tune_key(&keys[n++], ts, "scaleDownHoldSeconds", "auto", hold,
 		 TUNE_N(hold));
-	if (o->cold_given) {
+	/* With coldStartQuery the replay measures the cold start (the
+	 * simulator answers it with --cold-start): coldStartSeconds is only
+	 * its fallback, and a search over it would compare equal runs. */
+	if (o->cold_given && !m->cold_start_query) {
 		for (i = 0; i < TUNE_N(mult); i++) {
 			double v = round(mult[i] * o->cold_start_s);
 

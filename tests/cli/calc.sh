@@ -140,6 +140,36 @@ contains "ramp text" out ", used"
 contains "ramp text" out "L = lambda-hat * W"
 contains "ramp text" out "(last of series)"
 
+# coldStart= (what coldStartQuery measured) replaces coldStartSeconds:
+# 300 + 60 = 360 s ahead, 24 steps: 11 + 12 = 23; the hold 360 s.
+calc --json arrivalRateSeries="$R21" serviceTime=10 coldStartSeconds=180 \
+	coldStart=300
+status "ramp measured" 0
+near "ramp measured" forecast_horizon_seconds 360 0
+near "ramp measured" arrival_forecast 23 1e-9
+near "ramp measured" cold_start_seconds 300 0
+is "ramp measured" cold_start_measured true
+near "ramp measured" hold_seconds 360 0
+calc arrivalRateSeries="$R21" serviceTime=10 coldStart=300
+contains "ramp measured text" out "cold start 300 s, measured by coldStartQuery (coldStartSeconds 120 while it has no data)"
+contains "ramp measured text" out "forecast   lambda-hat = 23 req/s in 360 s"
+# Longer than the series' 600 s: the hold is cut to it, and says so.
+calc arrivalRateSeries="$R21" serviceTime=10 coldStart=1000
+contains "cold cut text" out "the hold is cut to 600 s, the range of the series"
+calc --json arrivalRateSeries="$R21" serviceTime=10 coldStart=1000
+near "cold cut" hold_seconds 600 0
+near "cold cut" forecast_horizon_seconds 1060 0
+# Without coldStart: no cold start line, no cold_start_* keys.
+calc arrivalRateSeries="$R21" serviceTime=10
+lacks "no coldStart text" out "cold start "
+calc --json arrivalRateSeries="$R21" serviceTime=10
+lacks "no coldStart json" out "cold_start"
+refuse "coldStart 0" coldStart arrivalRate=1 serviceTime=1 coldStart=0
+refuse "coldStart big" coldStart arrivalRate=1 serviceTime=1 coldStart=3601
+refuse "coldStart text" coldStart arrivalRate=1 serviceTime=1 coldStart=soon
+refuse "coldStart no forecast" coldStart arrivalRate=1 serviceTime=1 \
+	coldStart=300 coldStartSeconds=0
+
 # 20 points are fewer than half the window: no forecast yet.
 calc --json arrivalRateSeries="$(ramp 20 1 0.5)" serviceTime=10
 is "short ramp" forecast_used false

@@ -66,6 +66,16 @@ contains() {
 	esac
 }
 
+# lacks NAME STREAM TEXT: stdout (out) or stderr (err) does not contain
+# TEXT.
+lacks() {
+	if [ "$2" = out ]; then s=$OUT; else s=$ERR; fi
+	case $s in
+	*"$3"*) bad "$1: std$2 has '$3'" ;;
+	*) ok ;;
+	esac
+}
+
 # has_line NAME STREAM TEXT: stdout or stderr has a line that is exactly
 # TEXT.
 has_line() {

@@ -154,6 +154,16 @@ j = json.load(sys.stdin)
 assert j["searched"] == ["beta", "peakedness", "drainSeconds",
                          "scaleDownHoldSeconds", "coldStartSeconds"], j
 '; then ok; else bad "searched keys: $OUT"; fi
+# ... but not with coldStartQuery: the replay measures the cold start
+# shellcheck disable=SC2086
+tune --trace "$TMP/r8h.csv" $M --json --quiet --cold-start 300 \
+	queueDepthQuery=q peakedness=2 coldStartQuery=ksm
+if printf '%s' "$OUT" | /usr/bin/python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert j["searched"] == ["beta", "peakedness", "drainSeconds",
+                         "scaleDownHoldSeconds"], j
+'; then ok; else bad "searched keys with coldStartQuery: $OUT"; fi
 # shellcheck disable=SC2086
 tune --trace "$TMP/r5h.csv" $M
 status "too short" 1

@@ -578,6 +578,98 @@ static void test_cap(void **state)
 	meta_release(&m);
 }
 
+/*
+ * coldStartQuery: a measured cold start in (0, 3600] replaces
+ * coldStartSeconds for the forecast's horizon and the automatic hold;
+ * anything else falls back to coldStartSeconds; coldStartSeconds 0 keeps
+ * both off.  The hold is cut to the series' range (sized from
+ * coldStartSeconds), never left uncovered.
+ */
+static void test_cold_start(void **state)
+{
+	double ramp[21], v[41];
+	const double bad[] = { NAN, 0, -5, 3600.5, INFINITY };
+	struct meta m;
+	struct decide_obs o;
+	struct model_signals sig;
+	struct decision d;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N_OF(ramp); i++)
+		ramp[i] = 1 + 0.5 * (double)i;      /* 1 .. 11 */
+	meta_with(&m, "peakedness", "off", NULL);
+	memset(&o, 0, sizeof(o));
+	o.arrival_rate = 11;
+	o.w_measured = 10;
+	obs_series(&o, ramp, N_OF(ramp));
+	/* Without coldStartQuery: coldStartSeconds, 180 s ahead. */
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.cold, DECIDE_COLD_META);
+	assert_true(d.cold_s == 120 && d.hold_s == 180);
+	assert_true(fabs(sig.arrival_forecast - 17) < 1e-9);
+	/* Measured 300 s: 360 s ahead, 24 steps of 0.5 from 11. */
+	o.have_cold = 1;
+	o.cold_measured = 300;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.cold, DECIDE_COLD_MEASURED);
+	assert_true(d.cold_s == 300 && d.hold_s == 360);
+	assert_false(d.hold_capped);
+	assert_true(fabs(d.fc.steps - 24) < 1e-9);
+	assert_true(fabs(sig.arrival_forecast - 23) < 1e-9);
+	o.cold_measured = META_COLD_START_MAX;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.cold, DECIDE_COLD_MEASURED);
+	/* No data, or out of range: coldStartSeconds again. */
+	for (i = 0; i < N_OF(bad); i++) {
+		o.cold_measured = bad[i];
+		assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+		assert_int_equal(d.cold, DECIDE_COLD_NO_DATA);
+		assert_true(d.cold_s == 120 && d.hold_s == 180);
+		assert_true(fabs(sig.arrival_forecast - 17) < 1e-9);
+	}
+
+	/* The hold follows the measurement: 20 req/s until 180 s ago is
+	 * outside the default 180 s hold, inside a 360 s one. */
+	series_fill(v, N_OF(v), 28, 20, 5);
+	o.arrival_rate = 5;
+	o.w_measured = 2;
+	obs_series(&o, v, N_OF(v));
+	o.cold_measured = NAN;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(sig.arrival_held == 5);
+	o.cold_measured = 300;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(sig.arrival_held == 20);
+	assert_int_equal(d.down, DECIDE_DOWN_HOLD);
+	/* Longer than the series (600 s at the defaults): cut to it, so
+	 * that the hold still releases what it covers. */
+	o.cold_measured = 1000;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.hold_capped && d.hold_s == 600);
+	assert_true(d.cold_s == 1000);
+	assert_true(d.down != DECIDE_DOWN_NO_SERIES);
+	meta_release(&m);
+
+	/* scaleDownHoldSeconds given: the hold is the user's, the horizon
+	 * still the measurement's. */
+	meta_with(&m, "peakedness", "off", "scaleDownHoldSeconds", "195",
+		  NULL);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.hold_s == 195 && !d.hold_capped && d.cold_s == 1000);
+	meta_release(&m);
+
+	/* coldStartSeconds 0: no measurement turns the forecast on. */
+	meta_with(&m, "peakedness", "off", "coldStartSeconds", "0", NULL);
+	o.cold_measured = 300;
+	obs_series(&o, ramp, N_OF(ramp));
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.cold, DECIDE_COLD_OFF);
+	assert_true(d.cold_s == 0 && d.hold_s == 0);
+	assert_false(d.have_forecast);
+	meta_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -592,6 +684,7 @@ int main(void)
 		cmocka_unit_test(test_peakedness),
 		cmocka_unit_test(test_cap),
 		cmocka_unit_test(test_feedback),
+		cmocka_unit_test(test_cold_start),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

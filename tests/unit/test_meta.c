@@ -1437,6 +1437,8 @@ static const struct {
 	{ "shedRateQuery", "sum(rate(shed_total[1m])) or vector(0)" },
 	{ "currentReplicasQuery", "sum(kube_deployment_status_replicas)" },
 	{ "slaMissQuery", "sum(gateway_wait_miss_ratio)" },
+	{ "coldStartQuery", "quantile(0.5, kube_pod_status_ready_time - "
+	  "kube_pod_created)" },
 	{ "slotsPerReplica", "64" },
 	{ "workload", "batch" },
 	{ "staffing", "erlangc" },

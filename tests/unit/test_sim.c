@@ -561,8 +561,10 @@ static const enum sim_routing all_routings[] = {
 	SIM_ROUTE_SHARED, SIM_ROUTE_LEAST_LOADED, SIM_ROUTE_ROUND_ROBIN,
 };
 
-static void run_synth_routed(const char *spec, uint64_t seed,
-			     enum sim_routing routing, struct sim_result *r)
+/* cold_s: the fleet's cold start, 0 for sim_config_init()'s. */
+static void run_synth_cold(const char *spec, uint64_t seed,
+			   enum sim_routing routing, double cold_s,
+			   struct sim_result *r)
 {
 	struct trace t;
 	struct demand d;
@@ -587,11 +589,19 @@ static void run_synth_routed(const char *spec, uint64_t seed,
 	c.end_s = t.span_s;
 	c.initial_replicas = sim_initial_replicas(&c, &d, 1);
 	c.routing = routing;
+	if (cold_s > 0)
+		c.cold_start_s = cold_s;
 	assert_int_equal(sim_run(&c, &t, &d, &p, r, NULL, NULL, err,
 				 sizeof(err)), 0);
 	policy_release(&p);
 	demand_free(&d);
 	trace_free(&t);
+}
+
+static void run_synth_routed(const char *spec, uint64_t seed,
+			     enum sim_routing routing, struct sim_result *r)
+{
+	run_synth_cold(spec, seed, routing, 0, r);
 }
 
 static void run_synth(const char *spec, uint64_t seed, struct sim_result *r)
@@ -636,6 +646,26 @@ static void test_determinism_routing(void **state)
 				assert_true(a.wait_mean != shared.wait_mean);
 		}
 	}
+}
+
+/* cold=measured answers coldStartQuery with the fleet's true cold start:
+ * the same run as telling coldStartSeconds the truth, at the default and
+ * at 300 s, and at 300 s not the run of the default 120 s. */
+static void test_cold_measured(void **state)
+{
+	struct sim_result a, b;
+
+	(void)state;
+	run_synth_cold("staffer:cold=measured", 3, SIM_ROUTE_SHARED, 0, &a);
+	run_synth_cold("staffer", 3, SIM_ROUTE_SHARED, 0, &b);
+	assert_memory_equal(&a, &b, sizeof(a));
+	run_synth_cold("staffer:cold=measured", 3, SIM_ROUTE_SHARED, 300,
+		       &a);
+	run_synth_cold("staffer:coldStartSeconds=300", 3, SIM_ROUTE_SHARED,
+		       300, &b);
+	assert_memory_equal(&a, &b, sizeof(a));
+	run_synth_cold("staffer", 3, SIM_ROUTE_SHARED, 300, &b);
+	assert_true(a.replica_hours != b.replica_hours);
 }
 
 /* The clairvoyant oracle never makes anyone wait, surge included. */
@@ -1313,6 +1343,7 @@ static void test_policy_parse_errors(void **state)
 		{ "keda-running:minReplicaCount=5,maxReplicaCount=2",
 		  "above maxReplicaCount" },
 		{ "staffer:noequals", "not key=value" },
+		{ "staffer:cold=yes", "allowed: given or measured" },
 	};
 	size_t i;
 
@@ -1359,6 +1390,7 @@ int main(void)
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_oracle),
 		cmocka_unit_test(test_policy_parse_errors),
+		cmocka_unit_test(test_cold_measured),
 		cmocka_unit_test(test_routing_names),
 		cmocka_unit_test(test_simll_random),
 		cmocka_unit_test(test_route_round_robin_cycles),
