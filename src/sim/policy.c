@@ -173,17 +173,23 @@ static int policy_own(struct policy *p, const char *k, const char *v,
 			int *flag = k[0] == 'f' ? &p->feedback : &p->w_given;
 			const char *yes = k[0] == 'f' ? "on" : "given";
 			const char *no = k[0] == 'f' ? "off" : "measured";
+			int bound = k[0] == 'f' && !strcmp(v, "bound");
 
-			if (strcmp(v, yes) && strcmp(v, no)) {
+			if (strcmp(v, yes) && strcmp(v, no) && !bound) {
 				snprintf(err, errlen, "'%s': '%.40s' is not "
 					 "allowed; allowed: %s or %s (the "
-					 "simulator's %s)", k, v, no, yes,
+					 "simulator's %s)", k, v, no,
+					 k[0] == 'f' ? "on, or bound (a bound "
+					 "on any SLO feedback: maxReplicaCount "
+					 "from the first miss)" : yes,
 					 k[0] == 'f' ? "SLO feedback on its "
 					 "wait histogram" : "W: from its "
 					 "Prometheus, or serviceTime only");
 				return -1;
 			}
 			*flag = !strcmp(v, yes);
+			if (k[0] == 'f')
+				p->feedback_bound = bound;
 			/* The SLO feedback reads slaMissQuery, which the
 			 * simulator answers from its gateway. */
 			if (k[0] == 'f') {
@@ -631,6 +637,20 @@ static double policy_truth(const struct policy_view *v, double horizon_s)
 	return best;
 }
 
+/* The miss share now, as slaMissQuery's last point would say: 1 when a
+ * request finished over the rate window and any of them missed. */
+static int policy_missed_now(const struct policy_view *v)
+{
+	double x, y;
+
+	if (!v->misses || !v->finished || v->now < v->rate_window_s)
+		return 0;
+	if (simprom_rate(v->finished, v->now, v->rate_window_s, &y) ||
+	    simprom_rate(v->misses, v->now, v->rate_window_s, &x))
+		return 0;
+	return y > 0 && x > 0;
+}
+
 /* GetMetrics: the server's decision for these signals. */
 static int32_t policy_staffer(struct policy_run *r,
 			      const struct policy_view *v)
@@ -650,6 +670,16 @@ static int32_t policy_staffer(struct policy_run *r,
 		r->metric_errors++;
 		return -1;
 	}
+	/* feedback=bound: no SLO feedback can act before the first miss
+	 * shows in slaMissQuery, nor add more than maxReplicaCount after
+	 * it, so this one's attainment bounds theirs (the shared queue
+	 * serves no request later on a bigger fleet). */
+	if (r->p->feedback_bound && !r->tripped && policy_missed_now(v))
+		r->tripped = 1;
+	if (r->tripped)
+		return hpa_calc_external_avg(r->hpa, v->status,
+					     (double)r->p->hpa.max_replicas,
+					     1.0);
 	policy_series(r, &m, v, &o);
 	if (m.sla_miss_query)
 		policy_miss(r, &m, v, &o);

@@ -122,6 +122,10 @@ struct policy {
 	int feedback;                /* staffer: feedback=on, the SLO
 				      * feedback on the simulated gateway's
 				      * wait histogram (slaMissQuery) */
+	int feedback_bound;          /* staffer: feedback=bound, a bound on
+				      * any SLO feedback: feed-forward until
+				      * the first request misses the SLA,
+				      * maxReplicaCount from then on */
 	int w_given;                 /* staffer: w=given, W from the
 				      * serviceTime metadata only (a
 				      * serviceTime set wrong) */
@@ -188,6 +192,7 @@ struct policy_run {
 	int have_last;
 	uint64_t metric_errors;   /* GetMetrics that failed */
 	uint64_t forecasts;       /* decisions the forecast raised */
+	int tripped;              /* feedback=bound: a miss was seen */
 };
 
 int policy_run_init(struct policy_run *r, const struct policy *p);

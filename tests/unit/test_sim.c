@@ -668,6 +668,24 @@ static void test_cold_measured(void **state)
 	assert_true(a.replica_hours != b.replica_hours);
 }
 
+/* feedback=bound: feed-forward until the first miss, maxReplicaCount
+ * after.  With W told low it beats the SLO feedback it bounds. */
+static void test_feedback_bound(void **state)
+{
+	struct sim_result ff, fb, bd;
+
+	(void)state;
+	run_synth("staffer:w=given,serviceTime=5", 3, &ff);
+	run_synth("staffer:feedback=on,w=given,serviceTime=5", 3, &fb);
+	run_synth("staffer:feedback=bound,w=given,serviceTime=5", 3, &bd);
+	assert_true(ff.sla_attainment < 0.99);
+	assert_true(bd.sla_attainment >= fb.sla_attainment);
+	assert_true(bd.sla_attainment > ff.sla_attainment);
+	/* After the first miss it asks for maxReplicaCount: hours beyond
+	 * any the feedback's cap of 2 would buy. */
+	assert_true(bd.replica_hours > 2 * ff.replica_hours);
+}
+
 /* The clairvoyant oracle never makes anyone wait, surge included. */
 static void test_oracle(void **state)
 {
@@ -1344,6 +1362,7 @@ static void test_policy_parse_errors(void **state)
 		  "above maxReplicaCount" },
 		{ "staffer:noequals", "not key=value" },
 		{ "staffer:cold=yes", "allowed: given or measured" },
+		{ "staffer:feedback=maybe", "or bound" },
 	};
 	size_t i;
 
@@ -1391,6 +1410,7 @@ int main(void)
 		cmocka_unit_test(test_oracle),
 		cmocka_unit_test(test_policy_parse_errors),
 		cmocka_unit_test(test_cold_measured),
+		cmocka_unit_test(test_feedback_bound),
 		cmocka_unit_test(test_routing_names),
 		cmocka_unit_test(test_simll_random),
 		cmocka_unit_test(test_route_round_robin_cycles),
