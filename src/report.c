@@ -25,7 +25,8 @@ static void text_cold(FILE *fp, const struct report *r)
 			o->cold_measured, META_COLD_START_MAX);
 	else
 		fprintf(fp, "cold start %g s (coldStartSeconds): coldStartQuery "
-			"has no data (no pods, or old data)\n", d->cold_s);
+			"has no data (no pods, NaN or Inf, or old data)\n",
+			d->cold_s);
 	if (d->hold_capped)
 		fprintf(fp, "           the hold is cut to %g s, the range of "
 			"the series (sized from coldStartSeconds): raise "

@@ -263,6 +263,9 @@ struct tune_hist {
 	const char *w_source;         /* "serviceTimeQuery", ... */
 	size_t w_missing;
 	double z;                     /* peakedness (raw), NaN: too little */
+	double cold_s;                /* coldStartQuery's median, 0: none */
+	size_t cold_points;           /* ... of this many usable points */
+	int cold_asked;               /* coldStartQuery was read */
 	double holdout_s, train_s;
 	int offline;
 };
@@ -279,6 +282,39 @@ static void tune_chunk_progress(void *arg, size_t i, size_t n)
 	if (!p->quiet && n > 1)
 		fprintf(stderr, TUNE_PROG ": reading %s: range query %zu of "
 			"%zu\n", p->what, i + 1, n);
+}
+
+static int tune_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of h's points that are a usable cold start (above 0, at most
+ * META_COLD_START_MAX, as the server takes one), into *out with their
+ * count; 0 with *count 0 when there is none.  -1: out of memory. */
+static int tune_cold_median(const struct tunehist *h, double *out,
+			    size_t *count)
+{
+	double *x;
+	size_t i, k = 0;
+
+	*out = 0;
+	*count = 0;
+	x = malloc((h->n ? h->n : 1) * sizeof(*x));
+	if (!x)
+		return -1;
+	for (i = 0; i < h->n; i++)
+		if (h->v[i] > 0 && h->v[i] <= META_COLD_START_MAX)
+			x[k++] = h->v[i];
+	if (k > 0) {
+		qsort(x, k, sizeof(*x), tune_cmp_double);
+		*out = k % 2 ? x[k / 2] : (x[k / 2 - 1] + x[k / 2]) / 2;
+		*count = k;
+	}
+	free(x);
+	return 0;
 }
 
 /* Fill the gaps: linear between the points either side (a gap's best
@@ -588,7 +624,7 @@ static int tune_from_backend(const struct tune_opts *o, const struct meta *m,
 			     struct trace *all)
 {
 	const struct backend *be = config_backend(cfg, m->backend);
-	struct tunehist rate, w;
+	struct tunehist rate, w, cold;
 	struct tune_progress pr = { "arrivalRateQuery", o->quiet };
 	struct trace_rates tr = { 1, 1, 0, 0, 0, 0 };
 	struct simrng rng;
@@ -601,6 +637,7 @@ static int tune_from_backend(const struct tune_opts *o, const struct meta *m,
 
 	memset(&rate, 0, sizeof(rate));
 	memset(&w, 0, sizeof(w));
+	memset(&cold, 0, sizeof(cold));
 	if (o->end) {
 		if (tz_parse_time(NULL, o->end, &t64)) {
 			fprintf(stderr, TUNE_PROG ": --end '%.60s': allowed: "
@@ -650,6 +687,29 @@ static int tune_from_backend(const struct tune_opts *o, const struct meta *m,
 			fprintf(stderr, TUNE_PROG ": serviceTimeQuery: %s "
 				"(backend '%s')\n", err, be->name);
 			rc = r;
+			goto out;
+		}
+	}
+	/* The replay's cold start, unless --cold-start gave it: what the
+	 * server would read, the median over the range. */
+	if (m->cold_start_query && !o->cold_given) {
+		hi->cold_asked = 1;
+		pr.what = "coldStartQuery";
+		if (tunehist_init(&cold, rate.start_s, o->step_s, n)) {
+			fprintf(stderr, TUNE_PROG ": out of memory\n");
+			goto out;
+		}
+		r = tunehist_fetch(f, cfg, be, m->cold_start_query, timeout,
+				   &cold, NULL, tune_chunk_progress, &pr, err,
+				   sizeof(err));
+		if (r) {
+			fprintf(stderr, TUNE_PROG ": coldStartQuery: %s "
+				"(backend '%s')\n", err, be->name);
+			rc = r;
+			goto out;
+		}
+		if (tune_cold_median(&cold, &hi->cold_s, &hi->cold_points)) {
+			fprintf(stderr, TUNE_PROG ": out of memory\n");
 			goto out;
 		}
 	}
@@ -755,6 +815,7 @@ out:
 	fetch_free(f);
 	tunehist_release(&rate);
 	tunehist_release(&w);
+	tunehist_release(&cold);
 	return rc;
 }
 
@@ -890,8 +951,11 @@ static void tune_text(const struct tune_opts *o, const struct trigsel *ts,
 	printf("\n");
 	printf("fleet      %ld slots/replica, cold start %g s%s, queue "
 	       "timeout %g s, replicas %d..%d\n", x->slots, x->cold_s,
-	       o->cold_given ? "" : " (the default; --cold-start S gives "
-	       "the real one)", o->queue_timeout_s, (int)x->min_r,
+	       o->cold_given ? "" : hi->cold_s > 0 ? " (coldStartQuery, the "
+	       "median over the range)" : hi->cold_asked ? " (the default: "
+	       "coldStartQuery has no data over the range)" : " (the "
+	       "default; --cold-start S gives the real one)",
+	       o->queue_timeout_s, (int)x->min_r,
 	       (int)x->max_r);
 	printf("objective  the fewest replica-hours with >= %g %% of "
 	       "requests started within %g s (%g %% while\n"
@@ -984,6 +1048,11 @@ static int tune_json(const struct tune_opts *o, const struct trigsel *ts,
 	    !cJSON_AddNumberToObject(h, "service_time_mean", hi->w_mean) ||
 	    !cJSON_AddStringToObject(h, "service_time_source",
 				     hi->w_source) ||
+	    !cJSON_AddNumberToObject(h, "cold_start", x->cold_s) ||
+	    !cJSON_AddStringToObject(h, "cold_start_source",
+				     o->cold_given ? "--cold-start" :
+				     hi->cold_s > 0 ? "coldStartQuery" :
+				     "default") ||
 	    !cJSON_AddNumberToObject(h, "training_seconds", hi->train_s) ||
 	    !cJSON_AddNumberToObject(h, "held_out_seconds", hi->holdout_s))
 		goto out;
@@ -1273,7 +1342,7 @@ int cmd_tune(int argc, char **argv)
 	 * Prometheus' rate window as the query's. */
 	sim_config_init(&sc);
 	sc.slots = m.model.slots_per_replica;
-	sc.cold_start_s = o.cold_start_s;
+	sc.cold_start_s = hi.cold_s > 0 ? hi.cold_s : o.cold_start_s;
 	sc.sla_s = o.sla_s;
 	sc.queue_timeout_s = o.queue_timeout_s;
 	if (m.rate_window_s > sc.scrape_s)

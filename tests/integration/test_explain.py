@@ -258,6 +258,108 @@ def t_feedback(c):
     assert r.rc == 2 and "slaMissQuery (range)" in r.err, r
 
 
+@test("coldStartQuery 300: explain says it measured the cold start, --json has "
+      "cold_start_seconds 300, the forecast 360 s ahead and the hold 360 s", smoke=True)
+def t_cold_query(c):
+    # a rate rising 0.01 req/s every second, with a full history (time()):
+    # Holt on a straight line is exact, lambda-hat = level + 0.01 * horizon
+    lam = "vector(0.01 * (time() - %d))" % (int(time.time()) - 700)
+    meta = {"arrivalRateQuery": lam, "serviceTime": "10", "staffing": "none",
+            "coldStartSeconds": "120", "coldStartQuery": "vector(300)"}
+    r = explain(c, "--json", meta=meta)
+    assert r.rc == 0, r
+    j = r.json()
+    qs = {q["key"]: q for q in j["queries"]}
+    assert qs["coldStartQuery"] == {"key": "coldStartQuery", "query": "vector(300)",
+                                    "range_seconds": 0, "step_seconds": 0, "value": 300}, qs
+    # rateWindowSeconds 60 / 2 + metricsLagSeconds 30 = 60 s of lag
+    assert j["cold_start_seconds"] == 300 and j["cold_start_measured"] is True, j
+    assert j["forecast_horizon_seconds"] == 360 and j["hold_seconds"] == 360, j
+    assert j["forecast_step_seconds"] == 15 and j["forecast_steps"] == 24, j
+    assert abs(j["arrival_forecast"] - j["forecast_level"] - 3.6) < 1e-6, j
+    assert j["forecast_used"] is True, j
+    assert abs(j["busy_slots"] - 10 * j["arrival_forecast"]) < 1e-6, j
+    r = explain(c, meta=meta)
+    assert r.rc == 0, r
+    lines = r.out.splitlines()
+    assert "query      coldStartQuery = 300" in lines, r.out
+    assert "cold start 300 s, measured by coldStartQuery (coldStartSeconds 120 while it has " \
+        "no data)" in lines, r.out
+    fc = [l for l in lines if l.startswith("forecast   lambda-hat = ")]
+    assert len(fc) == 1 and " in 360 s (Holt level " in fc[0], r.out
+    assert any(l.startswith("hold       360 s: ") for l in lines), r.out
+    assert "the hold is cut" not in r.out, r.out
+    # without coldStartQuery: 120 s, no cold start line, no JSON keys
+    del meta["coldStartQuery"]
+    j = explain(c, "--json", meta=meta).json()
+    assert "cold_start_seconds" not in j and "cold_start_measured" not in j, j
+    assert j["forecast_horizon_seconds"] == 180 and j["hold_seconds"] == 180, j
+    assert abs(j["arrival_forecast"] - j["forecast_level"] - 1.8) < 1e-6, j
+    r = explain(c, meta=meta)
+    assert r.rc == 0 and "cold start" not in r.out and " in 180 s (Holt level " in r.out, r
+
+
+@test("coldStartQuery with no data or out of range: explain says coldStartSeconds is used "
+      "and why, --json cold_start_measured false")
+def t_cold_query_fallback(c):
+    lam = "vector(0.01 * (time() - %d))" % (int(time.time()) - 700)
+    meta = {"arrivalRateQuery": lam, "serviceTime": "10", "staffing": "none",
+            "coldStartSeconds": "90"}
+    absent = uniq("absent_cold_start")
+    no_data = "cold start 90 s (coldStartSeconds): coldStartQuery has no data (no pods, NaN or " \
+              "Inf, or old data)"
+    for q, line in ((absent, no_data), ("vector(0) / 0", no_data),
+                    ("vector(7200)", "cold start 90 s (coldStartSeconds): coldStartQuery "
+                     "answered 7200, outside 0 < s <= 3600"),
+                    ("vector(0)", "cold start 90 s (coldStartSeconds): coldStartQuery "
+                     "answered 0, outside 0 < s <= 3600"),
+                    ("vector(-5)", "cold start 90 s (coldStartSeconds): coldStartQuery "
+                     "answered -5, outside 0 < s <= 3600")):
+        m = dict(meta, coldStartQuery=q)
+        r = explain(c, meta=m)
+        assert r.rc == 0, (q, r)
+        assert line in r.out.splitlines(), "%r: no line %r in\n%s" % (q, line, r.out)
+        assert " in 150 s (Holt level " in r.out and "hold       150 s: " in r.out, (q, r.out)
+        j = explain(c, "--json", meta=m).json()
+        assert j["cold_start_seconds"] == 90 and j["cold_start_measured"] is False, (q, j)
+        assert j["forecast_horizon_seconds"] == 150 and j["hold_seconds"] == 150, (q, j)
+        assert abs(j["arrival_forecast"] - j["forecast_level"] - 1.5) < 1e-6, (q, j)
+    # 2000 s: measured, but the series (sized from coldStartSeconds: the
+    # 600 s forecast window) covers only 600 s of the 2060 s hold
+    r = explain(c, meta=dict(meta, coldStartQuery="vector(2000)"))
+    assert r.rc == 0, r
+    assert "cold start 2000 s, measured by coldStartQuery (coldStartSeconds 90 while it has " \
+        "no data)" in r.out.splitlines(), r.out
+    assert "           the hold is cut to 600 s, the range of the series (sized from " \
+        "coldStartSeconds): raise coldStartSeconds or forecastWindowSeconds to cover " \
+        "2060 s" in r.out.splitlines(), r.out
+    j = explain(c, "--json", meta=dict(meta, coldStartQuery="vector(2000)")).json()
+    assert j["cold_start_seconds"] == 2000 and j["cold_start_measured"] is True, j
+    assert j["forecast_horizon_seconds"] == 2060 and j["hold_seconds"] == 600, j
+
+
+@test("coldStartQuery: the hold it sets gives explain's target = the server's (100 held, "
+      "10 without); bad PromQL -> exit 2 with the server's INVALID_ARGUMENT")
+def t_cold_query_server(c):
+    # 10 req/s until 270 s ago, 1 since: only a 360 s hold still sees the 10
+    lam = "vector(1 + 9 * (time() < bool %d))" % (int(time.time()) - 270)
+    meta = {"arrivalRateQuery": lam, "serviceTime": "10", "staffing": "none",
+            "coldStartSeconds": "120"}
+    j = same_as_server(c, dict(meta, coldStartQuery="vector(300)"))
+    assert j["target"] == 100 and j["held_used"] is True and j["arrival_held"] == 10, j
+    j = same_as_server(c, dict(meta, coldStartQuery="vector(7200)"))
+    assert j["target"] == 10 and j["hold_seconds"] == 180 and j["arrival_held"] == 1, j
+    for q in ("rate(", "test_two_series"):
+        m = dict(meta, coldStartQuery=q)
+        details = h.expect_code(INVALID, c.cl.metrics_raw, m, name=uniq("so"))
+        assert details.startswith("coldStartQuery: "), details
+        r = explain(c, meta=m)
+        assert r.rc == 2 and r.err == "staffer explain: %s\n" % details, (details, r)
+        assert "query      coldStartQuery: error: " in r.out, r
+        r = explain(c, "--json", meta=m)
+        assert r.rc == 2 and r.json()["error"] == details, (details, r)
+
+
 # ----------------------------------------------------------------------------
 # --file
 

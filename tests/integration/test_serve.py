@@ -712,6 +712,199 @@ def t_stale_hold(c):
 
 
 # ----------------------------------------------------------------------------
+# coldStartQuery: the cold start measured in place of coldStartSeconds
+
+
+def rising_rate(slope=0.01, age=700):
+    """PromQL of an arrival rate rising by `slope` req/s every second, at
+    slope * age req/s now; time() makes it a series with a full history,
+    so the range query behind the forecast has all its points at once.
+    Returns (query, t0) with rate(t) = slope * (t - t0)."""
+    t0 = int(time.time()) - age
+    return "vector(%g * (time() - %d))" % (slope, t0), t0
+
+
+def cold_forecast_target(c, meta, t0, horizon, slope=0.01, w=10.0):
+    """GetMetrics for meta (staffing none, a rising_rate, W = w) under a
+    fresh name, and the answers Holt's forecast `horizon` s ahead allows:
+    on a straight line it is exact, lambda-hat = rate(end) + slope *
+    horizon with `end` the range query's end (the time of the call, a
+    little slack for the clocks), target = ceil(w * lambda-hat)."""
+    name = uniq("so")
+    tb = time.time()
+    got = c.cl.target(meta, name=name)
+    ta = time.time()
+    lo = math.ceil(w * slope * (tb - 0.5 - t0 + horizon) - 1e-6)
+    hi = math.ceil(w * slope * (ta + 0.5 - t0 + horizon) + 1e-6)
+    return got, set(range(lo, hi + 1))
+
+
+@test("coldStartQuery 300 replaces coldStartSeconds 120: the forecast looks 360 s ahead on a "
+      "rising rate (as coldStartSeconds 300 does), more than the 180 s of 120", smoke=True)
+def t_cold_query_forecast(c):
+    lam, t0 = rising_rate()
+    # rateWindowSeconds 60 / 2 + metricsLagSeconds 30: horizon = cold + 60
+    meta = {"arrivalRateQuery": lam, "serviceTime": "10", "staffing": "none",
+            "coldStartSeconds": "120", "peakedness": "off"}
+    got, want = cold_forecast_target(c, dict(meta, coldStartQuery="vector(300)"), t0, 360)
+    note("rate 0.01*(t - t0), W 10: coldStartQuery 300 -> %d (allowed %s)" % (got, sorted(want)))
+    assert got in want, "coldStartQuery 300: %d, want one of %s" % (got, sorted(want))
+    # the same as coldStartSeconds 300 given, and not the 120 s answer
+    got300, want300 = cold_forecast_target(c, dict(meta, coldStartSeconds="300"), t0, 360)
+    assert got300 in want300, (got300, sorted(want300))
+    got120, want120 = cold_forecast_target(c, meta, t0, 180)
+    assert got120 in want120, (got120, sorted(want120))
+    assert got - got120 >= 17, "coldStartQuery 300: %d, coldStartSeconds 120: %d" % (got, got120)
+
+
+@test("coldStartQuery with no data (empty, NaN) or outside 0 < s <= 3600 (7200, 0, -5): "
+      "coldStartSeconds is the horizon")
+def t_cold_query_fallback(c):
+    lam, t0 = rising_rate()
+    meta = {"arrivalRateQuery": lam, "serviceTime": "10", "staffing": "none",
+            "coldStartSeconds": "120", "peakedness": "off"}
+    absent = uniq("absent_cold_start")
+    for q in (absent, "vector(0) / 0", "vector(7200)", "vector(0)", "vector(-5)"):
+        got, want = cold_forecast_target(c, dict(meta, coldStartQuery=q), t0, 180)
+        assert got in want, "coldStartQuery %r: %d, want one of %s (coldStartSeconds 120)" % (
+            q, got, sorted(want))
+    # 3600, the edge, is a cold start: 3660 s ahead
+    got, want = cold_forecast_target(c, dict(meta, coldStartQuery="vector(3600)"), t0, 3660)
+    assert got in want, "coldStartQuery 3600: %d, want one of %s" % (got, sorted(want))
+    # coldStartSeconds 90 is what the fallback gives, not the default 120
+    got, want = cold_forecast_target(c, dict(meta, coldStartSeconds="90",
+                                             coldStartQuery="vector(0) / 0"), t0, 150)
+    assert got in want, "coldStartSeconds 90, NaN: %d, want one of %s" % (got, sorted(want))
+
+
+def dropped_rate(ago=270):
+    """PromQL of an arrival rate of 10 req/s until `ago` s ago, 1 req/s
+    since: a hold of 180 s has forgotten the 10, one of 360 s has not."""
+    return "vector(1 + 9 * (time() < bool %d))" % (int(time.time()) - ago)
+
+
+@test("coldStartQuery 300 makes the scale-down hold 360 s: 10 req/s 270 s ago is held (100), "
+      "while with no data or 7200 the 180 s hold has let it go (10)")
+def t_cold_query_hold(c):
+    meta = {"arrivalRateQuery": dropped_rate(), "serviceTime": "10", "staffing": "none",
+            "coldStartSeconds": "120"}
+    assert c.cl.target(dict(meta, coldStartQuery="vector(300)"), name=uniq("so")) == 100
+    assert c.cl.target(dict(meta, coldStartSeconds="300"), name=uniq("so")) == 100
+    assert c.cl.target(meta, name=uniq("so")) == 10
+    for q in ("vector(7200)", "vector(0) / 0", uniq("absent_cold")):
+        got = c.cl.target(dict(meta, coldStartQuery=q), name=uniq("so"))
+        assert got == 10, "coldStartQuery %r: %d, want 10 (the 180 s hold)" % (q, got)
+
+
+@test("coldStartQuery refused by the backend (bad_data) or with two series -> INVALID_ARGUMENT "
+      "naming coldStartQuery, even after a good answer; with coldStartSeconds 0 too",
+      smoke=True)
+def t_cold_query_invalid(c):
+    p = uniq("coldinv")
+    meta = c.m.signals(p, lam=2, w=10)
+    name = uniq("so")
+    assert c.cl.target(dict(meta, coldStartQuery="vector(300)"), name=name) == 27
+    d = expect_code(INVALID, c.cl.metrics_raw, dict(meta, coldStartQuery="rate("), name=name)
+    assert d.startswith("coldStartQuery: backend error (bad_data): ") and \
+        d.endswith("(backend 'prom')"), d
+    d = expect_code(INVALID, c.cl.metrics_raw, dict(meta, coldStartQuery="test_two_series"),
+                    name=uniq("so"))
+    assert d.startswith("coldStartQuery: query returned 2 series") and "sum()" in d, d
+    # the activity does not read the cold start: IsActive still answers
+    assert c.cl.active(dict(meta, coldStartQuery="rate("), name=uniq("so")) is True
+    # a cold start measured for a forecast and hold that are off
+    for fn in (c.cl.metrics_raw, c.cl.active, c.cl.spec):
+        d = expect_code(INVALID, fn, dict(meta, coldStartQuery="vector(300)",
+                                          coldStartSeconds="0"), name=uniq("so"))
+        assert "metadata 'coldStartQuery' has no effect while 'coldStartSeconds' is 0" in d, d
+
+
+@test("coldStartQuery failing at the backend (an execution error): the last target is held "
+      "for staleHoldSeconds, then UNAVAILABLE naming coldStartQuery; answers resume")
+def t_cold_query_unavailable(c):
+    p = uniq("coldun")
+    meta = c.m.signals(p, lam=2, w=10)
+    cold, dup = p + "_cold_start", p + "_dup"
+    c.m.update(**{cold: 300, dup: 0})
+    # one series of dup: 300; two: many-to-many matching, an execution error
+    meta.update(coldStartQuery="%s + on() (%s * 0)" % (cold, dup), staleHoldSeconds="4")
+    name = uniq("so")
+    assert c.cl.target(meta, name=name) == 27
+    t_good = time.monotonic()
+    c.m.set_raw(dup + '{shard="b"}', 0)
+    c.m.wait_value("count(%s)" % dup, 2)
+    d = expect_code(UNAVAIL, c.cl.metrics_raw, meta, name=uniq("so"))
+    assert d.startswith("coldStartQuery: backend error (execution): ") and \
+        "(backend 'prom')" in d, d
+    got, d, r = h.status(c.cl.target, meta, name=name)
+    if time.monotonic() - t_good < 3.5:
+        assert got == OK and r == 27, "within the hold: %s %r %r" % (got, d, r)
+        h.wait_until(lambda: [l for l in c.srv.log().splitlines()
+                              if name in l and "holding the last target 27" in l and
+                              "coldStartQuery" in l], 3, what="the hold logged for %s" % name)
+
+    def unavailable():
+        g, dd, rr = h.status(c.cl.target, meta, name=name)
+        assert g in (OK, UNAVAIL), (g, dd)
+        assert g != OK or rr == 27, "held target changed to %r" % rr
+        return dd if g == UNAVAIL else None
+    d = h.wait_until(unavailable, 8, 0.25, "UNAVAILABLE after the hold")
+    assert d.startswith("coldStartQuery: "), d
+    c.m.delete(dup + '{shard="b"}')
+    c.m.wait_value("count(%s)" % dup, 1)
+    assert c.cl.target(meta, name=name) == 27
+
+
+@test("--metrics-listen: staffer_signal_cold_start_seconds is the cold start in force, only for "
+      "triggers with coldStartQuery; the decision line says cold=")
+def t_cold_query_metrics(c):
+    port = h.free_port()
+    srv = h.Staffer(c.bin, config=c.cfg, env=c.env,
+                    args=["--log-level", "info", "--metrics-listen", "127.0.0.1:%d" % port])
+    srv.start(c.ready_timeout)
+    url = "http://127.0.0.1:%d/metrics" % port
+    try:
+        meta = c.m.signals(uniq("coldmet"), lam=2, w=10)
+        cases = {   # name: (extra metadata, gauge or None, cold= in the decision line)
+            uniq("so"): ({"coldStartQuery": "vector(300)"}, 300, "300"),
+            uniq("so"): ({"coldStartQuery": "vector(7200)"}, 120, "120"),
+            uniq("so"): ({"coldStartQuery": "vector(0) / 0", "coldStartSeconds": "90"},
+                         90, "90"),
+            uniq("so"): ({"coldStartQuery": uniq("absent_cold")}, 120, "120"),
+            uniq("so"): ({"coldStartQuery": "vector(2000.5)"}, 2000.5, ("2000", "2000.5")),
+            uniq("so"): ({}, None, None),
+            uniq("so"): ({"coldStartSeconds": "300"}, None, None),
+        }
+        with h.Client(srv.addr) as cl:
+            for n, (extra, _, _) in cases.items():
+                assert cl.target(dict(meta, **extra), name=n) == 27, (n, extra)
+        body = h.http_get(url).decode()
+        assert "# TYPE staffer_signal_cold_start_seconds gauge" in body, body[:2000]
+        got = scrape(url)
+        fam = "staffer_signal_cold_start_seconds"
+        for n, (extra, want, _) in cases.items():
+            g = '%s{scaledobject_namespace="default",scaledobject="%s",metric="staffer"}' % (fam, n)
+            assert got.get(g) == want, "%s = %r, want %r (%s)" % (g, got.get(g), want, extra)
+            # the other families are there for every one
+            assert got.get(g.replace(fam, "staffer_target_replicas")) == 27, (n, extra)
+        lines = h.wait_until(lambda: (lambda ls: ls if all(
+            any("decision ref=" in l and n in l for l in ls) for n in cases) else None)(
+                srv.log().splitlines()), 3, what="a decision line for each trigger")
+        for n, (extra, _, cold) in cases.items():
+            dec = [l for l in lines if "decision ref=" in l and n in l]
+            assert len(dec) == 1, (n, dec)
+            if cold is None:
+                assert " cold=" not in dec[0], dec[0]
+            else:   # printed as the line's other numbers are (%.4g)
+                assert any(dec[0].endswith(" cold=" + x) for x in
+                           (cold if isinstance(cold, tuple) else (cold,))), (extra, dec[0])
+    finally:
+        rc, _ = srv.stop(c.grace + 5)
+    assert rc == 0, "exit %r\n%s" % (rc, srv.log_tail())
+    assert not srv.sanitizer_reports(), srv.sanitizer_reports()
+
+
+# ----------------------------------------------------------------------------
 # smoothing
 
 

@@ -69,6 +69,15 @@ def write_history(path, t0):
     }
     lines = ["# TYPE tune_req counter"]
     svc_sum, svc_cnt = ["# TYPE tune_svc_sum gauge"], ["# TYPE tune_svc_count gauge"]
+    # The fleet's cold start as coldStartQuery reads it: 300 s, 260 s a
+    # fifth of the time, and for four hours of every six a restarted
+    # pod's 7200 s (beyond what the server takes): the median of the
+    # usable points is 300, of all of them 7200.
+    cold = ["# TYPE tune_cold_seconds gauge"]
+    for i in range(n + 1):
+        t = i * RES
+        v = 7200 if t % (6 * 3600) < 4 * 3600 else 260 if i % 5 == 0 else 300
+        cold.append("tune_cold_seconds %g %d" % (v, t0 + t))
     for case, (missing, reset_every, start) in cases.items():
         c = s = k = 0.0
         for i in range(n + 1):
@@ -87,7 +96,7 @@ def write_history(path, t0):
             svc_sum.append('tune_svc_sum{case="%s"} %g %d' % (case, s, ts))
             svc_cnt.append('tune_svc_count{case="%s"} %g %d' % (case, k, ts))
     with open(path, "w") as f:
-        f.write("\n".join(lines + svc_sum + svc_cnt))
+        f.write("\n".join(lines + svc_sum + svc_cnt + cold))
         f.write("\n# EOF\n")
 
 
@@ -304,6 +313,29 @@ def t_missing_w(c):
     r = tune(c, nq)
     assert r.rc == 1, r
     assert "serviceTimeQuery has no data" in r.err and "serviceTime=" in r.err, r
+
+
+@test("coldStartQuery: the replay's cold start is its median over the range "
+      "(usable points only); no data keeps the default; --cold-start wins",
+      timeout=300)
+def t_cold_start(c):
+    r = tune(c, "--json", "--quiet", "coldStartQuery=max(tune_cold_seconds)",
+             range_="8h")
+    assert r.rc == 0, r
+    j = r.json()
+    assert j["history"]["cold_start"] == 300, j
+    assert j["history"]["cold_start_source"] == "coldStartQuery", j
+    r = tune(c, "--quiet", "coldStartQuery=max(tune_cold_seconds)",
+             "--cold-start", "200", range_="8h")
+    assert r.rc == 0, r
+    assert "cold start 200 s," in r.out, r
+    r = tune(c, "--quiet", "coldStartQuery=max(tune_nothing_seconds)",
+             range_="8h")
+    assert r.rc == 0, r
+    assert ("cold start 120 s (the default: coldStartQuery has no data "
+            "over the range)") in r.out, r
+    r = tune(c, "coldStartQuery=max(tune_cold_seconds", range_="8h")
+    assert r.rc == 2 and "coldStartQuery" in r.err, r
 
 
 @test("a query the backend refuses is the trigger's mistake: exit 2", timeout=60)
