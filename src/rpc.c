@@ -535,7 +535,7 @@ static void on_metrics(void *arg, const struct scaler_result *r)
 			.correction = r->b.correction > 0 ? r->b.correction
 							   : 1,
 			.feedback_slots = r->b.feedback_slots,
-			.cold_measured = r->obs && r->obs->have_cold,
+			.have_cold = r->obs && r->obs->have_cold,
 			.cold_start_s = r->d ? r->d->cold_s : 0,
 			.raw = (long long)(r->d ? r->d->raw : r->b.replicas),
 			.capped = r->b.capped,

@@ -954,15 +954,14 @@ static size_t miss_grid(const struct eval *e, const struct fetch_answer *x,
 }
 
 /*
- * slaMissQuery's range failed in a way that says nothing about the misses
- * (the backend is down, the query is wrong): the correction is unknown,
- * and an unknown signal never lowers the answer, so the evaluation fails
- * like any other signal's (the last good answer is held).  No series and
- * NaN everywhere are no requests: no correction.  1 when failed.
+ * slaMissQuery's range or coldStartQuery (sig) failed in a way that says
+ * nothing about the signal (the backend is down, the query is wrong): the
+ * correction or the cold start is unknown, and an unknown signal never
+ * lowers the answer nor is quietly dropped, so the evaluation fails like
+ * any other signal's (the last good answer is held).  No series and NaN
+ * are answers the decision reads: no requests (no correction), no pods
+ * (coldStartSeconds).  1 when failed.
  */
-/* slaMissQuery and coldStartQuery: no data (no requests, no pods) is an
- * answer the decision reads; a failed query fails the call, as any
- * unknown signal does, rather than quietly dropping the signal. */
 static int optional_failed(const struct eval *e, const struct fetch_answer *a,
 			   int sig, struct scaler_result *r)
 {
@@ -1075,7 +1074,7 @@ static void log_decision(const struct eval *e, struct state *st,
 	const struct model_signals *g = &r->sig;
 	const struct model_breakdown *b = &r->b;
 	enum log_level lvl = LOG_INFO;
-	char fb[32] = "";
+	char extra[48] = "";
 
 	if (st) {
 		if (st->logged && st->logged_raw == d->raw &&
@@ -1086,9 +1085,9 @@ static void log_decision(const struct eval *e, struct state *st,
 		st->logged_target = r->target;
 	}
 	if (d->have_feedback)
-		snprintf(fb, sizeof(fb), " c=%.4g", b->correction);
+		snprintf(extra, sizeof(extra), " c=%.4g", b->correction);
 	if (r->obs && r->obs->have_cold)
-		snprintf(fb + strlen(fb), sizeof(fb) - strlen(fb),
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
 			 " cold=%.4g", d->cold_s);
 	log_at(lvl, "decision ref=%s lambda=%.4g forecast=%.4g held=%.4g "
 	       "z=%.3g W=%.4g Q=%.4g S=%.4g busy=%.3f headroom=%.3f "
@@ -1100,7 +1099,7 @@ static void log_decision(const struct eval *e, struct state *st,
 	       b->drain_slots, b->boost_slots, b->total_slots,
 	       (long long)d->raw, (long long)r->target, b->active,
 	       decide_down_name(d->down), observed ? "observed" : "memory",
-	       b->capped ? " capped=1" : "", fb, e->window ? " window=" : "",
+	       b->capped ? " capped=1" : "", extra, e->window ? " window=" : "",
 	       e->window ? e->window : "");
 }
 

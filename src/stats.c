@@ -419,7 +419,7 @@ static void stats_render_family(struct stats *s, struct out *o, enum tv v)
 			if ((v == TV_RAW || v > TV_HELD) && !t->have_terms)
 				continue;
 			if ((v == TV_CORRECTION && !m->feedback) ||
-			    (v == TV_COLD && !m->cold_measured))
+			    (v == TV_COLD && !m->have_cold))
 				continue;
 			if (v == TV_SLOTS) {
 				x[0] = m->busy_slots;

@@ -78,7 +78,7 @@ struct stats_terms {
 				   * its two series are rendered */
 	double correction;        /* its factor, 1: none */
 	double feedback_slots;    /* its share of the total slots */
-	int cold_measured;        /* coldStartQuery is given: cold_start_s
+	int have_cold;            /* coldStartQuery is given: cold_start_s
 				   * is rendered */
 	double cold_start_s;      /* the cold start in force */
 	long long raw;            /* the model's replicas, before smoothing */

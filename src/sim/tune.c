@@ -264,7 +264,8 @@ struct tune_hist {
 	size_t w_missing;
 	double z;                     /* peakedness (raw), NaN: too little */
 	double cold_s;                /* coldStartQuery's median, 0: none */
-	size_t cold_points;           /* ... of this many usable points */
+	size_t cold_points;           /* ... of this many usable points
+				       * (0 without coldStartQuery) */
 	int cold_asked;               /* coldStartQuery was read */
 	double holdout_s, train_s;
 	int offline;
@@ -1053,6 +1054,8 @@ static int tune_json(const struct tune_opts *o, const struct trigsel *ts,
 				     o->cold_given ? "--cold-start" :
 				     hi->cold_s > 0 ? "coldStartQuery" :
 				     "default") ||
+	    !cJSON_AddNumberToObject(h, "cold_start_points",
+				     (double)hi->cold_points) ||
 	    !cJSON_AddNumberToObject(h, "training_seconds", hi->train_s) ||
 	    !cJSON_AddNumberToObject(h, "held_out_seconds", hi->holdout_s))
 		goto out;
