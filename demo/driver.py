@@ -45,8 +45,14 @@ def metadata(a):
         "queueDepthQuery": "sum(gateway_queue_depth)",
         "shedRateQuery": "sum(rate(gateway_shed_total[15s]))",
         "slotsPerReplica": str(a.slots),
-        # The cold start you measured: the forecast looks this far ahead
-        # (plus the metrics lag) and scale-down holds about as long.
+        # The cold start, read from the pods' start times as
+        # kube-state-metrics exports them: the forecast looks this far
+        # ahead (plus the metrics lag) and scale-down holds about as long.
+        "coldStartQuery": ("quantile(0.5, kube_pod_status_ready_time"
+                           "{namespace=\"demo\"} - kube_pod_created"
+                           "{namespace=\"demo\"})"),
+        # ... and the number you measured once, for while the query has
+        # no data; it also sizes the range query (docs/metadata.md).
         "coldStartSeconds": "%g" % a.cold_start,
     }
     m.update(compressed(a))
@@ -289,8 +295,8 @@ def header(a):
         " min %d, max %d, no extra stabilization)" % (TOLERANCE, MIN_REPLICAS,
                                                       MAX_REPLICAS),
         "  staffer reads Prometheus (1 s scrapes): rate windows 15 s/1 m; "
-        "default metadata but coldStartSeconds %g (the cold start)," % (
-            a.cold_start),
+        "default metadata, the cold start measured (coldStartQuery; "
+        "coldStartSeconds %g while it has no data)," % a.cold_start,
         "          and, compressed to minutes: metricsLagSeconds %s "
         "(default 30: a 15 s scrape + a 15 s HPA sync), "
         "forecastWindowSeconds %s (600)" % (
@@ -562,6 +568,7 @@ def compare(a, sla):
     cv = math.sqrt(math.exp(a.service_sigma ** 2) - 1)
     tuning = dict(compressed(a))
     tuning["coldStartSeconds"] = "%g" % a.cold_start
+    tuning["cold"] = "measured"   # coldStartQuery: the true cold start
     for item in (a.meta or "").split():
         k, _, v = item.partition("=")
         if not k.endswith("Query"):

@@ -72,11 +72,12 @@ def phase_name(f):
 
 
 class Replica:
-    __slots__ = ("id", "state", "ready_at", "busy")
+    __slots__ = ("id", "state", "created", "ready_at", "busy")
 
-    def __init__(self, rid, state, ready_at):
+    def __init__(self, rid, state, created, ready_at):
         self.id = rid
         self.state = state  # "starting", "ready", "draining"
+        self.created = created
         self.ready_at = ready_at
         self.busy = 0
 
@@ -85,6 +86,8 @@ class Fleet:
     def __init__(self, a):
         self.a = a
         self.lock = threading.Lock()
+        # Unix time of the script's t = 0, for the pods' start times
+        self.wall0 = time.time()
         # with --hold, the script's clock starts at POST /start
         self.t0 = None if a.hold else time.monotonic()
         self.now = 0.0
@@ -132,7 +135,9 @@ class Fleet:
                 return t
 
     def _add_replica(self, ready):
+        # a warm replica was created one cold start before it was ready
         r = Replica(self.next_id, "ready" if ready else "starting",
+                    self.now - (self.a.cold_start if ready else 0),
                     self.now if ready else self.now + self.a.cold_start)
         self.next_id += 1
         self.replicas.append(r)
@@ -299,6 +304,21 @@ class Fleet:
             out.append("# HELP %s %s\n# TYPE %s %s\n%s %s\n" % (
                 name, help_, name, typ, name, repr(float(v))
                 if isinstance(v, float) else v))
+        # Each pod's start, as kube-state-metrics exports it (Unix
+        # seconds): staffer's coldStartQuery reads the cold start from it.
+        out.append("# HELP kube_pod_created Unix creation time of the "
+                   "pod.\n# TYPE kube_pod_created gauge\n")
+        for r in self.replicas:
+            out.append('kube_pod_created{namespace="demo",pod="chat-%d"} '
+                       '%.3f\n' % (r.id, self.wall0 + r.created))
+        out.append("# HELP kube_pod_status_ready_time Unix time the pod "
+                   "became Ready.\n# TYPE kube_pod_status_ready_time "
+                   "gauge\n")
+        for r in self.replicas:
+            if r.state != "starting":
+                out.append('kube_pod_status_ready_time{namespace="demo",'
+                           'pod="chat-%d"} %.3f\n' % (
+                               r.id, self.wall0 + r.ready_at))
         return "".join(out)
 
     def stats(self):
