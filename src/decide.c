@@ -184,6 +184,22 @@ static double decide_hold(const struct meta *m, double cold_s, int *capped)
 	return hold;
 }
 
+/* z from the last forecastWindowSeconds of the series, the span it has
+ * at the defaults: a longer range (a long hold, the SLO feedback's window,
+ * a coldStartSeconds above the measured cold start) must not change the
+ * headroom through the estimate. */
+static enum model_err decide_peak(const struct meta *m,
+				  const struct decide_obs *o, double *z,
+				  double *raw)
+{
+	size_t k = decide_tail(o->n_series, o->series_step_s,
+			       m->forecast_window_s);
+
+	return peak_estimate(o->series + o->n_series - k, k,
+			     o->series_step_s, m->rate_window_s,
+			     m->peakedness_max, z, raw);
+}
+
 /* The highest lambda of the series over the hold; 0 without one. */
 static double decide_held(const struct decide_obs *o, double hold_s)
 {
@@ -297,10 +313,7 @@ enum decide_err decide_observations(const struct meta *m,
 	if (m->peakedness != META_AUTO) {
 		z = m->peakedness;
 	} else if (have_series &&
-		   peak_estimate(o->series, o->n_series, o->series_step_s,
-				 m->rate_window_s, m->peakedness_max, &z,
-				 &d.peak_raw) ==
-		   MODEL_OK) {
+		   decide_peak(m, o, &z, &d.peak_raw) == MODEL_OK) {
 		d.peak_measured = !isnan(d.peak_raw);
 	} else {
 		z = 1;

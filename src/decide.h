@@ -99,7 +99,9 @@ struct decision {
  * The hold releases capacity only on a series that spans it (a new
  * metric, or a Prometheus that has just started, releases nothing until
  * it does); the forecast needs half of forecastWindowSeconds
- * (decide_forecast_points()); the peakedness any series.
+ * (decide_forecast_points()); the peakedness any series, of which it
+ * reads the last forecastWindowSeconds (so that a longer range does not
+ * change it).
  */
 void decide_series_query(const struct meta *m, double *range_s,
 			 double *step_s);

@@ -670,6 +670,38 @@ static void test_cold_start(void **state)
 	meta_release(&m);
 }
 
+/* z reads the last forecastWindowSeconds only: bursts older than that, in
+ * a range a long hold made longer, do not raise it, and a long hold gives
+ * the z of the default range. */
+static void test_peak_tail(void **state)
+{
+	double v[241];
+	struct meta m;
+	struct decide_obs o;
+	struct model_signals sig;
+	struct decision d, d41;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N_OF(v); i++)      /* 12,12,12,12,8,8,8,8,... */
+		v[i] = i < 200 ? ((i / 4) % 2 ? 8 : 12) : 10;
+	meta_with(&m, "scaleDownHoldSeconds", "3600", NULL);
+	memset(&o, 0, sizeof(o));
+	o.arrival_rate = 10;
+	o.w_measured = 2;
+	obs_series(&o, v, N_OF(v));
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	obs_series(&o, v + N_OF(v) - 41, 41);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d41), DECIDE_OK);
+	assert_true(d.b.peakedness == 1);
+	assert_true(d.b.peakedness == d41.b.peakedness);
+	/* The bursts inside the window do count. */
+	obs_series(&o, v + 200 - 41, 41);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.b.peakedness == 2);
+	meta_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -685,6 +717,7 @@ int main(void)
 		cmocka_unit_test(test_cap),
 		cmocka_unit_test(test_feedback),
 		cmocka_unit_test(test_cold_start),
+		cmocka_unit_test(test_peak_tail),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
