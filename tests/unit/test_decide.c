@@ -58,6 +58,20 @@ static void obs_series(struct decide_obs *o, const double *v, size_t n)
 	o->series_step_s = 15;
 }
 
+/* The forecast's ramp: 21 points at 15 s from 1 to 11 req/s, lambda 11,
+ * W 10, into a zeroed o.  Holt on it: level 11, trend 0.5 per step. */
+static void obs_ramp(struct decide_obs *o, double ramp[21])
+{
+	size_t i;
+
+	for (i = 0; i < 21; i++)
+		ramp[i] = 1 + 0.5 * (double)i;
+	memset(o, 0, sizeof(*o));
+	o->arrival_rate = 11;
+	o->w_measured = 10;
+	obs_series(o, ramp, 21);
+}
+
 /* W: measured, else the last good one, else serviceTime, else an error
  * while there is demand. */
 static void test_service_time_fallbacks(void **state)
@@ -157,16 +171,10 @@ static void test_forecast_from_series(void **state)
 	struct decide_obs o;
 	struct model_signals sig;
 	struct decision with, without;
-	size_t i;
 
 	(void)state;
-	for (i = 0; i < N_OF(ramp); i++)
-		ramp[i] = 1 + 0.5 * (double)i;      /* 1 .. 11 */
 	meta_with(&m, "peakedness", "off", NULL);
-	memset(&o, 0, sizeof(o));
-	o.arrival_rate = 11;
-	o.w_measured = 10;
-	obs_series(&o, ramp, N_OF(ramp));
+	obs_ramp(&o, ramp);
 	assert_int_equal(run(&m, &o, NULL, 0, &sig, &with), DECIDE_OK);
 	assert_true(with.b.forecast_used);
 	assert_true(with.have_forecast);
@@ -596,13 +604,8 @@ static void test_cold_start(void **state)
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < N_OF(ramp); i++)
-		ramp[i] = 1 + 0.5 * (double)i;      /* 1 .. 11 */
 	meta_with(&m, "peakedness", "off", NULL);
-	memset(&o, 0, sizeof(o));
-	o.arrival_rate = 11;
-	o.w_measured = 10;
-	obs_series(&o, ramp, N_OF(ramp));
+	obs_ramp(&o, ramp);
 	/* Without coldStartQuery: coldStartSeconds, 180 s ahead. */
 	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
 	assert_int_equal(d.cold, DECIDE_COLD_META);
