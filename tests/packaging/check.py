@@ -1332,7 +1332,7 @@ def t_so_conventions(path, i, d, keys):
     for k, q in m.items():
         if not k.endswith("Query"):
             continue
-        assert re.search(r"\b(sum|max|min|avg|count)\s*(by\s*\([^)]*\)\s*)?\(", q), f"{k}: aggregate to one series (sum)"
+        assert re.search(r"\b(sum|max|min|avg|count|quantile)\s*(by\s*\([^)]*\)\s*)?\(", q), f"{k}: aggregate to one series (sum)"
         assert len(q.encode()) <= 4095, f"{k} is longer than 4095 bytes"
     for k in ("arrivalRateQuery", "queueDepthQuery", "shedRateQuery"):
         if k in m:
