@@ -562,10 +562,24 @@ static void policy_series(const struct policy_run *r, const struct meta *m,
  * or were shed, rate(misses[w]) / rate(finished[w]); NaN where no request
  * finished or the window is not full yet (Prometheus: 0 / 0, no data).
  */
+/* The miss share at t, rate(misses[w]) / rate(finished[w]) in [0, 1];
+ * NaN where no request finished or the window is not full yet. */
+static double policy_miss_at(const struct policy_view *v, double t)
+{
+	double x, y;
+
+	if (!v->misses || !v->finished || t < v->rate_window_s ||
+	    simprom_rate(v->finished, t, v->rate_window_s, &y) ||
+	    simprom_rate(v->misses, t, v->rate_window_s, &x) || !(y > 0))
+		return NAN;
+	x /= y;
+	return x < 0 ? 0 : x > 1 ? 1 : x;
+}
+
 static void policy_miss(const struct policy_run *r, const struct meta *m,
 			const struct policy_view *v, struct decide_obs *o)
 {
-	double range, step, start, t, x, y;
+	double range, step, start;
 	size_t n, k;
 
 	decide_series_query(m, &range, &step);
@@ -575,17 +589,8 @@ static void policy_miss(const struct policy_run *r, const struct meta *m,
 	if (n > DECIDE_SERIES_MAX)
 		n = DECIDE_SERIES_MAX;
 	start = v->now - (double)(n - 1) * step;
-	for (k = 0; k < n; k++) {
-		t = start + (double)k * step;
-		r->miss[k] = NAN;
-		if (t < v->rate_window_s ||
-		    simprom_rate(v->finished, t, v->rate_window_s, &y) ||
-		    simprom_rate(v->misses, t, v->rate_window_s, &x) ||
-		    !(y > 0))
-			continue;
-		x /= y;
-		r->miss[k] = x < 0 ? 0 : x > 1 ? 1 : x;
-	}
+	for (k = 0; k < n; k++)
+		r->miss[k] = policy_miss_at(v, start + (double)k * step);
 	o->miss = r->miss;
 	o->n_miss = n;
 	if (!(o->series_step_s > 0))
@@ -637,20 +642,6 @@ static double policy_truth(const struct policy_view *v, double horizon_s)
 	return best;
 }
 
-/* The miss share now, as slaMissQuery's last point would say: 1 when a
- * request finished over the rate window and any of them missed. */
-static int policy_missed_now(const struct policy_view *v)
-{
-	double x, y;
-
-	if (!v->misses || !v->finished || v->now < v->rate_window_s)
-		return 0;
-	if (simprom_rate(v->finished, v->now, v->rate_window_s, &y) ||
-	    simprom_rate(v->misses, v->now, v->rate_window_s, &x))
-		return 0;
-	return y > 0 && x > 0;
-}
-
 /* GetMetrics: the server's decision for these signals. */
 static int32_t policy_staffer(struct policy_run *r,
 			      const struct policy_view *v)
@@ -674,7 +665,8 @@ static int32_t policy_staffer(struct policy_run *r,
 	 * shows in slaMissQuery, nor add more than maxReplicaCount after
 	 * it, so this one's attainment bounds theirs (the shared queue
 	 * serves no request later on a bigger fleet). */
-	if (r->p->feedback_bound && !r->tripped && policy_missed_now(v))
+	if (r->p->feedback_bound && !r->tripped &&
+	    policy_miss_at(v, v->now) > 0)
 		r->tripped = 1;
 	if (r->tripped)
 		return hpa_calc_external_avg(r->hpa, v->status,
