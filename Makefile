@@ -6,6 +6,12 @@
 #   make bench      the decision-quality benchmark (bench/)
 #   make bench-service  the service benchmark: load, latency, memory
 #                   (bench/service.py + bench/load/; BENCH_QUICK=1: short)
+#   make image      the OCI image of build/staffer, without a container
+#                   engine (scripts/image.sh: umoci, skopeo) into dist/
+#   make chart-package  the chart as `helm package` lays it out, and
+#                   index.yaml, into dist/ (scripts/chart-package.py)
+#   make release    dist/ from scratch: the image built as VERSION, the
+#                   chart, SHA256SUMS and an SBOM (docs/install.md)
 #   make V=1        show full commands
 
 CC      ?= cc
@@ -63,7 +69,8 @@ else
 Q = @
 endif
 
-.PHONY: all deps test unit integration demo bench bench-service clean lint valgrind py FORCE
+.PHONY: all deps test unit integration demo bench bench-service clean lint valgrind py FORCE \
+	image chart-package release
 # Keep the generated protobuf-c sources: they are inputs, not leftovers.
 .SECONDARY:
 all: $(B)/staffer
@@ -82,10 +89,11 @@ $(GEN)/%.pb-c.c $(GEN)/%.pb-c.h: proto/%.proto
 	@echo "  PROTOC-C $<"
 	$(Q)protoc-c --proto_path=proto --c_out=$(GEN) $<
 
-# ---- the version (scripts/version.sh: git describe, else the chart's
-# appVersion + "-dev"; `make STAFFER_VERSION=1.2.3 STAFFER_REVISION=abc`
-# sets it where there is no git, as the Dockerfile does).  The header is
-# rewritten only when the version changes, so only version.o rebuilds.
+# ---- the version (scripts/version.sh: the VERSION file, as is at a commit
+# tagged vVERSION, else VERSION-dev+gSHORT; `make STAFFER_VERSION=1.2.3
+# STAFFER_REVISION=abc` sets it, as `make release` and the Dockerfile do).
+# The header is rewritten only when the version changes, so only version.o
+# rebuilds.
 export STAFFER_VERSION STAFFER_REVISION
 $(GEN)/version-gen.h: FORCE
 	@mkdir -p $(GEN)
@@ -249,6 +257,30 @@ bench: deps
 bench-service: deps
 	@$(MAKE) --no-print-directory all $(B)/staffer-load
 	@/usr/bin/python3 bench/service.py
+
+# ---- the release (docs/install.md): image, chart package, dist/ -----------
+# `make image` packs build/staffer as it is (a development build says
+# VERSION-dev+g...); `make release` builds the binary as VERSION in its own
+# build directory, so build/ keeps its objects, and writes dist/ afresh.
+DIST     = dist
+REL      = $(B)/release
+
+image: deps $(B)/staffer
+	@scripts/image.sh $(B)/staffer $(B)/image $(DIST)
+
+chart-package: deps
+	@/usr/bin/python3 scripts/chart-package.py $(DIST)
+
+release: deps
+	@scripts/version.sh --check
+	@test -n "$(DIST)" && rm -rf "$(DIST)"
+	@set -- $$(scripts/version.sh --release) && \
+		$(MAKE) --no-print-directory B=$(REL) STAFFER_VERSION="$$1" \
+		STAFFER_REVISION="$$2" $(REL)/staffer
+	@scripts/image.sh $(REL)/staffer $(REL)/image $(DIST)
+	@/usr/bin/python3 scripts/chart-package.py $(DIST)
+	@cd $(DIST) && sha256sum $$(ls | grep -vx SHA256SUMS) >SHA256SUMS
+	@echo "release: $(DIST)/"; ls -l $(DIST)
 
 valgrind: $(B)/staffer
 	@tests/integration/valgrind.sh

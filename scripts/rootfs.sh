@@ -10,7 +10,9 @@
 # is that directory on `scratch`; tests/packaging runs it into build/ and
 # starts the result under chroot, so the image's file list is tested
 # without a Docker engine.  Needs ldd (libc-bin), ca-certificates and
-# tzdata installed where it runs.
+# tzdata installed where it runs.  scripts/image.sh makes the OCI image of
+# this directory without a container engine; the image build and the
+# Dockerfile therefore have the same file list.
 set -eu
 
 bin=$1
@@ -36,6 +38,9 @@ fi
 
 cp -L /etc/ssl/certs/ca-certificates.crt "$dest/etc/ssl/certs/"
 cp -R /usr/share/zoneinfo "$dest/usr/share/zoneinfo"
+# right/ holds the leap-second zones, which staffer refuses (tz.c), and
+# localtime points at the build machine's /etc/localtime: neither is used.
+rm -rf "$dest/usr/share/zoneinfo/right" "$dest/usr/share/zoneinfo/localtime"
 
 printf 'root:x:0:0:root:/root:/nonexistent\nnonroot:x:65532:65532:nonroot:/nonexistent:/nonexistent\n' \
 	>"$dest/etc/passwd"

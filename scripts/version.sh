@@ -1,41 +1,86 @@
 #!/bin/sh
-# scripts/version.sh - staffer's version, as `staffer version`, the image
-# labels and staffer_build_info show it.
+# scripts/version.sh - staffer's version, from the one file that holds it:
+# VERSION at the top of the repository (one line, X.Y.Z[-PRERELEASE]).  `staffer
+# version`, staffer_build_info, the image's labels and tag, the chart's
+# version and appVersion (and so its default image tag), CHANGELOG.md's
+# latest heading and the release file names all come from it.
 #
 #   scripts/version.sh            print VERSION REVISION (one line)
 #   scripts/version.sh --header FILE
 #                                 write FILE (a C header) only when its
 #                                 content changes, so make rebuilds only then
+#   scripts/version.sh --release  print the release's VERSION REVISION: the
+#                                 VERSION file as it is, and the whole commit
+#                                 (with "-dirty" for uncommitted changes)
+#   scripts/version.sh --check    exit 1, naming each one, when Chart.yaml's
+#                                 version or appVersion or CHANGELOG.md's
+#                                 latest heading is not VERSION
 #
-# VERSION comes from `git describe --tags --match 'v[0-9]*'` without the
-# leading v (v0.2.0 -> 0.2.0; three commits later 0.2.0-3-gabc1234; with
-# uncommitted changes ".dirty" appended).  Without a release tag it is
-# BASE-dev+gSHORT, and without git (a tarball, or the image build, whose
-# context has no .git) BASE-dev, unless STAFFER_VERSION (and
-# STAFFER_REVISION) are set: `make STAFFER_VERSION=...` and the
-# Dockerfile's VERSION build argument pass them down.  BASE is the chart's
-# appVersion, the release being prepared (charts/staffer/Chart.yaml;
-# tests/packaging checks that the two agree).
+# A plain build is VERSION itself only at a commit tagged vVERSION without
+# uncommitted changes; otherwise VERSION-dev+gSHORT (".dirty" appended with
+# uncommitted changes), or without git (a tarball, or the image build,
+# whose context has no .git) VERSION-dev.  Tags never set the number:
+# they only confirm it, so a clone without tags builds the same version.
+# STAFFER_VERSION (and STAFFER_REVISION) override all of this: `make
+# release` passes the --release pair, and the Dockerfile's VERSION build
+# argument passes what it is given.
 set -eu
-
-BASE=0.1.0
 
 cd "$(dirname "$0")/.."
 
+base=$(cat VERSION 2>/dev/null || true)
+if ! printf '%s\n' "$base" | grep -Eqx '[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?'; then
+	echo "version.sh: VERSION holds '$base': want one line X.Y.Z or X.Y.Z-PRERELEASE (SemVer, no build metadata)" >&2
+	exit 2
+fi
+
+in_git() {
+	git rev-parse --git-dir >/dev/null 2>&1
+}
+
+if [ "${1:-}" = --check ]; then
+	bad=0
+	for key in version appVersion; do
+		got=$(sed -n "s/^$key:[[:space:]]*\"\{0,1\}\([^\"[:space:]]*\)\"\{0,1\}[[:space:]]*\$/\1/p" \
+			charts/staffer/Chart.yaml)
+		if [ "$got" != "$base" ]; then
+			echo "version.sh: charts/staffer/Chart.yaml $key is '$got', VERSION is $base" >&2
+			bad=1
+		fi
+	done
+	# "## [Unreleased] — X.Y.Z" while it is prepared, "## [X.Y.Z] — DATE" once out
+	head=$(grep -m 1 '^## ' CHANGELOG.md || true)
+	case "$head" in
+	"## [$base]"* | "## [Unreleased] — $base" | "## [Unreleased] — $base "*) ;;
+	*)
+		echo "version.sh: CHANGELOG.md's latest heading is '$head': want '## [Unreleased] — $base' or '## [$base] — DATE'" >&2
+		bad=1
+		;;
+	esac
+	exit $bad
+fi
+
 version=${STAFFER_VERSION:-}
 revision=${STAFFER_REVISION:-}
-if [ -z "$version" ]; then
-	if git rev-parse --git-dir >/dev/null 2>&1; then
+if [ "${1:-}" = --release ]; then
+	version=$base
+	revision=unknown
+	if in_git; then
+		revision=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+		git diff --quiet HEAD -- 2>/dev/null || revision=$revision-dirty
+	fi
+elif [ -z "$version" ]; then
+	if in_git; then
 		revision=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 		dirty=
 		git diff --quiet HEAD -- 2>/dev/null || dirty=.dirty
-		if tag=$(git describe --tags --match 'v[0-9]*' 2>/dev/null); then
-			version=${tag#v}$dirty
+		if [ -z "$dirty" ] && git tag --points-at HEAD 2>/dev/null | grep -qx "v$base"; then
+			version=$base
 		else
-			version=$BASE-dev+g$(git rev-parse --short HEAD)$dirty
+			version=$base-dev+g$(git rev-parse --short HEAD)$dirty
 		fi
 	else
-		version=$BASE-dev
+		version=$base-dev
 	fi
 fi
 [ -n "$revision" ] || revision=unknown
