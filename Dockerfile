@@ -9,15 +9,20 @@
 #   runtime  that filesystem on `scratch`: no shell, no package manager,
 #            nothing the binary does not load.
 #
-#   docker build -t staffer:dev \
-#     --build-arg VERSION="$(git describe --tags --always --dirty)" \
+# `make image` builds the same image without a container engine
+# (scripts/image.sh: the same rootfs.sh, umoci, skopeo) and `make release`
+# puts it into dist/ with the chart; tests/packaging checks that its user,
+# entrypoint, command, ports, stop signal and labels are the ones below.
+#
+#   docker build -t staffer:"$(cat VERSION)" \
+#     --build-arg VERSION="$(cat VERSION)" \
 #     --build-arg REVISION="$(git rev-parse HEAD)" \
 #     --build-arg CREATED="$(date -u +%Y-%m-%dT%H:%M:%SZ)" .
-#   docker run --rm -p 9090:9090 staffer:dev --prometheus http://prometheus:9090
+#   docker run --rm -p 9090:9090 staffer:"$(cat VERSION)" --prometheus http://prometheus:9090
 #
 # VERSION becomes `staffer version`, staffer_build_info and the image's
 # org.opencontainers.image.version (the build context has no .git, so
-# without it the version is the chart's appVersion + "-dev").
+# without it the version is the VERSION file's + "-dev").
 # docs/install.md has the whole build, push and install path.
 #
 # No "syntax" directive: the builder's own Dockerfile frontend is used,
@@ -69,15 +74,14 @@ COPY --from=build /rootfs/ /
 ARG VERSION=""
 ARG REVISION=""
 ARG CREATED=""
-ARG SOURCE=""
+# No source label: the project has no public address yet (docker build
+# --label org.opencontainers.image.source=URL adds yours).
 LABEL org.opencontainers.image.title="staffer" \
       org.opencontainers.image.description="KEDA external scaler for GPU inference fleets (queueing-theory replica targets)" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}" \
       org.opencontainers.image.created="${CREATED}" \
-      org.opencontainers.image.source="${SOURCE}" \
-      org.opencontainers.image.licenses="Apache-2.0" \
-      org.opencontainers.image.base.name="scratch"
+      org.opencontainers.image.licenses="Apache-2.0"
 
 # A numeric, non-root user (the "nonroot" uid of distroless images): the
 # kubelet can check runAsNonRoot against a numeric USER.

@@ -257,7 +257,7 @@ def t_dockerfile_runtime():
     assert hc and '"/usr/local/bin/staffer", "health"' in hc[0], f"HEALTHCHECK {hc}"
     labels = " ".join(a for k, a in runtime if k == "LABEL")
     for key, val in (("version", "${VERSION}"), ("revision", "${REVISION}"),
-                     ("created", "${CREATED}"), ("source", "${SOURCE}"),
+                     ("created", "${CREATED}"),
                      ("licenses", "Apache-2.0"), ("title", "staffer")):
         assert f'org.opencontainers.image.{key}="{val}"' in labels, f"OCI label {key}={val}"
 
@@ -265,16 +265,25 @@ def t_dockerfile_runtime():
 def t_version_script(out):
     """scripts/version.sh: STAFFER_VERSION wins, else git, else (a copy
     without .git, as in the image build) the chart's appVersion + -dev."""
-    c = load_yaml(os.path.join(CHART, "Chart.yaml"))
+    base = open(os.path.join(ROOT, "VERSION")).read().strip()
     copy = os.path.join(out, "version-nogit")
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(os.path.join(ROOT, "scripts"), os.path.join(copy, "scripts"))
+    shutil.copy(os.path.join(ROOT, "VERSION"), copy)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("STAFFER_", "GIT_"))}
     env["GIT_CEILING_DIRECTORIES"] = os.path.dirname(copy)
     r = subprocess.run([os.path.join(copy, "scripts", "version.sh")], capture_output=True,
                        text=True, env=env)
-    assert r.returncode == 0 and r.stdout.split() == [f"{c['appVersion']}-dev", "unknown"], \
+    assert r.returncode == 0 and r.stdout.split() == [f"{base}-dev", "unknown"], \
         f"without git: {r.stdout!r} {r.stderr!r}"
+    r = subprocess.run([os.path.join(copy, "scripts", "version.sh"), "--release"], capture_output=True,
+                       text=True, env=env)
+    assert r.returncode == 0 and r.stdout.split() == [base, "unknown"], f"--release without git: {r.stdout!r}"
+    for bad in ("1.2", "v1.2.3", "1.2.3+build", ""):
+        open(os.path.join(copy, "VERSION"), "w").write(bad + "\n")
+        r = subprocess.run([os.path.join(copy, "scripts", "version.sh")], capture_output=True, text=True, env=env)
+        assert r.returncode == 2 and "VERSION holds" in r.stderr, f"VERSION {bad!r} accepted: {r.stdout!r}"
+    open(os.path.join(copy, "VERSION"), "w").write(base + "\n")
     r = subprocess.run([os.path.join(copy, "scripts", "version.sh")], capture_output=True, text=True,
                        env=dict(env, STAFFER_VERSION="9.8.7", STAFFER_REVISION="abc123"))
     assert r.stdout.split() == ["9.8.7", "abc123"], r.stdout
@@ -288,65 +297,11 @@ def t_version_script(out):
         head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short=12", "HEAD"],
                               capture_output=True, text=True).stdout.strip()
         assert r.returncode == 0 and r.stdout.split()[1] == head, (r.stdout, head)
-
-
-def t_rootfs(out):
-    """The runtime filesystem, as the image gets it, started under chroot."""
-    if not os.path.exists(STAFFER):
-        raise Skip("build/staffer not built (make)")
-    if os.geteuid() != 0 or not shutil.which("chroot"):
-        raise Skip("chroot needs root; the rootfs is only listed")
-    rfs = os.path.join(out, "rootfs")
-    r = subprocess.run([os.path.join(ROOT, "scripts", "rootfs.sh"), STAFFER, rfs],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, "scripts/rootfs.sh: " + r.stderr
-    for bad in ("bin/sh", "bin/bash", "usr/bin/apt-get", "usr/bin/dpkg", "usr/bin/perl"):
-        assert not os.path.lexists(os.path.join(rfs, bad)), f"the rootfs has {bad}"
-    for need in ("etc/ssl/certs/ca-certificates.crt", "usr/share/zoneinfo/Europe/Berlin",
-                 "etc/passwd", "tmp"):
-        assert os.path.exists(os.path.join(rfs, need)), f"the rootfs lacks {need}"
-    libs = [p for p in glob.glob(os.path.join(rfs, "**", "*.so*"), recursive=True)]
-    assert libs, "no shared libraries in the rootfs"
-
-    def run(*args, timeout=20):
-        return subprocess.run(["chroot", rfs, "/usr/local/bin/staffer"] + list(args),
-                              capture_output=True, text=True, timeout=timeout)
-    r = run("version")
-    assert r.returncode == 0 and r.stdout.startswith("staffer "), r.stdout + r.stderr
-    r = run("calc", "arrivalRate=2", "serviceTime=10", "beta=1.5", "timezone=Europe/Berlin",
-            "schedule=Mon-Sun 00:00-24:00 beta=3", "--json")
-    assert r.returncode == 0 and json.loads(r.stdout.splitlines()[-1])["replicas"] == 34, \
-        "calc with a time zone in the rootfs: " + r.stdout + r.stderr
-    so = open(os.path.join(SO_DIR, "chat-vllm.yaml")).read()
-    r = subprocess.run(["chroot", rfs, "/usr/local/bin/staffer", "lint", "--strict", "-"],
-                       input=so, capture_output=True, text=True, timeout=20)
-    assert r.returncode == 0, "lint in the rootfs: " + r.stdout + r.stderr
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    log = open(os.path.join(out, "rootfs-serve.log"), "w")
-    p = subprocess.Popen(["chroot", "--userspec=65532:65532", rfs, "/usr/local/bin/staffer",
-                          "serve", "--prometheus", "https://127.0.0.1:9",
-                          "--listen", f"127.0.0.1:{port}"], stdout=log, stderr=log)
-    try:
-        ok = False
-        for _ in range(100):
-            h = subprocess.run([STAFFER, "health", "--timeout", "1", f"127.0.0.1:{port}"],
-                               capture_output=True, text=True, timeout=10)
-            if h.returncode == 0 and h.stdout == "SERVING\n":
-                ok = True
-                break
-            if p.poll() is not None:
-                break
-            import time
-            time.sleep(0.1)
-        assert ok, "staffer serve in the rootfs (uid 65532) never answered SERVING: " + \
-            open(os.path.join(out, "rootfs-serve.log")).read()[-800:]
-    finally:
-        p.terminate()
-        rc = p.wait(20)
-    assert rc == 0, f"staffer serve in the rootfs exited {rc} on SIGTERM"
+        # no tag vBASE at HEAD (a clone has none): BASE-dev+g<commit>
+        tagged = subprocess.run(["git", "-C", ROOT, "tag", "--points-at", "HEAD"], capture_output=True,
+                                text=True).stdout.split()
+        if f"v{base}" not in tagged:
+            assert r.stdout.split()[0].startswith(f"{base}-dev+g"), r.stdout
 
 
 def dockerignore_included(patterns, path):
@@ -395,7 +350,7 @@ def t_hadolint():
 ALLOWED_FUNCS = {
     # the chart's library (render.go implements exactly these)
     "include", "toYaml", "toJson", "indent", "nindent", "quote", "default",
-    "printf", "trunc", "trimSuffix", "replace", "sha256sum", "required", "fail",
+    "printf", "trunc", "trimSuffix", "replace", "sha256sum", "required", "fail", "tpl",
     # text/template actions and built-ins
     "float64", "hasKey",
     "define", "template", "block", "if", "else", "end", "range", "with", "break",
@@ -418,28 +373,87 @@ def t_chart_yaml():
     assert re.match(r"^\d+\.\d+\.\d+([-+].*)?$", str(c.get("version", ""))), "version is not SemVer"
     assert c.get("appVersion"), "appVersion is missing"
     assert c.get("type", "application") == "application"
-    # what Artifact Hub and `helm show chart` show
-    assert re.match(r"^https://", c.get("home", "")), "Chart.yaml home: an https URL"
-    assert c.get("sources") and all(re.match(r"^https://", u) for u in c["sources"]), "sources"
-    assert c.get("maintainers") and all(m.get("name") for m in c["maintainers"]), "maintainers"
+    # what Artifact Hub and `helm show chart` show: only real values (no
+    # home, sources, icon or maintainers until the project has them)
+    for k in ("home", "icon"):
+        assert k not in c or re.match(r"^https://", c[k]), f"Chart.yaml {k}: an https URL or nothing"
+    assert all(re.match(r"^https://", u) for u in c.get("sources", [])), "sources: https URLs"
+    assert all(m.get("name") for m in c.get("maintainers", [])), "maintainers need a name"
     ann = c.get("annotations") or {}
-    for k in ("artifacthub.io/license", "artifacthub.io/changes", "artifacthub.io/links",
-              "artifacthub.io/images", "artifacthub.io/category"):
+    for k in ("artifacthub.io/license", "artifacthub.io/links", "artifacthub.io/category"):
         assert k in ann, f"Chart.yaml annotation {k}"
     assert ann["artifacthub.io/license"] == "Apache-2.0"
-    for k in ("artifacthub.io/changes", "artifacthub.io/links", "artifacthub.io/images"):
-        v = yaml.safe_load(ann[k])
-        assert isinstance(v, list) and v, f"{k} is a YAML list in a string"
-    for ch in yaml.safe_load(ann["artifacthub.io/changes"]):
-        assert ch.get("kind") in ("added", "changed", "deprecated", "removed", "fixed", "security") \
-            and ch.get("description"), f"artifacthub.io/changes entry {ch}"
-    # the version scripts/version.sh builds from is the chart's appVersion
-    vs = open(os.path.join(ROOT, "scripts", "version.sh")).read()
-    m = re.search(r"^BASE=(\S+)$", vs, re.M)
-    assert m and m.group(1) == str(c["appVersion"]), \
-        f"scripts/version.sh BASE {m and m.group(1)} != Chart.yaml appVersion {c['appVersion']}"
+    links = yaml.safe_load(ann["artifacthub.io/links"])
+    assert isinstance(links, list) and links and all(re.match(r"^https://", l["url"]) for l in links), links
+    # made from CHANGELOG.md by `make chart-package`, not kept by hand
+    for k in ("artifacthub.io/changes", "artifacthub.io/prerelease"):
+        assert k not in ann, f"{k}: scripts/chart-package.py writes it into the package"
     for t in TEMPLATES:
         assert os.path.exists(os.path.join(CHART, "templates", t)), f"templates/{t} is missing"
+
+
+def changelog_version():
+    """The version of CHANGELOG.md's latest heading: '## [Unreleased] — X'
+    while X is prepared, '## [X] — DATE' once released."""
+    for line in open(os.path.join(ROOT, "CHANGELOG.md"), encoding="utf-8"):
+        if line.startswith("## "):
+            m = re.match(r"^## \[Unreleased\] — (\S+)\s*$", line) or re.match(r"^## \[([^\]]+)\]", line)
+            assert m and m.group(1) != "Unreleased", f"CHANGELOG.md heading {line.strip()!r}"
+            return m.group(1)
+    raise AssertionError("CHANGELOG.md has no '## ' heading")
+
+
+def t_one_version(out):
+    """VERSION is the one version: Chart.yaml's version and appVersion,
+    the chart's default image tag, CHANGELOG.md's latest heading and
+    `staffer version` agree with it, and scripts/version.sh --check fails,
+    naming the file, on a copy where one of them differs."""
+    v = open(os.path.join(ROOT, "VERSION")).read().strip()
+    c = load_yaml(os.path.join(CHART, "Chart.yaml"))
+    assert str(c["version"]) == v, f"Chart.yaml version {c['version']} != VERSION {v}"
+    assert str(c["appVersion"]) == v, f"Chart.yaml appVersion {c['appVersion']} != VERSION {v}"
+    assert changelog_version() == v, f"CHANGELOG.md's latest heading says {changelog_version()}, VERSION {v}"
+    vals = load_yaml(os.path.join(CHART, "values.yaml"))
+    assert vals["image"]["tag"] == "", "image.tag must stay empty: the default tag is appVersion (VERSION)"
+    r = subprocess.run([os.path.join(ROOT, "scripts", "version.sh"), "--check"], capture_output=True, text=True)
+    assert r.returncode == 0, "scripts/version.sh --check: " + r.stderr
+    if os.path.exists(STAFFER):
+        got = subprocess.run([STAFFER, "version"], capture_output=True, text=True).stdout.split()
+        assert got[1] == v or got[1].startswith(v + "-dev"), f"staffer version {got}, VERSION {v}"
+    # the check can fail: a copy with each file off by one
+    for rel_path, old, new, word in (
+            ("charts/staffer/Chart.yaml", f"\nversion: {v}\n", "\nversion: 9.9.9\n", "version"),
+            ("charts/staffer/Chart.yaml", f'\nappVersion: "{v}"\n', '\nappVersion: "9.9.9"\n', "appVersion"),
+            ("CHANGELOG.md", f"## [Unreleased] — {v}\n", "## [Unreleased] — 9.9.9\n", "CHANGELOG.md")):
+        cp = os.path.join(out, "version-check")
+        shutil.rmtree(cp, ignore_errors=True)
+        for f in ("VERSION", "CHANGELOG.md", "scripts/version.sh", "charts/staffer/Chart.yaml"):
+            os.makedirs(os.path.dirname(os.path.join(cp, f)), exist_ok=True)
+            shutil.copy(os.path.join(ROOT, f), os.path.join(cp, f))
+        text = open(os.path.join(cp, rel_path), encoding="utf-8").read()
+        assert old in text, f"{rel_path} has no {old.strip()!r}"
+        open(os.path.join(cp, rel_path), "w", encoding="utf-8").write(text.replace(old, new, 1))
+        r = subprocess.run([os.path.join(cp, "scripts", "version.sh"), "--check"], capture_output=True, text=True)
+        assert r.returncode == 1 and word in r.stderr and "9.9.9" in r.stderr, \
+            f"version.sh --check passes with {rel_path} saying 9.9.9: {r.stderr!r}"
+
+
+def t_no_placeholders():
+    """No placeholder for the project's own address: Chart.yaml, SECURITY.md
+    and CHANGELOG.md have no example.* host at all; the docs none that
+    stands for the project (git.example.com, staffer.example.com, an
+    e-mail address).  Example values of the user's own (registry.example.com
+    for "your registry") are fine in the docs."""
+    bad = []
+    for f in ("charts/staffer/Chart.yaml", "SECURITY.md", "CHANGELOG.md", "charts/staffer/README.md"):
+        for i, line in enumerate(open(os.path.join(ROOT, f), encoding="utf-8"), 1):
+            if re.search(r"\bexample\.(com|org|net)\b", line):
+                bad.append(f"{f}:{i}: {line.strip()}")
+    for f in sorted(glob.glob(os.path.join(ROOT, "docs", "*.md"))) + [os.path.join(ROOT, "README.md")]:
+        for i, line in enumerate(open(f, encoding="utf-8"), 1):
+            if re.search(r"\b(git|staffer)\.example\.com\b|@[\w.]*example\.com", line):
+                bad.append(f"{rel(f)}:{i}: {line.strip()}")
+    assert not bad, "placeholder addresses:\n    " + "\n    ".join(bad)
 
 
 def t_template_functions():
@@ -560,19 +574,24 @@ class Renderer:
         assert r.returncode == 0, "go build render.go: " + r.stderr
         json.dump(load_yaml(os.path.join(CHART, "Chart.yaml")), open(self.chart_json, "w"))
 
-    def render(self, values, release="staffer", namespace="keda", sets=()):
-        """values: list of YAML paths or dicts, layered on values.yaml;
-        sets: `key=value` strings, as helm --set (int64 numbers).
+    def render(self, values, release="staffer", namespace="keda", sets=(), chart=CHART):
+        """values: list of YAML paths or dicts, layered on the chart's
+        values.yaml; sets: `key=value` strings, as helm --set (int64
+        numbers); chart: another chart directory (an unpacked package).
         Returns (rc, manifests text, stderr, notes text)."""
         self.n += 1
+        chart_json = self.chart_json
+        if chart != CHART:
+            chart_json = os.path.join(self.tmp, f"chart{self.n}.json")
+            json.dump(load_yaml(os.path.join(chart, "Chart.yaml")), open(chart_json, "w"))
         files = [os.path.join(self.tmp, f"v{self.n}-0.json")]
-        json.dump(load_yaml(os.path.join(CHART, "values.yaml")), open(files[0], "w"))
+        json.dump(load_yaml(os.path.join(chart, "values.yaml")), open(files[0], "w"))
         for i, v in enumerate(values, 1):
             f = os.path.join(self.tmp, f"v{self.n}-{i}.json")
             json.dump(v if isinstance(v, dict) else (load_yaml(v) or {}), open(f, "w"))
             files.append(f)
         notes = os.path.join(self.tmp, f"notes{self.n}.txt")
-        cmd = [self.bin, "-chart", CHART, "-chart-json", self.chart_json,
+        cmd = [self.bin, "-chart", chart, "-chart-json", chart_json,
                "-release", release, "-namespace", namespace, "-notes", notes]
         for f in files:
             cmd += ["-values", f]
@@ -717,23 +736,38 @@ def check_rendered(r, values, configcheck=None):
     elsewhere = {"ServiceMonitor": met["serviceMonitor"]["namespace"],
                  "PodMonitor": met["podMonitor"]["namespace"],
                  "PrometheusRule": met["prometheusRule"]["namespace"]}
+    # extraObjects come as given (templated): kind and name, nothing else
+    extra = [(o["kind"], o["metadata"]["name"]) for o in values.get("extraObjects") or []]
+    got_extra = [d for d in r.docs if (d.get("kind"), d["metadata"]["name"].replace(r.release, "{{ .Release.Name }}"))
+                 in extra]
+    assert len(got_extra) == len(extra), f"extraObjects: {len(got_extra)} of {len(extra)} rendered"
+    assert all("{{" not in json.dumps(d) for d in got_extra), "extraObjects: a template left unrendered"
+    common = values.get("commonLabels") or {}
     for d in r.docs:
         assert d.get("apiVersion") and d.get("kind"), "a document without apiVersion/kind"
+        if any(d is x for x in got_extra):
+            continue
+        labels = d["metadata"].get("labels") or {}
+        for k, v in common.items():
+            assert labels.get(k) == v, f"{d['kind']} {d['metadata']['name']}: commonLabels {k} missing"
         want_ns = elsewhere.get(d["kind"]) or r.namespace
         if d["kind"] == "ConfigMap" and d["metadata"]["name"].endswith("-dashboard"):
             want_ns = values["dashboards"]["namespace"] or r.namespace
         assert d["metadata"].get("namespace") == want_ns, \
             f"{d['kind']} {d['metadata']['name']} in {d['metadata'].get('namespace')}, want {want_ns}"
         assert re.match(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", d["metadata"]["name"]), d["metadata"]["name"]
-    expected = {"Deployment", "Service", "ConfigMap"}
+    expected = {"Deployment", "Service", "ConfigMap"} | {k for k, _ in extra}
     if values["serviceAccount"]["create"]:
         expected.add("ServiceAccount")
-    if values["podDisruptionBudget"]["enabled"]:
+    # a PDB only with more than one replica (with one it blocks drains)
+    if values["podDisruptionBudget"]["enabled"] and values["replicaCount"] > 1:
         expected.add("PodDisruptionBudget")
-    for k, v in (("ServiceMonitor", met["serviceMonitor"]), ("PodMonitor", met["podMonitor"]),
-                 ("PrometheusRule", met["prometheusRule"])):
+    for k, v in (("ServiceMonitor", met["serviceMonitor"]), ("PodMonitor", met["podMonitor"])):
         if v["enabled"]:
             expected.add(k)
+    alerts_on = {a for a in ALERTS if met["prometheusRule"]["alerts"][a]["enabled"]}
+    if met["prometheusRule"]["enabled"] and alerts_on:
+        expected.add("PrometheusRule")
     tls = values["tls"]
     cm = tls["certManager"]
     client_secret = values["test"]["clientSecretName"] or \
@@ -767,6 +801,8 @@ def check_rendered(r, values, configcheck=None):
     sel = spec["selector"]["matchLabels"]
     labels = spec["template"]["metadata"]["labels"]
     assert all(labels.get(k) == v for k, v in sel.items()), "pod labels do not match the selector"
+    want_pod = {**sel, **common, **(values.get("podLabels") or {})}
+    assert labels == want_pod, f"pod labels {labels}, want selector + commonLabels + podLabels {want_pod}"
     c = [x for x in pod["containers"] if x["name"] == "staffer"]
     assert len(c) == 1, "no container named staffer"
     c = c[0]
@@ -896,7 +932,7 @@ def check_rendered(r, values, configcheck=None):
         assert (sa["metadata"].get("annotations") or {}) == values["serviceAccount"]["annotations"]
 
     # PDB
-    if values["podDisruptionBudget"]["enabled"]:
+    if "PodDisruptionBudget" in expected:
         pdb = r.one("PodDisruptionBudget")
         assert pdb["apiVersion"] == "policy/v1"
         assert pdb["spec"]["selector"]["matchLabels"] == sel
@@ -920,15 +956,27 @@ def check_rendered(r, values, configcheck=None):
             assert ep[0].get(rk, []) == v[rk], f"{kind} {rk}"
         for lk, lv in v["labels"].items():
             assert mon["metadata"]["labels"].get(lk) == lv, f"{kind} label {lk}"
+        if kind == "ServiceMonitor":
+            assert sp.get("jobLabel", "") == v["jobLabel"], f"jobLabel {sp.get('jobLabel')}"
+            assert sp.get("targetLabels", []) == v["targetLabels"], f"targetLabels {sp.get('targetLabels')}"
+            assert ep[0]["scheme"] == v["scheme"], f"scheme {ep[0].get('scheme')}"
+            assert ep[0].get("tlsConfig", {}) == v["tlsConfig"], f"tlsConfig {ep[0].get('tlsConfig')}"
+            if v["jobLabel"]:  # the job label is the Service's label of that name
+                assert v["jobLabel"] in svc["metadata"]["labels"], f"the Service has no label {v['jobLabel']}"
         assert any(p["name"] == "metrics" for p in c["ports"]), f"{kind}: the pod has no metrics port"
         if kind == "ServiceMonitor":
             assert all(svc["metadata"]["labels"].get(k) == x for k, x in sel.items()), \
                 "the ServiceMonitor's selector does not match the Service's labels"
-    if met["prometheusRule"]["enabled"]:
+    if "PrometheusRule" in expected:
         pr = r.one("PrometheusRule")
         rules = [x for g in pr["spec"]["groups"] for x in g["rules"]]
         names = {x["alert"] for x in rules}
-        assert names == set(ALERTS), f"alerts {sorted(names)}"
+        assert names == alerts_on, f"alerts {sorted(names)}, enabled {sorted(alerts_on)}"
+        base = met["prometheusRule"]["runbookBaseURL"]
+        for x in rules:
+            want_rb = f"{base}#{x['alert'].lower()}" if base else None
+            assert x["annotations"].get("runbook_url") == want_rb, \
+                f"{x['alert']}: runbook_url {x['annotations'].get('runbook_url')}, want {want_rb}"
         for x in rules:
             for lk, lv in met["prometheusRule"]["alertLabels"].items():
                 assert x["labels"].get(lk) == lv, f"{x['alert']}: alert label {lk}"
@@ -964,9 +1012,10 @@ def check_rendered(r, values, configcheck=None):
     if values.get("resources"):
         assert c["resources"] == values["resources"]
     img = values["image"]
-    want = f"{img['repository']}@{img['digest']}" if img.get("digest") else None
-    if want:
-        assert c["image"] == want, f"image {c['image']}"
+    repo = (img["registry"].rstrip("/") + "/" if img.get("registry") else "") + img["repository"]
+    app = str(load_yaml(os.path.join(CHART, "Chart.yaml"))["appVersion"])
+    want = f"{repo}@{img['digest']}" if img.get("digest") else f"{repo}:{img.get('tag') or app}"
+    assert c["image"] == want, f"image {c['image']}, want {want}"
     return cfg
 
 
@@ -989,6 +1038,8 @@ def check_certificates(r, values, tls_secret):
     server = server[0]
     assert server["secretName"] == tls_secret, (server["secretName"], tls_secret)
     assert f"{svc}.{ns}.svc" in server["dnsNames"], server["dnsNames"]
+    assert f"{svc}.{ns}.svc.{values['clusterDomain'].rstrip('.')}" in server["dnsNames"], \
+        f"clusterDomain: {server['dnsNames']}"
     client = [c for c in certs.values() if "client auth" in c.get("usages", [])]
     assert len(client) == (1 if values["tls"]["clientAuth"] else 0), "KEDA's client certificate iff clientAuth"
     if client:
@@ -1478,7 +1529,6 @@ def main():
     check("dockerfile: apt-get hygiene and pipefail (DL3009 DL3014 DL3015 DL4006)")(t_dockerfile_apt)
     check("dockerfile: runtime stage (scratch + rootfs, USER 65532, ENTRYPOINT, EXPOSE, labels)")(
         t_dockerfile_runtime)
-    check("dockerfile: scripts/rootfs.sh's filesystem runs staffer under chroot")(t_rootfs, out)
     check("version: scripts/version.sh from git, from STAFFER_VERSION, and without git")(
         t_version_script, out)
     check("dockerignore: make's inputs in, build/ and .git out")(t_dockerignore)
@@ -1486,6 +1536,9 @@ def main():
 
     # chart
     check("chart: Chart.yaml and templates")(t_chart_yaml)
+    check("version: VERSION is Chart.yaml's version and appVersion, CHANGELOG's heading, the default tag")(
+        t_one_version, out)
+    check("docs: no placeholder addresses (Chart.yaml, SECURITY.md, CHANGELOG.md, docs/)")(t_no_placeholders)
     check("chart: templates use only the allowed functions")(t_template_functions)
     check("chart: values.yaml comments and defaults")(t_values_comments)
     for f in values_files():
@@ -1495,6 +1548,16 @@ def main():
     R = Renderer(out)
     built = []
     check("chart: build the renderer (render.go, Go standard library only)")(lambda: built.append(R.build()))
+
+    # the release: make release, then the image, the chart package, the SBOM
+    if built:
+        import types
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import release
+        release.register(check, types.SimpleNamespace(
+            ROOT=ROOT, CHART=CHART, STAFFER=STAFFER, out=out, Skip=Skip, R=R, Rendered=Rendered,
+            check_rendered=check_rendered, merged_values=merged_values,
+            dockerfile_instructions=dockerfile_instructions, stages=stages))
     gofmt = shutil.which("gofmt")
     if gofmt:
         def t_gofmt():
@@ -1581,6 +1644,9 @@ def main():
         }
         bad_values["prometheusRule without a selector or a monitor"] = (
             {"metrics": {"prometheusRule": {"enabled": True}}}, "metrics.prometheusRule.selector")
+        bad_values["serviceMonitor and podMonitor both on"] = (
+            {"metrics": {"serviceMonitor": {"enabled": True}, "podMonitor": {"enabled": True}}},
+            "metrics.serviceMonitor and metrics.podMonitor are both enabled")
         bad_values["serviceMonitor without the metrics port"] = (
             {"metrics": {"port": 0, "serviceMonitor": {"enabled": True}}}, "needs metrics.port")
         for name, (over, msg) in bad_values.items():
@@ -1610,11 +1676,22 @@ def main():
                                       ["podDisruptionBudget.minAvailable=0"], 0),
                                      ({"podDisruptionBudget": {"enabled": True, "minAvailable": "50%"}}, (), "50%"),
                                      ({"podDisruptionBudget": {"enabled": True, "minAvailable": None}}, (), 1)):
+                over = dict(over, replicaCount=2)
                 rc, text, err, _ = R.render([over], sets=sets)
                 assert rc == 0, err
                 spec = by_kind(docs_of(text))["PodDisruptionBudget"][0]["spec"]
                 assert spec.get("minAvailable") == want and "maxUnavailable" not in spec, (over, sets, spec)
         check("render: podDisruptionBudget.minAvailable 0 stays 0")(t_pdb_zero)
+
+        def t_pdb_replicas():
+            # on by default, and only with more than one replica (--set gives int64)
+            for over, sets, want in (({}, (), False), ({"replicaCount": 2}, (), True),
+                                     ({}, ["replicaCount=3"], True), ({}, ["replicaCount=1"], False),
+                                     ({"replicaCount": 2, "podDisruptionBudget": {"enabled": False}}, (), False)):
+                rc, text, err, _ = R.render([over], sets=sets)
+                assert rc == 0, err
+                assert ("PodDisruptionBudget" in by_kind(docs_of(text))) == want, (over, sets)
+        check("render: a PodDisruptionBudget only with replicaCount > 1")(t_pdb_replicas)
 
         def t_strict():
             # missing keys are errors (helm --strict): a backend with only

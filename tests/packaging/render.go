@@ -346,7 +346,7 @@ func indent(n interface{}, s string) string {
 }
 
 func funcMap(root *template.Template) template.FuncMap {
-	return template.FuncMap{
+	fm := template.FuncMap{
 		"include": func(name string, data interface{}) (string, error) {
 			var b bytes.Buffer
 			if err := root.ExecuteTemplate(&b, name, data); err != nil {
@@ -425,6 +425,24 @@ func funcMap(root *template.Template) template.FuncMap {
 		},
 		"hasKey": func(m map[string]interface{}, k string) bool { _, ok := m[k]; return ok },
 	}
+	// Helm's tpl: a string rendered as a template with the chart's own
+	// functions and defined templates, missing keys still errors.
+	fm["tpl"] = func(text string, data interface{}) (string, error) {
+		t, err := root.Clone()
+		if err != nil {
+			return "", err
+		}
+		t, err = t.New("tpl").Parse(text)
+		if err != nil {
+			return "", fmt.Errorf("tpl: %v", err)
+		}
+		var b bytes.Buffer
+		if err := t.Execute(&b, data); err != nil {
+			return "", err
+		}
+		return strings.ReplaceAll(b.String(), "<no value>", ""), nil
+	}
+	return fm
 }
 
 // ---- a small YAML emitter (block style, like Helm's toYaml) -----------------

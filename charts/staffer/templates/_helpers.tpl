@@ -3,7 +3,7 @@ Helpers.  Only these template functions are used anywhere in the chart, so
 that tests/packaging/render.go (Go's text/template, Helm's own engine) can
 render it without helm: include, define, template, toYaml, toJson, indent,
 nindent, quote, default, printf, trunc, trimSuffix, replace, sha256sum,
-required, fail, and the text/template built-ins (if, range, with, eq, ne,
+required, fail, tpl, float64, hasKey, and the text/template built-ins (if, range, with, eq, ne,
 lt, le, gt, ge, and, or, not, len, index).
 */}}
 
@@ -45,6 +45,23 @@ app.kubernetes.io/version: {{ default .Chart.AppVersion .Values.image.tag | quot
 app.kubernetes.io/component: external-scaler
 app.kubernetes.io/part-of: keda
 app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- range $k, $v := .Values.commonLabels }}
+{{ $k }}: {{ $v | quote }}
+{{- end }}
+{{- end -}}
+
+{{/* The pods' labels: the selector's, commonLabels and podLabels (which
+win over commonLabels: no key twice). */}}
+{{- define "staffer.podLabels" -}}
+{{ include "staffer.selectorLabels" . }}
+{{- range $k, $v := .Values.commonLabels }}
+{{- if not (hasKey $.Values.podLabels $k) }}
+{{ $k }}: {{ $v | quote }}
+{{- end }}
+{{- end }}
+{{- with .Values.podLabels }}
+{{ toYaml . }}
+{{- end }}
 {{- end -}}
 
 {{- define "staffer.serviceAccountName" -}}
@@ -55,11 +72,17 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end -}}
 {{- end -}}
 
+{{/* [registry/]repository@digest, else [registry/]repository:tag, the
+tag defaulting to appVersion (the VERSION the chart was released with). */}}
 {{- define "staffer.image" -}}
+{{- $repo := .Values.image.repository -}}
+{{- with .Values.image.registry -}}
+{{- $repo = printf "%s/%s" (trimSuffix "/" .) $repo -}}
+{{- end -}}
 {{- if .Values.image.digest -}}
-{{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
+{{- printf "%s@%s" $repo .Values.image.digest -}}
 {{- else -}}
-{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- printf "%s:%s" $repo (default .Chart.AppVersion .Values.image.tag) -}}
 {{- end -}}
 {{- end -}}
 
@@ -262,14 +285,17 @@ float64, and plain printing would turn 4194304 into 4.194304e+06.
 {{/*
 The PromQL label matchers that pick staffer's own series, for the
 PrometheusRule: metrics.prometheusRule.selector, else what the
-ServiceMonitor (job = the Service's name) or the PodMonitor (job =
-NAMESPACE/NAME) gives the series; the Operator sets namespace to the
-pods' namespace in both.
+ServiceMonitor (job = the Service's name; with a jobLabel the job is that
+label's value, so the Service's name is matched in the service label the
+Operator always adds) or the PodMonitor (job = NAMESPACE/NAME) gives the
+series; the Operator sets namespace to the pods' namespace in both.
 */}}
 {{- define "staffer.ruleSelector" -}}
 {{- $r := .Values.metrics.prometheusRule -}}
 {{- if $r.selector -}}
 {{- $r.selector -}}
+{{- else if and .Values.metrics.serviceMonitor.enabled .Values.metrics.serviceMonitor.jobLabel -}}
+{{- printf "service=%q,namespace=%q" (include "staffer.fullname" .) .Release.Namespace -}}
 {{- else if .Values.metrics.serviceMonitor.enabled -}}
 {{- printf "job=%q,namespace=%q" (include "staffer.fullname" .) .Release.Namespace -}}
 {{- else if .Values.metrics.podMonitor.enabled -}}
