@@ -1553,11 +1553,14 @@ def main():
     if built:
         import types
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import options
         import release
-        release.register(check, types.SimpleNamespace(
+        ctx = types.SimpleNamespace(
             ROOT=ROOT, CHART=CHART, STAFFER=STAFFER, out=out, Skip=Skip, R=R, Rendered=Rendered,
-            check_rendered=check_rendered, merged_values=merged_values,
-            dockerfile_instructions=dockerfile_instructions, stages=stages))
+            check_rendered=check_rendered, merged_values=merged_values, jsonschema=jsonschema,
+            dockerfile_instructions=dockerfile_instructions, stages=stages)
+        check("chart: every option documented (values.yaml, README.md) and rendered")(options.t_options, ctx)
+        release.register(check, ctx)
     gofmt = shutil.which("gofmt")
     if gofmt:
         def t_gofmt():
