@@ -15,6 +15,11 @@
 #   scripts/version.sh --check    exit 1, naming each one, when Chart.yaml's
 #                                 version or appVersion or CHANGELOG.md's
 #                                 latest heading is not VERSION
+#   scripts/version.sh --set X.Y.Z
+#                                 prepare release X.Y.Z: VERSION, Chart.yaml's
+#                                 version and appVersion, and CHANGELOG.md's
+#                                 "## [Unreleased] — X.Y.Z" heading (renamed,
+#                                 or added above a released version's)
 #
 # A plain build is VERSION itself only at a commit tagged vVERSION without
 # uncommitted changes; otherwise VERSION-dev+gSHORT (".dirty" appended with
@@ -28,8 +33,33 @@ set -eu
 
 cd "$(dirname "$0")/.."
 
+semver() {
+	printf '%s\n' "$1" | grep -Eqx '[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?'
+}
+
+if [ "${1:-}" = --set ]; then
+	new=${2:-}
+	if ! semver "$new"; then
+		echo "version.sh: --set '$new': want X.Y.Z or X.Y.Z-PRERELEASE" >&2
+		exit 2
+	fi
+	printf '%s\n' "$new" >VERSION
+	sed -i -e "s/^version:.*/version: $new/" -e "s/^appVersion:.*/appVersion: \"$new\"/" \
+		charts/staffer/Chart.yaml
+	head=$(grep -m 1 '^## ' CHANGELOG.md || true)
+	case "$head" in
+	"## [Unreleased]"*)
+		sed -i "0,/^## \[Unreleased\].*/s//## [Unreleased] — $new/" CHANGELOG.md
+		;;
+	*)
+		sed -i "0,/^## /s//## [Unreleased] — $new\n\n## /" CHANGELOG.md
+		;;
+	esac
+	exec "$0" --check
+fi
+
 base=$(cat VERSION 2>/dev/null || true)
-if ! printf '%s\n' "$base" | grep -Eqx '[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?'; then
+if ! semver "$base"; then
 	echo "version.sh: VERSION holds '$base': want one line X.Y.Z or X.Y.Z-PRERELEASE (SemVer, no build metadata)" >&2
 	exit 2
 fi

@@ -436,6 +436,14 @@ def t_one_version(out):
         r = subprocess.run([os.path.join(cp, "scripts", "version.sh"), "--check"], capture_output=True, text=True)
         assert r.returncode == 1 and word in r.stderr and "9.9.9" in r.stderr, \
             f"version.sh --check passes with {rel_path} saying 9.9.9: {r.stderr!r}"
+        # --set makes them one again, at the new version
+        r = subprocess.run([os.path.join(cp, "scripts", "version.sh"), "--set", "7.8.9"], capture_output=True,
+                           text=True)
+        assert r.returncode == 0, f"version.sh --set 7.8.9: {r.stderr}"
+        c2 = load_yaml(os.path.join(cp, "charts", "staffer", "Chart.yaml"))
+        assert open(os.path.join(cp, "VERSION")).read() == "7.8.9\n" and c2["version"] == "7.8.9" \
+            and c2["appVersion"] == "7.8.9", "version.sh --set did not set VERSION and Chart.yaml"
+        assert "## [Unreleased] — 7.8.9\n" in open(os.path.join(cp, "CHANGELOG.md"), encoding="utf-8").read()
 
 
 def t_no_placeholders():
@@ -973,7 +981,10 @@ def check_rendered(r, values, configcheck=None):
         names = {x["alert"] for x in rules}
         assert names == alerts_on, f"alerts {sorted(names)}, enabled {sorted(alerts_on)}"
         base = met["prometheusRule"]["runbookBaseURL"]
+        anchors = md_anchors(os.path.join(ROOT, "docs", "troubleshooting.md"))
         for x in rules:
+            assert x["alert"].lower() in anchors, \
+                f"{x['alert']}: docs/troubleshooting.md has no section #{x['alert'].lower()} for its runbook_url"
             want_rb = f"{base}#{x['alert'].lower()}" if base else None
             assert x["annotations"].get("runbook_url") == want_rb, \
                 f"{x['alert']}: runbook_url {x['annotations'].get('runbook_url')}, want {want_rb}"

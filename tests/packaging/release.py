@@ -314,6 +314,13 @@ class Release:
             assert len(man[0]["Layers"]) == 1
             layer = t.extractfile(man[0]["Layers"][0]).read()
         assert "sha256:" + hashlib.sha256(layer).hexdigest() == self.layer_sha, "the docker-archive's layer differs"
+        # what docs/install.md pushes from: skopeo reads both archives
+        for ref in (f"oci-archive:{os.path.join(self.dist, f'staffer-{self.version}.oci.tar')}:{self.tag}",
+                    f"docker-archive:{path}"):
+            r = subprocess.run(["skopeo", "inspect", "--config", ref], capture_output=True, text=True)
+            assert r.returncode == 0, f"skopeo inspect --config {ref}: {r.stderr.strip()}"
+            got = json.loads(r.stdout)["config"]
+            assert got["Labels"] == self.config["config"]["Labels"], f"{ref}: labels differ"
 
     # ---- the chart package --------------------------------------------------
     def t_chart_package(self):
@@ -465,7 +472,8 @@ def register(check, ctx):
             rel.t_image_config)
         check("image: unpacked with umoci, under chroot as its user: version, calc, lint, serve + health")(
             rel.t_image_runs)
-        check("image: the docker-archive is staffer:VERSION with the same config and layer")(rel.t_docker_archive)
+        check("image: the docker-archive is staffer:VERSION with the same config and layer; skopeo reads both")(
+            rel.t_docker_archive)
         check("release: the SBOM lists exactly the Debian packages of the image's files, with versions")(rel.t_sbom)
     pk = []
 
