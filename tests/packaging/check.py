@@ -546,6 +546,13 @@ def t_values_schema_rejects():
         "log format": {"logFormat": "logfmt"},
         "cache TTL": {"cacheTTLSeconds": 301},
         "tls with http://": {"backends": [{"name": "p", "url": "http://p", "tls": {"caFile": "/ca"}}]},
+        "serviceMonitor tlsConfig typo": {"metrics": {"serviceMonitor": {"tlsConfig": {"servername": "s"}}}},
+        "serviceMonitor scheme": {"metrics": {"serviceMonitor": {"scheme": "HTTPS"}}},
+        "commonLabels on a chart label": {"commonLabels": {"app.kubernetes.io/name": "x"}},
+        "an unknown alert": {"metrics": {"prometheusRule": {"alerts": {"StafferGone": {"enabled": False}}}}},
+        "runbookBaseURL with an anchor": {"metrics": {"prometheusRule": {"runbookBaseURL": "https://d/t.md#x"}}},
+        "extraObjects without a kind": {"extraObjects": [{"apiVersion": "v1", "metadata": {"name": "x"}}]},
+        "image.registry with a tag": {"image": {"registry": "ghcr.io/org:1.0"}},
     }
     accepted = [k for k, over in bad.items() if not list(v.iter_errors(merged_values(over)))]
     assert not accepted, "values.schema.json accepts: " + ", ".join(accepted)

@@ -61,21 +61,9 @@ CHANGE = {
     "clusterDomain": "corp.internal",
     "port": 9443,
     "metrics.port": 9100,
-    "metrics.serviceMonitor.namespace": "monitoring",
-    "metrics.serviceMonitor.labels": {"release": "kube-prometheus-stack"},
-    "metrics.serviceMonitor.interval": "15s",
-    "metrics.serviceMonitor.scrapeTimeout": "5s",
-    "metrics.serviceMonitor.relabelings": [{"action": "replace", "targetLabel": "cluster", "replacement": "a"}],
-    "metrics.serviceMonitor.metricRelabelings": [{"action": "drop", "sourceLabels": ["__name__"], "regex": "x"}],
     "metrics.serviceMonitor.jobLabel": "app.kubernetes.io/name",
     "metrics.serviceMonitor.targetLabels": ["app.kubernetes.io/part-of"],
     "metrics.serviceMonitor.tlsConfig": {"serverName": "staffer.keda.svc"},
-    "metrics.podMonitor.namespace": "monitoring",
-    "metrics.podMonitor.labels": {"release": "kube-prometheus-stack"},
-    "metrics.podMonitor.interval": "15s",
-    "metrics.podMonitor.scrapeTimeout": "5s",
-    "metrics.podMonitor.relabelings": [{"action": "replace", "targetLabel": "cluster", "replacement": "a"}],
-    "metrics.podMonitor.metricRelabelings": [{"action": "drop", "sourceLabels": ["__name__"], "regex": "x"}],
     "metrics.prometheusRule.namespace": "monitoring",
     "metrics.prometheusRule.labels": {"release": "kube-prometheus-stack"},
     "metrics.prometheusRule.selector": 'job="scaler",namespace="keda"',
@@ -133,6 +121,17 @@ CHANGE = {
     "podDisruptionBudget.maxUnavailable": 1,
     "extraObjects": [{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "{{ .Release.Name }}-extra"}}],
 }
+
+# The keys the ServiceMonitor and the PodMonitor share.
+for _mon in ("serviceMonitor", "podMonitor"):
+    CHANGE.update({
+        f"metrics.{_mon}.namespace": "monitoring",
+        f"metrics.{_mon}.labels": {"release": "kube-prometheus-stack"},
+        f"metrics.{_mon}.interval": "15s",
+        f"metrics.{_mon}.scrapeTimeout": "5s",
+        f"metrics.{_mon}.relabelings": [{"action": "replace", "targetLabel": "cluster", "replacement": "a"}],
+        f"metrics.{_mon}.metricRelabelings": [{"action": "drop", "sourceLabels": ["__name__"], "regex": "x"}],
+    })
 
 # Schema keys Helm itself owns, not options of this chart.
 NOT_OPTIONS = {"global"}
