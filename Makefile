@@ -265,7 +265,8 @@ bench-service: deps
 DIST     = dist
 REL      = $(B)/release
 
-image: deps $(B)/staffer
+image: deps
+	@$(MAKE) --no-print-directory $(B)/staffer
 	@scripts/image.sh $(B)/staffer $(B)/image $(DIST)
 
 chart-package: deps
