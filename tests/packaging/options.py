@@ -227,7 +227,7 @@ def documented_in_values(text, path):
 
 
 def t_options(ctx):
-    root, chart = ctx.ROOT, ctx.CHART
+    chart = ctx.CHART
     values_text = open(os.path.join(chart, "values.yaml")).read()
     defaults = yaml.safe_load(values_text)
     schema = json.load(open(os.path.join(chart, "values.schema.json")))

@@ -26,9 +26,9 @@ build/packaging/dist, then what a user gets from it.
     with their installed versions.
 """
 
-import glob
 import gzip
 import hashlib
+import io
 import json
 import os
 import re
@@ -137,7 +137,6 @@ class Release:
         raw = gzip.open(path).read()
         assert "sha256:" + hashlib.sha256(raw).hexdigest() == self.config["rootfs"]["diff_ids"][0], "diff_id"
         self.layer_sha = self.config["rootfs"]["diff_ids"][0]
-        import io
         with tarfile.open(fileobj=io.BytesIO(raw)) as t:   # raises on a truncated tar
             self.members = t.getmembers()
 
