@@ -262,6 +262,8 @@ bench-service: deps
 # `make image` packs build/staffer as it is (a development build says
 # VERSION-dev+g...); `make release` builds the binary as VERSION in its own
 # build directory, so build/ keeps its objects, and writes dist/ afresh.
+# -ffile-prefix-map keeps the clone's path out of the binary (its build ID
+# hashes the debug info): the same commit gives the same image anywhere.
 DIST     = dist
 REL      = $(B)/release
 
@@ -277,7 +279,8 @@ release: deps
 	@test -n "$(DIST)" && rm -rf "$(DIST)"
 	@set -- $$(scripts/version.sh --release) && \
 		$(MAKE) --no-print-directory B=$(REL) STAFFER_VERSION="$$1" \
-		STAFFER_REVISION="$$2" $(REL)/staffer
+		STAFFER_REVISION="$$2" OPT="$(OPT) -ffile-prefix-map=$(CURDIR)=." \
+		$(REL)/staffer
 	@scripts/image.sh $(REL)/staffer $(REL)/image $(DIST)
 	@/usr/bin/python3 scripts/chart-package.py $(DIST)
 	@cd $(DIST) && sha256sum $$(ls | grep -vx SHA256SUMS) >SHA256SUMS
