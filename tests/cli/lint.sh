@@ -137,7 +137,8 @@ has_line "all errors: slotsPerReplica" out "$FIX/all-errors.yaml:31:\
 
 lint "$FIX/metric-name.yaml"
 status "duplicate metricName" 1
-lines "duplicate metricName" 1
+# the error, and the warning that a cpu trigger shares the object
+lines "duplicate metricName" 2
 has_line "duplicate metricName" out "$FIX/metric-name.yaml:33: ScaledObject\
  llm/chat trigger 2: metadata 'metricName': 'staffer' is also trigger 0's:\
  staffer reports each trigger's target and signals per ScaledObject and\
@@ -305,7 +306,8 @@ contains "sum by (pod)" out "$FIX/query-shape.yaml:30: warning:\
 
 lint "$FIX/multi-doc.yaml"
 status "multi-doc" 1
-lines "multi-doc: only the bad object" 1
+# the bad object's error, and that it shares the object with a cpu trigger
+lines "multi-doc: only the bad object" 2
 has_line "multi-doc" out "$FIX/multi-doc.yaml:67: ScaledObject llm/embed\
  trigger 1: metadata 'serviceTime': '0' is out of range; allowed: a\
  number greater than 0 and at most 86400 seconds (default: none)"
@@ -326,13 +328,15 @@ contains "List item b" out "ScaledObject llm/b trigger 1: metadata\
  'queueName' is not a known key"
 lint --address staffer.keda "$FIX/list-merge.yaml"
 status "--address skips another scaler's trigger" 0
-quiet "--address"
+lines "--address: only that it shares the object" 2
+contains "--address: shares the object" out "ScaledObject llm/a trigger 1: a\
+ trigger of type 'external' in staffer's ScaledObject"
 # ... but still checks staffer's, whose scalerAddress comes from a merge.
 sed 's/slotsPerReplica: "32"/slotsPerReplica: "3x"/' "$FIX/list-merge.yaml" \
 	>"$TMP/merge.yaml"
 lint_stdin "$TMP/merge.yaml" --address staffer.keda -
 status "--address with a merged scalerAddress" 1
-lines "--address with a merged scalerAddress" 2
+lines "--address with a merged scalerAddress" 4
 has_line "--address with a merged scalerAddress" out "<stdin>:26: ScaledObject\
  llm/a trigger 0: metadata 'slotsPerReplica': '3x' is not a number;\
  allowed: a whole number from 1 to 100000 (default 1)"
