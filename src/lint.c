@@ -605,9 +605,15 @@ static void lint_query(struct lint *l, const struct lint_obj *o, long t,
 			    "its top level); it must return exactly one: "
 			    "wrap it in sum() (see docs/lint.md)", key);
 	if (promql_constant(&a, a.root) && promql_fallback(&a, &fb)) {
+		const struct promql_node *f = &a.nodes[fb.node];
+		size_t at = a.nodes[f->lhs].end;
+
+		/* the fallback as written: "or on() vector(0)" */
+		while (at < f->end && ascii_is_space((unsigned char)q[at]))
+			at++;
+		show_text(what, sizeof(what) - 4, q + at, f->end - at);
 		lint_up_guard(&a, guard, sizeof(guard));
-		lint_node(&a, a.nodes[fb.node].rhs, what, sizeof(what));
-		lint_report(l, line, 1, o, t, "metadata '%s' ends in 'or %s': "
+		lint_report(l, line, 1, o, t, "metadata '%s' ends in '%s': "
 			    "when the scrape fails or the metric is renamed "
 			    "it reads 0, not \"no data\", and staffer acts on "
 			    "that 0 (scales the model down) instead of holding "
@@ -658,14 +664,21 @@ static void lint_query(struct lint *l, const struct lint_obj *o, long t,
 	if (!strcmp(key, "serviceTimeQuery") &&
 	    lint_time_unit(&a, a.root, &scale, &from) &&
 	    fabs(scale - 1) > 1e-9) {
+		double f = scale < 1 ? 1 / scale : scale;
+		char fs[32];
+
+		/* 1e6 as a user writes it, not %g's 1e+06 */
+		if (f >= 1e4 && fabs(log10(f) - round(log10(f))) < 1e-9)
+			snprintf(fs, sizeof(fs), "1e%d", (int)round(log10(f)));
+		else
+			snprintf(fs, sizeof(fs), "%g", f);
 		lint_report(l, line, 1, o, t, "metadata 'serviceTimeQuery' "
 			    "is in %s ('%s'), and staffer wants seconds: %s "
-			    "%g", scale == 1e-6 ? "microseconds" :
+			    "%s", scale == 1e-6 ? "microseconds" :
 			    scale == 1e-3 ? "milliseconds" :
 			    scale == 1e-9 ? "nanoseconds" : "another unit",
 			    lint_node(&a, from, what, sizeof(what)),
-			    scale < 1 ? "divide by" : "multiply by",
-			    scale < 1 ? 1 / scale : scale);
+			    scale < 1 ? "divide by" : "multiply by", fs);
 	}
 out:
 	promql_release(&a);
