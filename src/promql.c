@@ -12,6 +12,7 @@
 #include "arr.h"
 #include "ascii.h"
 #include "near.h"
+#include "show.h"
 
 /* Bound on the digits of one duration part: more than any real range
  * needs, and keeps the arithmetic exact. */
@@ -386,8 +387,7 @@ static int pq_lex_string(struct pq *p, struct pq_token *t)
 				return pq_fail(p, i - 1, "unknown escape "
 					       "sequence '\\%c' in a string; "
 					       "write '\\\\' for a backslash",
-					       ascii_is_alnum(c) ||
-					       ascii_is_space(c) ? c : '?');
+					       ascii_is_alnum(c) ? c : '?');
 			for (i++, k = 0; k < want; k++, i++)
 				if (i >= p->len || !(ascii_is_digit(
 				    (unsigned char)p->s[i]) ||
@@ -854,12 +854,14 @@ static int pq_matchers(struct pq *p, int sel)
 		case T_EQL:
 			return pq_fail(p, p->cur.pos, "a label matcher takes "
 				       "'=', not '=='");
-		default:
+		default: {
+			char nm[44];
+
+			show_text(nm, 40, p->s + name_pos, name_len);
 			return pq_fail(p, p->cur.pos, "expected =, !=, =~ or "
-				       "!~ after the label name '%.*s', got %s",
-				       (int)(name_len < 40 ? name_len : 40),
-				       p->s + name_pos,
-				       pq_tok_text(p, got, sizeof(got)));
+				       "!~ after the label name '%s', got %s",
+				       nm, pq_tok_text(p, got, sizeof(got)));
+		}
 		}
 		if (pq_next(p))
 			return -1;
@@ -886,6 +888,8 @@ add:
 		if (p->cur.t == T_COMMA) {
 			if (pq_next(p))
 				return -1;
+		} else if (p->cur.t == T_EOF) {
+			return pq_fail(p, open, "the '{' here is never closed");
 		} else if (p->cur.t != T_RBRACE) {
 			return pq_fail(p, p->cur.pos, "expected ',' or '}' "
 				       "after a label matcher, got %s",
@@ -1543,12 +1547,16 @@ static int pq_bin_modifiers(struct pq *p, int b)
 					if (x->len == y->len &&
 					    !memcmp(p->s + x->pos,
 						    p->s + y->pos, x->len) &&
-					    ND(p, b)->grouping == 1)
+					    ND(p, b)->grouping == 1) {
+						char nm[44];
+
+						show_text(nm, 40, p->s + x->pos,
+							  x->len);
 						return pq_fail(p, x->pos,
-							"label '%.*s' must not "
+							"label '%s' must not "
 							"be in both on() and "
-							"%s()", (int)x->len,
-							p->s + x->pos, w);
+							"%s()", nm, w);
+					}
 				}
 		}
 	}
