@@ -121,6 +121,35 @@ size_t tunehist_trim(struct tunehist *h, size_t k)
 	return marked;
 }
 
+size_t tunehist_unfallback(struct tunehist *h, const struct tunehist *measured,
+			   const struct tunehist *up, size_t *runs,
+			   size_t *longest)
+{
+	size_t i, marked = 0, run = 0, nruns = 0, best = 0;
+
+	for (i = 0; i < h->n && i < measured->n; i++) {
+		int made_up = !isnan(h->v[i]) && isnan(measured->v[i]) &&
+			      (!up || i >= up->n || isnan(up->v[i]) ||
+			       up->v[i] < 1);
+
+		if (!made_up) {
+			run = 0;
+			continue;
+		}
+		h->v[i] = NAN;
+		marked++;
+		if (run++ == 0)
+			nruns++;
+		if (run > best)
+			best = run;
+	}
+	if (runs)
+		*runs = nruns;
+	if (longest)
+		*longest = best;
+	return marked;
+}
+
 size_t tunehist_first(const struct tunehist *h)
 {
 	size_t i;
