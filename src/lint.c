@@ -19,16 +19,24 @@
  *             reported; with --config FILE a `backend` the config does
  *             not declare (the message of scaler_parse()); two staffer
  *             triggers of one object with the same metricName (they would
- *             share the server's state, kept per ScaledObject and metric).
+ *             share the server's state, kept per ScaledObject and metric);
+ *             a query that is not PromQL (promql.h's parser, with the
+ *             position) or gives a range vector or a string.
  *   warnings  the HPA settings that make staffer's answer land late or
  *             not at all (docs/deploy.md, "ScaledObjects and the HPA"):
- *             metricType not AverageValue, no fallback, no scaleUp
- *             tolerance or one above 0 (when maxReplicaCount >= 10), a
- *             scale-up stabilization window, scale-up policies slower than
- *             the HPA's default, selectPolicy Min on scale-up or Disabled
- *             on either side, a scale-down stabilization window, a query
- *             that may return several series (promql_one_series() in
- *             promql.h), maxReplicas above maxReplicaCount.
+ *             metricType not AverageValue, no fallback or one whose
+ *             behavior may shrink the fleet, scalingModifiers, another
+ *             trigger in the object, no scaleUp tolerance or one above 0
+ *             (when maxReplicaCount >= 10), a scale-up stabilization
+ *             window, scale-up policies slower than the HPA's default,
+ *             selectPolicy Min on scale-up or Disabled on either side, a
+ *             scale-down stabilization window, maxReplicas above
+ *             maxReplicaCount; and queries that give staffer the wrong
+ *             number: several series (promql_one()), a fallback that
+ *             reads 0 without data (`or vector(0)`) or an up guard
+ *             without == 1, a counter without rate(), increase() or
+ *             delta() not divided by its window, a _us/_ms service time
+ *             not converted, serviceTime above 600 s.
  *
  * Findings go to stdout, one line each, in line order per document:
  *   FILE:LINE: ScaledObject NS/NAME trigger N: MESSAGE
@@ -654,12 +662,15 @@ static void lint_query(struct lint *l, const struct lint_obj *o, long t,
 	}
 	if (lint_rate_key(key) && lint_per(&a, a.root, &per, &from) &&
 	    fabs(per - 1) > 1e-9) {
+		int inc = !strcmp(promql_func_name(a.nodes[from].fn),
+				  "increase");
+
 		lint_report(l, line, 1, o, t, "metadata '%s' is in requests "
 			    "per %g s (%s), and staffer wants requests per "
-			    "second: use rate() instead of %s(), or divide "
-			    "by %g", key, per, lint_node(&a, from, what,
-							 sizeof(what)),
-			    promql_func_name(a.nodes[from].fn), per);
+			    "second: %s %g", key, per,
+			    lint_node(&a, from, what, sizeof(what)), inc ?
+			    "use rate() instead of increase(), or divide by" :
+			    "divide the delta() by its window,", per);
 	}
 	if (!strcmp(key, "serviceTimeQuery") &&
 	    lint_time_unit(&a, a.root, &scale, &from) &&

@@ -1111,6 +1111,9 @@ static void log_decision(const struct eval *e, struct state *st,
 		return;
 	/* every term, from one table for text and JSON (declog.c) */
 	declog_build(&dl, r, e->ref, e->be ? e->be->name : NULL, observed);
+	if (dl.n < LOG_FIELDS_MAX)
+		dl.f[dl.n++] = (struct log_field)LOG_F_STR("method",
+			e->kind == SCALER_METRICS ? "GetMetrics" : "IsActive");
 	log_fields_at(lvl, dl.f, dl.n, "%s", dl.text);
 }
 

@@ -84,7 +84,7 @@ MODELS = [
 ]
 # block -> the model it reads and which rate is its lambda's truth
 ENGINE_BLOCKS = {
-    "vllm": ("vllm-llama-70b", "completion_rate"),
+    "vllm": ("vllm-llama-70b", "admitted_rate"),
     "sglang": ("sglang-llama-70b", "completion_rate"),
     "tgi": ("tgi-llama-70b", "admitted_rate"),
     "triton": ("triton-whisper", "completion_rate"),
@@ -107,6 +107,12 @@ E2E_W = {
               '"whisper"}[{w}])) / 1e6',
 }
 CONTROL_WINDOW = "15s"
+# Over CONTROL_WINDOW a few dozen completions make each mean, and a
+# scrape's lag moves one or two of them across the window's edge: the
+# block's W family is held to within 5 % of their busy time there (the
+# e2e latency's W is 45 % and more above it); the 2 % of the issue is
+# checked on the block's own 5m window.
+NOT_RISING_TOL = 0.05
 
 
 def windowed(q, w):
@@ -239,6 +245,16 @@ def explain_text(c, meta):
         ["%s=%s" % (k, v) for k, v in meta.items()]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
     return p.returncode, p.stdout, p.stderr
+
+
+def scrape_lag(c, query, t):
+    """How long before t the stalest pod of query's first counter was
+    last scraped (what a query at t cannot know yet)."""
+    sel = re.search(r"rate\((\w+(?:\{[^}]*\})?)\[", query).group(1)
+    url = "%s/api/v1/query?%s" % (c.m.prom_url, urllib.parse.urlencode(
+        {"query": "min(timestamp(%s))" % sel, "time": "%.3f" % t}))
+    r = json.loads(h.http_get(url, 2.0))["data"]["result"]
+    return max(0.0, t - float(r[0]["value"][1])) if r else 0.0
 
 
 def within(got, want, tol=TOL):
@@ -420,12 +436,23 @@ def engine_check(c, name, phase, growing=False):
             note("%s %s S = 0, nothing shed%s" % (
                 name, phase, " (after a pod's first refusal)" if
                 tr["shed_rate"] else ""))
-        else:
+        elif growing:
             # refusals start mid-window and ramp up: rate() extrapolates
             # the window's mean over the last scrape interval, which runs
-            # a few % low while the rate climbs
-            check("%s %s S" % (name, phase), j["shed_rate"], tr[key],
-                  tol=S_TOL_RAMP if growing else TOL)
+            # a few % low while the rate climbs, and cannot know the
+            # refusals since each pod's last scrape (on a busy machine a
+            # scrape may be a second or two late): those are allowed too
+            lag = scrape_lag(c, meta["shedRateQuery"], t)
+            recent = truth(c, model, window=3, end=t)[key]
+            slack = recent * lag / 60.0
+            tol = S_TOL_RAMP + slack / tr[key]
+            note("%s %s S: the last scrape %.2f s before the query, %.3g "
+                 "refusals/s then: %.2f %% more allowed" % (
+                     name, phase, lag, recent, 100 * slack / tr[key]))
+            check("%s %s S" % (name, phase), j["shed_rate"], tr[key], tol=tol)
+        else:
+            check("%s %s S" % (name, phase), j["shed_rate"], tr[key])
+        if tr[key]:
             if key != "shed_rate":
                 note("%s %s: %.4g refusals/s in all, the first of each "
                      "pod unseen by rate()" % (name, phase, tr["shed_rate"]))
@@ -514,7 +541,7 @@ def t_backlog(c):
             "%s: the e2e-latency W %.4g did not rise above the busy time " \
             "%.4g: the backlog is too small to tell them apart" % (
                 name, e2e, rec["busy_mean"])
-        assert busy < rec["busy_mean"] * (1 + TOL), \
+        assert busy < rec["busy_mean"] * (1 + NOT_RISING_TOL), \
             "%s: the block's W family rose with the wait: %.4g, busy %.4g" \
             % (name, busy, rec["busy_mean"])
     # every clock stops: each gauge holds its value through two scrapes

@@ -127,3 +127,26 @@ class Registry:
         for f in self.families:
             f.render(out, extra)
         return "\n".join(out) + "\n"
+
+
+def render_merged(parts):
+    """Several registries of the same families (one engine a pod) as one
+    exposition: each family's HELP and TYPE once, then every part's
+    series with the part's extra labels.  parts: [(Registry, extra)]."""
+    if not parts:
+        return ""
+    out = []
+    for i, fam in enumerate(parts[0][0].families):
+        lines = []
+        for reg, extra in parts:
+            sub = []
+            reg.families[i].render(sub, extra)
+            lines.extend(l for l in sub if not l.startswith("# "))
+        if not lines:
+            continue
+        hname = fam.exposed if fam.kind == "counter" else fam.name
+        if fam.help is not None:
+            out.append("# HELP %s %s" % (hname, fam.help))
+        out.append("# TYPE %s %s" % (hname, fam.kind))
+        out.extend(lines)
+    return "\n".join(out) + "\n"

@@ -104,6 +104,36 @@ class Pod:
             now >= self.unreachable_until
 
 
+class Hooks:
+    """What a pod's engine is told, under the fleet's lock, at time t:
+    ready (the pod serves, fresh or after a restart), arrival (req is
+    routed to it), reject (req refused: queue full or too many requests),
+    start (req takes a slot), first_token, finish, abort (its client gave
+    up waiting).  An engine exports what its real counterpart would;
+    these defaults do nothing, for the events it does not count."""
+
+    def ready(self, t):
+        pass
+
+    def arrival(self, req, t):
+        pass
+
+    def reject(self, req, t, reason):
+        pass
+
+    def start(self, req, t):
+        pass
+
+    def first_token(self, req, t):
+        pass
+
+    def finish(self, req, t):
+        pass
+
+    def abort(self, req, t):
+        pass
+
+
 class Fleet:
     """One model on a fleet of pods, simulated in real time.
 
@@ -115,12 +145,13 @@ class Fleet:
     def __init__(self, name, engine_factory, slots, service, rate,
                  pods=1, poisson=False, seed=1, cold_start=0.0,
                  queue_cap=None, concurrency_cap=None, queue_timeout=None,
-                 clock=time.monotonic):
+                 clock=time.monotonic, rate_max=None):
         self.name = name
         self.engine_factory = engine_factory
         self.slots = slots
         self.service = service
         self.rate = rate                  # callable t -> req/s
+        self.rate_max = rate_max          # bound of rate(t), for thinning
         self.poisson = poisson
         self.cold_start = cold_start
         self.queue_cap = queue_cap
@@ -138,6 +169,7 @@ class Fleet:
         self.events = []                  # heap (t, seq, kind, payload)
         self.pods = []
         self.next_index = 0
+        self.look = False
         for _ in range(pods):
             self._add_pod(ready=True)
         self.next_arrival = self._draw_arrival(0.0)
@@ -183,19 +215,29 @@ class Fleet:
         heapq.heappush(self.events, (t, self.seq, kind, payload))
 
     def _draw_arrival(self, t):
+        """The next arrival after t, or a look a second later (then
+        self.look is set: nothing arrives, the next draw starts there).
+        Poisson arrivals are thinned from rate_max (or from 4 x the rate
+        now + 1); evenly spaced ones come at the rate now."""
+        self.look = False
+        start = t
         if self.poisson:
-            lam_max = max(self.rate(t), 1e-9) * 4 + 1
+            lam_max = self.rate_max or max(self.rate(t), 1e-9) * 4 + 1
             while True:
                 t += self.rng_arr.expovariate(lam_max)
+                if t > start + 1.0 and self.rate(t) == 0:
+                    self.look = True
+                    return start + 1.0
                 lam = self.rate(t)
                 if lam > lam_max:   # the script rose: take it as it is
                     return t
                 if self.rng_arr.random() * lam_max <= lam:
                     return t
-        # evenly spaced: one interval at the rate now; a rate of 0 checks
-        # again a second later
         lam = self.rate(t)
-        return t + (1.0 / lam if lam > 0 else 1.0)
+        if lam > 0:
+            return t + 1.0 / lam
+        self.look = True
+        return t + 1.0
 
     def _add_pod(self, ready):
         ready_at = self.now if ready else self.now + self.cold_start
@@ -278,7 +320,7 @@ class Fleet:
             self._clock_to(t)
             if self.next_arrival <= t_ev:
                 # at a rate of 0 the "arrival" is a look a second later
-                if self.poisson or self.rate(t) > 0:
+                if not self.look:
                     self._admit(t)
                 self.next_arrival = self._draw_arrival(t)
                 continue

@@ -29,6 +29,7 @@ fallback that reads 0 while the pod is up.
 """
 
 from expo import Registry
+from fleet import Hooks
 
 QUEUE_BUCKETS = [
     0.0, 0.1, 0.2, 0.5, 1, 2, 3, 4, 5, 10, 15, 20, 30, 40, 50, 60, 70, 80,
@@ -48,7 +49,7 @@ RETRACTION_BUCKETS = [
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 75, 100]
 
 
-class Engine:
+class Engine(Hooks):
     def __init__(self, pod, model_name="llama-70b", max_total_tokens=200000):
         self.pod = pod
         self.max_total = max_total_tokens
@@ -100,15 +101,6 @@ class Engine:
                                "Histogram of retraction counts per request.",
                                tl, buckets=RETRACTION_BUCKETS)
         self.served = False    # the scheduler logs its stats once busy
-
-    def ready(self, t):
-        pass
-
-    def arrival(self, req, t):
-        pass
-
-    def reject(self, req, t, reason):
-        pass
 
     def start(self, req, t):
         self.served = True

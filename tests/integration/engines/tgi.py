@@ -27,6 +27,7 @@ service).  The values are the simulation's:
 """
 
 from expo import Registry
+from fleet import Hooks
 
 MAX_INPUT_TOKENS = 4095
 MAX_TOTAL_TOKENS = 4096
@@ -44,7 +45,7 @@ def percent_buckets(total):
     return [(total / 100.0) * (x + 1) for x in range(100)]
 
 
-class Engine:
+class Engine(Hooks):
     def __init__(self, pod, max_batch_total_tokens=100000):
         self.pod = pod
         r = self.reg = Registry()
@@ -95,9 +96,6 @@ class Engine:
         self.batch_max.set(value=max_batch_total_tokens)
         self.queued = False
 
-    def ready(self, t):
-        pass
-
     def arrival(self, req, t):
         self.count.inc()
         self.input_len.observe(value=req.prompt_tokens)
@@ -110,9 +108,6 @@ class Engine:
 
     def start(self, req, t):
         self.batch_count.inc("prefill")
-
-    def first_token(self, req, t):
-        pass
 
     def finish(self, req, t):
         self.success.inc()

@@ -22,11 +22,12 @@ that sums over gpu_uuid anyway).  The values are the simulation's:
 """
 
 from expo import Registry
+from fleet import Hooks
 
 REASONS = ("REJECTED", "CANCELED", "BACKEND", "OTHER")
 
 
-class Engine:
+class Engine(Hooks):
     def __init__(self, pod, model="whisper", version="1"):
         self.pod = pod
         r = self.reg = Registry()
@@ -74,20 +75,8 @@ class Engine:
             self.failure.touch(*self.lv, reason)
         self.load.set(*self.lv, value=12.5)
 
-    def ready(self, t):
-        pass
-
-    def arrival(self, req, t):
-        pass
-
     def reject(self, req, t, reason):
         self.failure.inc(*self.lv, "REJECTED")
-
-    def start(self, req, t):
-        pass
-
-    def first_token(self, req, t):
-        pass
 
     def finish(self, req, t):
         lv = self.lv

@@ -25,6 +25,7 @@ Labels: model_name (the served model name) and engine ("0").
 """
 
 from expo import Registry
+from fleet import Hooks
 
 REQUEST_LATENCY_BUCKETS = [
     0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0,
@@ -54,7 +55,7 @@ def buckets_1_2_5(max_value):
         exp += 1
 
 
-class Engine:
+class Engine(Hooks):
     """One vLLM server (one engine core) of model model_name."""
 
     def __init__(self, pod, model_name="llama-70b", max_model_len=8192,
@@ -175,17 +176,6 @@ class Engine:
                 f.touch(*self.lv)
 
     # ---- the fleet's events --------------------------------------------------
-    def ready(self, t):
-        pass
-
-    def arrival(self, req, t):
-        pass
-
-    def reject(self, req, t, reason):
-        pass
-
-    def start(self, req, t):
-        pass
 
     def first_token(self, req, t):
         lv = self.lv
@@ -224,6 +214,12 @@ class Engine:
         self.h_e2e.observe(*self.lv, value=t - req.arrival)
 
     def render(self, extra=()):
+        self.refresh()
+        return self.reg.render(extra)
+
+    def refresh(self):
+        """Set the gauges from the pod's state (vLLM sets them each
+        engine step)."""
         pod = self.pod
         lv = self.lv
         self.running.set(*lv, value=len(pod.running))
@@ -232,4 +228,3 @@ class Engine:
                    for r in pod.running)
         self.kv_cache.set(*lv, value=min(1.0, used / float(self.blocks)))
         self.gpu_cache.set(*lv, value=min(1.0, used / float(self.blocks)))
-        return self.reg.render(extra)
