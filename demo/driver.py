@@ -35,15 +35,48 @@ MAX_REPLICAS = 50
 TOLERANCE = float(os.environ.get("DEMO_TOLERANCE", "0"))
 
 
+COOKBOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "docs", "cookbook.md")
+
+
+def cookbook_block(name):
+    """The `# cookbook: NAME` block of docs/cookbook.md, as key: value."""
+    text = open(COOKBOOK).read()
+    for body in re.findall(r"```yaml\n(.*?)```", text, re.S):
+        lines = body.splitlines()
+        if lines and lines[0] == "# cookbook: %s" % name:
+            out = {}
+            for line in lines[1:]:
+                k, _, v = line.partition(": ")
+                out[k] = v.strip().strip('"')
+            return out
+    raise SystemExit("demo: no `# cookbook: %s` block in %s" % (name,
+                                                               COOKBOOK))
+
+
+def from_cookbook(q):
+    """A cookbook query for the demo: its model is demo-model, and its rate
+    windows are compressed to the demo's minutes as the rest of its
+    metadata is (1 s scrapes: [1m] -> [15s], [5m] -> [1m]; a delta() over
+    [1m] divided by its 60 s is then divided by 15)."""
+    return q.replace('model_name="llama-70b"', 'model_name="%s"' % NAME) \
+            .replace("[1m]", "[15s]").replace("[5m]", "[1m]") \
+            .replace(") / 60", ") / 15")
+
+
 def metadata(a):
+    # lambda, W and Q: docs/cookbook.md's vLLM block, as a user copies it
+    book = cookbook_block("vllm")
     m = {
         "scalerAddress": "staffer.keda.svc:9090",
-        "arrivalRateQuery": "sum(rate(gateway_requests_total[15s]))",
-        "serviceTimeQuery": ("sum(rate(gateway_service_seconds_sum[1m])) / "
-                             "sum(rate(gateway_service_seconds_count[1m]))"),
+        "arrivalRateQuery": from_cookbook(book["arrivalRateQuery"]),
+        "serviceTimeQuery": from_cookbook(book["serviceTimeQuery"]),
         "serviceTime": "7",
-        "queueDepthQuery": "sum(gateway_queue_depth)",
-        "shedRateQuery": "sum(rate(gateway_shed_total[15s]))",
+        "queueDepthQuery": from_cookbook(book["queueDepthQuery"]),
+        # S: vLLM does not shed; the gateway counts the requests whose
+        # clients gave up waiting (docs/cookbook.md, "Shed requests")
+        "shedRateQuery": ("sum(rate(gateway_shed_total[15s])) or "
+                          "(0 * max(up{job=\"staffer-test\"} == 1))"),
         "slotsPerReplica": str(a.slots),
         # The cold start, read from the pods' start times as
         # kube-state-metrics exports them: the forecast looks this far
@@ -285,8 +318,10 @@ def header(a):
         "  fleet   %d slots per replica, lognormal service time (mean %g s), "
         "cold start %g s per new replica," % (a.slots, a.service_mean,
                                               a.cold_start),
-        "          FIFO queue in front, a request is shed after waiting "
-        "%g s; starts with 1 warm replica" % a.queue_timeout,
+        "          vLLM pods: each queues what its slots cannot take, the "
+        "gateway sends a request to the pod with the fewest;",
+        "          a request is shed after waiting %g s; starts with 1 warm "
+        "replica" % a.queue_timeout,
         "  load    Poisson arrivals over %g s (seed %d): %s req/s" % (
             a.seconds, a.seed, script_text(peak)),
         "  loop    every %g s (KEDA/HPA: 15 s, compressed): GetMetricSpec + "
@@ -550,7 +585,8 @@ def summary(a, s, events, errors, held, rows):
 
 
 def compare(a, sla):
-    """The same traffic script through `staffer simulate`: staffer with
+    """The same traffic script through `staffer simulate` (routed as the
+    gateway routes, to the pod with the fewest requests): staffer with
     the demo's metadata next to a threshold trigger at the setting the
     benchmark's headline uses (keda-running at 0.75 x slots), with the
     same poll, cold start and warm start.  Returns printable lines, or
@@ -578,6 +614,7 @@ def compare(a, sla):
     cmd = [a.staffer_bin, "simulate", "--rates", rates,
            "--rate-compress", "1", "--seed", str(a.seed),
            "--slots", str(a.slots), "--cold-start", "%g" % a.cold_start,
+           "--routing", "least-loaded",     # the gateway's: fewest requests
            "--queue-timeout", "%g" % a.queue_timeout, "--sla", "%g" % sla,
            "--service", "lognormal", "--service-mean", "%g" % a.service_mean,
            "--service-cv", "%.4f" % cv, "--scrape-interval", "1",
@@ -600,7 +637,8 @@ def compare(a, sla):
         return ["  compare   staffer simulate gave %d results" % len(res)]
     st, kd = res
     out = ["  compare   the same script in `staffer simulate` (Poisson "
-           "arrivals, same cold start, poll and warm start):"]
+           "arrivals, routed to the pod with the fewest requests, same "
+           "cold start, poll and warm start):"]
     for name, x in (("staffer", st), ("keda-running, threshold %g "
                                       "(0.75 x slots)" % thr, kd)):
         out.append("            %-36s %5.1f%% within %g s, %6.1f "

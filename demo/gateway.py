@@ -1,42 +1,58 @@
 #!/usr/bin/python3
-"""A simulated inference gateway for the staffer demo.
+"""A simulated inference gateway in front of vLLM pods, for the staffer demo.
 
-Real time, simulated fleet.  Requests arrive as a Poisson process whose rate
-follows a script (idle, ramp up, burst, plateau, fall, low) scaled to the
-demo's length.  They wait in one FIFO queue in front of a fleet of replicas
-with SLOTS concurrent slots each; a request starts as soon as a slot on a
-ready replica is free and holds it for a lognormal service time.  A request
-that waits longer than the queue timeout, or finds the queue full, is shed.
+Real time, simulated fleet (tests/integration/engines/fleet.py, the
+fleet the integration tests emulate engines on).  Requests arrive as a
+Poisson process whose rate follows a script (idle, ramp up, burst,
+plateau, fall, low) scaled to the demo's length.  The gateway sends each
+one to the ready vLLM pod with the fewest requests, and each pod runs at
+most SLOTS at once (vLLM's --max-num-seqs) and queues the rest, as vLLM
+does; a request holds its slot for a lognormal busy time (prefill, then
+decode).  A request that waits longer than the queue timeout is given up
+by its client: the gateway counts it as shed, vLLM as finished with
+reason abort.
 
-The fleet is resized with /scale?replicas=N (GET or POST), as a Deployment
-would be: new replicas become ready after a cold start; on scale-down,
-replicas still starting are removed first, then the least busy ready ones,
-which take no new work and go away once their in-flight requests finish.
+The fleet is resized with /scale?replicas=N (GET or POST), as a
+Deployment would be: new pods become ready after a cold start; on
+scale-down, pods still starting go first, then the least busy ready
+ones, which take no new work and go away once their requests finish.
 
 Endpoints:
-  /metrics   Prometheus text format (gateway_* metrics)
+  /metrics   Prometheus text format: each pod's vLLM metrics
+             (tests/integration/engines/vllm.py: vLLM's own families,
+             names and labels) with a `pod` label, as a Prometheus
+             Operator scrape labels them; the gateway's own counters
+             (gateway_requests_total: admitted, gateway_shed_total); the
+             pods' start times as kube-state-metrics exports them
   /scale     ?replicas=N sets the desired count; answers the state as JSON
   /stats     the state and running totals as JSON (for the demo driver)
   /start     with --hold: start the traffic script's clock
 
-The simulation is event-driven in continuous time and advanced to the wall
-clock on every tick (50 ms) and before every HTTP answer.  The arrival times
-and each request's service time come from their own random streams seeded
-with --seed, so the offered load is identical from run to run; what the
-fleet makes of it depends on when the scaler resizes it.
+The arrival times and each request's service time come from their own
+random streams seeded with --seed, so the offered load is identical from
+run to run; what the fleet makes of it depends on when the scaler
+resizes it.
 """
 
 import argparse
-import heapq
 import json
 import math
 import os
-import random
 import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
+
+sys.dont_write_bytecode = True
+ENGINES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                       "tests", "integration", "engines")
+sys.path.insert(0, ENGINES)
+import expo  # noqa: E402
+import fleet as fl  # noqa: E402
+import vllm  # noqa: E402
+
+MODEL = "demo-model"
 
 
 # The traffic script: (end as a fraction of the demo, name, rate at the
@@ -71,292 +87,137 @@ def phase_name(f):
     return _segment(f)[1][1]
 
 
-class Replica:
-    __slots__ = ("id", "state", "created", "ready_at", "busy")
+class Gateway:
+    """The fleet (vLLM pods) behind the gateway, and the gateway's counts."""
 
-    def __init__(self, rid, state, created, ready_at):
-        self.id = rid
-        self.state = state  # "starting", "ready", "draining"
-        self.created = created
-        self.ready_at = ready_at
-        self.busy = 0
-
-
-class Fleet:
     def __init__(self, a):
         self.a = a
-        self.lock = threading.Lock()
-        # Unix time of the script's t = 0, for the pods' start times
-        self.wall0 = time.time()
-        # with --hold, the script's clock starts at POST /start
-        self.t0 = None if a.hold else time.monotonic()
-        self.now = 0.0
-        self.rng_arr = random.Random(a.seed * 1000003 + 1)
-        self.rng_svc = random.Random(a.seed * 1000003 + 2)
-        # lognormal with mean service_mean and shape sigma
-        self.sigma = a.service_sigma
-        self.mu = math.log(a.service_mean) - self.sigma ** 2 / 2
-        self.lam_max = max(rate_profile(f / 1000.0, a.peak)
-                           for f in range(1001))
-        self.next_arrival = self._draw_arrival(0.0)
-        self.queue = []        # [arrival_time, service_time], FIFO
-        self.qhead = 0         # index of the head in self.queue
-        self.done = []         # heap (finish_time, seq, replica)
-        self.seq = 0
-        self.replicas = []
-        self.next_id = 0
+        self.wall0 = time.time()     # Unix time of the fleet's t = 0
+        self.t_start = None          # fleet time of the script's t = 0
         self.desired = a.replicas
-        for _ in range(a.replicas):       # the initial fleet is warm
-            self._add_replica(ready=True)
-        # counters
-        self.offered = 0
-        self.admitted = 0
-        self.shed_timeout = 0
-        self.shed_full = 0
-        self.completed = 0
-        self.service_sum = 0.0
-        self.started = 0
-        self.wait_sum = 0.0
-        self.waits = []        # wait of every started request
-        self.max_queue = 0
-        self.replica_seconds = 0.0
         self.scale_calls = 0
         self.scale_changes = 0
+        self.max_queue = 0
 
-    # ---- helpers --------------------------------------------------------
-    def _draw_arrival(self, t):
-        """Next arrival after t of the scripted non-homogeneous Poisson
-        process (thinning)."""
-        T = self.a.seconds
-        while True:
-            t += self.rng_arr.expovariate(self.lam_max)
-            lam = rate_profile(min(t / T, 1.0), self.a.peak)
-            if self.rng_arr.random() * self.lam_max <= lam:
-                return t
-
-    def _add_replica(self, ready):
-        # a warm replica was created one cold start before it was ready
-        r = Replica(self.next_id, "ready" if ready else "starting",
-                    self.now - (self.a.cold_start if ready else 0),
-                    self.now if ready else self.now + self.a.cold_start)
-        self.next_id += 1
-        self.replicas.append(r)
-
-    def qlen(self):
-        return len(self.queue) - self.qhead
-
-    def _pop_queue(self):
-        item = self.queue[self.qhead]
-        self.qhead += 1
-        if self.qhead > 1024 and self.qhead * 2 > len(self.queue):
-            del self.queue[:self.qhead]
-            self.qhead = 0
-        return item
-
-    def _dispatch(self):
-        n = self.a.slots
-        while self.qlen() > 0:
-            best = None
-            for r in self.replicas:
-                if r.state == "ready" and r.busy < n and (
-                        best is None or r.busy < best.busy):
-                    best = r
-            if best is None:
-                return
-            arr, svc = self._pop_queue()
-            best.busy += 1
-            w = self.now - arr
-            self.started += 1
-            self.wait_sum += w
-            self.waits.append(w)
-            self.seq += 1
-            heapq.heappush(self.done, (self.now + svc, self.seq, best, svc))
-
-    def _advance_clock(self, t):
-        """Move time to t with no event in between (accumulate costs)."""
-        if t > self.now:
-            self.replica_seconds += len(self.replicas) * (t - self.now)
-            self.now = t
-
-    # ---- the event loop ---------------------------------------------------
-    def advance(self, until):
-        a = self.a
-        while True:
-            cand = [(self.next_arrival, 0)]
-            if self.done:
-                cand.append((self.done[0][0], 1))
-            if self.qlen() > 0:
-                cand.append((self.queue[self.qhead][0] + a.queue_timeout, 2))
-            starting = [r.ready_at for r in self.replicas
-                        if r.state == "starting"]
-            if starting:
-                cand.append((min(starting), 3))
-            t, kind = min(cand)
-            if t > until:
-                break
-            self._advance_clock(t)
-            if kind == 0:
-                self.offered += 1
-                svc = self.rng_svc.lognormvariate(self.mu, self.sigma)
-                if self.qlen() >= a.queue_cap:
-                    self.shed_full += 1
-                else:
-                    self.admitted += 1
-                    self.queue.append((t, svc))
-                    self._dispatch()
-                    self.max_queue = max(self.max_queue, self.qlen())
-                self.next_arrival = self._draw_arrival(t)
-            elif kind == 1:
-                _, _, r, svc = heapq.heappop(self.done)
-                r.busy -= 1
-                self.completed += 1
-                self.service_sum += svc
-                if r.state == "draining" and r.busy == 0:
-                    self.replicas.remove(r)
-                self._dispatch()
-            elif kind == 2:
-                # the head waited too long; shed every expired request
-                while (self.qlen() > 0 and
-                       self.queue[self.qhead][0] + a.queue_timeout <= t):
-                    self._pop_queue()
-                    self.shed_timeout += 1
-            else:
-                for r in self.replicas:
-                    if r.state == "starting" and r.ready_at <= t:
-                        r.state = "ready"
-                self._dispatch()
-        self._advance_clock(until)
-
-    def sync(self):
-        if self.t0 is not None:
-            self.advance(time.monotonic() - self.t0)
+        def rate(t):
+            if self.t_start is None:
+                return 0.0
+            return rate_profile(min(1.0, max(0.0, (t - self.t_start) /
+                                             a.seconds)), a.peak)
+        self.fleet = fl.Fleet(
+            MODEL, lambda pod: vllm.Engine(pod, model_name=MODEL),
+            a.slots, fl.lognormal_service(a.service_mean, a.service_sigma),
+            rate, pods=a.replicas, poisson=True, seed=a.seed,
+            cold_start=a.cold_start, queue_timeout=a.queue_timeout,
+            rate_max=a.peak * 1.01)
+        self.lock = self.fleet.lock
+        if not a.hold:
+            self.start()
 
     def start(self):
-        if self.t0 is None:
-            self.t0 = time.monotonic()
+        with self.lock:
+            self.fleet.sync()
+            if self.t_start is None:
+                self.t_start = self.fleet.now
+                # the first arrival is drawn at the script's rate now
+                self.fleet.next_arrival = self.fleet._draw_arrival(
+                    self.fleet.now)
+
+    def script_time(self):
+        return 0.0 if self.t_start is None else self.fleet.now - self.t_start
 
     def scale(self, n):
-        self.sync()
-        self.scale_calls += 1
-        n = max(0, int(n))
-        live = [r for r in self.replicas if r.state != "draining"]
-        if n != self.desired:
-            self.scale_changes += 1
-        self.desired = n
-        if n > len(live):
-            for _ in range(n - len(live)):
-                self._add_replica(ready=False)
-        elif n < len(live):
-            k = len(live) - n
-            # not-ready pods go first (newest first), then the least busy
-            victims = sorted(live, key=lambda r: (
-                r.state != "starting", -r.ready_at if r.state == "starting"
-                else 0, r.busy, -r.id))[:k]
-            for r in victims:
-                if r.state == "starting" or r.busy == 0:
-                    self.replicas.remove(r)
-                else:
-                    r.state = "draining"
-        self._dispatch()
-
-    # ---- views ------------------------------------------------------------
-    def counts(self):
-        c = {"starting": 0, "ready": 0, "draining": 0}
-        for r in self.replicas:
-            c[r.state] += 1
-        return c
-
-    def in_flight(self):
-        return sum(r.busy for r in self.replicas)
+        with self.lock:
+            self.scale_calls += 1
+            n = max(0, int(n))
+            if n != self.desired:
+                self.scale_changes += 1
+            self.desired = n
+            self.fleet.scale(n)
 
     def metrics(self):
-        self.sync()
-        c = self.counts()
+        f = self.fleet
+        f.sync()
+        self.max_queue = max(self.max_queue, f.queue())
+        parts = []
+        for p in f.pods:
+            if p.state in ("starting", "gone"):
+                continue             # not up yet: no scrape target
+            p.engine.refresh()
+            parts.append((p.engine.reg, (("pod", p.name),)))
+        out = [expo.render_merged(parts)]
+        tot = f.totals
         rows = [
             ("gateway_requests_total", "counter",
-             "Requests admitted into the queue.", self.admitted),
+             "Requests admitted to the vLLM pods.", tot["admitted"]),
             ("gateway_shed_total", "counter",
-             "Requests shed (queue timeout or queue full).",
-             self.shed_timeout + self.shed_full),
-            ("gateway_queue_depth", "gauge",
-             "Requests waiting for a slot.", self.qlen()),
-            ("gateway_in_flight", "gauge",
-             "Requests being served.", self.in_flight()),
-            ("gateway_service_seconds_sum", "counter",
-             "Total service time of completed requests.", self.service_sum),
-            ("gateway_service_seconds_count", "counter",
-             "Completed requests.", self.completed),
-            ("gateway_replicas_ready", "gauge",
-             "Replicas ready and taking work.", c["ready"]),
-            ("gateway_replicas_desired", "gauge",
-             "Replica count last asked for.", self.desired),
-            ("gateway_replicas_starting", "gauge",
-             "Replicas in their cold start.", c["starting"]),
-            ("gateway_replicas_draining", "gauge",
-             "Replicas finishing their work before going away.",
-             c["draining"]),
-            ("gateway_replica_seconds_total", "counter",
-             "Replica-seconds paid for (starting, ready or draining).",
-             self.replica_seconds),
+             "Requests given up after waiting longer than the queue "
+             "timeout, or with no pod to take them.", tot["shed"]),
         ]
-        out = []
         for name, typ, help_, v in rows:
-            out.append("# HELP %s %s\n# TYPE %s %s\n%s %s\n" % (
-                name, help_, name, typ, name, repr(float(v))
-                if isinstance(v, float) else v))
+            out.append("# HELP %s %s\n# TYPE %s %s\n%s %d\n" % (
+                name, help_, name, typ, name, v))
         # Each pod's start, as kube-state-metrics exports it (Unix
         # seconds): staffer's coldStartQuery reads the cold start from it.
         out.append("# HELP kube_pod_created Unix creation time of the "
                    "pod.\n# TYPE kube_pod_created gauge\n")
-        for r in self.replicas:
-            out.append('kube_pod_created{namespace="demo",pod="chat-%d"} '
-                       '%.3f\n' % (r.id, self.wall0 + r.created))
+        for p in f.pods:
+            out.append('kube_pod_created{namespace="demo",pod="%s"} '
+                       '%.3f\n' % (p.name, self.wall0 + p.created))
         out.append("# HELP kube_pod_status_ready_time Unix time the pod "
                    "became Ready.\n# TYPE kube_pod_status_ready_time "
                    "gauge\n")
-        for r in self.replicas:
-            if r.state != "starting":
+        for p in f.pods:
+            if p.state != "starting":
                 out.append('kube_pod_status_ready_time{namespace="demo",'
-                           'pod="chat-%d"} %.3f\n' % (
-                               r.id, self.wall0 + r.ready_at))
+                           'pod="%s"} %.3f\n' % (p.name,
+                                                   self.wall0 + p.ready_at))
         return "".join(out)
 
     def stats(self):
-        self.sync()
-        c = self.counts()
-        f = min(self.now / self.a.seconds, 1.0)
-        w = sorted(self.waits)
+        f = self.fleet
+        f.sync()
+        self.max_queue = max(self.max_queue, f.queue())
+        t = self.script_time()
+        frac = min(t / self.a.seconds, 1.0)
+        c = {"starting": 0, "ready": 0, "draining": 0}
+        for p in f.pods:
+            if p.state in c:
+                c[p.state] += 1
+        lo = f.now - t
+        waits = sorted(w for (ts, w) in f.starts if ts >= lo)
+        tot = f.totals
 
-        def pct(p):
-            if not w:
+        def pct(q):
+            if not waits:
                 return None
-            return w[min(len(w) - 1, int(p * len(w)))]
+            return waits[min(len(waits) - 1, int(q * len(waits)))]
         sla = self.a.wait_sla
         return {
-            "t": self.now,
-            "phase": phase_name(f),
-            "offered_rate": rate_profile(f, self.a.peak),
-            "queue": self.qlen(),
-            "in_flight": self.in_flight(),
+            "t": t,
+            "phase": phase_name(frac),
+            "offered_rate": rate_profile(frac, self.a.peak),
+            "queue": f.queue(),
+            "in_flight": f.running(),
             "ready": c["ready"],
             "starting": c["starting"],
             "draining": c["draining"],
             "desired": self.desired,
-            "offered": self.offered,
-            "admitted": self.admitted,
-            "started": self.started,
-            "completed": self.completed,
-            "shed": self.shed_timeout + self.shed_full,
-            "shed_timeout": self.shed_timeout,
-            "shed_full": self.shed_full,
+            "offered": tot["arrived"],
+            "admitted": tot["admitted"],
+            "started": tot["started"],
+            "completed": tot["completed"],
+            "shed": tot["shed"],
+            "shed_timeout": tot["shed_" + fl.SHED_TIMEOUT],
+            "shed_full": tot["shed_" + fl.SHED_OVERLOADED],
             "max_queue": self.max_queue,
-            "replica_seconds": self.replica_seconds,
-            "service_seconds": self.service_sum,
+            "replica_seconds": f.replica_seconds,
+            "service_seconds": tot["busy_s"],
             "wait_p50": pct(0.50),
             "wait_p95": pct(0.95),
             "wait_p99": pct(0.99),
             "wait_sla": sla,
-            "within_sla": sum(1 for x in w if x <= sla),
+            "within_sla": sum(1 for x in waits if x <= sla),
             "slots": self.a.slots,
             "scale_calls": self.scale_calls,
             "scale_changes": self.scale_changes,
@@ -377,7 +238,6 @@ def main():
     p.add_argument("--service-sigma", type=float, default=0.5)
     p.add_argument("--cold-start", type=float, default=20.0)
     p.add_argument("--queue-timeout", type=float, default=15.0)
-    p.add_argument("--queue-cap", type=int, default=300)
     p.add_argument("--replicas", type=int, default=1)
     p.add_argument("--hold", action="store_true",
                    help="keep the clock at 0 (no traffic) until /start")
@@ -385,7 +245,7 @@ def main():
                    help="wait counted as good in the stats [s]")
     a = p.parse_args()
 
-    fleet = Fleet(a)
+    fleet = Gateway(a)
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -456,7 +316,7 @@ def main():
         while True:
             time.sleep(0.05)
             with fleet.lock:
-                fleet.sync()
+                fleet.fleet.sync()
     threading.Thread(target=ticker, daemon=True).start()
     try:
         srv.serve_forever(poll_interval=0.2)

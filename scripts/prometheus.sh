@@ -3,7 +3,10 @@
 # the demo.
 #
 #   scripts/prometheus.sh start DIR PORT TARGET...   scrape TARGETs (host:port)
-#                                                   every 1 s; wait until ready
+#                                                   every 1 s; wait until ready;
+#                                                   a TARGET @FILE is a file_sd
+#                                                   file (targets with their
+#                                                   labels, job included)
 #   scripts/prometheus.sh stop DIR                   stop it, keep DIR
 #
 # DIR holds the config, the TSDB, prometheus.log and prometheus.pid.  Starting
@@ -44,18 +47,31 @@ start)
 	stop
 	mkdir -p "$dir/data"
 	targets=""
+	files=""
 	for t in "$@"; do
-		targets="$targets'$t', "
+		case $t in
+		@*) files="$files'${t#@}', " ;;
+		*) targets="$targets'$t', " ;;
+		esac
 	done
-	cat > "$dir/prometheus.yml" <<YML
+	{
+		cat <<YML
 global:
   scrape_interval: 1s
   evaluation_interval: 1s
 scrape_configs:
+YML
+		[ -z "$targets" ] || cat <<YML
   - job_name: staffer-test
     static_configs:
       - targets: [${targets%, }]
 YML
+		[ -z "$files" ] || cat <<YML
+  - job_name: file-sd
+    file_sd_configs:
+      - files: [${files%, }]
+YML
+	} > "$dir/prometheus.yml"
 	prometheus --config.file="$dir/prometheus.yml" \
 		--storage.tsdb.path="$dir/data" \
 		--web.listen-address="127.0.0.1:$port" \

@@ -40,12 +40,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "ask.h"
 #include "cmd.h"
 #include "config.h"
 #include "fetch.h"
 #include "log.h"
 #include "meta.h"
 #include "opt.h"
+#include "promql.h"
 #include "report.h"
 #include "scaler.h"
 #include "sched.h"
@@ -55,6 +57,8 @@
 
 #define EXPLAIN_TIMEOUT_MAX 3600.0  /* --timeout, s */
 #define EXPLAIN_PROG "staffer explain"
+#define EXPLAIN_ZEROS_MAX 8         /* instant queries of one trigger */
+#define EXPLAIN_NOTE_MAX 1024
 
 
 /* ---- one evaluation, rendered on the fetch thread ----------------------- */
@@ -75,6 +79,13 @@ struct explain {
 	size_t text_len;
 	cJSON *o;                    /* the JSON object (METRICS, --json) */
 	int nomem;
+	/* the instant queries that read 0 (copied on the fetch thread), and
+	 * what the second look at them found (main thread) */
+	struct explain_zero {
+		char *key, *query;
+		char *note;              /* NULL: a 0 that was measured */
+	} zero[EXPLAIN_ZEROS_MAX];
+	size_t n_zero;
 };
 
 /* What a failed answer shows: its error, or, after a timeout, that. */
@@ -255,6 +266,135 @@ static void eval_done(struct explain *x, const struct scaler_result *r)
 	pthread_mutex_unlock(&x->mu);
 }
 
+/* ---- a 0 made up by a fallback (`or vector(0)`) -------------------------- */
+
+/* Copy the instant queries that read 0: the second look happens on the
+ * main thread, after the evaluation (the fetch thread must not wait for
+ * itself). */
+static void zeros_note(struct explain *x, const struct scaler_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n_reads && x->n_zero < EXPLAIN_ZEROS_MAX; i++) {
+		const struct scaler_read *rd = &r->reads[i];
+		struct explain_zero *z = &x->zero[x->n_zero];
+
+		if (rd->range_s > 0 || !rd->answer ||
+		    rd->answer->err != PROM_OK || rd->answer->value != 0)
+			continue;
+		z->key = strdup(rd->key);
+		z->query = strdup(rd->query);
+		z->note = NULL;
+		if (!z->key || !z->query) {
+			free(z->key);
+			free(z->query);
+			x->nomem = 1;
+			continue;
+		}
+		x->n_zero++;
+	}
+}
+
+/* One instant answer, kept (ask_fn). */
+struct explain_look {
+	enum prom_err err;
+	double value;
+};
+
+static void look_done(void *arg, const struct fetch_answer *a)
+{
+	struct explain_look *l = arg;
+
+	l->err = a->err;
+	l->value = a->value;
+}
+
+/* Ask backend be for query now: 1 when it has a finite value (into
+ * *v), 0 when it has none (no series, NaN), -1 when it failed. */
+static int explain_look(struct fetch *f, struct config *cfg,
+			const struct backend *be, const char *query,
+			double timeout_s, double *v)
+{
+	struct fetch_query q;
+	struct explain_look l = { PROM_EHTTP, 0 };
+
+	memset(&q, 0, sizeof(q));
+	q.backend = be;
+	q.cfg = cfg;
+	q.query = query;
+	if (ask_wait(f, "staffer-explain", &q, timeout_s, look_done, &l))
+		return -1;
+	if (l.err == PROM_EEMPTY || l.err == PROM_ENAN)
+		return 0;
+	if (l.err != PROM_OK)
+		return -1;
+	*v = l.value;
+	return 1;
+}
+
+/*
+ * For each query that read 0: is the 0 its fallback's?  It is when the
+ * query has one (promql.h) and its measured part has no series, unless
+ * the fallback is guarded by `up` and up says the exporter is there (then
+ * the 0 is idle traffic, as meant).  The note says so and what to do.
+ */
+static void zeros_look(struct explain *x, struct fetch *f, struct config *cfg,
+		       const struct backend *be, double timeout_s)
+{
+	struct promql_ast a;
+	struct promql_fallback fb;
+	char measured[META_QUERY_MAX + 16], up[512], fbtext[160], shown[200];
+	double v;
+	size_t i, at;
+	int m, u = 0;
+
+	for (i = 0; i < x->n_zero; i++) {
+		struct explain_zero *z = &x->zero[i];
+		const struct promql_node *o;
+
+		if (promql_parse(&a, z->query, strlen(z->query), NULL))
+			continue;
+		if (!promql_fallback(&a, &fb) ||
+		    !promql_measured(&a, measured, sizeof(measured)))
+			goto next;
+		m = explain_look(f, cfg, be, measured, timeout_s, &v);
+		if (m != 0)         /* measured (or unknown): not our case */
+			goto next;
+		if (fb.up >= 0) {
+			snprintf(up, sizeof(up), "max(%s)",
+				 promql_text(&a, fb.up, fbtext, sizeof(fbtext)));
+			u = explain_look(f, cfg, be, up, timeout_s, &v);
+			if (u < 0 || (u == 1 && v >= 1))
+				goto next;  /* the exporter is up: idle */
+		}
+		o = &a.nodes[fb.node];
+		at = a.nodes[o->lhs].end;
+		while (at < o->end && (z->query[at] == ' ' ||
+				       z->query[at] == '\t' ||
+				       z->query[at] == '\n'))
+			at++;
+		show_text(fbtext, sizeof(fbtext) - 4, z->query + at, o->end - at);
+		show_text(shown, sizeof(shown) - 4, measured, strlen(measured));
+		z->note = malloc(EXPLAIN_NOTE_MAX);
+		if (!z->note) {
+			x->nomem = 1;
+			goto next;
+		}
+		snprintf(z->note, EXPLAIN_NOTE_MAX, "%s = 0 only because of its "
+			 "fallback '%s': its measured part, %s, has no series%s. "
+			 "A failed scrape, pods that are gone or a renamed metric "
+			 "read as 0 this way, not as missing data; %s "
+			 "(docs/cookbook.md)", z->key, fbtext, shown,
+			 fb.up >= 0 ? ", and up says the exporter is not there" :
+			 "", fb.up >= 0 ? "keep only targets that are up in the "
+			 "guard: max(up{...} == 1)" : "guard the fallback so that "
+			 "it reads 0 only while the exporter is up: ... or (0 * "
+			 "max(up{job=\"...\"} == 1))");
+next:
+		promql_release(&a);
+	}
+}
+
 /* scaler_done_fn for SCALER_METRICS: render while r's pointers live. */
 static void on_metrics(void *arg, const struct scaler_result *r)
 {
@@ -265,6 +405,7 @@ static void on_metrics(void *arg, const struct scaler_result *r)
 	pthread_mutex_lock(&x->mu);
 	lost = x->timed_out ? x->lost : NULL;
 	pthread_mutex_unlock(&x->mu);
+	zeros_note(x, r);
 	if (x->json) {
 		x->o = cJSON_CreateObject();
 		if (!x->o || json_metrics(x->o, x, r, lost))
@@ -401,6 +542,29 @@ static int parse_args(int argc, char **argv, struct opts *o)
 }
 
 
+/* "notes": the zeros a fallback made up (none: no member).  0, or -1
+ * out of memory. */
+static int json_notes(struct explain *x)
+{
+	cJSON *arr = NULL, *n;
+	size_t i;
+
+	for (i = 0; i < x->n_zero; i++) {
+		if (!x->zero[i].note)
+			continue;
+		if (!arr && !(arr = cJSON_AddArrayToObject(x->o, "notes")))
+			return -1;
+		n = cJSON_CreateObject();
+		if (!n)
+			return -1;
+		cJSON_AddItemToArray(arr, n);
+		if (!cJSON_AddStringToObject(n, "key", x->zero[i].key) ||
+		    !cJSON_AddStringToObject(n, "message", x->zero[i].note))
+			return -1;
+	}
+	return 0;
+}
+
 /* Print what was found, ending in err and msg (the evaluation's, or
  * ours); active is IsActive's answer.  Returns the exit status. */
 static int finish(struct explain *x, enum scaler_err err, const char *msg,
@@ -408,6 +572,7 @@ static int finish(struct explain *x, enum scaler_err err, const char *msg,
 {
 	int rc = err == SCALER_EINVAL ? 2 : err == SCALER_EUNAVAIL ? 1 : 0;
 	char *text;
+	size_t i;
 
 	if (x->json && x->o) {
 		if (who && !cJSON_AddStringToObject(x->o, "scaledobject", who))
@@ -418,6 +583,8 @@ static int finish(struct explain *x, enum scaler_err err, const char *msg,
 		if (rc && (!cJSON_AddStringToObject(x->o, "error", msg) ||
 			   !cJSON_AddStringToObject(x->o, "status", rc == 2 ?
 				"invalid_argument" : "unavailable")))
+			x->nomem = 1;
+		if (json_notes(x))
 			x->nomem = 1;
 		text = cJSON_PrintUnformatted(x->o);
 		if (text)
@@ -431,6 +598,9 @@ static int finish(struct explain *x, enum scaler_err err, const char *msg,
 		fwrite(x->text, 1, x->text_len, stdout);
 		if (rc == 0)
 			printf("IsActive   %s\n", active ? "yes" : "no");
+		for (i = 0; i < x->n_zero; i++)
+			if (x->zero[i].note)
+				printf("note       %s\n", x->zero[i].note);
 	}
 	fflush(stdout);
 	if (x->nomem) {
@@ -565,6 +735,9 @@ int cmd_explain(int argc, char **argv)
 		merr = x.err;        /* IsActive's */
 		memcpy(mmsg, x.msg, sizeof(mmsg));
 	}
+	/* a second look at the queries that read 0: their fallback's? */
+	if (metrics_rc == 0 && active_rc == 0 && x.n_zero)
+		zeros_look(&x, f, &cfg, be, o.timeout_s);
 	rc = finish(&x, merr, mmsg, mactive, o.file ? ts.who : NULL);
 out:
 	fetch_stop(f);
@@ -576,6 +749,11 @@ out:
 	}
 	free(x.text);
 	cJSON_Delete(x.o);
+	for (size_t i = 0; i < x.n_zero; i++) {
+		free(x.zero[i].key);
+		free(x.zero[i].query);
+		free(x.zero[i].note);
+	}
 	meta_release(&m);
 	trigsel_release(&ts);
 	trigsel_pairs_release(&o.args);

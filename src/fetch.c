@@ -496,8 +496,13 @@ static void entry_complete(struct fetch *f, struct entry *e,
 	e->msg = NULL;
 	if (e->err != PROM_OK) {
 		e->msg = strdup(why);   /* NULL: the answer says "" */
-		log_debug("backend '%s' query '%s': %s", e->be->name,
-			  e->query, why);
+		struct log_field lf[2] = {
+			LOG_F_STR("backend", e->be->name),
+			LOG_F_STR("query", e->query),
+		};
+
+		log_fields_at(LOG_DEBUG, lf, 2, "backend '%s' query '%s': %s",
+			      e->be->name, e->query, why);
 	}
 
 	w = e->waiters;

@@ -19,16 +19,24 @@
  *             reported; with --config FILE a `backend` the config does
  *             not declare (the message of scaler_parse()); two staffer
  *             triggers of one object with the same metricName (they would
- *             share the server's state, kept per ScaledObject and metric).
+ *             share the server's state, kept per ScaledObject and metric);
+ *             a query that is not PromQL (promql.h's parser, with the
+ *             position) or gives a range vector or a string.
  *   warnings  the HPA settings that make staffer's answer land late or
  *             not at all (docs/deploy.md, "ScaledObjects and the HPA"):
- *             metricType not AverageValue, no fallback, no scaleUp
- *             tolerance or one above 0 (when maxReplicaCount >= 10), a
- *             scale-up stabilization window, scale-up policies slower than
- *             the HPA's default, selectPolicy Min on scale-up or Disabled
- *             on either side, a scale-down stabilization window, a query
- *             that may return several series (promql_one_series() in
- *             promql.h), maxReplicas above maxReplicaCount.
+ *             metricType not AverageValue, no fallback or one whose
+ *             behavior may shrink the fleet, scalingModifiers, another
+ *             trigger in the object, no scaleUp tolerance or one above 0
+ *             (when maxReplicaCount >= 10), a scale-up stabilization
+ *             window, scale-up policies slower than the HPA's default,
+ *             selectPolicy Min on scale-up or Disabled on either side, a
+ *             scale-down stabilization window, maxReplicas above
+ *             maxReplicaCount; and queries that give staffer the wrong
+ *             number: several series (promql_one()), a fallback that
+ *             reads 0 without data (`or vector(0)`) or an up guard
+ *             without == 1, a counter without rate(), increase() or
+ *             delta() not divided by its window, a _us/_ms service time
+ *             not converted, serviceTime above 600 s.
  *
  * Findings go to stdout, one line each, in line order per document:
  *   FILE:LINE: ScaledObject NS/NAME trigger N: MESSAGE
@@ -44,6 +52,7 @@
  * keys in metadata, aliases never expanded), which `staffer explain`
  * shares.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -233,6 +242,487 @@ static int lint_is_query_key(const char *key)
 	return 0;
 }
 
+/* ---- the queries -------------------------------------------------------- */
+
+static int md_reported(const struct ydoc_md *md, size_t i);
+
+/* Longest service time lint takes for seconds without a word: 10 min a
+ * request is a batch job, or milliseconds typed as seconds. */
+#define LINT_SERVICE_TIME_MAX_S 600
+
+/* A query key whose value is a rate in requests per second. */
+static int lint_rate_key(const char *key)
+{
+	return !strcmp(key, "arrivalRateQuery") || !strcmp(key, "shedRateQuery");
+}
+
+/* Does the metric name of selector node i end with one of suffixes? */
+static int lint_suffix(const struct promql_ast *a, int i,
+		       const char *const *suffixes)
+{
+	const struct promql_node *n = &a->nodes[i];
+	size_t k, len;
+
+	for (k = 0; suffixes[k]; k++) {
+		len = strlen(suffixes[k]);
+		if (n->name.len > len &&
+		    !memcmp(a->text + n->name.pos + n->name.len - len,
+			    suffixes[k], len))
+			return 1;
+	}
+	return 0;
+}
+
+/* The first instant selector of a counter (_total, _count, _sum,
+ * _bucket) under node i that no range function or subquery reads, or
+ * -1: its value is a count since the pod started, not a rate. */
+static int lint_bare_counter(const struct promql_ast *a, int i)
+{
+	static const char *const counters[] = {
+		"_total", "_count", "_sum", "_bucket", NULL };
+	const struct promql_node *n;
+	int x, r;
+
+	if (i < 0)
+		return -1;
+	n = &a->nodes[i];
+	switch (n->kind) {
+	case PROMQL_SELECTOR:
+		return n->range_s == 0 && lint_suffix(a, i, counters) ? i : -1;
+	case PROMQL_SUBQUERY:
+		return -1;
+	case PROMQL_CALL:
+	case PROMQL_AGG:
+		for (x = n->arg; x >= 0; x = a->nodes[x].next)
+			if ((r = lint_bare_counter(a, x)) >= 0)
+				return r;
+		return -1;
+	default:
+		if ((r = lint_bare_counter(a, n->lhs)) >= 0)
+			return r;
+		return lint_bare_counter(a, n->rhs);
+	}
+}
+
+/*
+ * What a rate query's value is per: 1 when known, with *per the seconds
+ * (1: per second, as rate() gives; 60: per minute, as increase(x[1m])
+ * gives), *from the call that decides it.  0 when it cannot tell.
+ */
+static int lint_per(const struct promql_ast *a, int i, double *per,
+		    int *from)
+{
+	const struct promql_node *n;
+	const char *f;
+	double l, r;
+	int fl, fr, kl, kr;
+
+	if (i < 0)
+		return 0;
+	n = &a->nodes[i];
+	switch (n->kind) {
+	case PROMQL_CALL:
+		f = promql_func_name(n->fn);
+		if (!strcmp(f, "rate") || !strcmp(f, "irate")) {
+			*per = 1;
+			*from = i;
+			return 1;
+		}
+		if ((!strcmp(f, "increase") || !strcmp(f, "delta")) &&
+		    n->arg >= 0 && a->nodes[n->arg].range_s > 0) {
+			*per = a->nodes[n->arg].range_s;
+			*from = i;
+			return 1;
+		}
+		if (n->arg >= 0 && a->nodes[n->arg].type == PROMQL_VECTOR)
+			return lint_per(a, n->arg, per, from);
+		return 0;
+	case PROMQL_AGG:
+		return lint_per(a, n->arg, per, from);
+	case PROMQL_PAREN:
+	case PROMQL_UNARY:
+		return lint_per(a, n->lhs, per, from);
+	case PROMQL_BINARY:
+		kl = lint_per(a, n->lhs, &l, &fl);
+		kr = lint_per(a, n->rhs, &r, &fr);
+		/* increase(x[1m]) / 60 is per second; any other factor
+		 * scales the value, not its unit */
+		if ((n->op == PROMQL_OP_DIV || n->op == PROMQL_OP_MUL) && kl &&
+		    a->nodes[n->rhs].kind == PROMQL_NUMBER) {
+			*per = n->op == PROMQL_OP_DIV &&
+			       fabs(a->nodes[n->rhs].value - l) <= 1e-9 * l ?
+			       1 : l;
+			*from = fl;
+			return 1;
+		}
+		if (n->op == PROMQL_OP_DIV || n->op == PROMQL_OP_MUL ||
+		    n->op == PROMQL_OP_POW || n->op == PROMQL_OP_ATAN2)
+			return 0;
+		/* + - or and unless comparisons: the sides', if they agree */
+		if (kl && kr && fabs(l - r) > 1e-9 * l)
+			return 0;
+		if (kl) {
+			*per = l;
+			*from = fl;
+			return 1;
+		}
+		if (kr) {
+			*per = r;
+			*from = fr;
+		}
+		return kr;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The unit of a service time query's value: 1 with *scale such that
+ * value * scale is in seconds (1e-6 for a _us metric), *from the selector
+ * that decides it; 0 when it cannot tell (no time unit in the names).
+ */
+static int lint_time_unit(const struct promql_ast *a, int i, double *scale,
+			  int *from)
+{
+	static const struct {
+		const char *suffix;
+		double scale;
+	} units[] = {
+		{ "_seconds", 1 }, { "_us", 1e-6 }, { "_microseconds", 1e-6 },
+		{ "_ms", 1e-3 }, { "_milliseconds", 1e-3 }, { "_ns", 1e-9 },
+		{ "_nanoseconds", 1e-9 }, { "_minutes", 60 },
+		{ "_hours", 3600 },
+	};
+	static const char *const parts[] = {
+		"_sum", "_bucket", "_total", "" };
+	const struct promql_node *n;
+	double l, r, c;
+	int fl, fr, kl, kr, x;
+	size_t k, m, len, plen;
+
+	if (i < 0)
+		return 0;
+	n = &a->nodes[i];
+	switch (n->kind) {
+	case PROMQL_SELECTOR:
+		for (m = 0; m < sizeof(parts) / sizeof(parts[0]); m++) {
+			plen = strlen(parts[m]);
+			if (n->name.len <= plen ||
+			    memcmp(a->text + n->name.pos + n->name.len - plen,
+				   parts[m], plen))
+				continue;
+			for (k = 0; k < sizeof(units) / sizeof(units[0]); k++) {
+				len = strlen(units[k].suffix);
+				if (n->name.len > len + plen &&
+				    !memcmp(a->text + n->name.pos +
+					    n->name.len - plen - len,
+					    units[k].suffix, len)) {
+					*scale = units[k].scale;
+					*from = i;
+					return 1;
+				}
+			}
+		}
+		return 0;
+	case PROMQL_CALL:
+		if (!strcmp(promql_func_name(n->fn), "histogram_quantile") &&
+		    n->arg >= 0)
+			return lint_time_unit(a, a->nodes[n->arg].next, scale,
+					      from);
+		for (x = n->arg; x >= 0; x = a->nodes[x].next)
+			if (a->nodes[x].type == PROMQL_VECTOR ||
+			    a->nodes[x].type == PROMQL_MATRIX)
+				return lint_time_unit(a, x, scale, from);
+		return 0;
+	case PROMQL_AGG:
+		if (!strcmp(promql_agg_name(n->fn), "count") ||
+		    !strcmp(promql_agg_name(n->fn), "count_values"))
+			return 0;
+		return lint_time_unit(a, n->arg, scale, from);
+	case PROMQL_PAREN:
+	case PROMQL_UNARY:
+	case PROMQL_SUBQUERY:
+		return lint_time_unit(a, n->lhs, scale, from);
+	case PROMQL_BINARY:
+		kl = lint_time_unit(a, n->lhs, &l, &fl);
+		kr = lint_time_unit(a, n->rhs, &r, &fr);
+		if ((n->op == PROMQL_OP_DIV || n->op == PROMQL_OP_MUL) &&
+		    (a->nodes[n->rhs].kind == PROMQL_NUMBER ||
+		     a->nodes[n->lhs].kind == PROMQL_NUMBER)) {
+			int num_right = a->nodes[n->rhs].kind == PROMQL_NUMBER;
+
+			c = a->nodes[num_right ? n->rhs : n->lhs].value;
+			if (!(c > 0) || !isfinite(c) || !(num_right ? kl : kr) ||
+			    (n->op == PROMQL_OP_DIV && !num_right))
+				return 0;
+			*scale = (num_right ? l : r) *
+				 (n->op == PROMQL_OP_DIV ? c : 1 / c);
+			*from = num_right ? fl : fr;
+			return 1;
+		}
+		if (n->op == PROMQL_OP_DIV)
+			/* time over count: time per request; time over time:
+			 * a ratio */
+			return kl && !kr ? (*scale = l, *from = fl, 1) : 0;
+		if (n->op == PROMQL_OP_MUL)
+			return kl != kr ? (kl ? (*scale = l, *from = fl, 1) :
+					   (*scale = r, *from = fr, 1)) : 0;
+		if (n->op == PROMQL_OP_ADD || n->op == PROMQL_OP_SUB ||
+		    n->op == PROMQL_OP_OR) {
+			if (kl && kr && fabs(l - r) > 1e-9 * fabs(l))
+				return 0;
+			if (kl)
+				return *scale = l, *from = fl, 1;
+			if (kr)
+				return *scale = r, *from = fr, 1;
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* "x", "x (character 4)": a node's text, cut, for a message. */
+static const char *lint_node(const struct promql_ast *a, int i, char *buf,
+			     size_t size)
+{
+	char t[72];
+
+	promql_text(a, i, t, sizeof(t));
+	show_text(buf, size > 4 ? size - 4 : 0, t, strlen(t));
+	return buf;
+}
+
+/* The `up` selector to suggest for a guard: the target labels (job,
+ * namespace, service, pod) of the measured part's first selector. */
+static void lint_up_guard(const struct promql_ast *a, char *buf,
+			  size_t size)
+{
+	static const char *const target[] = {
+		"job", "namespace", "service", NULL };
+	const struct promql_node *n;
+	size_t i, len = 0, k;
+	unsigned m;
+	int first = 1;
+
+	len += (size_t)snprintf(buf, size, "up{");
+	for (i = 0; i < a->n; i++) {
+		n = &a->nodes[i];
+		if (n->kind != PROMQL_SELECTOR ||
+		    (n->name.len == 2 && !memcmp(a->text + n->name.pos, "up", 2)))
+			continue;
+		for (k = 0; target[k]; k++)
+			for (m = 0; m < n->nm; m++) {
+				const struct promql_matcher *x =
+					&a->matchers[n->m0 + m];
+
+				if (x->op != PROMQL_EQ ||
+				    x->name.len != strlen(target[k]) ||
+				    memcmp(a->text + x->name.pos, target[k],
+					   x->name.len) || x->value.len > 60 ||
+				    len >= size)
+					continue;
+				len += (size_t)snprintf(buf + len, size - len,
+					"%s%s=\"%.*s\"", first ? "" : ",",
+					target[k], (int)x->value.len,
+					a->text + x->value.pos);
+				first = 0;
+			}
+		break;
+	}
+	if (first && len < size)
+		len += (size_t)snprintf(buf + len, size - len,
+					"job=\"<the exporter's job>\"");
+	if (len < size)
+		snprintf(buf + len, size - len, "}");
+}
+
+/* Does an `up` selector under node i sit under a comparison that keeps
+ * only targets that are up (== 1, > 0, >= 1)? */
+static int lint_up_compared(const struct promql_ast *a, int i, int under)
+{
+	const struct promql_node *n;
+	int x, cmp;
+
+	if (i < 0)
+		return 1;
+	n = &a->nodes[i];
+	if (n->kind == PROMQL_SELECTOR)
+		return !(n->name.len == 2 &&
+			 !memcmp(a->text + n->name.pos, "up", 2)) || under;
+	cmp = n->kind == PROMQL_BINARY && !n->bool_mod &&
+	      (n->op == PROMQL_OP_EQL || n->op == PROMQL_OP_GTR ||
+	       n->op == PROMQL_OP_GTE);
+	if (n->kind == PROMQL_CALL || n->kind == PROMQL_AGG) {
+		for (x = n->arg; x >= 0; x = a->nodes[x].next)
+			if (!lint_up_compared(a, x, under))
+				return 0;
+		return 1;
+	}
+	return lint_up_compared(a, n->lhs, under || cmp) &&
+	       lint_up_compared(a, n->rhs, under || cmp);
+}
+
+/*
+ * One query of a trigger: what the backend would refuse (an error: the
+ * syntax, with its position) and what it accepts but is wrong for
+ * staffer (warnings: several series, a fallback that turns missing data
+ * into 0, units).
+ */
+static void lint_query(struct lint *l, const struct lint_obj *o, long t,
+		       const char *key, const char *q, unsigned long line)
+{
+	struct promql_ast a;
+	struct promql_error e;
+	struct promql_fallback fb;
+	char where[48], near[96], what[96], guard[200];
+	double per, scale;
+	int from, r;
+	size_t len = strlen(q), lo, hi;
+
+	switch (promql_parse(&a, q, len, &e)) {
+	case PROMQL_OK:
+		break;
+	case PROMQL_ENOMEM:
+		l->nomem = 1;
+		return;
+	default:
+		promql_where(q, len, e.pos, where, sizeof(where));
+		lo = e.pos > 30 ? e.pos - 30 : 0;
+		hi = e.pos + 30 < len ? e.pos + 30 : len;
+		show_escaped(near, 70, q + lo, hi - lo);
+		lint_report(l, line, 0, o, t, "metadata '%s' is not valid "
+			    "PromQL, and the backend refuses it: at %s, %s "
+			    "(near %s%s%s)", key, where, e.msg,
+			    lo ? "..." : "", near, hi < len ? "..." : "");
+		return;
+	}
+	if (a.nodes[a.root].type != PROMQL_VECTOR &&
+	    a.nodes[a.root].type != PROMQL_SCALAR) {
+		lint_report(l, line, 0, o, t, "metadata '%s' gives a %s; "
+			    "staffer needs one number (an instant vector of "
+			    "one series, or a scalar)%s", key,
+			    promql_type_name(a.nodes[a.root].type),
+			    a.nodes[a.root].type == PROMQL_MATRIX ? ": wrap "
+			    "it in a function such as rate() and sum()" : "");
+		goto out;
+	}
+	if (!promql_one(&a, a.root))
+		lint_report(l, line, 1, o, t, "metadata '%s' may return "
+			    "several series (it is not aggregated to one at "
+			    "its top level); it must return exactly one: "
+			    "wrap it in sum() (see docs/lint.md)", key);
+	if (promql_constant(&a, a.root) && promql_fallback(&a, &fb)) {
+		const struct promql_node *f = &a.nodes[fb.node];
+		size_t at = a.nodes[f->lhs].end;
+
+		/* the fallback as written: "or on() vector(0)" */
+		while (at < f->end && ascii_is_space((unsigned char)q[at]))
+			at++;
+		show_text(what, sizeof(what) - 4, q + at, f->end - at);
+		lint_up_guard(&a, guard, sizeof(guard));
+		lint_report(l, line, 1, o, t, "metadata '%s' ends in '%s': "
+			    "when the scrape fails or the metric is renamed "
+			    "it reads 0, not \"no data\", and staffer acts on "
+			    "that 0 (scales the model down) instead of holding "
+			    "its last answer; guard the fallback so that it "
+			    "reads 0 only while the exporter is up: ... or "
+			    "(0 * max(%s == 1)) (docs/cookbook.md)", key, what,
+			    guard);
+	} else if (promql_constant(&a, a.root)) {
+		lint_report(l, line, 1, o, t, "metadata '%s' answers even "
+			    "when none of its metrics has a series (a "
+			    "constant or an `or vector(0)` inside): a failed "
+			    "scrape reads as a number, not as \"no data\"; "
+			    "let it return nothing when its metrics are "
+			    "missing (docs/cookbook.md)", key);
+	} else if (promql_fallback(&a, &fb) && fb.up >= 0 &&
+		   !lint_up_compared(&a, a.nodes[fb.node].rhs, 0)) {
+		lint_report(l, line, 1, o, t, "metadata '%s': the fallback "
+			    "'%s' reads 0 while the exporter is down too (up "
+			    "is then 0, not absent): keep only the targets "
+			    "that are up, e.g. 0 * max(%s == 1)", key,
+			    lint_node(&a, a.nodes[fb.node].rhs, what,
+				      sizeof(what)),
+			    lint_node(&a, fb.up, guard, sizeof(guard)));
+	}
+	if (lint_rate_key(key) || !strcmp(key, "serviceTimeQuery")) {
+		r = lint_bare_counter(&a, a.root);
+		if (r >= 0)
+			lint_report(l, line, 1, o, t, "metadata '%s' reads the "
+				    "counter '%s' without rate(): a counter "
+				    "only grows, so this is a total since the "
+				    "pod started, not %s; use sum(rate(%s[1m]))"
+				    "%s", key, lint_node(&a, r, what,
+							  sizeof(what)),
+				    lint_rate_key(key) ? "a rate per second" :
+				    "a recent mean", what,
+				    lint_rate_key(key) ? "" : " over rate() of "
+				    "its _count");
+	}
+	if (lint_rate_key(key) && lint_per(&a, a.root, &per, &from) &&
+	    fabs(per - 1) > 1e-9) {
+		int inc = !strcmp(promql_func_name(a.nodes[from].fn),
+				  "increase");
+
+		lint_report(l, line, 1, o, t, "metadata '%s' is in requests "
+			    "per %g s (%s), and staffer wants requests per "
+			    "second: %s %g", key, per,
+			    lint_node(&a, from, what, sizeof(what)), inc ?
+			    "use rate() instead of increase(), or divide by" :
+			    "divide the delta() by its window,", per);
+	}
+	if (!strcmp(key, "serviceTimeQuery") &&
+	    lint_time_unit(&a, a.root, &scale, &from) &&
+	    fabs(scale - 1) > 1e-9) {
+		double f = scale < 1 ? 1 / scale : scale;
+		char fs[32];
+
+		/* 1e6 as a user writes it, not %g's 1e+06 */
+		if (f >= 1e4 && fabs(log10(f) - round(log10(f))) < 1e-9)
+			snprintf(fs, sizeof(fs), "1e%d", (int)round(log10(f)));
+		else
+			snprintf(fs, sizeof(fs), "%g", f);
+		lint_report(l, line, 1, o, t, "metadata 'serviceTimeQuery' "
+			    "is in %s ('%s'), and staffer wants seconds: %s "
+			    "%s", scale == 1e-6 ? "microseconds" :
+			    scale == 1e-3 ? "milliseconds" :
+			    scale == 1e-9 ? "nanoseconds" : "another unit",
+			    lint_node(&a, from, what, sizeof(what)),
+			    scale < 1 ? "divide by" : "multiply by", fs);
+	}
+out:
+	promql_release(&a);
+}
+
+/* Every query of a trigger, and serviceTime's unit. */
+static void lint_queries(struct lint *l, const struct lint_obj *o, long t,
+			 const struct ydoc_md *md)
+{
+	double v;
+	char *end;
+	size_t i;
+
+	for (i = 0; i < md->n; i++) {
+		if (md->vnodes[i]->kind != YN_SCALAR || md_reported(md, i))
+			continue;
+		if (lint_is_query_key(md->keys[i]))
+			lint_query(l, o, t, md->keys[i], md->values[i],
+				   md->knodes[i]->line);
+		if (!strcmp(md->keys[i], "serviceTime")) {
+			v = strtod(md->values[i], &end);
+			if (end != md->values[i] && !*end &&
+			    v > LINT_SERVICE_TIME_MAX_S && v <= 86400)
+				lint_report(l, md->knodes[i]->line, 1, o, t,
+					    "metadata 'serviceTime' is %g s "
+					    "(%.0f min) a request: serviceTime "
+					    "is in seconds; if that is "
+					    "milliseconds, write \"%g\"", v,
+					    v / 60, v / 1000);
+		}
+	}
+}
+
 /* Warnings about one trigger, from its raw metadata and, when it parsed
  * (m != NULL), from the result. */
 static void lint_trigger_warnings(struct lint *l, const struct lint_obj *o,
@@ -242,7 +732,6 @@ static void lint_trigger_warnings(struct lint *l, const struct lint_obj *o,
 {
 	const struct ynode *k = NULL, *v;
 	char val[YDOC_SHOW_BUF];
-	size_t i;
 
 	v = ymap_get(d, trig, "metricType", &k);
 	if (v && (!ytext(v) || strcmp(v->text, "AverageValue")))
@@ -251,16 +740,6 @@ static void lint_trigger_warnings(struct lint *l, const struct lint_obj *o,
 			    "count against a target of 1, and with Value the "
 			    "HPA multiplies it by the ready pods; leave "
 			    "metricType out", ydoc_show(val, v));
-	for (i = 0; i < md->n; i++)
-		if (md->vnodes[i]->kind == YN_SCALAR &&
-		    lint_is_query_key(md->keys[i]) &&
-		    !promql_one_series(md->values[i]))
-			lint_report(l, md->knodes[i]->line, 1, o, t,
-				    "metadata '%s' may return several "
-				    "series (it is not aggregated to one at "
-				    "its top level); it must return exactly "
-				    "one: wrap it in sum() (see "
-				    "docs/lint.md)", md->keys[i]);
 	if (m && m->model.max_replicas > 0 && o->max_known &&
 	    m->model.max_replicas > o->max_replicas)
 		lint_report(l, md_line(md, "maxReplicas", trig->line), 1, o,
@@ -441,6 +920,7 @@ static int lint_trigger(struct lint *l, struct lint_obj *o, long t,
 		rc = 0;
 		goto out;
 	}
+	lint_queries(l, o, t, &md);
 	if (ydoc_md_find(&md, "scalerAddress") == md.n)
 		lint_report(l, line, 0, o, t, "metadata 'scalerAddress' is "
 			    "required by KEDA: the address of staffer's gRPC "
@@ -554,6 +1034,86 @@ static void lint_up_policies(struct lint *l, const struct lint_obj *o,
 		    "", HPA_UP_PERCENT, HPA_UP_PODS, HPA_UP_PERIOD_S);
 }
 
+/* spec.fallback whose behavior may shrink the fleet: KEDA's default,
+ * static, sets it to fallback.replicas whatever it runs now. */
+static void lint_fallback_behavior(struct lint *l, const struct lint_obj *o,
+				   const struct ydoc *d,
+				   const struct ynode *obj, unsigned long line)
+{
+	static const char *const fallback[] = { "spec", "fallback", NULL };
+	const struct ynode *fb, *b, *k = NULL, *r;
+	unsigned long at = line;
+	const char *bt, *rt;
+	char who[64] = "";
+
+	fb = ypath(d, obj, fallback, &at);
+	if (!fb || fb->kind != YN_MAP)
+		return;
+	b = ymap_get(d, fb, "behavior", &k);
+	bt = ytext(b);
+	/* an unknown behavior is the CRD check's to report */
+	if (bt && strcmp(bt, "static") && strcmp(bt, "currentReplicasIfLower"))
+		return;
+	r = ymap_get(d, fb, "replicas", NULL);
+	rt = ytext(r);
+	if (rt && o->max_known)
+		snprintf(who, sizeof(who), " (%s replicas, where "
+			 "maxReplicaCount allows %ld)", rt, o->max_replicas);
+	lint_report(l, k ? k->line : at, 1, o, -1, "spec.fallback has %s%s: "
+		    "during a metrics outage KEDA then sets the fleet to "
+		    "fallback.replicas%s whatever it runs now, and a busy "
+		    "fleet shrinks in the middle of its peak; set behavior: "
+		    "currentReplicasIfHigher, which keeps the fleet as it is "
+		    "and never goes below fallback.replicas",
+		    bt ? "behavior: " : "no behavior (KEDA's default is "
+		    "static)", bt ? bt : "", who);
+}
+
+/* Other triggers in staffer's ScaledObject, and scalingModifiers: the
+ * HPA then no longer lands on staffer's number. */
+static void lint_modifiers(struct lint *l, const struct lint_obj *o,
+			   const struct ydoc *d, const struct ynode *obj,
+			   unsigned long line)
+{
+	static const char *const mods[] = {
+		"spec", "advanced", "scalingModifiers", NULL };
+	static const char *const triggers[] = { "spec", "triggers", NULL };
+	const struct ynode *v, *trs, *tr, *k = NULL;
+	unsigned long at = line;
+	char type[YDOC_SHOW_BUF];
+	size_t i;
+
+	v = ypath(d, obj, mods, &at);
+	if (v)
+		lint_report(l, at, 1, o, -1, "spec.advanced.scalingModifiers: "
+			    "KEDA hands the HPA the formula's result against "
+			    "its own target instead of staffer's replica count "
+			    "against a target of 1, so staffer's answer is "
+			    "only an input to the formula (and its fallback "
+			    "the formula's); remove scalingModifiers: staffer's "
+			    "answer already is the replica count");
+	at = line;
+	trs = ypath(d, obj, triggers, &at);
+	if (!trs || trs->kind != YN_SEQ)
+		return;
+	for (i = 0; i < trs->n_kids; i++) {
+		tr = &d->nodes[trs->kids[i]];
+		if (ydoc_is_external(d, tr, l->address))
+			continue;
+		v = ymap_get(d, tr, "type", &k);
+		lint_report(l, k ? k->line : tr->line, 1, o, (long)i,
+			    "a trigger of type '%s' in staffer's "
+			    "ScaledObject: the HPA scales to the highest of "
+			    "the triggers' answers, so staffer's answer only "
+			    "counts when it is the highest (its scale-down "
+			    "never happens while this one asks for more), and "
+			    "while staffer cannot be reached KEDA's errors for "
+			    "the object blank this trigger's metric too; give "
+			    "staffer's trigger a ScaledObject of its own, or "
+			    "remove this one", ydoc_show(type, v));
+	}
+}
+
 /* The HPA settings of the whole object (docs/deploy.md, "ScaledObjects
  * and the HPA"). */
 static void lint_object_warnings(struct lint *l, const struct lint_obj *o,
@@ -578,6 +1138,8 @@ static void lint_object_warnings(struct lint *l, const struct lint_obj *o,
 			    "fleet whatever the traffic does; set "
 			    "spec.fallback (e.g. failureThreshold: 3, "
 			    "behavior: currentReplicasIfHigher)");
+	lint_fallback_behavior(l, o, d, obj, line);
+	lint_modifiers(l, o, d, obj, line);
 	at = line;
 	v = lint_behavior(d, obj, "scaleUp", "tolerance", &at);
 	if (!v && (!o->max_known || o->max_replicas >= HPA_TOLERANCE_REPLICAS))

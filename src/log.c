@@ -1,6 +1,7 @@
 /* log.c - see log.h. */
 #include "log.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +25,11 @@ int log_set_level(const char *name)
 		}
 	}
 	return -1;
+}
+
+int log_is_json(void)
+{
+	return log_json;
 }
 
 int log_set_format(const char *name)
@@ -134,27 +140,72 @@ static void append_escaped(char *buf, size_t size, size_t *len,
 	}
 }
 
-size_t log_format_line(char *buf, size_t size, int json, const char *time,
-		       enum log_level lvl, const char *msg)
+/* One field as a JSON member, ",\"key\":value", appended to buf[*len..]
+ * only when all of it fits before size - 2 (room for "}\n"). */
+static void append_field(char *buf, size_t size, size_t *len,
+			 const struct log_field *f)
 {
-	size_t len = 0;
+	char tmp[LOG_LINE_MAX];
+	size_t t = 0;
 	int n;
+
+	if (!f->key || (f->kind == LOG_STR && !f->s))
+		return;
+	tmp[t++] = ',';
+	tmp[t++] = '"';
+	append_escaped(tmp, sizeof(tmp), &t, f->key, 1);
+	tmp[t++] = '"';
+	tmp[t++] = ':';
+	switch (f->kind) {
+	case LOG_STR:
+		tmp[t++] = '"';
+		append_escaped(tmp, sizeof(tmp) - 1, &t, f->s, 1);
+		tmp[t++] = '"';
+		break;
+	case LOG_NUM:
+		n = isfinite(f->n) ?
+		    snprintf(tmp + t, sizeof(tmp) - t, "%.10g", f->n) :
+		    snprintf(tmp + t, sizeof(tmp) - t, "null");
+		t += n > 0 ? (size_t)n : 0;
+		break;
+	case LOG_INT:
+		n = snprintf(tmp + t, sizeof(tmp) - t, "%lld", f->i);
+		t += n > 0 ? (size_t)n : 0;
+		break;
+	}
+	if (t >= sizeof(tmp) - 1 || *len + t > size - 2)
+		return;
+	memcpy(buf + *len, tmp, t);
+	*len += t;
+}
+
+size_t log_format_fields(char *buf, size_t size, int json, const char *time,
+			 enum log_level lvl, const char *msg,
+			 const struct log_field *f, size_t n)
+{
+	size_t len = 0, i;
+	int k;
 
 	if (size < 4)
 		return 0;
 	if ((unsigned)lvl > LOG_ERROR)
 		lvl = LOG_ERROR;
 	if (json) {
-		n = snprintf(buf, size, "{\"time\":\"%s\",\"level\":\"%s\","
+		k = snprintf(buf, size, "{\"time\":\"%s\",\"level\":\"%s\","
 			     "\"msg\":\"", time, level_names[lvl]);
-		len = n > 0 && (size_t)n < size ? (size_t)n : 0;
-		append_escaped(buf, size - 2, &len, msg, 1);
+		len = k > 0 && (size_t)k < size ? (size_t)k : 0;
+		/* the message may take at most LOG_LINE_MAX of the line:
+		 * the fields get the rest */
+		append_escaped(buf, size - 2 < LOG_LINE_MAX + len ?
+			       size - 2 : LOG_LINE_MAX + len, &len, msg, 1);
 		buf[len++] = '"';
+		for (i = 0; i < n && i < LOG_FIELDS_MAX; i++)
+			append_field(buf, size, &len, &f[i]);
 		buf[len++] = '}';
 	} else {
-		n = snprintf(buf, size - 1, "%s %-5s ", time,
+		k = snprintf(buf, size - 1, "%s %-5s ", time,
 			     level_names[lvl]);
-		len = n < 0 ? 0 : (size_t)n < size - 1 ? (size_t)n : size - 2;
+		len = k < 0 ? 0 : (size_t)k < size - 1 ? (size_t)k : size - 2;
 		append_escaped(buf, size, &len, msg, 0);
 	}
 	buf[len++] = '\n';
@@ -162,24 +213,49 @@ size_t log_format_line(char *buf, size_t size, int json, const char *time,
 	return len;
 }
 
-void log_write(enum log_level lvl, const char *fmt, ...)
+size_t log_format_line(char *buf, size_t size, int json, const char *time,
+		       enum log_level lvl, const char *msg)
 {
-	char msg[LOG_LINE_MAX], line[LOG_LINE_MAX + 128], when[40];
+	return log_format_fields(buf, size, json, time, lvl, msg, NULL, 0);
+}
+
+/* Format and write one line: a single write(2). */
+static void log_emit(enum log_level lvl, const struct log_field *f,
+		     size_t n, const char *fmt, va_list ap)
+{
+	char msg[LOG_LINE_MAX], line[LOG_JSON_MAX + 128], when[40];
 	struct timeval tv;
 	struct tm tm;
 	size_t len;
-	va_list ap;
 
 	gettimeofday(&tv, NULL);
 	gmtime_r(&tv.tv_sec, &tm);
 	len = strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(when + len, sizeof(when) - len, ".%03ldZ",
 		 (long)(tv.tv_usec / 1000));
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	len = log_format_line(line, sizeof(line), log_json, when, lvl, msg);
+	len = log_format_fields(line, sizeof(line), log_json, when, lvl, msg,
+				f, n);
 	/* One write: lines from several threads never interleave. */
 	if (write(STDERR_FILENO, line, len) < 0)
 		return;
+}
+
+void log_write(enum log_level lvl, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_emit(lvl, NULL, 0, fmt, ap);
+	va_end(ap);
+}
+
+void log_write_fields(enum log_level lvl, const struct log_field *f,
+		      size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_emit(lvl, f, n, fmt, ap);
+	va_end(ap);
 }

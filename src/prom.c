@@ -501,8 +501,9 @@ static enum prom_err prom_series(const cJSON *result, const cJSON **out,
 	if (n == 0) {
 		rc = PROM_EEMPTY;
 		prom_seterr(err, errlen, "query returned no series: the "
-			    "signal is unknown (append 'or vector(0)' if no "
-			    "series means zero)");
+			    "signal is unknown (if no series means zero while "
+			    "the exporter is up, append 'or (0 * max(up{job="
+			    "\"...\"} == 1))': docs/cookbook.md)");
 		goto out;
 	}
 	if (!cJSON_IsObject(s)) {

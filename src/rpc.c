@@ -138,6 +138,14 @@ static const struct method methods[M_COUNT] = {
 			     start_health_check },
 };
 
+/* The method's name alone ("GetMetrics"), for log fields. */
+static const char *method_name(enum method_id m)
+{
+	const char *slash = strrchr(methods[m].path, '/');
+
+	return slash ? slash + 1 : methods[m].path;
+}
+
 /* ---- call objects ------------------------------------------------------ */
 
 static struct call *call_new(struct rpc_server *srv, enum method_id m)
@@ -422,8 +430,17 @@ static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 				  values, ref->n_scalermetadata, msg);
 	}
 	if (se != SCALER_OK) {
-		log_warn("%s %s/%s: %s", methods[c->method].path,
-			 ref->namespace_, ref->name, msg);
+		struct log_field f[4] = {
+			LOG_F_STR("method", method_name(c->method)),
+			LOG_F_STR("code",
+				  stats_code_name(scaler_status(se))),
+			LOG_F_STR("namespace", ref->namespace_),
+			LOG_F_STR("scaledObject", ref->name),
+		};
+
+		log_fields_at(LOG_WARN, f, 4, "%s %s/%s: %s",
+			      methods[c->method].path, ref->namespace_,
+			      ref->name, msg);
 		call_reply(c, scaler_status(se), msg, NULL);
 		return -1;
 	}
@@ -883,8 +900,14 @@ static void on_group_result(void *arg, const struct scaler_result *r)
 	pthread_mutex_lock(&srv->smu);
 	g->eval_inflight = 0;
 	if (r->err != SCALER_OK) {
-		log_debug("StreamIsActive %s/%s: %s", g->ref->namespace_,
-			  g->ref->name, r->msg);
+		struct log_field f[3] = {
+			LOG_F_STR("method", "StreamIsActive"),
+			LOG_F_STR("namespace", g->ref->namespace_),
+			LOG_F_STR("scaledObject", g->ref->name),
+		};
+
+		log_fields_at(LOG_DEBUG, f, 3, "StreamIsActive %s/%s: %s",
+			      g->ref->namespace_, g->ref->name, r->msg);
 	} else {
 		g->have_result = 1;
 		g->last_active = r->active;
@@ -920,8 +943,14 @@ static void group_eval(struct sgroup *g)
 	 * the error). */
 	if (scaler_parse(g->srv->sc, ref->namespace_, &m, keys, values,
 			 ref->n_scalermetadata, msg) != SCALER_OK) {
-		log_warn("StreamIsActive %s/%s: %s", ref->namespace_,
-			 ref->name, msg);
+		struct log_field f[3] = {
+			LOG_F_STR("method", "StreamIsActive"),
+			LOG_F_STR("namespace", ref->namespace_),
+			LOG_F_STR("scaledObject", ref->name),
+		};
+
+		log_fields_at(LOG_WARN, f, 3, "StreamIsActive %s/%s: %s",
+			      ref->namespace_, ref->name, msg);
 		group_schedule(g, mono_now() + g->push_interval_s);
 		goto out;
 	}
@@ -1042,8 +1071,17 @@ static void start_stream_is_active(struct call *c)
 		call_free(c);
 		goto out;
 	}
-	log_debug("StreamIsActive %s/%s: open, checking every %gs",
-		  ref->namespace_, ref->name, pm.m->push_interval_s);
+	{
+		struct log_field f[3] = {
+			LOG_F_STR("method", "StreamIsActive"),
+			LOG_F_STR("namespace", ref->namespace_),
+			LOG_F_STR("scaledObject", ref->name),
+		};
+
+		log_fields_at(LOG_DEBUG, f, 3, "StreamIsActive %s/%s: open, "
+			      "checking every %gs", ref->namespace_,
+			      ref->name, pm.m->push_interval_s);
+	}
 	stats_stream(srv->stats, 1);
 	pthread_mutex_lock(&srv->smu);
 	c->refs = 2;             /* the close batch and the group */

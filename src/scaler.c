@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 
 #include "decide.h"
+#include "declog.h"
 #include "forecast.h"
 #include "log.h"
 #include "mono.h"
@@ -162,6 +163,30 @@ static double wall_now(void)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+/* The identity of e's log lines (namespace, scaledObject, trigger,
+ * backend: declog.h) and the kind of evaluation as the method that asks
+ * for it (StreamIsActive evaluates as IsActive) into f[5]; returns how
+ * many. */
+static size_t eval_who(const struct eval *e, struct log_field *f)
+{
+	size_t n = declog_who(f, e->ns, e->name, e->m->metric_name,
+			      e->be ? e->be->name : NULL);
+
+	f[n++] = (struct log_field)LOG_F_STR("method",
+		e->kind == SCALER_METRICS ? "GetMetrics" : "IsActive");
+	return n;
+}
+
+/* A log line about evaluation e: the message, and in JSON its fields. */
+#define log_eval(lvl, e, ...) do {					\
+		if ((lvl) >= log__level) {				\
+			struct log_field who_[6];			\
+									\
+			log_write_fields((lvl), who_, eval_who((e), who_), \
+					 __VA_ARGS__);			\
+		}							\
+	} while (0)
 
 static struct state *state_of(struct stab_node *n)
 {
@@ -887,7 +912,7 @@ static int read_signal(const struct eval *e, const struct fetch_answer *a,
 	}
 	*out = x->value;
 	if (*out < 0) {
-		log_warn("%s: %s returned %g; clamped to 0", e->ref,
+		log_eval(LOG_WARN, e, "%s: %s returned %g; clamped to 0", e->ref,
 			 sig_keys[sig], *out);
 		*out = 0.0;
 	}
@@ -996,7 +1021,7 @@ static void read_observations(const struct eval *e,
 	    answer_fresh(e, x, now, 0))
 		o->w_measured = x->value;
 	else if (x)
-		log_debug("%s: serviceTimeQuery: %s; W falls back", e->ref,
+		log_eval(LOG_DEBUG, e, "%s: serviceTimeQuery: %s; W falls back", e->ref,
 			  x->err ? x->msg : x->value > 0 ? "old or future "
 			  "data" : "no positive value");
 
@@ -1011,7 +1036,7 @@ static void read_observations(const struct eval *e,
 	x = answer(e, a, SIG_SERIES);
 	if (x && x->err == PROM_OK &&
 	    !answer_fresh(e, x, now, e->series_step_s)) {
-		log_debug("%s: arrivalRateQuery (range): old or future data; "
+		log_eval(LOG_DEBUG, e, "%s: arrivalRateQuery (range): old or future data; "
 			  "no forecast, hold or peakedness", e->ref);
 	} else if (x && x->err == PROM_OK) {
 		for (i = 1; i < x->n; i++)
@@ -1023,12 +1048,12 @@ static void read_observations(const struct eval *e,
 			o->n_series = x->n;
 			o->series_step_s = e->series_step_s;
 		} else {
-			log_debug("%s: arrivalRateQuery (range): gaps in "
+			log_eval(LOG_DEBUG, e, "%s: arrivalRateQuery (range): gaps in "
 				  "the series; no forecast, hold or "
 				  "peakedness", e->ref);
 		}
 	} else if (x) {
-		log_debug("%s: arrivalRateQuery (range): %s; no forecast, "
+		log_eval(LOG_DEBUG, e, "%s: arrivalRateQuery (range): %s; no forecast, "
 			  "hold or peakedness", e->ref, x->msg);
 	}
 
@@ -1055,7 +1080,7 @@ static void read_observations(const struct eval *e,
 				recent <= (double)MODEL_REPLICAS_MAX ?
 				(int64_t)llround(recent) : o->current;
 	} else if (x) {
-		log_debug("%s: currentReplicasQuery: %s; smoothing from memory",
+		log_eval(LOG_DEBUG, e, "%s: currentReplicasQuery: %s; smoothing from memory",
 			  e->ref, x->err ? x->msg : answer_fresh(e, x, now, 0) ?
 			  "not a replica count" : "old or future data");
 	}
@@ -1071,10 +1096,8 @@ static void log_decision(const struct eval *e, struct state *st,
 			 const struct scaler_result *r,
 			 const struct decision *d, int observed)
 {
-	const struct model_signals *g = &r->sig;
-	const struct model_breakdown *b = &r->b;
 	enum log_level lvl = LOG_INFO;
-	char extra[48] = "";
+	struct declog dl;
 
 	if (st) {
 		if (st->logged && st->logged_raw == d->raw &&
@@ -1084,23 +1107,14 @@ static void log_decision(const struct eval *e, struct state *st,
 		st->logged_raw = d->raw;
 		st->logged_target = r->target;
 	}
-	if (d->have_feedback)
-		snprintf(extra, sizeof(extra), " c=%.4g", b->correction);
-	if (r->obs && r->obs->have_cold)
-		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
-			 " cold=%.4g", d->cold_s);
-	log_at(lvl, "decision ref=%s lambda=%.4g forecast=%.4g held=%.4g "
-	       "z=%.3g W=%.4g Q=%.4g S=%.4g busy=%.3f headroom=%.3f "
-	       "drain=%.3f boost=%.3f total=%.3f raw=%lld target=%lld "
-	       "active=%d down=%s state=%s%s%s%s%s",
-	       e->ref, g->arrival_rate, g->arrival_forecast, g->arrival_held,
-	       b->peakedness, g->service_time_s, g->queue_depth,
-	       g->shed_rate, b->busy_slots, b->headroom_slots,
-	       b->drain_slots, b->boost_slots, b->total_slots,
-	       (long long)d->raw, (long long)r->target, b->active,
-	       decide_down_name(d->down), observed ? "observed" : "memory",
-	       b->capped ? " capped=1" : "", extra, e->window ? " window=" : "",
-	       e->window ? e->window : "");
+	if (lvl < log__level)
+		return;
+	/* every term, from one table for text and JSON (declog.c) */
+	declog_build(&dl, r, e->ref, e->be ? e->be->name : NULL, observed);
+	if (dl.n < LOG_FIELDS_MAX)
+		dl.f[dl.n++] = (struct log_field)LOG_F_STR("method",
+			e->kind == SCALER_METRICS ? "GetMetrics" : "IsActive");
+	log_fields_at(lvl, dl.f, dl.n, "%s", dl.text);
 }
 
 /* Unknown data: hold the last good answer for staleHoldSeconds.  The
@@ -1117,12 +1131,12 @@ static void hold_or_fail(const struct eval *e, struct state *st, double now,
 		return;
 	if (now - at <= e->m->stale_hold_s) {
 		if (active)
-			log_warn("%s: %s; holding the last activity %s from "
+			log_eval(LOG_WARN, e, "%s: %s; holding the last activity %s from "
 				 "%.0fs ago (staleHoldSeconds %g)", e->ref,
 				 r->msg, st->good_active ? "true" : "false",
 				 now - at, e->m->stale_hold_s);
 		else
-			log_warn("%s: %s; holding the last target %lld from "
+			log_eval(LOG_WARN, e, "%s: %s; holding the last target %lld from "
 				 "%.0fs ago (staleHoldSeconds %g)", e->ref,
 				 r->msg, (long long)st->good_target, now - at,
 				 e->m->stale_hold_s);
@@ -1188,7 +1202,7 @@ static void eval_finish(struct eval *e, const struct fetch_answer *a,
 	states_sweep(s, now);
 	st = state_for(s, e, now);
 	if (!st)
-		log_warn("%s: out of memory; answering without smoothing or "
+		log_eval(LOG_WARN, e, "%s: out of memory; answering without smoothing or "
 			 "hold", e->ref);
 	else
 		st->last_seen = now;
@@ -1249,8 +1263,17 @@ static void eval_finish(struct eval *e, const struct fetch_answer *a,
 done:
 	hold_or_fail(e, st, now, &r);
 	pthread_mutex_unlock(&s->mu);
-	if (r.err != SCALER_OK)
-		log_warn("%s: %s", e->ref, r.msg);
+	if (r.err != SCALER_OK && LOG_WARN >= log__level) {
+		struct log_field f[6];
+		size_t k = eval_who(e, f);
+
+		/* the status rpc.c answers (its scaler_status()) */
+		f[k++] = (struct log_field)LOG_F_STR("code",
+			r.err == SCALER_EINVAL ? "INVALID_ARGUMENT" :
+			r.err == SCALER_EDENIED ? "PERMISSION_DENIED" :
+			"UNAVAILABLE");
+		log_write_fields(LOG_WARN, f, k, "%s: %s", e->ref, r.msg);
+	}
 	e->cb(e->arg, &r);
 }
 

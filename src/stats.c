@@ -233,6 +233,35 @@ static size_t stats_method(const char *m)
 	return STATS_METHODS - 1;
 }
 
+/*
+ * Series shown at 0 from the start: the codes staffer answers KEDA's
+ * methods with.  A counter that appears with its first error at 1 is
+ * invisible to increase() and rate(), which need two samples: the first
+ * INVALID_ARGUMENT would never alert.
+ */
+static int stats_code_early(size_t m, size_t code)
+{
+	static const unsigned char answered[] = {
+		1 /* CANCELLED */, 3 /* INVALID_ARGUMENT */,
+		4 /* DEADLINE_EXCEEDED */, 7 /* PERMISSION_DENIED */,
+		8 /* RESOURCE_EXHAUSTED */, 13 /* INTERNAL */,
+		14 /* UNAVAILABLE */ };
+	size_t i;
+
+	if (m > 4)            /* Check and other: OK, or when counted */
+		return 0;
+	for (i = 0; i < sizeof(answered); i++)
+		if (answered[i] == code)
+			return 1;
+	return 0;
+}
+
+const char *stats_code_name(int code)
+{
+	return code >= 0 && (size_t)code < STATS_CODES ? stats_codes[code] :
+	       "UNKNOWN";
+}
+
 void stats_rpc(struct stats *s, const char *method, int code,
 	       double seconds)
 {
@@ -586,7 +615,7 @@ size_t stats_render(struct stats *s, const struct fetch_stats *fs,
 		   "# TYPE staffer_rpc_requests_total counter\n");
 	for (m = 0; m < STATS_METHODS; m++)
 		for (k = 0; k < STATS_CODES; k++)
-			if (c.calls[m][k] || k == 0)
+			if (c.calls[m][k] || k == 0 || stats_code_early(m, k))
 				out_printf(&o, "staffer_rpc_requests_total{"
 					   "method=\"%s\",code=\"%s\"} %llu\n",
 					   stats_methods[m], stats_codes[k],

@@ -54,6 +54,10 @@ void stats_free(struct stats *s);   /* NULL is fine */
 void stats_rpc(struct stats *s, const char *method, int code,
 	       double seconds);
 
+/* A gRPC status code's name as the metrics label it ("OK",
+ * "UNAVAILABLE"); "UNKNOWN" for one outside 0..16. */
+const char *stats_code_name(int code);
+
 /* A request's metadata map was found parsed in rpc.c's parsed-metadata
  * cache (hit 1; mcache.h) or parsed (hit 0). */
 void stats_meta_cache(struct stats *s, int hit);

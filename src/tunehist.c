@@ -3,14 +3,13 @@
  */
 #include "tunehist.h"
 
-#include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "ask.h"
 #include "prom.h"
 
 int tunehist_init(struct tunehist *h, double start_s, double step_s,
@@ -122,6 +121,35 @@ size_t tunehist_trim(struct tunehist *h, size_t k)
 	return marked;
 }
 
+size_t tunehist_unfallback(struct tunehist *h, const struct tunehist *measured,
+			   const struct tunehist *up, size_t *runs,
+			   size_t *longest)
+{
+	size_t i, marked = 0, run = 0, nruns = 0, best = 0;
+
+	for (i = 0; i < h->n && i < measured->n; i++) {
+		int made_up = !isnan(h->v[i]) && isnan(measured->v[i]) &&
+			      (!up || i >= up->n || isnan(up->v[i]) ||
+			       up->v[i] < 1);
+
+		if (!made_up) {
+			run = 0;
+			continue;
+		}
+		h->v[i] = NAN;
+		marked++;
+		if (run++ == 0)
+			nruns++;
+		if (run > best)
+			best = run;
+	}
+	if (runs)
+		*runs = nruns;
+	if (longest)
+		*longest = best;
+	return marked;
+}
+
 size_t tunehist_first(const struct tunehist *h)
 {
 	size_t i;
@@ -133,31 +161,24 @@ size_t tunehist_first(const struct tunehist *h)
 
 /* ---- the backend ----------------------------------------------------- */
 
-/* One chunk in flight: the callback fills it on the fetch thread. */
+/* One chunk: the callback fills it on the fetch thread (ask.h). */
 struct tunehist_wait {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int done;
 	struct tunehist *h;
 	size_t *negative;
 	enum prom_err err;
 	char msg[PROM_ERR_MAX];
 };
 
-/* fetch_done_fn: copy the points while they live. */
-static void tunehist_done(void *arg, const struct fetch_answer *a, size_t n)
+/* ask_fn: copy the points while they live. */
+static void tunehist_done(void *arg, const struct fetch_answer *a)
 {
 	struct tunehist_wait *w = arg;
 
-	pthread_mutex_lock(&w->mu);
-	w->err = n ? a[0].err : PROM_EHTTP;
-	if (n && a[0].err == PROM_OK)
-		tunehist_place(w->h, a[0].ts, a[0].vals, a[0].n, w->negative);
-	else if (n)
-		snprintf(w->msg, sizeof(w->msg), "%s", a[0].msg);
-	w->done = 1;
-	pthread_cond_signal(&w->cv);
-	pthread_mutex_unlock(&w->mu);
+	w->err = a->err;
+	if (a->err == PROM_OK)
+		tunehist_place(w->h, a->ts, a->vals, a->n, w->negative);
+	else
+		snprintf(w->msg, sizeof(w->msg), "%s", a->msg);
 }
 
 /* "2026-07-01T12:00:00Z" */
@@ -182,9 +203,8 @@ static int tunehist_chunk(struct fetch *f, struct config *cfg,
 {
 	struct tunehist *h = w->h;
 	struct fetch_query q;
-	struct timespec dl;
 	char from[32], to[32];
-	int e = 0, rc = 0;
+	int rc;
 
 	memset(&q, 0, sizeof(q));
 	q.backend = be;
@@ -195,24 +215,15 @@ static int tunehist_chunk(struct fetch *f, struct config *cfg,
 	q.range_s = (double)(b - 1 - a) * h->step_s;
 	tunehist_time(q.end_s - q.range_s, from);
 	tunehist_time(q.end_s, to);
-	w->done = 0;
 	w->msg[0] = '\0';
 	/* One reader: the fetch module's fair queues are for servers. */
-	if (fetch_submit(f, "staffer-tune", &q, 1, tunehist_done, w)) {
+	rc = ask_wait(f, "staffer-tune", &q, timeout_s, tunehist_done, w);
+	if (rc > 0) {
 		snprintf(err, errlen, "the fetch thread refused the query "
 			 "(out of memory?)");
 		return 1;
 	}
-	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_sec += (time_t)ceil(timeout_s);
-	pthread_mutex_lock(&w->mu);
-	while (!w->done && e != ETIMEDOUT)
-		e = pthread_cond_timedwait(&w->cv, &w->mu, &dl);
-	if (!w->done)
-		rc = -1;
-	pthread_mutex_unlock(&w->mu);
-	if (rc) {
-		fetch_stop(f);      /* completes the job: the callback runs */
+	if (rc < 0) {
 		snprintf(err, errlen, "range %s to %s: no answer within %g s "
 			 "(--timeout)", from, to, timeout_s);
 		return 1;
@@ -232,20 +243,11 @@ int tunehist_fetch(struct fetch *f, struct config *cfg,
 {
 	struct tunehist_wait w;
 	size_t a, b, i, nchunks, per = PROM_RANGE_MAX;
-	int rc = 1;
+	int rc;
 
 	memset(&w, 0, sizeof(w));
 	if (h->n < 2) {
 		snprintf(err, errlen, "a history needs at least 2 points");
-		return 1;
-	}
-	if (pthread_mutex_init(&w.mu, NULL)) {
-		snprintf(err, errlen, "pthread_mutex_init failed");
-		return 1;
-	}
-	if (pthread_cond_init(&w.cv, NULL)) {
-		pthread_mutex_destroy(&w.mu);
-		snprintf(err, errlen, "pthread_cond_init failed");
 		return 1;
 	}
 	w.h = h;
@@ -261,11 +263,7 @@ int tunehist_fetch(struct fetch *f, struct config *cfg,
 		rc = tunehist_chunk(f, cfg, be, query, timeout_s, &w, a, b,
 				    err, errlen);
 		if (rc)
-			goto out;
+			return rc;
 	}
-	rc = 0;
-out:
-	pthread_cond_destroy(&w.cv);
-	pthread_mutex_destroy(&w.mu);
-	return rc;
+	return 0;
 }

@@ -68,6 +68,19 @@ void tunehist_gaps(const struct tunehist *h, size_t a, size_t b,
  */
 size_t tunehist_trim(struct tunehist *h, size_t k);
 
+/*
+ * Mark missing the points of h that its query's fallback made up: present
+ * in h where measured (the query without its fallback, on the same grid)
+ * has no point, unless up (the fallback's `up` guard as max(up{...}), or
+ * NULL) says the exporter was there (>= 1) at that point.  A `... or
+ * vector(0)` reads 0 through a failed scrape; those zeros are gaps, not
+ * zero traffic.  Returns the points marked, with their runs and the
+ * longest run in *runs and *longest (may be NULL).
+ */
+size_t tunehist_unfallback(struct tunehist *h, const struct tunehist *measured,
+			   const struct tunehist *up, size_t *runs,
+			   size_t *longest);
+
 /* The index of the first present point, or h->n when there is none. */
 size_t tunehist_first(const struct tunehist *h);
 

@@ -50,6 +50,7 @@
 #include "opt.h"
 #include "peak.h"
 #include "policy.h"
+#include "promql.h"
 #include "sim.h"
 #include "simplot.h"
 #include "simrng.h"
@@ -258,6 +259,11 @@ struct tune_hist {
 	double step_s;
 	size_t points, missing, runs, negative;
 	double longest_gap_s;
+	size_t fallback_points;       /* zeros the query's fallback made
+				       * up (`or vector(0)`), now gaps */
+	size_t fallback_runs;
+	double fallback_longest_s;
+	char fallback[96];            /* that fallback, as written */
 	double rate_mean, rate_peak;  /* req/s over the data used */
 	double w_mean;                /* s, arrival-weighted */
 	const char *w_source;         /* "serviceTimeQuery", ... */
@@ -616,6 +622,78 @@ static size_t tune_keys(struct tune_key *keys, const struct meta *m,
 /* ---- reading the history -------------------------------------------------- */
 
 /*
+ * The zeros of the arrival rate that its fallback made up: a `... or
+ * vector(0)` reads 0 through a failed scrape, which is a gap, not zero
+ * traffic.  Reads the query's measured part (promql_measured()) over the
+ * same grid, and max(up{...}) when an `up` guard is there, and marks
+ * missing the points only the fallback answered (tunehist_unfallback()).
+ * 0, or the exit status with the message printed.
+ */
+static int tune_unfallback(struct fetch *f, struct config *cfg,
+			   const struct backend *be, const char *query,
+			   double timeout, struct tunehist *rate,
+			   struct tune_hist *hi, struct tune_progress *pr)
+{
+	struct promql_ast a;
+	struct promql_fallback fb;
+	struct tunehist meas, up;
+	char measured[META_QUERY_MAX + 16], upq[512], sel[400];
+	char err[TUNE_ERR_MAX];
+	const struct promql_node *o;
+	size_t at, runs = 0, longest = 0;
+	int rc = 0, r;
+
+	memset(&meas, 0, sizeof(meas));
+	memset(&up, 0, sizeof(up));
+	if (promql_parse(&a, query, strlen(query), NULL))
+		return 0;       /* the backend took it: nothing to read here */
+	if (!promql_fallback(&a, &fb) ||
+	    !promql_measured(&a, measured, sizeof(measured)))
+		goto out;
+	o = &a.nodes[fb.node];
+	for (at = a.nodes[o->lhs].end; at < o->end &&
+	     (query[at] == ' ' || query[at] == '\t' || query[at] == '\n');
+	     at++)
+		;
+	snprintf(hi->fallback, sizeof(hi->fallback), "%.*s",
+		 (int)(o->end - at), query + at);
+	rc = 1;
+	if (tunehist_init(&meas, rate->start_s, rate->step_s, rate->n) ||
+	    (fb.up >= 0 && tunehist_init(&up, rate->start_s, rate->step_s,
+					 rate->n))) {
+		fprintf(stderr, TUNE_PROG ": out of memory\n");
+		goto out;
+	}
+	pr->what = "arrivalRateQuery without its fallback";
+	r = tunehist_fetch(f, cfg, be, measured, timeout, &meas, NULL,
+			   tune_chunk_progress, pr, err, sizeof(err));
+	if (!r && fb.up >= 0) {
+		snprintf(upq, sizeof(upq), "max(%s)",
+			 promql_text(&a, fb.up, sel, sizeof(sel)));
+		pr->what = "the fallback's up";
+		r = tunehist_fetch(f, cfg, be, upq, timeout, &up, NULL,
+				   tune_chunk_progress, pr, err, sizeof(err));
+	}
+	if (r) {
+		fprintf(stderr, TUNE_PROG ": arrivalRateQuery without its "
+			"fallback: %s (backend '%s')\n", err, be->name);
+		rc = r;
+		goto out;
+	}
+	hi->fallback_points = tunehist_unfallback(rate, &meas,
+						  fb.up >= 0 ? &up : NULL,
+						  &runs, &longest);
+	hi->fallback_runs = runs;
+	hi->fallback_longest_s = (double)longest * rate->step_s;
+	rc = 0;
+out:
+	tunehist_release(&meas);
+	tunehist_release(&up);
+	promql_release(&a);
+	return rc;
+}
+
+/*
  * The traffic from the backend: both series over the grid, the checks,
  * then one trace from the first point with data to the end, service
  * times from W.  0, or the exit status with the message printed.
@@ -713,6 +791,13 @@ static int tune_from_backend(const struct tune_opts *o, const struct meta *m,
 			fprintf(stderr, TUNE_PROG ": out of memory\n");
 			goto out;
 		}
+	}
+	/* zeros made up by a fallback (`or vector(0)`) are gaps */
+	r = tune_unfallback(f, cfg, be, m->arrival_rate_query, timeout, &rate,
+			    hi, &pr);
+	if (r) {
+		rc = r;
+		goto out;
 	}
 	/* the points whose rate() window reaches into a gap read low */
 	tunehist_trim(&rate, (size_t)ceil(m->rate_window_s / o->step_s -
@@ -939,6 +1024,15 @@ static void tune_text(const struct tune_opts *o, const struct trigsel *ts,
 			printf(", %zu negative read as missing",
 			       hi->negative);
 		printf("\n");
+		if (hi->fallback_points)
+			printf("gaps       %zu points read 0 only through the "
+			       "query's fallback '%s' (its measured part had "
+			       "no data%s): %zu stretches, the longest %g s, "
+			       "counted as gaps, not as zero traffic\n",
+			       hi->fallback_points, hi->fallback,
+			       strstr(hi->fallback, "up") ? " and up said the "
+			       "exporter was not there" : "",
+			       hi->fallback_runs, hi->fallback_longest_s);
 	}
 	printf("traffic    mean %.4g req/s", hi->rate_mean);
 	if (!hi->offline)
@@ -1045,6 +1139,10 @@ static int tune_json(const struct tune_opts *o, const struct trigsel *ts,
 	    !cJSON_AddNumberToObject(h, "missing", (double)hi->missing) ||
 	    !cJSON_AddNumberToObject(h, "gaps", (double)hi->runs) ||
 	    !cJSON_AddNumberToObject(h, "negative", (double)hi->negative) ||
+	    !cJSON_AddNumberToObject(h, "fallback_zeros",
+				     (double)hi->fallback_points) ||
+	    !cJSON_AddNumberToObject(h, "fallback_zero_stretches",
+				     (double)hi->fallback_runs) ||
 	    !cJSON_AddNumberToObject(h, "rate_mean", hi->rate_mean) ||
 	    !cJSON_AddNumberToObject(h, "service_time_mean", hi->w_mean) ||
 	    !cJSON_AddStringToObject(h, "service_time_source",

@@ -137,7 +137,8 @@ has_line "all errors: slotsPerReplica" out "$FIX/all-errors.yaml:31:\
 
 lint "$FIX/metric-name.yaml"
 status "duplicate metricName" 1
-lines "duplicate metricName" 1
+# the error, and the warning that a cpu trigger shares the object
+lines "duplicate metricName" 2
 has_line "duplicate metricName" out "$FIX/metric-name.yaml:33: ScaledObject\
  llm/chat trigger 2: metadata 'metricName': 'staffer' is also trigger 0's:\
  staffer reports each trigger's target and signals per ScaledObject and\
@@ -301,11 +302,95 @@ contains "sum by (pod)" out "$FIX/query-shape.yaml:30: warning:\
  ScaledObject llm/shapes trigger 0: metadata 'currentReplicasQuery' may\
  return several series"
 
+# ---- the queries parsed, their units, silent zeros (issue 24) --------------
+# One ScaledObject per mistake in signals.yaml: each finding names the key
+# and says what to write instead.
+
+S="$FIX/signals.yaml"
+lint "$S"
+status "signals: syntax errors are errors" 1
+lines "signals: one finding per mistake" 14
+P="$S:30: ScaledObject llm/unclosed trigger 0: metadata 'arrivalRateQuery'"
+contains "unclosed parenthesis" out "$P is not valid PromQL, and the backend\
+ refuses it: at character 4, the '(' of 'sum(' here is never closed"
+P="$S:62: ScaledObject llm/no-range trigger 0: metadata 'arrivalRateQuery'"
+contains "rate() without a range" out "$P is not valid PromQL, and the backend\
+ refuses it: at character 10, rate() wants a range vector as argument 1,\
+ e.g. rate(x[5m]), got an instant vector: add a range such as [5m]"
+P="$S:94: ScaledObject llm/extra-paren trigger 0: metadata 'arrivalRateQuery'"
+contains "an extra parenthesis" out "$P is not valid PromQL, and the backend\
+ refuses it: at character 44, unexpected ')': it closes no '('"
+P="$S:126: ScaledObject llm/offset-call trigger 0: metadata 'arrivalRateQuery'"
+contains "offset on a call" out "$P is not valid PromQL, and the backend\
+ refuses it: at character 44, 'offset' applies to a selector"
+contains "offset on a call: the fix" out "move it into the call, e.g.\
+ rate(x[5m] offset 1h)"
+P="$S:158: warning: ScaledObject llm/increase trigger 0: metadata"
+contains "increase()" out "$P 'arrivalRateQuery' is in requests per 60 s\
+ (increase(requests_total{model=\"chat\"}[1m])), and staffer wants requests\
+ per second: use rate() instead of increase(), or divide by 60"
+P="$S:191: warning: ScaledObject llm/triton-us trigger 0: metadata"
+contains "Triton's _us" out "$P 'serviceTimeQuery' is in microseconds\
+ ('nv_inference_request_duration_us{model=\"whisper\"}[5m]'), and staffer\
+ wants seconds: divide by 1e6"
+P="$S:223: warning: ScaledObject llm/ms-time trigger 0: metadata"
+contains "serviceTime in ms" out "$P 'serviceTime' is 1500 s (25 min) a\
+ request: serviceTime is in seconds; if that is milliseconds, write \"1.5\""
+P="$S:254: warning: ScaledObject llm/bare-zero trigger 0: metadata"
+contains "or vector(0)" out "$P 'arrivalRateQuery' ends in 'or vector(0)':\
+ when the scrape fails or the metric is renamed it reads 0"
+contains "or vector(0): the guarded form, from the query's job" out "guard\
+ the fallback so that it reads 0 only while the exporter is up: ... or\
+ (0 * max(up{job=\"gateway\"} == 1)) (docs/cookbook.md)"
+P="$S:286: warning: ScaledObject llm/on-zero trigger 0: metadata"
+contains "or on() vector(0)" out "$P 'arrivalRateQuery' ends in 'or on()\
+ vector(0)'"
+P="$S:318: warning: ScaledObject llm/up-zero trigger 0: metadata"
+contains "a guard without == 1" out "$P 'arrivalRateQuery': the fallback\
+ '(0 * max(up{job=\"gateway\"}))' reads 0 while the exporter is down too (up\
+ is then 0, not absent): keep only the targets that are up, e.g. 0 *\
+ max(up{job=\"gateway\"} == 1)"
+P="$S:339: warning: ScaledObject llm/modifiers:"
+contains "scalingModifiers" out "$P spec.advanced.scalingModifiers: KEDA\
+ hands the HPA the formula's result"
+contains "scalingModifiers: the fix" out "remove scalingModifiers"
+P="$S:389: warning: ScaledObject llm/more-triggers trigger 1:"
+contains "a cpu trigger beside staffer" out "$P a trigger of type 'cpu' in\
+ staffer's ScaledObject: the HPA scales to the highest of the triggers'\
+ answers"
+contains "other triggers: the fix" out "give staffer's trigger a\
+ ScaledObject of its own, or remove this one"
+contains "a prometheus trigger beside staffer" out "$S:393: warning:\
+ ScaledObject llm/more-triggers trigger 2: a trigger of type 'prometheus'"
+P="$S:410: warning: ScaledObject llm/static-fallback:"
+contains "a static fallback" out "$P spec.fallback has no behavior (KEDA's\
+ default is static): during a metrics outage KEDA then sets the fleet to\
+ fallback.replicas (4 replicas, where maxReplicaCount allows 20)"
+contains "a static fallback: the fix" out "set behavior:\
+ currentReplicasIfHigher"
+# The fixes lint names make each object clean again.
+sed -e 's/\[1m\])$/[1m]))/' -e 's/{model="chat"}))$/{model="chat"}[1m]))/' \
+	-e 's/\[1m\])))$/[1m]))/' -e 's/\[1m\]) offset 5m)$/[1m] offset 5m))/' \
+	-e 's/increase(/rate(/' -e 's/\[5m\])) \/ sum(rate(nv_inference_request_success{model="whisper"}\[5m\]))$/[5m])) \/ sum(rate(nv_inference_request_success{model="whisper"}[5m])) \/ 1e6/' \
+	-e 's/"1500"/"1.5"/' \
+	-e 's/ or vector(0)$/ or (0 * max(up{job="gateway"} == 1))/' \
+	-e 's/ or on() vector(0)$/ or (0 * max(up{job="gateway"} == 1))/' \
+	-e 's/(0 \* max(up{job="gateway"}))$/(0 * max(up{job="gateway"} == 1))/' \
+	-e '/^    scalingModifiers:/,/target: "1"/d' \
+	-e '/- type: cpu/,/threshold: "20"/d' \
+	"$S" | awk '/name: static-fallback/ { f = 1 }
+		f && /replicas: 4/ { print; print "    behavior: currentReplicasIfHigher"; f = 0; next }
+		{ print }' >"$TMP/signals-fixed.yaml"
+lint --strict "$TMP/signals-fixed.yaml"
+status "signals, fixed as lint says" 0
+quiet "signals, fixed as lint says"
+
 # ---- documents and files --------------------------------------------------
 
 lint "$FIX/multi-doc.yaml"
 status "multi-doc" 1
-lines "multi-doc: only the bad object" 1
+# the bad object's error, and that it shares the object with a cpu trigger
+lines "multi-doc: only the bad object" 2
 has_line "multi-doc" out "$FIX/multi-doc.yaml:67: ScaledObject llm/embed\
  trigger 1: metadata 'serviceTime': '0' is out of range; allowed: a\
  number greater than 0 and at most 86400 seconds (default: none)"
@@ -326,13 +411,15 @@ contains "List item b" out "ScaledObject llm/b trigger 1: metadata\
  'queueName' is not a known key"
 lint --address staffer.keda "$FIX/list-merge.yaml"
 status "--address skips another scaler's trigger" 0
-quiet "--address"
+lines "--address: only that it shares the object" 2
+contains "--address: shares the object" out "ScaledObject llm/a trigger 1: a\
+ trigger of type 'external' in staffer's ScaledObject"
 # ... but still checks staffer's, whose scalerAddress comes from a merge.
 sed 's/slotsPerReplica: "32"/slotsPerReplica: "3x"/' "$FIX/list-merge.yaml" \
 	>"$TMP/merge.yaml"
 lint_stdin "$TMP/merge.yaml" --address staffer.keda -
 status "--address with a merged scalerAddress" 1
-lines "--address with a merged scalerAddress" 2
+lines "--address with a merged scalerAddress" 4
 has_line "--address with a merged scalerAddress" out "<stdin>:26: ScaledObject\
  llm/a trigger 0: metadata 'slotsPerReplica': '3x' is not a number;\
  allowed: a whole number from 1 to 100000 (default 1)"

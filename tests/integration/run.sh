@@ -9,8 +9,9 @@
 #    server's answers, then test_aws.py: SigV4 and the AWS credential
 #    chain against a fake STS, container endpoint and AMP, then
 #    test_tune.py: `staffer tune` on three days of history in TSDB
-#    blocks, ~35 s, then test_cookbook.py: docs/cookbook.md's queries,
-#    ~70 s, then test_tenant.py: multi-tenant safety, ~100 s) against
+#    blocks, ~35 s, then test_cookbook.py: docs/cookbook.md's queries
+#    against the engine emulators of engines/ and a real Prometheus,
+#    ~85 s, then test_tenant.py: multi-tenant safety, ~100 s) against
 #    build/staffer;
 # 2. their smoke subsets against build/staffer-asan (ASan+UBSan), if it
 #    exists.

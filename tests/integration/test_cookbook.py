@@ -1,39 +1,181 @@
 #!/usr/bin/python3
-"""docs/cookbook.md, tried: every block that starts with `# cookbook: NAME`
-is run against a real Prometheus scraping tests/integration/exporter.py,
-which serves that engine's metrics under their real names and labels:
-two pods of the model the block selects, plus pods of another model (or
-service) that the block must leave out.  Each query must return one
-series with the value the pods were given (within 5 %: rate() over a
-stepped counter), and `staffer explain` on the whole block must read the
-same lambda, W and Q.
+"""docs/cookbook.md, tried as a user would: every block that starts with
+`# cookbook: NAME` runs as it is written, through `staffer explain`,
+against a real Prometheus scraping emulated engines.
+
+The engines (tests/integration/engines/) are simulated fleets in real
+time whose pods export vLLM's, SGLang's, TGI's and Triton's own metric
+families; each pod is a scrape target of its own with the labels the
+Prometheus Operator gives it (namespace, service, pod, job).  The blocks
+of llm-d's endpoint picker and of the prefill/decode pools read series
+set to known values on tests/integration/exporter.py.
+
+The run, about 100 s:
+  idle      before any traffic: every engine block reads lambda 0 and Q
+            0, through the engines' own zero series (vLLM, Triton) or a
+            guarded fallback (SGLang, TGI, whose series appear at first
+            use)
+  promql    meanwhile: staffer lint and Prometheus agree on which of ~800
+            queries are PromQL
+  steady    a minute of traffic at 75 % of capacity, a pod of each engine
+            restarted halfway (drained, down 2 s, back with its counters
+            at 0): lambda and W within 2 % of the simulation's truth, S 0
+  backlog   arrivals at 200 % of capacity for 15 s: W stays the busy time
+            (within 2 %) while an e2e-latency W rises; lambda and S within
+            2 %; then the clocks stop and Q is exact
+  down      every pod's scrape fails: the blocks have no data (staffer
+            holds, then fails over) where a bare `or vector(0)` reads 0,
+            which staffer explain points out
 
     /usr/bin/python3 tests/integration/test_cookbook.py [--bin build/staffer]
-        [--smoke] [--only NAME]... [--label PREFIX]
+        [--only NAME]... [--label PREFIX]
 
-Counters run from the start of the suite; rate(...[1m]) is exact only
-once a minute of samples exists, so the suite waits for that once (about
-70 s in all).  Prints `ok N - name` per block and `N passed, N failed`.
+Prints `ok N - name` per test, the measured numbers as `# ` notes, and
+`N passed, N failed`.
 """
 
 import json
 import os
+import random
 import re
 import subprocess
 import sys
+import threading
 import time
+import urllib.parse
+import urllib.request
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 import harness as h  # noqa: E402
 from harness import note  # noqa: E402
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 COOKBOOK = os.path.join(ROOT, "docs", "cookbook.md")
-SPAN = 3000          # seconds a counter keeps rising
-TOLERANCE = 0.05
+EMULATOR = os.path.join(HERE, "engines", "emulator.py")
+TOL = 0.02            # the issue's 2 %
+WARM_S = 63           # rate(...[1m]) is exact once a minute of samples exist
+RESTART_AT_S = 25     # into the traffic: a pod of each engine restarts
+BACKLOG_S = 15
 
 test = h.Registry()
+
+# The emulated engines: fleets at 75 % of their capacity in steady state.
+# busy: each request's busy seconds, in a cycle (its mean is W's truth).
+MODELS = [
+    {"name": "vllm-llama-70b", "engine": "vllm",
+     "args": {"model_name": "llama-70b"}, "pods": 2, "slots": 16,
+     "busy": [3, 3.5, 4, 4.5, 5], "steady": 6.0, "backlog": 16.0,
+     "labels": {"namespace": "llm", "service": "vllm-llama-70b"}},
+    {"name": "sglang-llama-70b", "engine": "sglang",
+     "args": {"model_name": "llama-70b"}, "pods": 2, "slots": 16,
+     "busy": [3, 3.5, 4, 4.5, 5], "steady": 6.0, "backlog": 16.0,
+     "labels": {"namespace": "llm", "service": "sglang-llama-70b"}},
+    {"name": "tgi-llama-70b", "engine": "tgi", "pods": 2, "slots": 16,
+     "busy": [3, 3.5, 4, 4.5, 5], "steady": 6.0, "backlog": 16.0,
+     "concurrency_cap": 40,
+     "labels": {"namespace": "llm", "service": "tgi-llama-70b"}},
+    {"name": "triton-whisper", "engine": "triton",
+     "args": {"model": "whisper"}, "pods": 2, "slots": 4,
+     "busy": [1, 1.5, 2, 2.5, 3], "steady": 3.0, "backlog": 8.0,
+     "queue_cap": 8,
+     "labels": {"namespace": "speech", "service": "triton-whisper"}},
+]
+# block -> the model it reads and which rate is its lambda's truth
+ENGINE_BLOCKS = {
+    "vllm": ("vllm-llama-70b", "admitted_rate"),
+    "sglang": ("sglang-llama-70b", "completion_rate"),
+    "tgi": ("tgi-llama-70b", "admitted_rate"),
+    "triton": ("triton-whisper", "completion_rate"),
+}
+# The control: W from the end-to-end latency, as the cookbook had it
+# before, next to the busy time, both over the last `{w}`: under a
+# backlog the first rises with the wait, the second does not.
+E2E_W = {
+    "vllm": 'sum(rate(vllm:e2e_request_latency_seconds_sum{model_name='
+            '"llama-70b"}[{w}])) / sum(rate(vllm:e2e_request_latency_seconds_'
+            'count{model_name="llama-70b"}[{w}]))',
+    "sglang": 'sum(rate(sglang:e2e_request_latency_seconds_sum{model_name='
+              '"llama-70b"}[{w}])) / sum(rate(sglang:e2e_request_latency_'
+              'seconds_count{model_name="llama-70b"}[{w}]))',
+    "tgi": 'sum(rate(tgi_request_duration_sum{service="tgi-llama-70b"}[{w}]))'
+           ' / sum(rate(tgi_request_duration_count{service="tgi-llama-70b"}'
+           '[{w}]))',
+    "triton": 'sum(rate(nv_inference_request_duration_us{model="whisper"}'
+              '[{w}])) / sum(rate(nv_inference_request_success{model='
+              '"whisper"}[{w}])) / 1e6',
+}
+CONTROL_WINDOW = "15s"
+# Over CONTROL_WINDOW a few dozen completions make each mean, and a
+# scrape's lag moves one or two of them across the window's edge: the
+# block's W family is held to within 5 % of their busy time there (the
+# e2e latency's W is 45 % and more above it); the 2 % of the issue is
+# checked on the block's own 5m window.
+NOT_RISING_TOL = 0.05
+
+
+def windowed(q, w):
+    """A query with every range [..] as w."""
+    return re.sub(r"\[\d+[smhd]\]", "[%s]" % w, q).replace("{w}", w)
+
+
+# Blocks read from series set to known values on the exporter (not an
+# engine's emulator): per series its name with {pod}, "counter" (rising
+# at the given per-pod rates) or "gauge" (the per-pod values).
+STATIC = {
+    "llm-d": {
+        # two EPP replicas: requests split between them, pool gauges twice
+        "series": [
+            ('inference_objective_request_total{model_name="llama-70b",'
+             'target_model_name="llama-70b",pod="{pod}"}', "counter",
+             (1.5, 0.5)),
+            ('inference_pool_average_queue_size{name="llama-70b",'
+             'pod="{pod}"}', "gauge", (1.5, 1.5)),
+            ('inference_pool_ready_pods{name="llama-70b",pod="{pod}"}',
+             "gauge", (4, 4)),
+            ('inference_objective_request_total{model_name="mistral-7b",'
+             'target_model_name="mistral-7b",pod="{pod}"}', "counter",
+             (20, 20)),
+            ('inference_pool_average_queue_size{name="mistral-7b",'
+             'pod="{pod}"}', "gauge", (9, 9)),
+            ('inference_pool_ready_pods{name="mistral-7b",pod="{pod}"}',
+             "gauge", (9, 9)),
+        ],
+        # W comes from vLLM's emulator behind the EPP: its truth
+        "expect": {"arrivalRateQuery": 2, "queueDepthQuery": 6,
+                   "serviceTimeQuery": "vllm-llama-70b"},
+    },
+    "vllm-prefill": {
+        "series": [
+            ('vllm:request_prefill_time_seconds_count{model_name='
+             '"deepseek-r1",pod="deepseek-r1-prefill-{pod}"}', "counter",
+             (1, 1)),
+            ('vllm:request_prefill_time_seconds_sum{model_name='
+             '"deepseek-r1",pod="deepseek-r1-prefill-{pod}"}', "counter",
+             (0.8, 0.8)),
+            ('vllm:num_requests_waiting{model_name="deepseek-r1",'
+             'pod="deepseek-r1-prefill-{pod}"}', "gauge", (1, 2)),
+        ],
+        "expect": {"arrivalRateQuery": 2, "serviceTimeQuery": 0.8,
+                   "queueDepthQuery": 3},
+    },
+    "vllm-decode": {
+        "series": [
+            ('vllm:request_decode_time_seconds_count{model_name='
+             '"deepseek-r1",pod="deepseek-r1-decode-{pod}"}', "counter",
+             (1, 1)),
+            ('vllm:request_decode_time_seconds_sum{model_name='
+             '"deepseek-r1",pod="deepseek-r1-decode-{pod}"}', "counter",
+             (9, 9)),
+            ('vllm:num_requests_waiting{model_name="deepseek-r1",'
+             'pod="deepseek-r1-decode-{pod}"}', "gauge", (0, 1)),
+        ],
+        "expect": {"arrivalRateQuery": 2, "serviceTimeQuery": 9,
+                   "queueDepthQuery": 1},
+    },
+}
+SPAN = 3000
 
 
 def blocks():
@@ -57,209 +199,479 @@ def blocks():
     return out
 
 
-# What each engine's pods export.  Per series: its name with {pod} in the
-# labels, "counter" (rising at the given per-pod rates) or "gauge" (the
-# given per-pod values).  The block must read: lambda = the arrival
-# counter's total rate, W = the duration counter's total rate over the
-# request counter's, Q = the sum of the queue gauges.
-LLAMA = 'model_name="llama-70b",pod="{pod}"'
-OTHER = 'model_name="mistral-7b",pod="{pod}"'
-ENGINES = {
-    "vllm": {
-        "series": [
-            ("vllm:e2e_request_latency_seconds_count{%s}" % LLAMA, "counter", (1.2, 0.8)),
-            ("vllm:e2e_request_latency_seconds_sum{%s}" % LLAMA, "counter", (12, 8)),
-            ("vllm:num_requests_waiting{%s}" % LLAMA, "gauge", (2, 4)),
-            ("vllm:e2e_request_latency_seconds_count{%s}" % OTHER, "counter", (50, 50)),
-            ("vllm:e2e_request_latency_seconds_sum{%s}" % OTHER, "counter", (5, 5)),
-            ("vllm:num_requests_waiting{%s}" % OTHER, "gauge", (90, 90)),
-        ],
-        "expect": {"arrivalRateQuery": 2, "serviceTimeQuery": 10, "queueDepthQuery": 6},
-    },
-    "sglang": {
-        "series": [
-            ("sglang:e2e_request_latency_seconds_count{%s}" % LLAMA, "counter", (1.5, 1.5)),
-            ("sglang:e2e_request_latency_seconds_sum{%s}" % LLAMA, "counter", (12, 12)),
-            ("sglang:num_queue_reqs{%s}" % LLAMA, "gauge", (0, 5)),
-            ("sglang:e2e_request_latency_seconds_count{%s}" % OTHER, "counter", (40, 40)),
-            ("sglang:num_queue_reqs{%s}" % OTHER, "gauge", (70, 70)),
-        ],
-        "expect": {"arrivalRateQuery": 3, "serviceTimeQuery": 8, "queueDepthQuery": 5},
-    },
-    "tgi": {
-        "series": [
-            ('tgi_request_count{namespace="llm",service="tgi-llama-70b",pod="{pod}"}', "counter",
-             (0.5, 0.5)),
-            ('tgi_request_duration_count{namespace="llm",service="tgi-llama-70b",pod="{pod}"}',
-             "counter", (0.5, 0.5)),
-            ('tgi_request_duration_sum{namespace="llm",service="tgi-llama-70b",pod="{pod}"}',
-             "counter", (3, 3)),
-            ('tgi_queue_size{namespace="llm",service="tgi-llama-70b",pod="{pod}"}', "gauge", (1, 1)),
-            ('tgi_request_count{namespace="llm",service="tgi-mistral-7b",pod="{pod}"}', "counter",
-             (30, 30)),
-            ('tgi_queue_size{namespace="llm",service="tgi-mistral-7b",pod="{pod}"}', "gauge",
-             (40, 40)),
-        ],
-        "expect": {"arrivalRateQuery": 1, "serviceTimeQuery": 6, "queueDepthQuery": 2},
-    },
-    "triton": {
-        "series": [
-            ('nv_inference_request_success{model="whisper",version="1",pod="{pod}"}', "counter",
-             (2, 2)),
-            ('nv_inference_request_duration_us{model="whisper",version="1",pod="{pod}"}',
-             "counter", (3e6, 3e6)),
-            ('nv_inference_pending_request_count{model="whisper",version="1",pod="{pod}"}',
-             "gauge", (3, 0)),
-            ('nv_inference_request_success{model="resnet",version="1",pod="{pod}"}', "counter",
-             (100, 100)),
-            ('nv_inference_pending_request_count{model="resnet",version="1",pod="{pod}"}',
-             "gauge", (50, 50)),
-        ],
-        "expect": {"arrivalRateQuery": 4, "serviceTimeQuery": 1.5, "queueDepthQuery": 3},
-    },
-    "llm-d": {
-        # two EPP replicas: requests split between them, pool gauges twice
-        "series": [
-            ('inference_objective_request_total{model_name="llama-70b",'
-             'target_model_name="llama-70b",pod="{pod}"}', "counter", (1.5, 0.5)),
-            ('inference_objective_request_duration_seconds_count{model_name="llama-70b",'
-             'target_model_name="llama-70b",pod="{pod}"}', "counter", (1.5, 0.5)),
-            ('inference_objective_request_duration_seconds_sum{model_name="llama-70b",'
-             'target_model_name="llama-70b",pod="{pod}"}', "counter", (15, 5)),
-            ('inference_pool_average_queue_size{name="llama-70b",pod="{pod}"}', "gauge", (1.5, 1.5)),
-            ('inference_pool_ready_pods{name="llama-70b",pod="{pod}"}', "gauge", (4, 4)),
-            ('inference_objective_request_total{model_name="mistral-7b",'
-             'target_model_name="mistral-7b",pod="{pod}"}', "counter", (20, 20)),
-            ('inference_pool_average_queue_size{name="mistral-7b",pod="{pod}"}', "gauge", (9, 9)),
-            ('inference_pool_ready_pods{name="mistral-7b",pod="{pod}"}', "gauge", (9, 9)),
-        ],
-        "expect": {"arrivalRateQuery": 2, "serviceTimeQuery": 10, "queueDepthQuery": 6},
-    },
-    "no-counters": {
-        "series": [
-            ("vllm:num_requests_running{%s}" % LLAMA.replace("{pod}", "nc-{pod}"), "gauge", (12, 8)),
-            ("vllm:num_requests_waiting{%s}" % LLAMA.replace("{pod}", "nc-{pod}"), "gauge", (0, 0)),
-            ("vllm:num_requests_running{%s}" % OTHER.replace("{pod}", "nc-{pod}"), "gauge", (99, 99)),
-        ],
-        # shares vllm's series: lambda = (12 + 8) / 10, Q = vllm's 6 + 0
-        "expect": {"arrivalRateQuery": 2, "queueDepthQuery": 6},
-    },
-    "vllm-tokens": {
-        "series": [
-            ("vllm:generation_tokens_total{%s}" % LLAMA, "counter", (250, 150)),
-            ("vllm:time_per_output_token_seconds_count{%s}" % LLAMA, "counter", (250, 150)),
-            ("vllm:time_per_output_token_seconds_sum{%s}" % LLAMA, "counter", (12.5, 7.5)),
-            ("vllm:generation_tokens_total{%s}" % OTHER, "counter", (5000, 5000)),
-        ],
-        # 400 tokens/s at 0.05 s per token: 20 sequences decoding, as vllm's
-        "expect": {"arrivalRateQuery": 400, "serviceTimeQuery": 0.05},
-    },
-    "vllm-prefill": {
-        "series": [
-            ('vllm:request_prefill_time_seconds_count{model_name="deepseek-r1",'
-             'pod="deepseek-r1-prefill-{pod}"}', "counter", (1, 1)),
-            ('vllm:request_prefill_time_seconds_sum{model_name="deepseek-r1",'
-             'pod="deepseek-r1-prefill-{pod}"}', "counter", (0.8, 0.8)),
-            ('vllm:num_requests_waiting{model_name="deepseek-r1",pod="deepseek-r1-prefill-{pod}"}',
-             "gauge", (1, 2)),
-        ],
-        "expect": {"arrivalRateQuery": 2, "serviceTimeQuery": 0.8, "queueDepthQuery": 3},
-    },
-    "vllm-decode": {
-        "series": [
-            ('vllm:request_decode_time_seconds_count{model_name="deepseek-r1",'
-             'pod="deepseek-r1-decode-{pod}"}', "counter", (1, 1)),
-            ('vllm:request_decode_time_seconds_sum{model_name="deepseek-r1",'
-             'pod="deepseek-r1-decode-{pod}"}', "counter", (9, 9)),
-            ('vllm:num_requests_waiting{model_name="deepseek-r1",pod="deepseek-r1-decode-{pod}"}',
-             "gauge", (0, 1)),
-        ],
-        "expect": {"arrivalRateQuery": 2, "serviceTimeQuery": 9, "queueDepthQuery": 1},
-    },
-}
-# blocks whose queries also see another block's series (same model, same
-# engine): their expectations already count them
-PODS = ("a", "b")
+# ---- the emulator -------------------------------------------------------------
+
+def ctl(c, path, **q):
+    url = "http://127.0.0.1:%d%s?%s" % (c.ctl_port, path,
+                                         urllib.parse.urlencode(q))
+    with urllib.request.urlopen(url, timeout=5) as r:
+        body = r.read()
+    return json.loads(body) if path == "/truth" else body
 
 
-def start_series(c):
-    for eng in ENGINES.values():
-        for tmpl, kind, per_pod in eng["series"]:
-            for pod, v in zip(PODS, per_pod):
+def truth(c, model, window=60, w_window=300, end=None):
+    q = {"model": model, "window": window, "w_window": w_window}
+    if end is not None:
+        q["end"] = "%.6f" % end
+    return ctl(c, "/truth", **q)
+
+
+def set_rates(c, which):
+    for m in MODELS:
+        ctl(c, "/rate", model=m["name"], rate=m[which])
+
+
+# ---- staffer explain ------------------------------------------------------------
+
+def explain(c, meta, timeout=30):
+    """staffer explain --json on meta: (exit status, JSON or None, stderr,
+    the wall time just before it ran)."""
+    cmd = [c.bin, "explain", "--config", c.cfg, "--json"] + \
+        ["%s=%s" % (k, v) for k, v in meta.items()]
+    t = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    try:
+        j = json.loads(p.stdout) if p.stdout.strip() else None
+    except ValueError:
+        raise AssertionError("explain --json: not JSON: %r" % p.stdout)
+    bad = [l for l in p.stderr.splitlines()
+           if "Sanitizer" in l or "runtime error:" in l]
+    assert not bad, "sanitizer report from explain:\n%s" % p.stderr
+    return p.returncode, j, p.stderr, t
+
+
+def explain_text(c, meta):
+    cmd = [c.bin, "explain", "--config", c.cfg] + \
+        ["%s=%s" % (k, v) for k, v in meta.items()]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    return p.returncode, p.stdout, p.stderr
+
+
+def scrape_lag(c, query, t):
+    """How long before t the stalest pod of query's first counter was
+    last scraped (what a query at t cannot know yet)."""
+    sel = re.search(r"rate\((\w+(?:\{[^}]*\})?)\[", query).group(1)
+    url = "%s/api/v1/query?%s" % (c.m.prom_url, urllib.parse.urlencode(
+        {"query": "min(timestamp(%s))" % sel, "time": "%.3f" % t}))
+    r = json.loads(h.http_get(url, 2.0))["data"]["result"]
+    return max(0.0, t - float(r[0]["value"][1])) if r else 0.0
+
+
+def within(got, want, tol=TOL):
+    return want is not None and got is not None and \
+        abs(got - want) <= tol * max(abs(want), 1e-9)
+
+
+def check(what, got, want, tol=TOL):
+    assert within(got, want, tol), "%s = %s, truth %s (%.2f %% off, %.0f %% "\
+        "allowed)" % (what, got, want, 100 * (got - want) / want if want
+                      else float("nan"), 100 * tol)
+    note("%s = %.4g, truth %.4g (%+.2f %%)" % (
+        what, got, want, 100 * (got - want) / want if want else 0))
+
+
+def wait_until_traffic(c, seconds):
+    left = c.t_traffic + seconds - time.time()
+    if left > 0:
+        time.sleep(left)
+
+
+# ---- tests --------------------------------------------------------------------
+
+@test("every `# cookbook:` block of docs/cookbook.md is tried here")
+def t_blocks(c):
+    have = set(ENGINE_BLOCKS) | set(STATIC) | {"no-counters", "vllm-tokens"}
+    assert set(c.blocks) == have, "blocks %s, tried %s" % (
+        sorted(c.blocks), sorted(have))
+
+
+@test("idle: each engine block reads 0 while its pods are up, through the "
+      "engine's zero series or a guarded fallback", timeout=60)
+def t_idle(c):
+    for name, (model, _) in sorted(ENGINE_BLOCKS.items()):
+        rc, j, err, _ = explain(c, c.blocks[name])
+        assert rc == 0, "%s idle: explain exit %d: %s" % (name, rc, err)
+        assert j["arrival_rate"] == 0 and j["queue_depth"] == 0, \
+            "%s idle: lambda %g, Q %g" % (name, j["arrival_rate"],
+                                          j["queue_depth"])
+        lazy = not c.m.query("count(%s})" % c.first_series[name])
+        assert not j.get("notes"), "%s: a note on a guarded fallback: %s" % (
+            name, j.get("notes"))
+        note("%s idle: lambda 0, Q 0 (%s)" % (
+            name, "no series yet: the guarded fallback" if lazy else
+            "the engine's own zero series"))
+    # The engines whose series appear at first use: none yet (else this
+    # test would not show the fallback at work).
+    for name in ("tgi", "sglang"):
+        assert not c.m.query("count(%s})" % c.first_series[name]), \
+            "%s exports request series before any request" % name
+    # traffic from now on; a pod of each engine restarts halfway through
+    # the minute the steady checks read
+    set_rates(c, "steady")
+    c.t_traffic = time.time()
+
+    def restart():
+        time.sleep(RESTART_AT_S)
+        for m in MODELS:
+            ctl(c, "/restart", model=m["name"], pod=m["name"] + "-0",
+                down=2)
+    threading.Thread(target=restart, daemon=True).start()
+
+
+@test("promql: staffer lint and Prometheus agree on which queries are "
+      "PromQL", timeout=120)
+def t_promql(c):
+    """~800 queries, the cookbook's and mutations of them: each is valid
+    for staffer lint exactly when Prometheus' /api/v1/query takes it.
+    Differences allowed, and counted: a 3.x quoted metric name (lint takes
+    it, 2.42 does not) and a regular expression RE2 refuses for a reason
+    lint does not check (character class ranges, escapes)."""
+    rng = random.Random(24)
+    seeds = [v for b in c.blocks.values() for k, v in b.items()
+             if k.endswith("Query")]
+    seeds += [
+        "sum(rate(x[5m] offset 1h))", "histogram_quantile(0.9, sum by (le)"
+        " (rate(x_bucket[5m])))", "max_over_time(sum(q)[5m:30s])",
+        "a / on(b) group_left(c) d", "topk(3, x) > bool 1",
+        'label_replace(up, "a", "$1", "b", "(.*)")', "x @ start()",
+        "-x ^ 2 % 3 atan2 y", "count_values(\"v\", x)", "sum without (a) (x)",
+    ]
+    toks = ["(", ")", "[", "]", "{", "}", ",", "[5m]", "[5m:1m]", " or ",
+            " and ", " by (a) ", " offset 5m", " @ 100", "1", "x", "rate(",
+            "sum(", '"a"', "=", "=~", " + ", " ^ ", " > ", " bool ",
+            " on(a) ", " group_left ", "-", "vector(0)", ":", "5m", "le",
+            "nan", "0x", "1e", "topk(", "absent(", "time()", "[0s]"]
+    cases = list(seeds)
+    while len(cases) < 800:
+        s = rng.choice(seeds)
+        for _ in range(rng.randint(1, 3)):
+            pos = rng.randint(0, len(s))
+            if rng.random() < 0.5:
+                s = s[:pos] + rng.choice(toks) + s[pos:]
+            elif len(s) > 1:
+                s = s[:pos] + s[pos + rng.randint(1, 3):]
+        cases.append(s)
+    docs = []
+    for i, q in enumerate(cases):
+        docs.append("apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\n"
+                    "metadata: {name: q%d, namespace: t}\nspec:\n"
+                    "  scaleTargetRef: {name: x}\n  triggers:\n"
+                    "    - type: external\n      metadata:\n"
+                    "        scalerAddress: s:9090\n        serviceTime: \"1\"\n"
+                    "        arrivalRateQuery: %s\n" % (i, json.dumps(q)))
+    path = os.path.join(c.m.dir, "promql.yaml")
+    with open(path, "w") as fh:
+        fh.write("---\n".join(docs))
+    p = subprocess.run([c.bin, "lint", path], capture_output=True, text=True,
+                       timeout=60)
+    refused = set(int(m) for m in re.findall(
+        r"ScaledObject t/q(\d+) trigger 0: metadata 'arrivalRateQuery' is "
+        r"not valid PromQL", p.stdout))
+    allowed = mismatch = 0
+    bad = []
+    for i, q in enumerate(cases):
+        url = "%s/api/v1/query?%s" % (c.m.prom_url,
+                                      urllib.parse.urlencode({"query": q}))
+        try:
+            h.http_get(url, 5)
+            prom_ok, why = True, ""
+        except urllib.error.HTTPError as e:
+            body = json.loads(e.read())
+            prom_ok = body.get("errorType") != "bad_data"
+            why = body.get("error", "")
+        ours = i not in refused
+        if ours == prom_ok:
+            continue
+        if (ours and '{"' in q) or "error parsing regexp" in why:
+            allowed += 1
+            continue
+        mismatch += 1
+        bad.append("%r: lint %s, Prometheus %s %s" % (
+            q, "takes it" if ours else "refuses it",
+            "takes it" if prom_ok else "refuses it", why[:120]))
+    note("promql: %d queries (%d refused by lint), %d judged alike, %d "
+         "allowed differences (3.x names, RE2), %d mismatches" % (
+             len(cases), len(refused), len(cases) - allowed - mismatch,
+             allowed, mismatch))
+    assert not bad, "lint and Prometheus disagree:\n" + "\n".join(bad[:10])
+    assert len(refused) > 100, "only %d refused: the mutations are too " \
+        "gentle to test anything" % len(refused)
+
+
+# The queue time is subtracted from SGLang's latency: exact in steady
+# state, low while the queue grows (docs/cookbook.md); the test holds it
+# to "not above the truth" under a growing backlog and prints by how much
+# it is low.
+W_LOW_WHILE_GROWING = {"sglang"}
+# TGI makes its failure counter with the first refusal, so no rate() sees
+# that one (after each start of a pod); S is compared with the rest.
+S_FIRST_UNSEEN = {"tgi"}
+S_TOL_RAMP = 0.06
+
+
+def engine_check(c, name, phase, growing=False):
+    """Run block name; compare lambda, W and S with the truth."""
+    model, rate_key = ENGINE_BLOCKS[name]
+    meta = c.blocks[name]
+    rc, j, err, t = explain(c, meta)
+    assert rc == 0, "%s: explain exit %d: %s" % (name, rc, err)
+    tr = truth(c, model, end=t)
+    check("%s %s lambda" % (name, phase), j["arrival_rate"], tr[rate_key])
+    if growing and name in W_LOW_WHILE_GROWING:
+        w, want = j["service_time"], tr["busy_mean"]
+        assert w <= want * (1 + TOL), "%s %s W = %.4g rose above the busy " \
+            "time %.4g" % (name, phase, w, want)
+        note("%s %s W = %.4g, truth %.4g (%+.2f %%: the queue time of the "
+             "requests started, subtracted from the latency of those "
+             "finished, while the wait grows)" % (name, phase, w, want,
+                                                  100 * (w - want) / want))
+    else:
+        check("%s %s W" % (name, phase), j["service_time"], tr["busy_mean"])
+    if "shedRateQuery" in meta:
+        key = "shed_rate_after_first" if name in S_FIRST_UNSEEN else \
+            "shed_rate"
+        if tr[key] == 0:
+            assert j["shed_rate"] == 0, "%s: S %g, nothing shed" % (
+                name, j["shed_rate"])
+            note("%s %s S = 0, nothing shed%s" % (
+                name, phase, " (after a pod's first refusal)" if
+                tr["shed_rate"] else ""))
+        elif growing:
+            # refusals start mid-window and ramp up: rate() extrapolates
+            # the window's mean over the last scrape interval, which runs
+            # a few % low while the rate climbs, and cannot know the
+            # refusals since each pod's last scrape (on a busy machine a
+            # scrape may be a second or two late): those are allowed too
+            lag = scrape_lag(c, meta["shedRateQuery"], t)
+            recent = truth(c, model, window=3, end=t)[key]
+            slack = recent * lag / 60.0
+            tol = S_TOL_RAMP + slack / tr[key]
+            note("%s %s S: the last scrape %.2f s before the query, %.3g "
+                 "refusals/s then: %.2f %% more allowed" % (
+                     name, phase, lag, recent, 100 * slack / tr[key]))
+            check("%s %s S" % (name, phase), j["shed_rate"], tr[key], tol=tol)
+        else:
+            check("%s %s S" % (name, phase), j["shed_rate"], tr[key])
+        if tr[key]:
+            if key != "shed_rate":
+                note("%s %s: %.4g refusals/s in all, the first of each "
+                     "pod unseen by rate()" % (name, phase, tr["shed_rate"]))
+    return j, tr
+
+
+for _name in sorted(ENGINE_BLOCKS):
+    def _steady(c, name=_name):
+        wait_until_traffic(c, WARM_S)
+        model = ENGINE_BLOCKS[name][0]
+        pod = model + "-0"
+        tr = truth(c, model)
+        assert tr["pods"][pod]["generation"] == 1, \
+            "%s did not restart: %s" % (pod, tr["pods"][pod])
+        # Prometheus saw the counter go back to 0 within the window read
+        r = c.m.query('sum(resets(%s,pod="%s"}[2m]))' % (
+            c.first_series[name], pod))
+        assert r and r[0][1] >= 1, "%s: no counter reset seen: %s" % (pod, r)
+        engine_check(c, name, "steady (a pod restarted %ds ago)" %
+                     (time.time() - c.t_traffic - RESTART_AT_S))
+    test("%s: steady and across a pod restart, lambda and W within 2 %% of "
+         "the truth" % _name, timeout=WARM_S + 60)(_steady)
+
+
+@test("no-counters and vllm-tokens: from vLLM's emulator", timeout=30)
+def t_vllm_derived(c):
+    rc, j, err, t = explain(c, c.blocks["no-counters"])
+    assert rc == 0, err
+    tr = truth(c, "vllm-llama-70b", end=t)
+    # lambda = L / serviceTime with L, the busy slots, averaged over a
+    # minute: it is the truth's L / 10 (and lambda itself when W is 10)
+    check("no-counters lambda", j["arrival_rate"], tr["running_mean"] / 10)
+    note("no-counters: L / 10 = %.4g, the completions %.4g req/s" % (
+        tr["running_mean"] / 10, tr["completion_rate"]))
+    rc, j, err, t = explain(c, c.blocks["vllm-tokens"])
+    assert rc == 0, err
+    tr = truth(c, "vllm-llama-70b", end=t)
+    check("vllm-tokens lambda (tokens/s)", j["arrival_rate"], tr["token_rate"])
+    check("vllm-tokens W (s/token)", j["service_time"], tr["tpot_mean"])
+
+
+@test("llm-d, vllm-prefill, vllm-decode: from known series", timeout=30)
+def t_static(c):
+    for name, spec in STATIC.items():
+        meta = c.blocks[name]
+        for k in meta:
+            if k.endswith("Query"):
+                assert k in spec["expect"], "%s: no expectation for %s" % (
+                    name, k)
+        rc, j, err, t = explain(c, meta)
+        assert rc == 0, "%s: %s" % (name, err)
+        for k, field in (("arrivalRateQuery", "arrival_rate"),
+                         ("serviceTimeQuery", "service_time"),
+                         ("queueDepthQuery", "queue_depth")):
+            want = spec["expect"].get(k)
+            if isinstance(want, str):
+                want = truth(c, want, end=t)["busy_mean"]
+            if want is not None:
+                check("%s %s" % (name, field), j[field], want, tol=0.05)
+
+
+@test("backlog: W stays the busy time while an e2e-latency W rises; lambda "
+      "and S within 2 %; Q exact", timeout=90)
+def t_backlog(c):
+    # TGI makes its refusal counter with the first refusal, which no rate()
+    # sees: let each pod have refused once before (docs/cookbook.md)
+    ctl(c, "/refuse", model="tgi-llama-70b")
+    time.sleep(2)
+    set_rates(c, "backlog")
+    time.sleep(BACKLOG_S)
+    for name in sorted(ENGINE_BLOCKS):
+        j, tr = engine_check(c, name, "backlog", growing=True)
+        w = CONTROL_WINDOW
+        e2e = c.m.query(windowed(E2E_W[name], w))[0][1]
+        busy = c.m.query(windowed(c.blocks[name]["serviceTimeQuery"], w))
+        busy = busy[0][1]
+        rec = truth(c, ENGINE_BLOCKS[name][0], window=15, w_window=15)
+        note("%s backlog: Q %d; over the last %s the completions waited "
+             "%.2f s on average: W from the e2e latency %.4g (%+.1f %% of "
+             "their busy time %.4g), the block's W family %.4g (%+.1f %%)" % (
+                 name, tr["queue"], w, rec["queue_wait_mean"], e2e,
+                 100 * (e2e / rec["busy_mean"] - 1), rec["busy_mean"], busy,
+                 100 * (busy / rec["busy_mean"] - 1)))
+        assert tr["queue"] > 5, "%s: no backlog (Q %d)" % (name, tr["queue"])
+        assert e2e > rec["busy_mean"] * 1.05, \
+            "%s: the e2e-latency W %.4g did not rise above the busy time " \
+            "%.4g: the backlog is too small to tell them apart" % (
+                name, e2e, rec["busy_mean"])
+        assert busy < rec["busy_mean"] * (1 + NOT_RISING_TOL), \
+            "%s: the block's W family rose with the wait: %.4g, busy %.4g" \
+            % (name, busy, rec["busy_mean"])
+    # every clock stops: each gauge holds its value through two scrapes
+    ctl(c, "/freeze")
+    try:
+        time.sleep(2.5)
+        for name in sorted(ENGINE_BLOCKS):
+            model = ENGINE_BLOCKS[name][0]
+            rc, j, err, _ = explain(c, c.blocks[name])
+            assert rc == 0, err
+            q = truth(c, model)["queue"]
+            assert j["queue_depth"] == q, "%s: Q %g, truth %d" % (
+                name, j["queue_depth"], q)
+            note("%s backlog: Q = %d, exactly the truth" % (name, q))
+    finally:
+        ctl(c, "/thaw")
+    set_rates(c, "steady")
+
+
+@test("down: a failed scrape is no data, not 0; a bare `or vector(0)` reads "
+      "0 and explain says why", timeout=60)
+def t_down(c):
+    """Every pod's /metrics fails: Prometheus marks their series stale at
+    once (rates over a window still see the samples before, for that
+    window).  The blocks' queue queries then have no data, and staffer
+    would hold; the same query with a bare `or vector(0)` reads 0."""
+    for m in MODELS:
+        ctl(c, "/down", model=m["name"], seconds=120)
+    for name, (model, _) in sorted(ENGINE_BLOCKS.items()):
+        labels = [m for m in MODELS if m["name"] == model][0]["labels"]
+        c.m.wait_value('max(up{namespace="%s",service="%s"})' % (
+            labels["namespace"], labels["service"]), 0, timeout=15)
+    for name in sorted(ENGINE_BLOCKS):
+        meta = dict(c.blocks[name])
+        rc, j, err, _ = explain(c, meta)
+        assert rc == 1 and "query returned no series" in err, \
+            "%s with its pods down: exit %d, want 1 (no data): %s" % (
+                name, rc, err)
+        note("%s down: explain exit 1: %s" % (name, err.strip()[:120]))
+        # the old idiom: a bare `or vector(0)` in place of any guard
+        q = re.sub(r" or \(0 \* max\(up\{[^}]*\} == 1\)\)$", "",
+                   meta["queueDepthQuery"])
+        meta["queueDepthQuery"] = q + " or vector(0)"
+        rc, out, err = explain_text(c, meta)
+        assert rc == 0, "%s, bare or vector(0): exit %d: %s" % (name, rc, err)
+        assert re.search(r"query +queueDepthQuery = 0\n", out), out
+        assert "queueDepthQuery = 0 only because of its fallback 'or " \
+            "vector(0)'" in out, \
+            "%s: explain does not say the 0 is the fallback's:\n%s" % (
+                name, out)
+        note("%s down, a bare `or vector(0)`: Q reads 0, and explain says "
+             "it is the fallback's" % name)
+
+
+# ---- setup ------------------------------------------------------------------------
+
+def setup(c, a):
+    c.blocks = blocks()
+    c.m = h.Metrics()
+    # the exporter (static series), then the emulator, then Prometheus
+    # scraping both
+    log = open(os.path.join(c.m.dir, "exporter.log"), "wb")
+    c.m.exp = subprocess.Popen(
+        [h.PY, os.path.join(HERE, "exporter.py"), "--port",
+         str(c.m.exp_port), "--slow-port", str(c.m.slow_port)],
+        stdout=log, stderr=subprocess.STDOUT)
+    h._procs.append(c.m.exp)
+    h.wait_until(lambda: h.http_get(c.m._exp("/healthz")) == b"ok\n", 10,
+                 what="exporter")
+    cfg = {"models": [dict(m, rate=0) for m in MODELS]}
+    cfg_path = os.path.join(c.m.dir, "engines.json")
+    with open(cfg_path, "w") as fh:
+        json.dump(cfg, fh)
+    targets = os.path.join(c.m.dir, "targets.json")
+    portf = os.path.join(c.m.dir, "control.port")
+    elog = open(os.path.join(c.m.dir, "emulator.log"), "wb")
+    c.emu = subprocess.Popen([h.PY, EMULATOR, "--config", cfg_path,
+                              "--targets", targets, "--control-port-file",
+                              portf], stdout=elog, stderr=subprocess.STDOUT)
+    h._procs.append(c.emu)
+    h.wait_until(lambda: os.path.exists(portf), 10, what="emulator")
+    c.ctl_port = int(open(portf).read())
+    # Prometheus, scraping the exporter and the file_sd targets
+    h._prom_dirs.append(c.m.prom_dir)
+    r = subprocess.run(["sh", h.PROM_SH, "start", c.m.prom_dir,
+                        str(c.m.prom_port), "127.0.0.1:%d" % c.m.exp_port,
+                        "@" + targets], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=60)
+    if r.returncode:
+        raise RuntimeError("prometheus: " + r.stdout.decode(errors="replace"))
+    c.m.prom_up = True
+    c.cfg = h.write_config(os.path.join(c.m.dir, "staffer.json"),
+                           [{"name": "prom", "url": c.m.prom_url,
+                             "timeoutSeconds": 5}], ttl=0)
+    # each engine block's first counter, for the checks
+    c.first_series = {
+        "vllm": 'vllm:request_success_total{model_name="llama-70b"',
+        "sglang": 'sglang:num_requests_total{model_name="llama-70b"',
+        "tgi": 'tgi_request_count{service="tgi-llama-70b"',
+        "triton": 'nv_inference_request_success{model="whisper"',
+    }
+    # the static series
+    for spec in STATIC.values():
+        for tmpl, kind, per_pod in spec["series"]:
+            for pod, v in zip(("a", "b"), per_pod):
                 name = tmpl.replace("{pod}", pod)
                 if kind == "counter":
                     c.m.ramp(name, 0, v * SPAN, SPAN)
                 else:
                     c.m.set_raw(name, v)
-    c.t0 = time.time()
-
-
-def close(got, want):
-    return abs(got - want) <= TOLERANCE * max(abs(want), 1e-9)
-
-
-def engine_test(name):
-    def t(c):
-        meta = c.blocks[name]
-        want = ENGINES[name]["expect"]
-        for k in meta:
-            if k.endswith("Query"):
-                assert k in want, "%s: no expectation for %s (add one to ENGINES)" % (name, k)
-        # a minute of samples for rate(...[1m]) (counters started at setup)
-        wait = 65 - (time.time() - c.t0)
-        if wait > 0:
-            time.sleep(wait)
-        for k, v in want.items():
-            assert k in meta, "%s: the block has no %s" % (name, k)
-            r = h.wait_until(lambda: c.m.query(meta[k]), 10, 0.5, "%s %s" % (name, k))
-            assert len(r) == 1, "%s %s: %d series, not one: %s" % (name, k, len(r), r)
-            assert close(r[0][1], v), "%s %s = %g, want %g\n  %s" % (name, k, r[0][1], v,
-                                                                      meta[k])
-            note("%s %s = %.4g (want %g)" % (name, k, r[0][1], v))
-        # the server's own path: staffer explain on the whole block
-        cmd = [c.bin, "explain", "--config", c.cfg, "--json"] + \
-            ["%s=%s" % (k, v) for k, v in meta.items()]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
-        assert p.returncode == 0, "%s: staffer explain exit %d: %s" % (name, p.returncode,
-                                                                      p.stderr)
-        j = json.loads(p.stdout)
-        for k, field in (("arrivalRateQuery", "arrival_rate"),
-                         ("serviceTimeQuery", "service_time"),
-                         ("queueDepthQuery", "queue_depth")):
-            if k in want:
-                assert close(j[field], want[k]), "%s: explain %s = %g, want %g" % (
-                    name, field, j[field], want[k])
-        if "serviceTimeQuery" not in meta and "serviceTime" in meta:
-            assert j["service_time"] == float(meta["serviceTime"]), j["service_time"]
-        note("%s: explain says %d replicas (lambda %.3g, W %.3g, Q %.3g)" % (
-            name, j["replicas"], j["arrival_rate"], j["service_time"], j["queue_depth"]))
-    return t
-
-
-@test("every `# cookbook:` block of docs/cookbook.md has an engine setup here", smoke=True)
-def t_blocks(c):
-    assert set(c.blocks) == set(ENGINES), \
-        "blocks %s, engines %s" % (sorted(c.blocks), sorted(ENGINES))
-
-
-for _name in ENGINES:
-    test("cookbook: %s" % _name, timeout=120)(engine_test(_name))
-
-
-def setup(c, a):
-    c.blocks = blocks()
-    c.env = dict(os.environ)
-    c.m = h.Metrics().start()
-    c.cfg = h.write_config(os.path.join(c.m.dir, "staffer.json"),
-                           [{"name": "prom", "url": c.m.prom_url, "timeoutSeconds": 5}], ttl=0)
-    start_series(c)
+    # every target scraped twice, so that rate() has two samples
+    n_pods = sum(m["pods"] for m in MODELS)
+    h.wait_until(lambda: (lambda r: r and r[0][1] >= n_pods)(
+        c.m.query('count(count_over_time(up{job!="staffer-test"}[20s]) >= 3)')),
+        40, 0.5, "Prometheus scraping every emulated pod")
+    c.m.wait_value("test_zero", 0.0, timeout=20)
+    c.t_traffic = time.time()
 
 
 def teardown(c, failed):
     if getattr(c, "m", None):
         c.m.stop()
-        if failed:
-            note("logs kept: exporter and Prometheus in %s" % c.m.dir)
+    if getattr(c, "emu", None) and c.emu.poll() is None:
+        c.emu.terminate()
+        try:
+            c.emu.wait(5)
+        except subprocess.TimeoutExpired:
+            c.emu.kill()
+    if failed and getattr(c, "m", None):
+        note("logs kept: emulator, exporter and Prometheus in %s" % c.m.dir)
 
 
 if __name__ == "__main__":

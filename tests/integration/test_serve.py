@@ -10,6 +10,7 @@ client.
 Prints `ok N - name` / `not ok N - name` per test and `N passed, N failed`.
 """
 
+import json
 import math
 import os
 import random
@@ -402,6 +403,14 @@ def t_metrics_endpoint(c):
             before = scrape(url + "/metrics")
             key = 'staffer_rpc_requests_total{method="GetMetrics",code="OK"}'
             assert before[key] == 0, before[key]
+            # the error series are there at 0 before the first error, so
+            # increase() sees the first one
+            for m in ("GetMetrics", "IsActive", "StreamIsActive", "GetMetricSpec",
+                      "StreamMetricSpec"):
+                for code in ("INVALID_ARGUMENT", "UNAVAILABLE", "PERMISSION_DENIED",
+                             "DEADLINE_EXCEEDED", "INTERNAL"):
+                    k = 'staffer_rpc_requests_total{method="%s",code="%s"}' % (m, code)
+                    assert before.get(k) == 0, "%s = %r before any error" % (k, before.get(k))
             meta = c.m.signals(uniq("met"), lam=2, w=10)
             names = [uniq("so") for _ in range(3)]
             for n in names:
@@ -898,6 +907,70 @@ def t_cold_query_metrics(c):
             else:   # printed as the line's other numbers are (%.4g)
                 assert any(dec[0].endswith(" cold=" + x) for x in
                            (cold if isinstance(cold, tuple) else (cold,))), (extra, dec[0])
+    finally:
+        rc, _ = srv.stop(c.grace + 5)
+    assert rc == 0, "exit %r\n%s" % (rc, srv.log_tail())
+    assert not srv.sanitizer_reports(), srv.sanitizer_reports()
+
+
+@test("--log-format json: every line parses; lines about a ScaledObject carry its fields, "
+      "decision terms as numbers, errors their method and code", timeout=60)
+def t_json_logs(c):
+    srv = h.Staffer(c.bin, config=c.cfg, env=c.env,
+                    args=["--log-level", "debug", "--log-format", "json"])
+    srv.start(c.ready_timeout)
+    ns = "jsonns"
+    try:
+        meta = c.m.signals(uniq("json"), lam=2, w=10)
+        ok, inv, down = uniq("so"), uniq("so"), uniq("so")
+        with h.Client(srv.addr) as cl:
+            assert cl.target(meta, name=ok, ns=ns) == 27
+            assert cl.active(meta, name=ok, ns=ns)
+            expect_code(INVALID, cl.metrics_raw, dict(base_meta(), betta="1"), name=inv, ns=ns)
+            expect_code(UNAVAIL, cl.metrics_raw, dict(base_meta(), backend="dead"),
+                        name=down, ns=ns)
+
+        def parsed():
+            out = []
+            for l in srv.log().splitlines():
+                try:
+                    out.append(json.loads(l))
+                except ValueError:
+                    raise AssertionError("not a JSON line: %r" % l)
+            return out if any(o.get("code") == "UNAVAILABLE" for o in out) else None
+        lines = h.wait_until(parsed, 3, what="the UNAVAILABLE line")
+        for o in lines:
+            assert isinstance(o.get("time"), str) and o.get("level") in \
+                ("debug", "info", "warn", "error") and isinstance(o.get("msg"), str), o
+            if o.get("scaledObject") in (ok, inv, down):
+                assert o.get("namespace") == ns, o
+        dec = [o for o in lines if o["msg"].startswith("decision ") and o.get("scaledObject") == ok]
+        assert dec, "no decision line for %s:\n%s" % (ok, srv.log_tail())
+        d = dec[0]
+        assert d["trigger"] == "staffer" and d["backend"] == "prom" and \
+            d["ref"] == "%s/%s/staffer" % (ns, ok), d
+        assert d.get("method") == "GetMetrics", d
+        for term, v in (("lambda", 2), ("W", 10), ("Q", 0), ("S", 0), ("busy", 20),
+                        ("headroom", 6.708), ("drain", 0), ("boost", 0), ("raw", 27),
+                        ("target", 27), ("active", 1)):
+            assert isinstance(d.get(term), (int, float)) and abs(d[term] - v) < 1e-3, (term, d)
+        for term in ("raw", "target", "active"):
+            assert isinstance(d[term], int), (term, d)
+        assert d["down"] in ("free", "hold", "hold-no-series", "step", "margin") and \
+            d["state"] in ("memory", "observed"), d
+        # the text line's terms, each a field of the JSON line
+        for kv in d["msg"].split()[1:]:
+            k = kv.split("=", 1)[0]
+            assert k in d, "%s of the message is not a field: %s" % (k, d)
+        refused = [o for o in lines if o.get("scaledObject") == inv and o.get("code")]
+        assert refused and refused[0]["code"] == "INVALID_ARGUMENT" and \
+            refused[0]["method"] == "GetMetrics" and "betta" in refused[0]["msg"], refused
+        failed = [o for o in lines if o.get("scaledObject") == down and o.get("code")]
+        assert failed and failed[-1]["code"] == "UNAVAILABLE" and \
+            failed[-1]["method"] == "GetMetrics" and failed[-1]["backend"] == "dead", failed
+        q = [o for o in lines if o.get("backend") == "dead" and "query" in o]
+        assert q and q[0]["query"] == "test_zero", q
+        note("%d JSON lines; a decision line: %s" % (len(lines), json.dumps(d)[:300]))
     finally:
         rc, _ = srv.stop(c.grace + 5)
     assert rc == 0, "exit %r\n%s" % (rc, srv.log_tail())

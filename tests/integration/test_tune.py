@@ -95,8 +95,15 @@ def write_history(path, t0):
             lines.append('tune_req_total{case="%s"} %g %d' % (case, c, ts))
             svc_sum.append('tune_svc_sum{case="%s"} %g %d' % (case, s, ts))
             svc_cnt.append('tune_svc_count{case="%s"} %g %d' % (case, k, ts))
+    # the exporter's `up` as Prometheus records it: 0 while case "gaps"
+    # has no samples (its scrape failed), 1 otherwise
+    up = ["# TYPE up gauge"]
+    for i in range(n + 1):
+        t = i * RES
+        up.append('up{job="tune"} %d %d' % (0 if gaps_case(t) else 1,
+                                            t0 + t))
     with open(path, "w") as f:
-        f.write("\n".join(lines + svc_sum + svc_cnt + cold))
+        f.write("\n".join(lines + svc_sum + svc_cnt + cold + up))
         f.write("\n# EOF\n")
 
 
@@ -267,6 +274,61 @@ def t_gaps(c):
     assert hist["missing"] > 360 and hist["gaps"] >= 10, hist
     read_range(c, j, 30)
     meets_target(j)
+
+
+@test("zeros made up by a fallback are gaps: a bare `or vector(0)`, or a "
+      "guard without == 1, tunes as the query without it", timeout=300)
+def t_fallback_zeros(c):
+    base = 'sum(rate(tune_req_total{case="gaps"}[1m]))'
+    svc = ('serviceTimeQuery=sum(rate(tune_svc_sum{case="gaps"}[5m])) / '
+           'sum(rate(tune_svc_count{case="gaps"}[5m]))')
+    plain = tune(c, "--json", "--quiet", "arrivalRateQuery=" + base, svc)
+    assert plain.rc == 0, plain
+    p = plain.json()
+    assert p["history"]["fallback_zeros"] == 0, p["history"]
+    for fallback in (" or vector(0)", " or on() vector(0)",
+                     ' or (0 * max(up{job="tune"}))'):
+        r = tune(c, "--json", "--quiet", "arrivalRateQuery=" + base + fallback,
+                 svc)
+        assert r.rc == 0, r
+        j = r.json()
+        hist = j["history"]
+        # the 3-hour hole and the 10-minute ones: the same gaps as the
+        # query without its fallback, the same traffic, the same answer
+        assert hist["fallback_zeros"] > 360, hist
+        assert hist["fallback_zero_stretches"] >= 10, hist
+        if "up" in fallback:
+            # the guard reads 0 with up 1 before the series has its first
+            # rate() window (a true 0 by its rule): the history starts a
+            # few points earlier; the held-out day is the same
+            assert abs(hist["missing"] - p["history"]["missing"]) < 40, \
+                (hist, p["history"])
+            # (its arrivals are drawn from another first point: the
+            # replay differs by its noise, not by three hours of zeros)
+            a_, b_ = (j["current"]["held_out"]["replica_hours"],
+                      p["current"]["held_out"]["replica_hours"])
+            assert abs(a_ / b_ - 1) < 0.02, (j["current"], p["current"])
+        else:
+            assert hist["missing"] == p["history"]["missing"], \
+                (hist, p["history"])
+            assert hist["rate_mean"] == p["history"]["rate_mean"], (hist, p)
+            for who in ("current", "search_pick"):
+                if who in p:
+                    assert j[who] == p[who], (fallback, who, j[who], p[who])
+        note("'%s': %d points read 0 only through it, %d stretches: gaps; "
+             "held-out hours %.1f (%.1f without it)" % (
+                 fallback.strip(), hist["fallback_zeros"],
+                 hist["fallback_zero_stretches"],
+                 j["current"]["held_out"]["replica_hours"],
+                 p["current"]["held_out"]["replica_hours"]))
+    # guarded with == 1: no zero made up (the holes are no data already)
+    r = tune(c, "--json", "--quiet", "arrivalRateQuery=" + base +
+             ' or (0 * max(up{job="tune"} == 1))', svc)
+    assert r.rc == 0, r
+    assert r.json()["history"]["fallback_zeros"] == 0, r.json()["history"]
+    # text: the report says it
+    r = tune(c, "--quiet", "arrivalRateQuery=" + base + " or vector(0)", svc)
+    assert "read 0 only through the query's fallback 'or vector(0)'" in r.out, r
 
 
 @test("a counter that resets: rate() absorbs it; a delta() query's negative "

@@ -40,8 +40,9 @@ ScaledObjects (scaledobjects/*.yaml)
     validation does; the CRD's min <= max rule);
   - the staffer conventions: one external/external-push trigger at
     staffer.keda.svc:9090, AverageValue, fallback, scale-down
-    stabilization 0, tolerance "0", `or vector(0)` / clamp_min / sum() in
-    queries, no credentials in metadata, keys documented in
+    stabilization 0, tolerance "0", the guarded zero
+    `or (0 * max(up{...} == 1))` (never a bare `or vector(0)`) / clamp_min /
+    sum() in queries, no credentials in metadata, keys documented in
     docs/metadata.md;
   - `build/staffer calc` accepts each trigger's metadata, and the
     `staffer calc ... -> N` lines in the comments give N.
@@ -1405,7 +1406,11 @@ def t_so_conventions(path, i, d, keys):
         assert len(q.encode()) <= 4095, f"{k} is longer than 4095 bytes"
     for k in ("arrivalRateQuery", "queueDepthQuery", "shedRateQuery"):
         if k in m:
-            assert re.search(r"\bor\s+vector\(0\)\s*$", m[k].strip()), f"{k}: end with `or vector(0)` so idle reads as 0"
+            q = m[k].strip()
+            assert not re.search(r"\bor\s+(on\s*\(\s*\)\s*)?vector\(0\)", q), \
+                f"{k}: a bare `or vector(0)` reads 0 when the exporter is gone too; guard it"
+            assert re.search(r"\bor\s+\(0\s*\*\s*max\(up\{[^}]*\}\s*==\s*1\)\)\s*$", q), \
+                f"{k}: end with `or (0 * max(up{{...}} == 1))` so idle reads as 0 only while the exporter is up"
     if "serviceTimeQuery" in m:
         assert "vector(0)" not in m["serviceTimeQuery"], "serviceTimeQuery: a 0 service time would be wrong; leave NaN to staffer"
         assert "serviceTime" in m, "serviceTime: the W to use while serviceTimeQuery has no data"

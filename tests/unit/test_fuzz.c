@@ -139,6 +139,7 @@ int main(void)
 		cmocka_unit_test(test_fuzz_rates),
 		cmocka_unit_test(test_fuzz_state),
 		cmocka_unit_test(test_fuzz_lint),
+		cmocka_unit_test(test_fuzz_promql),
 	};
 
 	return cmocka_run_group_tests(tests, fz_setup, fz_teardown);

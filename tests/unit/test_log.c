@@ -3,6 +3,7 @@
  * object per line whatever the message holds (quotes, control bytes,
  * invalid UTF-8, a message longer than a line), and the format names.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -79,6 +80,52 @@ static void test_json(void **state)
 	assert_int_equal(log_format_line(buf, 3, 1, T, LOG_WARN, "x"), 0);
 }
 
+/* Fields: JSON members of their own after msg, escaped, numbers as
+ * numbers (not finite: null); the text line shows the message alone. */
+static void test_fields(void **state)
+{
+	char buf[LOG_JSON_MAX + 128], big[LOG_LINE_MAX];
+	struct log_field f[] = {
+		LOG_F_STR("namespace", "llm"),
+		LOG_F_STR("scaledObject", "chat \"x\"\n"),
+		LOG_F_NUM("lambda", 2.5),
+		LOG_F_INT("raw", 27),
+		LOG_F_NUM("z", NAN),
+		LOG_F_STR("window", NULL),    /* left out */
+	};
+	struct log_field many[LOG_FIELDS_MAX + 5];
+	cJSON *j;
+	size_t i;
+
+	(void)state;
+	log_format_fields(buf, sizeof(buf), 0, T, LOG_INFO, "decision x=1", f,
+			  6);
+	assert_string_equal(buf, T " info  decision x=1\n");
+	log_format_fields(buf, sizeof(buf), 1, T, LOG_INFO, "decision x=1", f,
+			  6);
+	json_ok(buf, "info", "decision x=1");
+	j = cJSON_Parse(buf);
+	assert_string_equal(cJSON_GetObjectItem(j, "namespace")->valuestring,
+			    "llm");
+	assert_string_equal(cJSON_GetObjectItem(j,
+			    "scaledObject")->valuestring, "chat \"x\"\n");
+	assert_true(cJSON_IsNumber(cJSON_GetObjectItem(j, "lambda")));
+	assert_true(cJSON_GetObjectItem(j, "lambda")->valuedouble == 2.5);
+	assert_true(cJSON_GetObjectItem(j, "raw")->valuedouble == 27);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "z")));
+	assert_null(cJSON_GetObjectItem(j, "window"));
+	cJSON_Delete(j);
+	/* a message as long as a line and many long fields: the line stays
+	 * valid JSON, the fields that do not fit are left out */
+	memset(big, '"', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	for (i = 0; i < LOG_FIELDS_MAX + 5; i++)
+		many[i] = (struct log_field)LOG_F_STR("k", big + 1000);
+	assert_true(log_format_fields(buf, sizeof(buf), 1, T, LOG_WARN, big,
+				      many, LOG_FIELDS_MAX + 5) < sizeof(buf));
+	json_ok(buf, "warn", NULL);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -98,6 +145,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_names),
 	};
 

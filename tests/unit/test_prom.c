@@ -195,7 +195,9 @@ static void test_empty(void **state)
 	double v = 99;
 
 	assert_int_equal(instant(DATA("vector", "[]"), &v, err), PROM_EEMPTY);
-	check_contains(err, "or vector(0)");
+	/* the guarded fallback, never a bare `or vector(0)` */
+	check_contains(err, "or (0 * max(up{");
+	assert_null(strstr(err, "or vector(0)"));
 	assert_true(v == 99);
 }
 

@@ -75,6 +75,18 @@ static void test_counts(void **state)
 	has_line(buf, "staffer_rpc_requests_total{method=\"other\","
 		 "code=\"UNKNOWN\"} 1");
 	assert_null(strstr(buf, "NoSuchMethod"));
+	/* the error series KEDA's methods can get exist at 0 from the
+	 * start, so that increase() sees the first error */
+	has_line(buf, "staffer_rpc_requests_total{method=\"GetMetricSpec\","
+		 "code=\"INVALID_ARGUMENT\"} 0");
+	has_line(buf, "staffer_rpc_requests_total{method=\"IsActive\","
+		 "code=\"UNAVAILABLE\"} 0");
+	has_line(buf, "staffer_rpc_requests_total{method=\"StreamIsActive\","
+		 "code=\"PERMISSION_DENIED\"} 0");
+	/* ... and not for Check or other */
+	assert_null(strstr(buf, "method=\"Check\",code=\"UNAVAILABLE\""));
+	assert_string_equal(stats_code_name(14), "UNAVAILABLE");
+	assert_string_equal(stats_code_name(17), "UNKNOWN");
 	/* cumulative buckets: 0.002 <= 0.0025; 0.3 <= 0.5; 7 <= 10 */
 	has_line(buf, "staffer_rpc_duration_seconds_bucket{method="
 		 "\"GetMetrics\",le=\"0.001\"} 0");

@@ -181,5 +181,7 @@ void test_fuzz_trace(void **state);
 void test_fuzz_rates(void **state);
 void test_fuzz_state(void **state);
 void test_fuzz_lint(void **state);
+/* promql.c */
+void test_fuzz_promql(void **state);
 
 #endif
