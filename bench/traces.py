@@ -197,6 +197,20 @@ def servegen_week(model, week):
                          WEEK_REPLICAS * slots)
 
 
+def servegen_4h(model, day=0):
+    """Four hours of a day in real time (the hours the rate moves most:
+    servegen_slice()), at TARGET_SLOTS busy slots: the SLO feedback's
+    cases (bench/feedback.py)."""
+    start = servegen_slice(servegen_rates(model), day)
+    return servegen_case(model, start, SLICE_S,
+                         "servegen-%s%s" % (model, "-day%d" % (day + 1)
+                                            if day else ""),
+                         "ServeGen %s, day %d, hours %g-%g in real time" %
+                         (model, day + 1, (start - day * DAY_S) / 3600,
+                          (start - day * DAY_S + SLICE_S) / 3600),
+                         SLOTS, TARGET_SLOTS)
+
+
 def servegen_day(model):
     """The one day the multimodal and reasoning models have, in real
     time, at TARGET_SLOTS busy slots."""
