@@ -81,8 +81,9 @@ RULES = [
     ], "hold on the answer x1 (auto)"),
     ("forecast", [
         ("Holt (v2)", "forecastMethod=holt"),
-        ("none", ""),
-    ], "none"),
+        ("none", "forecastMethod=none"),
+        ("auto: Holt while it beats no change", ""),
+    ], "auto: Holt while it beats no change"),
     ("surgeQuantile x peakednessMax", [
         ("surge %s, peakedness at most %s" % (ql, pk),
          ",".join(x for x in (qk, "" if pk == "2" else

@@ -144,6 +144,42 @@ static int decide_forecast(const struct meta *m, const struct decide_obs *o,
 	       MODEL_OK;
 }
 
+/*
+ * forecastMethod auto: Holt's forecast earns its place when, over the
+ * last forecastWindowSeconds of the series, its forecasts hb steps ahead
+ * (the horizon, at most a quarter of the window) missed the rate by less
+ * than DECIDE_FORECAST_EARN times what "no change" missed it by.  A ramp
+ * it follows; a burst or an on/off swing it extrapolates into the air.
+ * 0: it earned it; DECIDE_UNEARNED_WORSE or DECIDE_UNEARNED_SHORT (fewer
+ * than DECIDE_FORECAST_TESTS past forecasts to judge it by).
+ */
+static int decide_forecast_earns(const struct meta *m,
+				 const struct decide_obs *o, double horizon_s)
+{
+	size_t k = decide_tail(o->n_series, o->series_step_s,
+			       m->forecast_window_s);
+	const double *v = o->series + o->n_series - k;
+	size_t hb = (size_t)ceil(horizon_s / o->series_step_s - 1e-9);
+	size_t i, first = decide_forecast_points(m, o->series_step_s), used = 0;
+	double eh = 0, en = 0, f, lv, tr;
+
+	if (hb > k / 4)
+		hb = k / 4;
+	for (i = first - 1; hb >= 1 && i + hb < k; i++) {
+		if (forecast_holt_damped(v, i + 1, m->forecast_alpha,
+					 m->forecast_beta,
+					 m->forecast_damping, (double)hb, &f,
+					 &lv, &tr) != MODEL_OK)
+			return DECIDE_UNEARNED_WORSE;
+		eh += fabs(f - v[i + hb]);
+		en += fabs(v[i] - v[i + hb]);
+		used++;
+	}
+	if (used < DECIDE_FORECAST_TESTS)
+		return DECIDE_UNEARNED_SHORT;
+	return eh < DECIDE_FORECAST_EARN * en ? 0 : DECIDE_UNEARNED_WORSE;
+}
+
 /* The SLO correction from the miss share, the arrival series aligned with
  * it by their ends (both end now at the same step). */
 static enum model_err decide_feedback(const struct meta *m,
@@ -379,9 +415,18 @@ enum decide_err decide_observations(const struct meta *m,
 	/* Without W neither a forecast nor a held rate can be staffed;
 	 * without demand nothing is lost by leaving them out. */
 	if (s.service_time_s > 0) {
-		if (m->forecast_method == META_FORECAST_HOLT) {
+		/* The simulator's perfect forecast stands in for any
+		 * method, none included. */
+		if (m->forecast_method != META_FORECAST_NONE ||
+		    o->have_truth) {
 			d.have_forecast = decide_forecast(m, o, horizon,
 							  &d.fc);
+			if (d.have_forecast && !o->have_truth &&
+			    m->forecast_method == META_FORECAST_AUTO)
+				d.forecast_unearned =
+					decide_forecast_earns(m, o, horizon);
+			if (d.forecast_unearned)
+				d.have_forecast = 0;
 			if (d.have_forecast)
 				s.arrival_forecast = d.fc.value;
 		}

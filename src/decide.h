@@ -81,6 +81,8 @@ struct decision {
 	int have_feedback;          /* fb and the correction were made */
 	struct feedback_info fb;
 	int have_forecast;          /* fc holds the forecast made */
+	int forecast_unearned;      /* forecastMethod auto: Holt's forecast
+				     * is left out: DECIDE_UNEARNED_* */
 	struct forecast fc;
 	int peak_measured;          /* z was estimated from the series */
 	double peak_raw;            /* the estimate before clamping */
@@ -113,6 +115,14 @@ struct decision {
  */
 void decide_series_query(const struct meta *m, double *range_s,
 			 double *step_s);
+
+/* forecastMethod auto: Holt's forecast must have missed by less than this
+ * share of what "no change" missed by, over at least this many of its
+ * past forecasts on the series (decide.c). */
+#define DECIDE_FORECAST_EARN 0.8
+#define DECIDE_FORECAST_TESTS 3
+#define DECIDE_UNEARNED_WORSE 1  /* no better than "no change" */
+#define DECIDE_UNEARNED_SHORT 2  /* too few past forecasts to judge */
 
 /*
  * The surge headroom's range query of arrivalRateQuery (safety.h):

@@ -172,6 +172,7 @@ static const struct meta_choice meta_hold_ons[] = {
 };
 
 static const struct meta_choice meta_forecasts[] = {
+	{ "auto", META_FORECAST_AUTO },
 	{ "holt", META_FORECAST_HOLT },
 	{ "none", META_FORECAST_NONE },
 	{ NULL, 0 },
@@ -488,9 +489,11 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	[MK_FORECAST_METHOD] = {
 		.name = "forecastMethod", .type = META_T_ENUM,
 		.flags = META_F_WINDOW,
-		.def = META_FORECAST_NONE, .note = "default none",
+		.def = META_FORECAST_AUTO, .note = "default auto",
 		.what = "how the arrival rate one lead time ahead is "
-			"forecast: Holt's linear trend, or not at all",
+			"forecast: Holt's linear trend while it beats \"no "
+			"change\" on the series (auto), always (holt), or "
+			"not at all",
 		.example = "none",
 		.choices = meta_forecasts, .store = meta_store_forecast,
 	},
@@ -1239,8 +1242,8 @@ static const char *meta_idle_holt(const struct meta *m, int need_queries)
 
 	if (idle)
 		return idle;
-	return m->forecast_method == META_FORECAST_HOLT ? NULL
-		: "while 'forecastMethod' is none (the default)";
+	return m->forecast_method != META_FORECAST_NONE ? NULL
+		: "while 'forecastMethod' is none";
 }
 
 /* calc and simulate take S and Q as numbers, not queries. */
@@ -1286,14 +1289,14 @@ static const struct meta_rule meta_rules[] = {
 	{ MK_FORECAST_WINDOW, meta_idle_forecast,
 	  "when the forecast is on ('coldStartSeconds' above 0)" },
 	{ MK_FORECAST_ALPHA, meta_idle_holt,
-	  "to Holt's forecast ('forecastMethod: holt', 'coldStartSeconds' "
-	  "above 0)" },
+	  "to Holt's forecast ('forecastMethod' auto or holt, "
+	  "'coldStartSeconds' above 0)" },
 	{ MK_FORECAST_BETA, meta_idle_holt,
-	  "to Holt's forecast ('forecastMethod: holt', 'coldStartSeconds' "
-	  "above 0)" },
+	  "to Holt's forecast ('forecastMethod' auto or holt, "
+	  "'coldStartSeconds' above 0)" },
 	{ MK_FORECAST_DAMPING, meta_idle_holt,
-	  "to Holt's forecast ('forecastMethod: holt', 'coldStartSeconds' "
-	  "above 0)" },
+	  "to Holt's forecast ('forecastMethod' auto or holt, "
+	  "'coldStartSeconds' above 0)" },
 	{ MK_FORECAST_METHOD, meta_idle_forecast,
 	  "when the forecast is on ('coldStartSeconds' above 0)" },
 	{ MK_SCALE_DOWN_HOLD_ON, meta_idle_hold,

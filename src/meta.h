@@ -56,6 +56,8 @@ enum meta_hold_on {
 enum meta_forecast {
 	META_FORECAST_HOLT = 0,
 	META_FORECAST_NONE,
+	META_FORECAST_AUTO,    /* Holt's, while it has beaten "no change"
+				* on the series (decide.h) */
 };
 /* slaTarget and feedbackWindowSeconds by default. */
 #define META_SLA_TARGET_DEFAULT 0.99

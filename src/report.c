@@ -97,6 +97,14 @@ static void text_series(FILE *fp, const struct report *r)
 		fprintf(fp, "forecast   off: coldStartSeconds is 0\n");
 	else if (m->forecast_method == META_FORECAST_NONE && !o->have_truth)
 		fprintf(fp, "forecast   none (forecastMethod none)\n");
+	else if (d->forecast_unearned == DECIDE_UNEARNED_WORSE)
+		fprintf(fp, "forecast   none: Holt's past forecasts on the series "
+			"did no better than \"no change\" (forecastMethod "
+			"auto)\n");
+	else if (d->forecast_unearned)
+		fprintf(fp, "forecast   none yet: too few of Holt's past "
+			"forecasts on the series to judge it by (forecastMethod "
+			"auto: %d or more)\n", DECIDE_FORECAST_TESTS);
 	else if (d->have_forecast && o->have_truth)
 		fprintf(fp, "forecast   lambda-hat = %g req/s (the simulator's "
 			"truth), %s\n", d->fc.value, d->b.forecast_used ?
@@ -402,7 +410,9 @@ int report_json(cJSON *o, const struct report *r)
 		add_num(o, "surge_rises", (double)d->sg.rises, &bad);
 	}
 	add_str(o, "forecast_method", m->forecast_method ==
-		META_FORECAST_HOLT ? "holt" : "none", &bad);
+		META_FORECAST_HOLT ? "holt" : m->forecast_method ==
+		META_FORECAST_AUTO ? "auto" : "none", &bad);
+	add_bool(o, "forecast_unearned", d->forecast_unearned != 0, &bad);
 	add_str(o, "hold_on", m->hold_on == META_HOLD_ANSWER ? "answer" :
 		"rate", &bad);
 	add_bool(o, "hold_memory", d->hold_memory, &bad);

@@ -158,6 +158,7 @@ static int policy_v2(struct meta *m, char *err, size_t errlen)
 	static const char *const kv[][2] = {
 		{ "scaleDownHoldOn", "rate" },
 		{ "forecastMethod", "holt" },
+		{ "drainSeconds", "30" },
 		{ "surgeQuantile", "0" },
 	};
 	struct meta_error me;

@@ -164,7 +164,8 @@ static void test_series_query(void **state)
 
 /* Holt's forecast (forecastMethod: holt) raises lambda on a ramp, once
  * the series covers half of forecastWindowSeconds, and looks
- * coldStartSeconds + the lag ahead; by default there is none. */
+ * coldStartSeconds + the lag ahead; auto (the default) only once its
+ * past forecasts can be judged, none never. */
 static void test_forecast_from_series(void **state)
 {
 	double ramp[21];
@@ -178,7 +179,13 @@ static void test_forecast_from_series(void **state)
 	obs_ramp(&o, ramp);
 	assert_int_equal(run(&m, &o, NULL, 0, &sig, &without), DECIDE_OK);
 	assert_false(without.have_forecast);
+	assert_int_equal(without.forecast_unearned, DECIDE_UNEARNED_SHORT);
 	assert_true(sig.arrival_forecast == 0);
+	meta_release(&m);
+	meta_with(&m, "peakedness", "off", "forecastMethod", "none", NULL);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &without), DECIDE_OK);
+	assert_false(without.have_forecast);
+	assert_int_equal(without.forecast_unearned, 0);
 	meta_release(&m);
 	meta_with(&m, "peakedness", "off", "forecastMethod", "holt", NULL);
 	assert_int_equal(run(&m, &o, NULL, 0, &sig, &with), DECIDE_OK);
@@ -713,6 +720,48 @@ static void test_peak_tail(void **state)
 }
 
 /*
+ * forecastMethod auto: Holt's forecast counts while its past forecasts
+ * on the series beat "no change" by DECIDE_FORECAST_EARN: on a ramp of 41
+ * points it does (its trend is exact), on a rate that swings every 8
+ * points it does not, and holt uses it there all the same.
+ */
+static void test_forecast_auto(void **state)
+{
+	double ramp[41], swing[41];
+	struct meta m;
+	struct decide_obs o;
+	struct model_signals sig;
+	struct decision d;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 41; i++) {
+		ramp[i] = 1 + 0.25 * (double)i;
+		swing[i] = (i / 8) % 2 ? 18 : 10;
+	}
+	meta_with(&m, "peakedness", "off", NULL);
+	memset(&o, 0, sizeof(o));
+	o.arrival_rate = ramp[40];
+	o.w_measured = 10;
+	obs_series(&o, ramp, 41);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.have_forecast && d.b.forecast_used);
+	assert_int_equal(d.forecast_unearned, 0);
+	/* 180 s ahead: 12 steps of 0.25 from 11 */
+	assert_true(fabs(sig.arrival_forecast - 14) < 1e-9);
+	o.arrival_rate = swing[40];
+	obs_series(&o, swing, 41);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_false(d.have_forecast);
+	assert_int_equal(d.forecast_unearned, DECIDE_UNEARNED_WORSE);
+	meta_release(&m);
+	meta_with(&m, "peakedness", "off", "forecastMethod", "holt", NULL);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.have_forecast);
+	meta_release(&m);
+}
+
+/*
  * The answer hold (scaleDownHoldOn: answer, the default): what was asked
  * for within the last hold is kept.  A process that has not yet seen a
  * whole hold of answers holds on the rate's series as v2 did (the
@@ -870,6 +919,7 @@ int main(void)
 		cmocka_unit_test(test_forecast_from_series),
 		cmocka_unit_test(test_hold),
 		cmocka_unit_test(test_hold_stateless),
+		cmocka_unit_test(test_forecast_auto),
 		cmocka_unit_test(test_answer_hold),
 		cmocka_unit_test(test_answer_hold_restart),
 		cmocka_unit_test(test_surge),

@@ -653,7 +653,7 @@ static void test_schedule_window_rules(void **state)
 	static const char *const beta[] = { "beta", "2" };
 	static const char *const cold[] = { "coldStartSeconds", "60" };
 	static const char *const nocold[] = { "coldStartSeconds", "0" };
-	static const char *const holt[] = { "forecastMethod", "holt" };
+	static const char *const fnone[] = { "forecastMethod", "none" };
 	static const char *const queue[] = { "queueDepthQuery", "sum(q)" };
 
 	(void)state;
@@ -702,19 +702,19 @@ static void test_schedule_window_rules(void **state)
 	expect_schedule("08:00-09:00 forecastAlpha=0.5", nocold,
 			COUNT(nocold), META_ECONFLICT, "schedule", NULL);
 	expect_schedule("08:00-09:00 forecastAlpha=0.5", cold, COUNT(cold),
-			META_ECONFLICT, "schedule", NULL);
-	expect_schedule("08:00-09:00 forecastAlpha=0.5", holt, COUNT(holt),
 			META_OK, NULL, NULL);
-	expect_schedule("08:00-09:00 forecastMethod=holt forecastAlpha=0.5",
-			NULL, 0, META_OK, NULL, NULL);
-	/* Holt's knobs need Holt's forecast (none by default since v3). */
-	expect_schedule("08:00-09:00 forecastAlpha=0.5", NULL, 0,
+	expect_schedule("08:00-09:00 forecastAlpha=0.5", NULL, 0, META_OK,
+			NULL, NULL);
+	/* Holt's knobs need Holt's forecast (auto or holt). */
+	expect_schedule("08:00-09:00 forecastAlpha=0.5", fnone, COUNT(fnone),
 			META_ECONFLICT, "schedule",
 			"metadata 'schedule': window '08:00-09:00 "
 			"forecastAlpha=0.5': 'forecastAlpha' has no effect "
-			"while 'forecastMethod' is none (the default); it only "
-			"applies to Holt's forecast ('forecastMethod: holt', "
+			"while 'forecastMethod' is none; it only applies to "
+			"Holt's forecast ('forecastMethod' auto or holt, "
 			"'coldStartSeconds' above 0)");
+	expect_schedule("08:00-09:00 forecastMethod=holt forecastAlpha=0.5",
+			fnone, COUNT(fnone), META_OK, NULL, NULL);
 	/* The surge headroom's window needs the surge headroom on. */
 	expect_schedule("08:00-09:00 surgeQuantile=0 surgeWindowSeconds=3600",
 			NULL, 0, META_ECONFLICT, "schedule", NULL);
@@ -923,22 +923,24 @@ static void test_no_effect_rules(void **state)
 	assert_int_equal(meta_check(&m, 0, &err), META_OK);
 	meta_release(&m);
 
-	/* the forecast knobs need the forecast: Holt's (none by default) */
+	/* the forecast knobs need the forecast: Holt's (auto by default) */
 	meta_init(&m);
 	meta_set(&m, "forecastAlpha", "0.5", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_OK);
+	meta_set(&m, "forecastMethod", "none", NULL);
 	assert_int_equal(meta_check(&m, 0, &err), META_ECONFLICT);
 	assert_string_equal(err.msg, "metadata 'forecastAlpha' has no effect "
-			    "while 'forecastMethod' is none (the default); it "
-			    "only applies to Holt's forecast ('forecastMethod: "
-			    "holt', 'coldStartSeconds' above 0)");
+			    "while 'forecastMethod' is none; it only applies "
+			    "to Holt's forecast ('forecastMethod' auto or "
+			    "holt, 'coldStartSeconds' above 0)");
 	meta_set(&m, "forecastMethod", "holt", NULL);
 	assert_int_equal(meta_check(&m, 0, &err), META_OK);
 	meta_set(&m, "coldStartSeconds", "0", NULL);
 	assert_int_equal(meta_check(&m, 0, &err), META_ECONFLICT);
 	assert_string_equal(err.msg, "metadata 'forecastAlpha' has no effect "
 			    "while 'coldStartSeconds' is 0; it only applies "
-			    "to Holt's forecast ('forecastMethod: holt', "
-			    "'coldStartSeconds' above 0)");
+			    "to Holt's forecast ('forecastMethod' auto or "
+			    "holt, 'coldStartSeconds' above 0)");
 	meta_release(&m);
 	meta_init(&m);
 	meta_set(&m, "forecastAlpha", "0.5", NULL);
