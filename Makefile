@@ -36,6 +36,7 @@ GEN_HDR  = $(PROTOS:%=$(GEN)/%.pb-c.h)
 # the pure decision model: no I/O, no logging, no global state; its
 # public headers are include/staffer/, and it is build/libstaffer-model.a
 MODEL_SRC = src/model.c src/erlang.c src/smooth.c src/forecast.c src/peak.c \
+           src/safety.c \
            src/feedback.c
 # metadata and one decision from it, and the text helpers every layer shares
 CORE_SRC = src/arr.c src/num.c src/near.c src/mono.c src/meta.c src/decide.c src/sched.c src/tz.c src/promql.c \
@@ -51,6 +52,7 @@ TOOL_SRC = src/opt.c src/report.c src/calc.c src/explain.c src/ydoc.c src/trigse
            src/lint.c src/crd.c src/tunehist.c src/ask.c
 # the closed-loop simulator (src/sim/) and the subcommands that drive it
 SIM_SRC  = src/sim/simrng.c src/sim/simheap.c src/sim/simroute.c \
+           src/sim/clients.c src/sim/simsort.c \
            src/sim/perf.c src/sim/trace.c src/sim/simprom.c src/sim/hpa.c \
            src/sim/keda.c src/sim/demand.c src/sim/policy.c src/sim/sim.c \
            src/sim/simplot.c src/sim/simulate.c src/sim/tunesearch.c \

@@ -42,7 +42,8 @@ SEED = 1
 GOAL = 0.99
 MAXREP = 100     # every policy's maxReplicaCount (simulate's default)
 # Traces long enough for an hour's window to matter: the hour-long Azure
-# conversation trace and three four-hour ServeGen slices.
+# conversation trace and three four-hour ServeGen slices (as clients,
+# traces.servegen_4h()).
 NAMES = ("azure-conv", "servegen-language_m-large",
          "servegen-language_m-mid", "servegen-language_m-small-day8")
 CASES = ("base", "W -30 %", "W +30 %", "drift", "round-robin")
@@ -113,7 +114,9 @@ def worse(ff, fb):
 
 def main():
     t0 = time.time()
-    trs = [t for t in T.suite() if t["name"] in NAMES]
+    trs = [t for t in T.suite() if t["name"] in NAMES] + [
+        T.servegen_4h("language_m-large"), T.servegen_4h("language_m-mid"),
+        T.servegen_4h("language_m-small", day=7)]
     ws = {t["name"]: mean_w(t) for t in trs}
     jobs = [(t, c, ws[t["name"]]) for t in trs for c in CASES]
     res, bound = {}, {}

@@ -1,14 +1,27 @@
 """bench/traces.py - the traffic `make bench` and bench/tune.py replay.
 
-Every trace is scaled to the same mean offered load (TARGET_SLOTS busy
-slots, 12.5 replicas of 16 slots), so that one fleet size and one set of
-thresholds fit all of them.  Stdlib only; shared by suite.py and tune.py so
-that the defaults are chosen on exactly the traffic the report shows.
+Three kinds of case, each labelled in the reports:
+  real       per-request traces with their real arrival times (Azure),
+             overlaid to a mean of TARGET_SLOTS busy slots;
+  cv-replay  ServeGen's 10-minute rates replayed as the windows' clients,
+             each a Gamma renewal process with the window's inter-arrival
+             CV, the largest at its share (`--arrivals clients`): whole
+             weeks of the three language models in real time, and the
+             whole day the other two models have;
+  synthetic  shapes (and Mooncake's trace, whose arrivals are Poisson).
+Every case runs with cold starts that vary from replica to replica
+(lognormal, CV COLD_CV, median the nominal cold start).
+
+Stdlib only; shared by suite.py and tune.py so that the defaults are chosen
+on exactly the traffic the report shows.
 
 The subsets (docs/benchmark.md, "How the defaults were chosen"):
-  TRAIN    the traces the default metadata was chosen on (bench/tune.py);
-  HOLDOUT  every other trace, never looked at while choosing, among them
-           ServeGen days that no part of the suite used before.
+  TRAIN    the cases the default metadata was chosen on (bench/tune.py):
+           Azure conversation, the step and on/off shapes, and the FIRST
+           week (days 1-7) of ServeGen m-large, m-mid and m-small;
+  HOLDOUT  every other case, never looked at while choosing: among them
+           the SECOND week (days 8-14) of the same three models, which
+           the headline reports.
 """
 import bisect
 import csv
@@ -21,9 +34,19 @@ SLOTS = 16             # slots per replica (batch 16 in the perf model)
 TARGET_SLOTS = 200.0   # mean offered load each trace is scaled to
 SLICE_S = 14400        # ServeGen: four hours, replayed in real time
 DAY_S = 86400
+WEEK_S = 7 * DAY_S
+COLD_CV = 0.3          # replicas' cold starts: lognormal, this CV
+# A week of ServeGen is sized to WEEK_REPLICAS replicas of mean work, with
+# the most slots per replica (of WEEK_SLOTS) that keeps the week within
+# WEEK_REQ_MAX requests: the simulator's budget (a week of m-small's
+# half-second requests at 16 slots a replica would be 60 million).
+WEEK_REPLICAS = 5.0
+WEEK_SLOTS = (16, 8, 4, 2)
+WEEK_REQ_MAX = 15e6
 
-TRAIN = ("azure-conv", "servegen-language_m-large", "synthetic-step",
-         "synthetic-onoff")
+TRAIN = ("azure-conv", "synthetic-step", "synthetic-onoff",
+         "servegen-language_m-large-week1", "servegen-language_m-mid-week1",
+         "servegen-language_m-small-week1")
 
 # llama2-70b / h100 / tp4 from the Splitwise profile, as src/sim/perf.c has it
 # (used here only to pick scale factors).
@@ -53,11 +76,16 @@ def prefill_s(tokens):
     return (y0 + (y1 - y0) * (tokens - x0) / (x1 - x0)) / 1000
 
 
-def service_s(tin, tout):
-    return prefill_s(tin) + tout * TOKEN_MS_16 / 1000
+# token_time at batch 1-16 for the same model (ms), for the weeks' smaller
+# replicas.
+TOKEN_MS = {1: 29.4062, 2: 29.9921, 4: 29.9841, 8: 31.4136, 16: TOKEN_MS_16}
 
 
-def csv_trace(name, rel, what):
+def service_s(tin, tout, slots=SLOTS):
+    return prefill_s(tin) + tout * TOKEN_MS[slots] / 1000
+
+
+def csv_trace(name, rel, what, label="real"):
     path = os.path.join(TRACES, rel)
     with open(path) as fp:
         rows = list(csv.reader(fp))[1:]
@@ -65,7 +93,7 @@ def csv_trace(name, rel, what):
     work = sum(service_s(float(r[1]), float(r[2])) for r in rows)
     load = work / span
     k = max(1, round(TARGET_SLOTS / load))
-    return dict(name=name, kind="csv", what=what,
+    return dict(name=name, kind="csv", label=label, slots=SLOTS, what=what,
                 args=["--trace", path, "--overlay", str(k)],
                 scale="%d shifted copies (overlay %d, copy i shifted by "
                       "i x span / %d), %.0f-s span; %.1f busy slots per "
@@ -107,88 +135,126 @@ def servegen_slice(rates, day):
     return best[1]
 
 
-def servegen_trace(model, day=0, compress=1.0):
-    """A ServeGen model's rates, replayed as a Poisson process whose rate
-    runs linearly between the 10-minute windows' midpoints, scaled to
-    TARGET_SLOTS.  compress 1: a four-hour slice in real time (the rule
-    above); compress > 1: the whole day, time compressed (a sensitivity
-    row: traffic that moves that many times faster)."""
+def servegen_tokens(model, start, span):
+    """The mean input and output tokens of the 6-hour rows that overlap
+    [start, start + span) (all rows when none does)."""
+    with open(os.path.join(TRACES, "servegen", model + "_tokens_6h.csv")) \
+            as fp:
+        toks = [r for r in list(csv.reader(fp))[1:]]
+    tok = [r for r in toks if float(r[0]) < start + span and
+           float(r[0]) + 21600 > start] or toks
+    return (sum(float(r[1]) for r in tok) / len(tok),
+            sum(float(r[2]) for r in tok) / len(tok))
+
+
+def servegen_case(model, start, span, name, what, slots, busy):
+    """A ServeGen model's rates over [start, start + span) in real time,
+    replayed as its clients (--arrivals clients), scaled to `busy` busy
+    slots on replicas of `slots` slots."""
     base = os.path.join(TRACES, "servegen", model)
     rates = servegen_rates(model)
-    if compress == 1.0:
-        start, span = servegen_slice(rates, day), SLICE_S
-    else:
-        start, span = day * DAY_S, DAY_S
     win = [v for t, v in rates if start <= t < start + span]
-    with open(base + "_tokens_6h.csv") as fp:
-        toks = [r for r in list(csv.reader(fp))[1:]]
-    mid = start + span / 2
-    tok = [r for r in toks if float(r[0]) <= mid < float(r[0]) + 21600]
-    tok = tok or toks
-    tin = sum(float(r[1]) for r in tok) / len(tok)
-    tout = sum(float(r[2]) for r in tok) / len(tok)
-    w = service_s(tin, tout)
+    tin, tout = servegen_tokens(model, start, span)
+    w = service_s(tin, tout, slots)
     mean_rate = sum(win) / len(win)
-    scale = TARGET_SLOTS / (w * mean_rate)
-    name = "servegen-" + model + ("-day%d" % (day + 1) if day else "")
-    if compress != 1.0:
-        name += "-x%g" % compress
-    what = ("ServeGen %s, day %d, %s" %
-            (model, day + 1,
-             "hours %g-%g in real time" % ((start - day * DAY_S) / 3600,
-                                           (start - day * DAY_S + span)
-                                           / 3600)
-             if compress == 1.0 else "whole day, time compressed x%g" %
-             compress))
-    return dict(name=name, kind="rates", what=what,
+    scale = busy / (w * mean_rate)
+    return dict(name=name, kind="rates", label="cv-replay", slots=slots,
+                what=what,
                 args=["--rates", base + "_rate_10min.csv",
+                      "--arrivals", "clients",
                       "--rate-start", "%d" % start,
                       "--rate-span", "%d" % span,
-                      "--rate-compress", "%g" % compress,
+                      "--rate-compress", "1",
                       "--rate-scale", "%.6g" % scale,
                       "--input-mean", "%.0f" % tin,
                       "--output-mean", "%.0f" % tout],
-                scale="Poisson, rate linear between window midpoints, rate "
-                      "x%.4g (mean %.1f req/s), tokens lognormal means %.0f "
-                      "in / %.0f out" % (scale, mean_rate * scale, tin,
-                                         tout))
+                requests=mean_rate * scale * span,
+                scale="clients' renewals (window CV, largest client at its "
+                      "share), rate x%.4g (mean %.1f req/s, %.1f M "
+                      "requests), %d slots a replica, tokens lognormal "
+                      "means %.0f in / %.0f out" %
+                      (scale, mean_rate * scale,
+                       mean_rate * scale * span / 1e6, slots, tin, tout))
+
+
+def servegen_week(model, week):
+    """Days 7 week + 1 to 7 week + 7 of a language model in real time:
+    WEEK_REPLICAS replicas of mean work, on the most slots a replica that
+    keeps the week within WEEK_REQ_MAX requests."""
+    start = week * WEEK_S
+    rates = servegen_rates(model)
+    mean_rate = (sum(v for t, v in rates if start <= t < start + WEEK_S) /
+                 len([t for t, v in rates if start <= t < start + WEEK_S]))
+    tin, tout = servegen_tokens(model, start, WEEK_S)
+    for slots in WEEK_SLOTS:
+        busy = WEEK_REPLICAS * slots
+        if busy / service_s(tin, tout, slots) * WEEK_S <= WEEK_REQ_MAX:
+            break
+    return servegen_case(model, start, WEEK_S,
+                         "servegen-%s-week%d" % (model, week + 1),
+                         "ServeGen %s, days %d-%d in real time" %
+                         (model, 7 * week + 1, 7 * week + 7), slots,
+                         WEEK_REPLICAS * slots)
+
+
+def servegen_4h(model, day=0):
+    """Four hours of a day in real time (the hours the rate moves most:
+    servegen_slice()), at TARGET_SLOTS busy slots: the SLO feedback's
+    cases (bench/feedback.py)."""
+    start = servegen_slice(servegen_rates(model), day)
+    return servegen_case(model, start, SLICE_S,
+                         "servegen-%s%s" % (model, "-day%d" % (day + 1)
+                                            if day else ""),
+                         "ServeGen %s, day %d, hours %g-%g in real time" %
+                         (model, day + 1, (start - day * DAY_S) / 3600,
+                          (start - day * DAY_S + SLICE_S) / 3600),
+                         SLOTS, TARGET_SLOTS)
+
+
+def servegen_day(model):
+    """The one day the multimodal and reasoning models have, in real
+    time, at TARGET_SLOTS busy slots."""
+    return servegen_case(model, 0, DAY_S, "servegen-%s-day1" % model,
+                         "ServeGen %s, day 1 (all of it) in real time" %
+                         model, SLOTS, TARGET_SLOTS)
 
 
 def synth_trace(shape):
     w = service_s(1000, 250)
     rate = TARGET_SLOTS / w
-    return dict(name="synthetic-" + shape, kind="shape",
-                what="synthetic %s" % shape,
+    return dict(name="synthetic-" + shape, kind="shape", label="synthetic",
+                slots=SLOTS, what="synthetic %s" % shape,
                 args=["--shape", shape, "--rate", "%.4g" % rate,
                       "--duration", "3600"],
                 scale="mean %.1f req/s for 3600 s, tokens lognormal means "
                       "1000 in / 250 out" % rate)
 
 
-SERVEGEN = ("language_m-large", "language_m-mid", "language_m-small",
-            "multimodal_mm-image", "reason_deepseek-r1")
-SERVEGEN_DAYS = ("language_m-large", "language_m-mid", "language_m-small")
+SERVEGEN_WEEKS = ("language_m-large", "language_m-mid", "language_m-small")
+SERVEGEN_DAYS = ("multimodal_mm-image", "reason_deepseek-r1")
 
 
 def suite():
-    """The traces of the report, training ones first."""
+    """The cases of the report: the held-out weeks and every other case
+    (training cases marked so)."""
     t = [csv_trace("azure-conv", "azure-llm-2023/conv.csv",
                    "Azure LLM 2023 conversation (real arrivals)"),
          csv_trace("azure-code", "azure-llm-2023/code.csv",
                    "Azure LLM 2023 code (real arrivals)"),
          csv_trace("mooncake", "mooncake-synthetic/synthetic.csv",
-                   "Mooncake FAST'25 synthetic (Poisson, long prompts)")]
-    t += [servegen_trace(m) for m in SERVEGEN]
-    t += [servegen_trace(m, day=7) for m in SERVEGEN_DAYS]
+                   "Mooncake FAST'25 synthetic (Poisson arrivals, real "
+                   "long prompts)", label="synthetic")]
+    t += [servegen_week(m, 1) for m in SERVEGEN_WEEKS]
+    t += [servegen_day(m) for m in SERVEGEN_DAYS]
     t += [synth_trace(s) for s in ("poisson", "step", "surge", "diurnal",
                                    "onoff")]
     return t
 
 
-def faster():
-    """ServeGen days compressed x4 (a day in six hours), for the
-    sensitivity table."""
-    return [servegen_trace(m, compress=4.0) for m in SERVEGEN]
+def train():
+    """The cases the defaults are chosen on (bench/tune.py)."""
+    t = [c for c in suite() if c["name"] in TRAIN]
+    return t + [servegen_week(m, 0) for m in SERVEGEN_WEEKS]
 
 
 def subset(name):

@@ -8,6 +8,37 @@
 #include "forecast.h"
 #include "peak.h"
 
+/* The surge headroom needs a lead time: the cold start in force. */
+static int decide_surge_on(const struct meta *m)
+{
+	return m->surge_quantile > 0 && m->cold_start_s > 0;
+}
+
+void decide_surge_query(const struct meta *m, double *range_s,
+			double *step_s)
+{
+	double lead = meta_horizon_seconds(m), range, step;
+
+	*range_s = 0;
+	*step_s = 0;
+	if (!decide_surge_on(m) || !(lead > 0))
+		return;
+	step = floor(lead / DECIDE_SURGE_STEPS_PER_LEAD);
+	if (step < DECIDE_SURGE_STEP_MIN)
+		step = DECIDE_SURGE_STEP_MIN;
+	range = m->surge_window_s;
+	if (!(range > 0)) {
+		range = DECIDE_SURGE_LEADS / (1 - m->surge_quantile) * lead;
+		range = range < DECIDE_SURGE_RANGE_MIN ? DECIDE_SURGE_RANGE_MIN
+		      : range > DECIDE_SURGE_RANGE_MAX ? DECIDE_SURGE_RANGE_MAX
+		      : ceil(range);
+	}
+	if (range / step + 1 > DECIDE_SERIES_MAX)
+		step = ceil(range / (DECIDE_SERIES_MAX - 1));
+	*range_s = range;
+	*step_s = step;
+}
+
 void decide_series_query(const struct meta *m, double *range_s,
 			 double *step_s)
 {
@@ -113,6 +144,42 @@ static int decide_forecast(const struct meta *m, const struct decide_obs *o,
 	       MODEL_OK;
 }
 
+/*
+ * forecastMethod auto: Holt's forecast earns its place when, over the
+ * last forecastWindowSeconds of the series, its forecasts hb steps ahead
+ * (the horizon, at most a quarter of the window) missed the rate by less
+ * than DECIDE_FORECAST_EARN times what "no change" missed it by.  A ramp
+ * it follows; a burst or an on/off swing it extrapolates into the air.
+ * 0: it earned it; DECIDE_UNEARNED_WORSE or DECIDE_UNEARNED_SHORT (fewer
+ * than DECIDE_FORECAST_TESTS past forecasts to judge it by).
+ */
+static int decide_forecast_earns(const struct meta *m,
+				 const struct decide_obs *o, double horizon_s)
+{
+	size_t k = decide_tail(o->n_series, o->series_step_s,
+			       m->forecast_window_s);
+	const double *v = o->series + o->n_series - k;
+	size_t hb = (size_t)ceil(horizon_s / o->series_step_s - 1e-9);
+	size_t i, first = decide_forecast_points(m, o->series_step_s), used = 0;
+	double eh = 0, en = 0, f, lv, tr;
+
+	if (hb > k / 4)
+		hb = k / 4;
+	for (i = first - 1; hb >= 1 && i + hb < k; i++) {
+		if (forecast_holt_damped(v, i + 1, m->forecast_alpha,
+					 m->forecast_beta,
+					 m->forecast_damping, (double)hb, &f,
+					 &lv, &tr) != MODEL_OK)
+			return DECIDE_UNEARNED_WORSE;
+		eh += fabs(f - v[i + hb]);
+		en += fabs(v[i] - v[i + hb]);
+		used++;
+	}
+	if (used < DECIDE_FORECAST_TESTS)
+		return DECIDE_UNEARNED_SHORT;
+	return eh < DECIDE_FORECAST_EARN * en ? 0 : DECIDE_UNEARNED_WORSE;
+}
+
 /* The SLO correction from the miss share, the arrival series aligned with
  * it by their ends (both end now at the same step). */
 static enum model_err decide_feedback(const struct meta *m,
@@ -200,6 +267,25 @@ static enum model_err decide_peak(const struct meta *m,
 			     m->peakedness_max, z, raw);
 }
 
+/* The surge headroom at lead time horizon_s (the cold start in force
+ * and the metrics lag), read from surgeWindowSeconds' range query, or
+ * from the series when there is none (calc); the level smoothed over two
+ * lead times.  1 when there is an estimate. */
+static int decide_surge(const struct meta *m, const struct decide_obs *o,
+			double horizon_s, struct safety *sg)
+{
+	const double *v = o->surge ? o->surge : o->series;
+	size_t n = o->surge ? o->n_surge : o->n_series;
+	double step = o->surge ? o->surge_step_s : o->series_step_s;
+
+	if (!decide_surge_on(m) || !(horizon_s > 0) || !v || n < 2 ||
+	    !(step > 0))
+		return 0;
+	return safety_estimate(v, n, step, horizon_s,
+			       DECIDE_SURGE_TAU_LEADS * horizon_s,
+			       m->surge_quantile, sg) == MODEL_OK;
+}
+
 /* The highest lambda of the series over the hold; 0 without one. */
 static double decide_held(const struct decide_obs *o, double hold_s)
 {
@@ -215,13 +301,15 @@ static double decide_held(const struct decide_obs *o, double hold_s)
 	return best;
 }
 
-/* The answer before the cap, from the model's raw answer. */
+/* The answer before the cap, from the model's raw answer.  memory: the
+ * answer hold has a whole hold of answers (decide_observations()). */
 static int64_t decide_down(const struct meta *m, const struct decide_obs *o,
 			   double now_s, struct smooth *st, int64_t raw,
-			   int have_series, struct decision *d)
+			   int have_series, int memory, struct decision *d)
 {
 	int64_t prev = o->have_view ? o->current :
 		       st && st->primed ? st->target : -1;
+	int64_t ans = raw;
 
 	d->prev = prev;
 	if (meta_step_limited(m)) {
@@ -235,20 +323,23 @@ static int64_t decide_down(const struct meta *m, const struct decide_obs *o,
 					   m->scale_down_period_s);
 		return raw;
 	}
-	if (!have_series && prev > raw) {
+	if (!memory && !have_series && prev > raw) {
 		/* No evidence that demand stayed below for the whole hold
 		 * (no series, or one younger than the hold: a new metric, a
-		 * Prometheus that has just started): release nothing. */
+		 * Prometheus that has just started), and no memory of the
+		 * answers over it: release nothing. */
 		d->down = DECIDE_DOWN_NO_SERIES;
-		return prev;
+		ans = prev;
+	} else {
+		d->down = d->b.source == MODEL_FROM_HELD ? DECIDE_DOWN_HOLD
+							 : DECIDE_DOWN_FREE;
 	}
-	d->down = d->b.source == MODEL_FROM_HELD ? DECIDE_DOWN_HOLD
-						 : DECIDE_DOWN_FREE;
 	/* A lower answer must clear DECIDE_DOWN_MARGIN of a replica: an
 	 * answer that hovers at a whole number (W and lambda move by a few
 	 * percent from one call to the next) must not release a replica and
 	 * ask for it again a minute later, each time paying a cold start. */
-	if (prev > raw && isfinite(d->b.exact_replicas)) {
+	if (d->down != DECIDE_DOWN_NO_SERIES && prev > raw &&
+	    isfinite(d->b.exact_replicas)) {
 		double up = model_ceil(d->b.exact_replicas +
 					DECIDE_DOWN_MARGIN);
 
@@ -256,10 +347,22 @@ static int64_t decide_down(const struct meta *m, const struct decide_obs *o,
 			up = (double)prev;
 		if (up > (double)raw) {
 			d->down = DECIDE_DOWN_MARGIN_HELD;
-			return (int64_t)up;
+			ans = (int64_t)up;
 		}
 	}
-	return raw;
+	/* The answer hold: every answer is remembered, and what was asked
+	 * for within the hold is kept (smooth.h). */
+	if (m->hold_on == META_HOLD_ANSWER && st && d->hold_s > 0) {
+		int64_t held = smooth_hold(st, prev >= 0 ? prev : ans, ans,
+					   now_s, d->hold_s);
+
+		if (held > ans) {
+			if (d->down != DECIDE_DOWN_NO_SERIES)
+				d->down = DECIDE_DOWN_ANSWER_HELD;
+			ans = held;
+		}
+	}
+	return ans;
 }
 
 enum decide_err decide_observations(const struct meta *m,
@@ -272,7 +375,7 @@ enum decide_err decide_observations(const struct meta *m,
 	struct model_signals s;
 	struct decision d;
 	enum model_err e;
-	int demand, have_series, hold_covered;
+	int demand, have_series, hold_covered, memory;
 	double z = 1, horizon;
 
 	memset(&s, 0, sizeof(s));
@@ -302,13 +405,36 @@ enum decide_err decide_observations(const struct meta *m,
 		       o->n_series >= decide_hold_points(d.hold_s,
 							 o->series_step_s);
 
+	/* With a whole hold of answers remembered, the answer hold keeps
+	 * what the arrival rate's hold would: that one is for a process
+	 * that has just started (and for calc, which remembers nothing). */
+	memory = m->hold_on == META_HOLD_ANSWER && st &&
+		 smooth_hold_ready(st, now_s, d.hold_s);
+	d.hold_memory = memory;
+
 	/* Without W neither a forecast nor a held rate can be staffed;
 	 * without demand nothing is lost by leaving them out. */
 	if (s.service_time_s > 0) {
-		d.have_forecast = decide_forecast(m, o, horizon, &d.fc);
-		if (d.have_forecast)
-			s.arrival_forecast = d.fc.value;
-		s.arrival_held = decide_held(o, d.hold_s);
+		/* The simulator's perfect forecast stands in for any
+		 * method, none included. */
+		if (m->forecast_method != META_FORECAST_NONE ||
+		    o->have_truth) {
+			d.have_forecast = decide_forecast(m, o, horizon,
+							  &d.fc);
+			if (d.have_forecast && !o->have_truth &&
+			    m->forecast_method == META_FORECAST_AUTO)
+				d.forecast_unearned =
+					decide_forecast_earns(m, o, horizon);
+			if (d.forecast_unearned)
+				d.have_forecast = 0;
+			if (d.have_forecast)
+				s.arrival_forecast = d.fc.value;
+		}
+		if (!memory)
+			s.arrival_held = decide_held(o, d.hold_s);
+		d.have_surge = decide_surge(m, o, horizon, &d.sg);
+		if (d.have_surge)
+			s.arrival_surge = d.sg.value;
 	}
 	if (m->peakedness != META_AUTO) {
 		z = m->peakedness;
@@ -332,7 +458,8 @@ enum decide_err decide_observations(const struct meta *m,
 		return DECIDE_EMODEL;
 	}
 	d.raw = d.b.replicas;
-	d.target = decide_down(m, o, now_s, st, d.raw, hold_covered, &d);
+	d.target = decide_down(m, o, now_s, st, d.raw, hold_covered, memory,
+			       &d);
 	/* maxReplicas may have been lowered since the answer rose. */
 	if (m->model.max_replicas > 0 && d.target > m->model.max_replicas)
 		d.target = m->model.max_replicas;
@@ -362,6 +489,8 @@ const char *decide_down_name(enum decide_down d)
 		return "step";
 	case DECIDE_DOWN_MARGIN_HELD:
 		return "margin";
+	case DECIDE_DOWN_ANSWER_HELD:
+		return "answer-hold";
 	}
 	return "?";
 }

@@ -38,6 +38,7 @@
 #include "forecast.h"
 #include "meta.h"
 #include "model.h"
+#include "safety.h"
 #include "smooth.h"
 
 /* The points of one series the server asks for at most (Prometheus
@@ -51,6 +52,8 @@ enum decide_down {
 	DECIDE_DOWN_NO_SERIES, /* a hold but no series: nothing released */
 	DECIDE_DOWN_STEP,      /* the step limit (after the hold, if any) */
 	DECIDE_DOWN_MARGIN_HELD, /* kept up: not half a replica below */
+	DECIDE_DOWN_ANSWER_HELD, /* kept up: the answers have not stayed
+				  * lower for the hold */
 };
 
 /* Where the cold start in force came from (coldStartQuery). */
@@ -78,9 +81,16 @@ struct decision {
 	int have_feedback;          /* fb and the correction were made */
 	struct feedback_info fb;
 	int have_forecast;          /* fc holds the forecast made */
+	int forecast_unearned;      /* forecastMethod auto: Holt's forecast
+				     * is left out: DECIDE_UNEARNED_* */
 	struct forecast fc;
 	int peak_measured;          /* z was estimated from the series */
 	double peak_raw;            /* the estimate before clamping */
+	int have_surge;             /* sg holds the surge headroom made */
+	struct safety sg;
+	int hold_memory;            /* the answer hold had a whole hold of
+				     * answers: the arrival rate's hold was
+				     * not needed */
 };
 
 /*
@@ -106,6 +116,36 @@ struct decision {
 void decide_series_query(const struct meta *m, double *range_s,
 			 double *step_s);
 
+/* forecastMethod auto: Holt's forecast must have missed by less than this
+ * share of what "no change" missed by, over at least this many of its
+ * past forecasts on the series (decide.c). */
+#define DECIDE_FORECAST_EARN 0.8
+#define DECIDE_FORECAST_TESTS 3
+#define DECIDE_UNEARNED_WORSE 1  /* no better than "no change" */
+#define DECIDE_UNEARNED_SHORT 2  /* too few past forecasts to judge */
+
+/*
+ * The surge headroom's range query of arrivalRateQuery (safety.h):
+ * surgeWindowSeconds (auto: DECIDE_SURGE_LEADS / (1 - surgeQuantile)
+ * lead times, from DECIDE_SURGE_RANGE_MIN to DECIDE_SURGE_RANGE_MAX) at
+ * a step of a lead time / DECIDE_SURGE_STEPS_PER_LEAD (at least
+ * DECIDE_SURGE_STEP_MIN seconds), the lead time being coldStartSeconds
+ * plus the metrics lag (meta_horizon_seconds()).  *range_s = 0 when the
+ * surge headroom is off.  A measured cold start longer than
+ * coldStartSeconds makes the lead time longer than the range was sized
+ * for: fewer lead times fit, and below what safety.h needs there is no
+ * estimate.
+ */
+#define DECIDE_SURGE_LEADS 3.0
+#define DECIDE_SURGE_STEPS_PER_LEAD 4.0
+#define DECIDE_SURGE_STEP_MIN 15.0
+#define DECIDE_SURGE_RANGE_MIN 1800.0
+#define DECIDE_SURGE_RANGE_MAX 86400.0
+/* The level's time constant, in lead times. */
+#define DECIDE_SURGE_TAU_LEADS 1.0
+void decide_surge_query(const struct meta *m, double *range_s,
+			double *step_s);
+
 /* What the server reads for one GetMetrics, already fetched. */
 struct decide_obs {
 	double arrival_rate;   /* lambda, req/s, >= 0 (negatives clamped) */
@@ -121,6 +161,11 @@ struct decide_obs {
 	const double *series;  /* decide_series_query()'s answer, evenly */
 	size_t n_series;       /* spaced, oldest first, the last one now; */
 	double series_step_s;  /* n 0: none (a new metric may have 1) */
+	/* decide_surge_query()'s answer, the same way; NULL: none (calc:
+	 * then the surge headroom reads the series above). */
+	const double *surge;
+	size_t n_surge;
+	double surge_step_s;
 	/* slaMissQuery's range at the same step, ending now (a value that
 	 * is NaN or outside [0, 1]: no requests then); NULL: no SLO
 	 * feedback, else the correction of feedback.h (n_miss 0: c = 1). */

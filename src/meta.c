@@ -71,11 +71,15 @@ enum meta_key_id {
 	MK_SCALE_DOWN_STEP,
 	MK_SCALE_DOWN_PERIOD,
 	MK_SCALE_DOWN_HOLD,
+	MK_SCALE_DOWN_HOLD_ON,
 	MK_COLD_START,
 	MK_RATE_WINDOW,
 	MK_METRICS_LAG,
 	MK_PEAKEDNESS,
 	MK_PEAKEDNESS_MAX,
+	MK_SURGE_QUANTILE,
+	MK_SURGE_WINDOW,
+	MK_FORECAST_METHOD,
 	MK_FORECAST_WINDOW,
 	MK_FORECAST_ALPHA,
 	MK_FORECAST_BETA,
@@ -161,6 +165,19 @@ static const struct meta_choice meta_staffings[] = {
 	{ NULL, 0 },
 };
 
+static const struct meta_choice meta_hold_ons[] = {
+	{ "answer", META_HOLD_ANSWER },
+	{ "rate", META_HOLD_RATE },
+	{ NULL, 0 },
+};
+
+static const struct meta_choice meta_forecasts[] = {
+	{ "auto", META_FORECAST_AUTO },
+	{ "holt", META_FORECAST_HOLT },
+	{ "none", META_FORECAST_NONE },
+	{ NULL, 0 },
+};
+
 static const struct meta_word meta_auto[] = {
 	{ "auto", META_AUTO },
 	{ NULL, 0 },
@@ -174,6 +191,8 @@ static const struct meta_word meta_peak_words[] = {
 
 static void meta_store_workload(struct meta *m, int value);
 static void meta_store_staffing(struct meta *m, int value);
+static void meta_store_hold_on(struct meta *m, int value);
+static void meta_store_forecast(struct meta *m, int value);
 static const char *meta_check_text(const char *v, size_t len);
 static const char *meta_check_backend(const char *v, size_t len);
 static const char *meta_check_metric(const char *v, size_t len);
@@ -386,6 +405,16 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 		.example = "300",
 		.off = MOFF(scale_down_hold_s), .words = meta_auto,
 	},
+	[MK_SCALE_DOWN_HOLD_ON] = {
+		.name = "scaleDownHoldOn", .type = META_T_ENUM,
+		.flags = META_F_WINDOW,
+		.def = META_HOLD_ANSWER, .note = "default answer",
+		.what = "what must stay lower for the hold before capacity is "
+			"released: the answer (remembered by the server) or "
+			"the arrival rate (read from its range query)",
+		.example = "rate",
+		.choices = meta_hold_ons, .store = meta_store_hold_on,
+	},
 	[MK_COLD_START] = {
 		.name = "coldStartSeconds", .type = META_T_DOUBLE,
 		.min = 0, .max = META_COLD_START_MAX,
@@ -433,6 +462,40 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 		.what = "the ceiling on a measured peakedness",
 		.example = "8",
 		.off = MOFF(peakedness_max),
+	},
+	[MK_SURGE_QUANTILE] = {
+		.name = "surgeQuantile", .type = META_T_DOUBLE,
+		.flags = META_F_WINDOW | META_F_MAXX,
+		.min = 0, .max = 1, .def = META_SURGE_QUANTILE_DEFAULT,
+		.note = "default 0.95; 0 turns the surge headroom off",
+		.what = "how many of the rate's rises over one lead time "
+			"(cold start + metrics lag) the fleet covers, as a "
+			"quantile of those the series saw",
+		.example = "0.95",
+		.off = MOFF(surge_quantile),
+	},
+	[MK_SURGE_WINDOW] = {
+		.name = "surgeWindowSeconds", .type = META_T_DOUBLE,
+		.flags = META_F_WINDOW,
+		.min = 1800, .max = 86400, .def = META_AUTO,
+		.unit = "seconds",
+		.note = "default auto: 3 / (1 - surgeQuantile) lead times, "
+			"from 1800 to 86400",
+		.what = "the history of the arrival rate the surge headroom "
+			"reads its rises from",
+		.example = "14400",
+		.off = MOFF(surge_window_s), .words = meta_auto,
+	},
+	[MK_FORECAST_METHOD] = {
+		.name = "forecastMethod", .type = META_T_ENUM,
+		.flags = META_F_WINDOW,
+		.def = META_FORECAST_AUTO, .note = "default auto",
+		.what = "how the arrival rate one lead time ahead is "
+			"forecast: Holt's linear trend while it beats \"no "
+			"change\" on the series (auto), always (holt), or "
+			"not at all",
+		.example = "none",
+		.choices = meta_forecasts, .store = meta_store_forecast,
 	},
 	[MK_FORECAST_WINDOW] = {
 		.name = "forecastWindowSeconds", .type = META_T_DOUBLE,
@@ -590,6 +653,16 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 static void meta_store_workload(struct meta *m, int value)
 {
 	m->workload_batch = value;
+}
+
+static void meta_store_hold_on(struct meta *m, int value)
+{
+	m->hold_on = (enum meta_hold_on)value;
+}
+
+static void meta_store_forecast(struct meta *m, int value)
+{
+	m->forecast_method = (enum meta_forecast)value;
 }
 
 static void meta_store_staffing(struct meta *m, int value)
@@ -1163,6 +1236,16 @@ static const char *meta_idle_forecast(const struct meta *m,
 	return m->cold_start_s > 0 ? NULL : "while 'coldStartSeconds' is 0";
 }
 
+static const char *meta_idle_holt(const struct meta *m, int need_queries)
+{
+	const char *idle = meta_idle_forecast(m, need_queries);
+
+	if (idle)
+		return idle;
+	return m->forecast_method != META_FORECAST_NONE ? NULL
+		: "while 'forecastMethod' is none";
+}
+
 /* calc and simulate take S and Q as numbers, not queries. */
 static const char *meta_idle_shed(const struct meta *m, int need_queries)
 {
@@ -1183,18 +1266,44 @@ static const char *meta_idle_feedback(const struct meta *m,
 						  : "without 'slaMissQuery'";
 }
 
+static const char *meta_idle_hold(const struct meta *m, int need_queries)
+{
+	(void)need_queries;
+	return meta_hold_seconds(m) > 0 ? NULL
+		: "while the hold is 0 ('scaleDownHoldSeconds' 0, or auto "
+		  "with 'coldStartSeconds' 0)";
+}
+
+static const char *meta_idle_surge(const struct meta *m, int need_queries)
+{
+	(void)need_queries;
+	if (!(m->cold_start_s > 0))
+		return "while 'coldStartSeconds' is 0";
+	return m->surge_quantile > 0 ? NULL : "while 'surgeQuantile' is 0";
+}
+
 static const struct meta_rule meta_rules[] = {
 	{ MK_BETA, meta_idle_beta, "with staffing 'sqrt'" },
 	{ MK_COLD_START_QUERY, meta_idle_forecast,
 	  "when the forecast is on ('coldStartSeconds' above 0)" },
 	{ MK_FORECAST_WINDOW, meta_idle_forecast,
 	  "when the forecast is on ('coldStartSeconds' above 0)" },
-	{ MK_FORECAST_ALPHA, meta_idle_forecast,
+	{ MK_FORECAST_ALPHA, meta_idle_holt,
+	  "to Holt's forecast ('forecastMethod' auto or holt, "
+	  "'coldStartSeconds' above 0)" },
+	{ MK_FORECAST_BETA, meta_idle_holt,
+	  "to Holt's forecast ('forecastMethod' auto or holt, "
+	  "'coldStartSeconds' above 0)" },
+	{ MK_FORECAST_DAMPING, meta_idle_holt,
+	  "to Holt's forecast ('forecastMethod' auto or holt, "
+	  "'coldStartSeconds' above 0)" },
+	{ MK_FORECAST_METHOD, meta_idle_forecast,
 	  "when the forecast is on ('coldStartSeconds' above 0)" },
-	{ MK_FORECAST_BETA, meta_idle_forecast,
-	  "when the forecast is on ('coldStartSeconds' above 0)" },
-	{ MK_FORECAST_DAMPING, meta_idle_forecast,
-	  "when the forecast is on ('coldStartSeconds' above 0)" },
+	{ MK_SCALE_DOWN_HOLD_ON, meta_idle_hold,
+	  "when there is a hold ('scaleDownHoldSeconds' above 0, or auto "
+	  "with 'coldStartSeconds' above 0)" },
+	{ MK_SURGE_QUANTILE, meta_idle_forecast,
+	  "with a lead time ('coldStartSeconds' above 0)" },
 	{ MK_SHED_THRESHOLD, meta_idle_shed,
 	  "to the shed rate that 'shedRateQuery' reads" },
 	{ MK_BOOST_FACTOR, meta_idle_shed,
@@ -1203,6 +1312,9 @@ static const struct meta_rule meta_rules[] = {
 	  "to the queue that 'queueDepthQuery' reads" },
 	{ MK_PEAKEDNESS_MAX, meta_idle_peak,
 	  "to a measured peakedness ('peakedness' auto)" },
+	{ MK_SURGE_WINDOW, meta_idle_surge,
+	  "to the surge headroom ('surgeQuantile' above 0, "
+	  "'coldStartSeconds' above 0)" },
 	{ MK_SLA_TARGET, meta_idle_feedback,
 	  "to the SLO feedback, which 'slaMissQuery' turns on" },
 	{ MK_FEEDBACK_WINDOW, meta_idle_feedback,

@@ -45,6 +45,20 @@ struct tz;
 #define META_FORECAST_DAMPING_DEFAULT 1.0
 /* peakednessMax by default. */
 #define META_PEAKEDNESS_MAX_DEFAULT 2.0
+/* surgeQuantile by default (docs/math.md, "Surge headroom"); 0: off. */
+#define META_SURGE_QUANTILE_DEFAULT 0.95
+/* What a hold is kept on (scaleDownHoldOn). */
+enum meta_hold_on {
+	META_HOLD_ANSWER = 0,  /* the whole answer, remembered (v3) */
+	META_HOLD_RATE,        /* the arrival rate's series (v2) */
+};
+/* The forecast of the arrival rate (forecastMethod). */
+enum meta_forecast {
+	META_FORECAST_HOLT = 0,
+	META_FORECAST_NONE,
+	META_FORECAST_AUTO,    /* Holt's, while it has beaten "no change"
+				* on the series (decide.h) */
+};
 /* slaTarget and feedbackWindowSeconds by default. */
 #define META_SLA_TARGET_DEFAULT 0.99
 #define META_FEEDBACK_WINDOW_DEFAULT 3600.0
@@ -98,6 +112,8 @@ struct meta {
 	double scale_down_period_s;
 	double scale_down_hold_s;     /* META_AUTO or seconds; see
 				       * meta_hold_seconds() */
+	enum meta_hold_on hold_on;    /* what the hold keeps */
+	enum meta_forecast forecast_method;
 	double rate_window_s;         /* > 0 after meta_check() (resolved
 				       * from arrivalRateQuery or 60) */
 	double metrics_lag_s;         /* scrape + HPA sync, seconds */
@@ -105,6 +121,10 @@ struct meta {
 	double feedback_window_s;     /* slaMissQuery's history read */
 	double peakedness;            /* META_AUTO (measured) or z */
 	double peakedness_max;        /* ceiling of a measured z */
+	double surge_quantile;        /* q of the rise over a lead time the
+				       * fleet covers; 0 = off */
+	double surge_window_s;        /* META_AUTO or seconds: the history
+				       * the rises are read from */
 
 	double stale_hold_s;          /* hold the last target on unknown data */
 	double push_interval_s;       /* StreamIsActive re-check period */

@@ -93,7 +93,8 @@ static int model_signals_ok(const struct model_params *p,
 	    !model_nonneg(s->service_time_s) ||
 	    !model_nonneg(s->queue_depth) || !model_nonneg(s->shed_rate) ||
 	    !model_nonneg(s->arrival_forecast) ||
-	    !model_nonneg(s->arrival_held) || !model_nonneg(s->peakedness) ||
+	    !model_nonneg(s->arrival_held) ||
+	    !model_nonneg(s->arrival_surge) || !model_nonneg(s->peakedness) ||
 	    s->peakedness > MODEL_PEAK_MAX ||
 	    !model_nonneg(s->correction) ||
 	    s->correction > MODEL_CORRECTION_MAX)
@@ -102,7 +103,8 @@ static int model_signals_ok(const struct model_params *p,
 	 * a forecast or a held rate is demand too. */
 	if (s->service_time_s == 0.0 &&
 	    (s->arrival_rate > 0.0 || s->arrival_forecast > 0.0 ||
-	     s->arrival_held > 0.0 || s->queue_depth > 0.0 ||
+	     s->arrival_held > 0.0 || s->arrival_surge > 0.0 ||
+	     s->queue_depth > 0.0 ||
 	     model_boosting(p, s)))
 		return 0;
 	return 1;
@@ -223,6 +225,10 @@ enum model_err model_evaluate(const struct model_params *p,
 	if (s->arrival_held > b.arrival_used) {
 		b.source = MODEL_FROM_HELD;
 		b.arrival_used = s->arrival_held;
+	}
+	if (s->arrival_surge > b.arrival_used) {
+		b.source = MODEL_FROM_SURGE;
+		b.arrival_used = s->arrival_surge;
 	}
 	b.forecast_used = b.source == MODEL_FROM_FORECAST;
 	b.peakedness = s->peakedness > 0.0 ? s->peakedness : 1.0;

@@ -34,6 +34,45 @@ static void text_cold(FILE *fp, const struct report *r)
 			"%g s\n", d->hold_s, d->cold_s + meta_lag_seconds(m));
 }
 
+/* The scale-down hold: on the answer from memory, or on the arrival
+ * rate's series (v2's rule, and a process without a hold of answers). */
+static void text_hold(FILE *fp, const struct report *r)
+{
+	const struct meta *m = r->m;
+	const struct decision *d = r->d;
+	const struct decide_obs *o = r->o;
+	const char *on = m->hold_on == META_HOLD_ANSWER ?
+			 " (on the arrival rate until the answers span it)" :
+			 "";
+
+	if (!(d->hold_s > 0)) {
+		fprintf(fp, "hold       off: %s\n", m->cold_start_s > 0 ?
+			"scaleDownHoldSeconds is 0" : "coldStartSeconds is 0");
+	} else if (d->hold_memory) {
+		fprintf(fp, "hold       %g s on the answer: what was asked for "
+			"within it is kept\n", d->hold_s);
+	} else if (o->n_series >= 1 &&
+		   o->n_series < decide_hold_points(d->hold_s,
+						    o->series_step_s)) {
+		fprintf(fp, "hold       %g s%s: the series spans %g s of it "
+			"(%zu of %zu points): nothing is released until it "
+			"spans it all\n", d->hold_s, on,
+			(double)(o->n_series - 1) * o->series_step_s,
+			o->n_series, decide_hold_points(d->hold_s,
+							o->series_step_s));
+	} else if (r->s->arrival_held > 0) {
+		fprintf(fp, "hold       %g s%s: the highest lambda over it is "
+			"%g req/s, %s\n", d->hold_s, on, r->s->arrival_held,
+			d->b.source == MODEL_FROM_HELD ? "used" :
+			"not used (another lambda is as high)");
+	} else {
+		fprintf(fp, "hold       %g s%s: %s\n", d->hold_s, on,
+			o->n_series >= 1 ? "no arrivals over it" :
+			"no series (nothing is released without one or a "
+			"hold of answers)");
+	}
+}
+
 /* What the range query gave, and the forecast made from it.  Shown when
  * anything reads the series (decide_series_query). */
 static void text_series(FILE *fp, const struct report *r)
@@ -56,6 +95,16 @@ static void text_series(FILE *fp, const struct report *r)
 	text_cold(fp, r);
 	if (!(m->cold_start_s > 0))
 		fprintf(fp, "forecast   off: coldStartSeconds is 0\n");
+	else if (m->forecast_method == META_FORECAST_NONE && !o->have_truth)
+		fprintf(fp, "forecast   none (forecastMethod none)\n");
+	else if (d->forecast_unearned == DECIDE_UNEARNED_WORSE)
+		fprintf(fp, "forecast   none: Holt's past forecasts on the series "
+			"did no better than \"no change\" (forecastMethod "
+			"auto)\n");
+	else if (d->forecast_unearned)
+		fprintf(fp, "forecast   none yet: too few of Holt's past "
+			"forecasts on the series to judge it by (forecastMethod "
+			"auto: %d or more)\n", DECIDE_FORECAST_TESTS);
 	else if (d->have_forecast && o->have_truth)
 		fprintf(fp, "forecast   lambda-hat = %g req/s (the simulator's "
 			"truth), %s\n", d->fc.value, d->b.forecast_used ?
@@ -78,26 +127,49 @@ static void text_series(FILE *fp, const struct report *r)
 	else
 		fprintf(fp, "forecast   none: Holt's method failed on the "
 			"series (a value out of range)\n");
-	if (!(d->hold_s > 0))
-		fprintf(fp, "hold       off: %s\n", m->cold_start_s > 0 ?
-			"scaleDownHoldSeconds is 0" : "coldStartSeconds is 0");
-	else if (o->n_series >= 1 &&
-		 o->n_series < decide_hold_points(d->hold_s, o->series_step_s))
-		fprintf(fp, "hold       %g s: the series spans %g s of it (%zu "
-			"of %zu points): nothing is released until it spans "
-			"it all\n", d->hold_s,
-			(double)(o->n_series - 1) * o->series_step_s,
-			o->n_series, decide_hold_points(d->hold_s,
-							o->series_step_s));
-	else if (r->s->arrival_held > 0)
-		fprintf(fp, "hold       %g s: the highest lambda over it is %g "
-			"req/s, %s\n", d->hold_s, r->s->arrival_held,
-			d->b.source == MODEL_FROM_HELD ? "used" :
-			"not used (lambda or lambda-hat is as high)");
+	text_hold(fp, r);
+}
+
+/* The surge headroom: its estimate, or why there is none. */
+static void text_surge(FILE *fp, const struct report *r)
+{
+	const struct meta *m = r->m;
+	const struct decision *d = r->d;
+	const struct decide_obs *o = r->o;
+	double range, step, lead = d->cold_s + meta_lag_seconds(m);
+	size_t n = o->surge ? o->n_surge : o->n_series;
+
+	decide_surge_query(m, &range, &step);
+	if (!(m->surge_quantile > 0)) {
+		fprintf(fp, "surge      off: surgeQuantile is 0\n");
+		return;
+	}
+	if (!(m->cold_start_s > 0)) {
+		fprintf(fp, "surge      off: coldStartSeconds is 0\n");
+		return;
+	}
+	if (d->have_surge) {
+		fprintf(fp, "surge      lambda-surge = %g req/s: level %g req/s "
+			"x %.3f, the %g-quantile of the rises over %g s "
+			"(%zu of them, %zu points %g s apart), %s\n",
+			d->sg.value, d->sg.level, d->sg.ratio,
+			m->surge_quantile, lead, d->sg.rises, n,
+			o->surge ? o->surge_step_s : o->series_step_s,
+			d->b.source == MODEL_FROM_SURGE ? "used" :
+			"not used (another lambda is as high)");
+		return;
+	}
+	if (n < 2)
+		fprintf(fp, "surge      none: no series (range query of "
+			"arrivalRateQuery over %g s at %g s)\n", range, step);
 	else
-		fprintf(fp, "hold       %g s: %s\n", d->hold_s,
-			o->n_series >= 1 ? "no arrivals over it" :
-			"no series (a running server then releases nothing)");
+		fprintf(fp, "surge      none yet: %zu points %g s apart; the "
+			"%g-quantile needs %g lead times of %g s of rises "
+			"(surgeWindowSeconds %g s)\n", n,
+			o->surge ? o->surge_step_s : o->series_step_s,
+			m->surge_quantile,
+			ceil(SAFETY_BEYOND / (1 - m->surge_quantile) - 1e-9),
+			lead, range);
 }
 
 static void text_peak(FILE *fp, const struct report *r)
@@ -128,6 +200,8 @@ static const char *source_text(const struct model_breakdown *b)
 		return "L = lambda-hat * W";
 	case MODEL_FROM_HELD:
 		return "L = lambda-held * W";
+	case MODEL_FROM_SURGE:
+		return "L = lambda-surge * W";
 	case MODEL_FROM_MEASURED:
 		break;
 	}
@@ -167,6 +241,11 @@ static void text_down(FILE *fp, const struct report *r)
 			"model's %.3f\n", (long long)d->prev,
 			(long long)d->target, (long long)d->raw,
 			d->b.exact_replicas);
+		break;
+	case DECIDE_DOWN_ANSWER_HELD:
+		fprintf(fp, "scale-down answer held: %lld, not %lld, until "
+			"the answers have stayed lower for %g s\n",
+			(long long)d->target, (long long)d->raw, d->hold_s);
 		break;
 	case DECIDE_DOWN_STEP:
 		if (d->prev < 0)
@@ -230,6 +309,7 @@ void report_text(FILE *fp, const struct report *r)
 		r->lambda_note ? r->lambda_note : "", s->service_time_s,
 		s->queue_depth, s->shed_rate);
 	text_series(fp, r);
+	text_surge(fp, r);
 	text_peak(fp, r);
 	term(fp, "busy", source_text(b), b->busy_slots);
 	switch (p->staffing) {
@@ -322,6 +402,20 @@ int report_json(cJSON *o, const struct report *r)
 	add_num(o, "arrival_used", b->arrival_used, &bad);
 	add_bool(o, "forecast_used", b->forecast_used, &bad);
 	add_bool(o, "held_used", b->source == MODEL_FROM_HELD, &bad);
+	add_num(o, "arrival_surge", s->arrival_surge, &bad);
+	add_bool(o, "surge_used", b->source == MODEL_FROM_SURGE, &bad);
+	if (d->have_surge) {
+		add_num(o, "surge_level", d->sg.level, &bad);
+		add_num(o, "surge_ratio", d->sg.ratio, &bad);
+		add_num(o, "surge_rises", (double)d->sg.rises, &bad);
+	}
+	add_str(o, "forecast_method", m->forecast_method ==
+		META_FORECAST_HOLT ? "holt" : m->forecast_method ==
+		META_FORECAST_AUTO ? "auto" : "none", &bad);
+	add_bool(o, "forecast_unearned", d->forecast_unearned != 0, &bad);
+	add_str(o, "hold_on", m->hold_on == META_HOLD_ANSWER ? "answer" :
+		"rate", &bad);
+	add_bool(o, "hold_memory", d->hold_memory, &bad);
 	if (d->have_forecast) {
 		add_num(o, "forecast_level", d->fc.level, &bad);
 		add_num(o, "forecast_trend", d->fc.trend, &bad);

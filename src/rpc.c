@@ -541,6 +541,7 @@ static void on_metrics(void *arg, const struct scaler_result *r)
 		struct stats_terms t = {
 			.arrival_rate = r->sig.arrival_rate,
 			.arrival_forecast = r->sig.arrival_forecast,
+			.arrival_surge = r->sig.arrival_surge,
 			.service_time_s = r->sig.service_time_s,
 			.queue_depth = r->sig.queue_depth,
 			.shed_rate = r->sig.shed_rate,

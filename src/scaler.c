@@ -45,6 +45,7 @@ enum {
 	SIG_SERIES,         /* arrivalRateQuery over decide_series_query() */
 	SIG_MISS,           /* slaMissQuery over the same range and step */
 	SIG_COLD,           /* coldStartQuery now */
+	SIG_SURGE,          /* arrivalRateQuery over decide_surge_query() */
 	SIG_N
 };
 
@@ -53,6 +54,7 @@ static const char *const sig_keys[SIG_N] = {
 	"shedRateQuery", "currentReplicasQuery",
 	"currentReplicasQuery (recent range)",
 	"arrivalRateQuery (range)", "slaMissQuery (range)", "coldStartQuery",
+	"arrivalRateQuery (surge range)",
 };
 
 _Static_assert(SIG_N <= FETCH_QUERIES_MAX, "every signal fits one job");
@@ -141,6 +143,7 @@ struct eval {
 	struct scaler_read reads[SIG_N]; /* what was sent, in that order */
 	size_t n_reads;
 	double series_step_s;
+	double surge_step_s;
 	double *miss;                /* slaMissQuery on the series' grid */
 	size_t n_miss;               /* its points, miss_points() */
 	const char *window;          /* schedule window in force, or NULL */
@@ -919,6 +922,18 @@ static int read_signal(const struct eval *e, const struct fetch_answer *a,
 	return 0;
 }
 
+/* 1 when a range answer's points are step_s apart, give or take a
+ * quarter step: no gaps. */
+static int range_even(const struct fetch_answer *x, double step_s)
+{
+	size_t i;
+
+	for (i = 1; i < x->n; i++)
+		if (fabs(x->ts[i] - x->ts[i - 1] - step_s) > step_s / 4)
+			return 0;
+	return 1;
+}
+
 /* The highest value of a range answer, or -1 if unknown. */
 static double range_max(const struct fetch_answer *x)
 {
@@ -1009,7 +1024,6 @@ static void read_observations(const struct eval *e,
 			      struct decide_obs *o, double now)
 {
 	const struct fetch_answer *x, *xr;
-	size_t i;
 
 	memset(o, 0, sizeof(*o));
 	o->arrival_rate = g->arrival_rate;
@@ -1039,11 +1053,7 @@ static void read_observations(const struct eval *e,
 		log_eval(LOG_DEBUG, e, "%s: arrivalRateQuery (range): old or future data; "
 			  "no forecast, hold or peakedness", e->ref);
 	} else if (x && x->err == PROM_OK) {
-		for (i = 1; i < x->n; i++)
-			if (fabs(x->ts[i] - x->ts[i - 1] - e->series_step_s) >
-			    e->series_step_s / 4)
-				break;
-		if (i >= x->n) {
+		if (range_even(x, e->series_step_s)) {
 			o->series = x->vals;
 			o->n_series = x->n;
 			o->series_step_s = e->series_step_s;
@@ -1055,6 +1065,19 @@ static void read_observations(const struct eval *e,
 	} else if (x) {
 		log_eval(LOG_DEBUG, e, "%s: arrivalRateQuery (range): %s; no forecast, "
 			  "hold or peakedness", e->ref, x->msg);
+	}
+
+	x = answer(e, a, SIG_SURGE);
+	if (x && x->err == PROM_OK &&
+	    answer_fresh(e, x, now, e->surge_step_s) &&
+	    range_even(x, e->surge_step_s)) {
+		o->surge = x->vals;
+		o->n_surge = x->n;
+		o->surge_step_s = e->surge_step_s;
+	} else if (x) {
+		log_debug("%s: arrivalRateQuery (surge range): %s; no surge "
+			  "headroom", e->ref, x->err ? x->msg :
+			  "old or future data, or gaps in the series");
 	}
 
 	if (e->miss) {
@@ -1313,6 +1336,7 @@ static int eval_setup(struct eval *e, struct scaler *s, const char *ns,
 	e->max_states_ns = s->cfg->max_states_ns;
 	e->n_reads = 0;
 	e->series_step_s = 0;
+	e->surge_step_s = 0;
 	e->miss = NULL;
 	e->n_miss = 0;
 	e->cb = cb;
@@ -1369,6 +1393,15 @@ static int eval_setup(struct eval *e, struct scaler *s, const char *ns,
 		case SIG_COLD:
 			query = kind == SCALER_METRICS ?
 				e->m->cold_start_query : NULL;
+			break;
+		case SIG_SURGE:
+			if (kind != SCALER_METRICS)
+				break;
+			decide_surge_query(e->m, &range, &step);
+			if (!(range > 0))
+				break;
+			query = e->m->arrival_rate_query;
+			e->surge_step_s = step;
 			break;
 		case SIG_SERIES:
 		case SIG_MISS:

@@ -23,6 +23,7 @@ void smooth_init(struct smooth *s)
 	s->target = 0;
 	s->last_down_s = 0.0;
 	s->primed = 0;
+	s->hold_on = 0;
 }
 
 /* Start the clock at now: as if the fleet had just been scaled down. */
@@ -82,6 +83,55 @@ int64_t smooth_step(struct smooth *s, int64_t raw, double now_s,
 			s->last_down_s = now_s;
 	}
 	return s->target;
+}
+
+int64_t smooth_hold(struct smooth *s, int64_t target, int64_t answer,
+		    double now_s, double hold_s)
+{
+	double width = hold_s / SMOOTH_BUCKETS, kf;
+	int64_t k, i, out = answer;
+
+	if (!(hold_s > 0) || !isfinite(now_s)) {
+		s->hold_on = 0;
+		return answer;
+	}
+	/* A new hold, a clock gone backwards, or nothing for a whole hold:
+	 * start afresh. */
+	if (!s->hold_on || s->hold_width != width || now_s < s->hold_t0 ||
+	    (now_s - s->hold_t0) / width - (double)s->hold_k >
+	    SMOOTH_SLOTS) {
+		s->hold_on = 1;
+		s->hold_width = width;
+		s->hold_t0 = now_s;
+		s->hold_since = now_s;
+		s->hold_k = 0;
+		for (i = 0; i < SMOOTH_SLOTS; i++)
+			s->hold_max[i] = INT64_MIN;
+	}
+	kf = floor((now_s - s->hold_t0) / width);
+	k = kf > (double)s->hold_k ? (int64_t)kf : s->hold_k;
+	/* Spans that begin now (or were skipped) start empty. */
+	for (i = s->hold_k + 1; i <= k && i <= s->hold_k + SMOOTH_SLOTS;
+	     i++)
+		s->hold_max[i % SMOOTH_SLOTS] = INT64_MIN;
+	s->hold_k = k;
+	if (answer > s->hold_max[k % SMOOTH_SLOTS])
+		s->hold_max[k % SMOOTH_SLOTS] = answer;
+	for (i = 0; i < SMOOTH_SLOTS; i++)
+		if (s->hold_max[i] > out)
+			out = s->hold_max[i];
+	if (now_s - s->hold_since < hold_s && target > out)
+		out = target;
+	return out;
+}
+
+int smooth_hold_ready(const struct smooth *s, double now_s, double hold_s)
+{
+	return hold_s > 0 && s->hold_on &&
+	       s->hold_width == hold_s / SMOOTH_BUCKETS &&
+	       now_s - s->hold_since >= hold_s &&
+	       (now_s - s->hold_t0) / s->hold_width - (double)s->hold_k <=
+	       SMOOTH_SLOTS;
 }
 
 void smooth_seed(struct smooth *s, int64_t current, double now_s)

@@ -383,7 +383,8 @@ static const char *stats_num(char buf[32], double v)
 
 /* The per-ScaledObject families: name, help, and which value. */
 enum tv {
-	TV_TARGET, TV_RAW, TV_HELD, TV_CAPPED, TV_LAMBDA, TV_FORECAST, TV_W,
+	TV_TARGET, TV_RAW, TV_HELD, TV_CAPPED, TV_LAMBDA, TV_SURGE,
+	TV_FORECAST, TV_W,
 	TV_Q, TV_S, TV_CORRECTION, TV_COLD,
 	TV_SLOTS,
 };
@@ -404,6 +405,10 @@ static const struct {
 			"decision." },
 	[TV_LAMBDA] = { "staffer_signal_arrival_rate", "Arrival rate lambda "
 			"(req/s) at the last decision." },
+	[TV_SURGE] = { "staffer_signal_arrival_surge", "The surge "
+		       "headroom's arrival rate: the level times the rise the "
+		       "series saw within one lead time at surgeQuantile "
+		       "(req/s; 0: none) at the last decision." },
 	[TV_FORECAST] = { "staffer_signal_arrival_forecast", "Forecast "
 			  "arrival rate at the cold-start horizon (req/s; 0 "
 			  "without coldStartSeconds) at the last decision." },
@@ -471,6 +476,7 @@ static void stats_render_family(struct stats *s, struct out *o, enum tv v)
 			       v == TV_CAPPED ? (double)(m->capped != 0) :
 			       v == TV_LAMBDA ? m->arrival_rate :
 			       v == TV_FORECAST ? m->arrival_forecast :
+			       v == TV_SURGE ? m->arrival_surge :
 			       v == TV_W ? m->service_time_s :
 			       v == TV_Q ? m->queue_depth :
 			       v == TV_CORRECTION ? m->correction :

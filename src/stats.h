@@ -38,7 +38,7 @@
 #define STATS_TARGET_IDLE_S 600.0   /* forget one unasked this long */
 #define STATS_LABEL_MAX 253         /* bytes of a label value kept */
 #define STATS_BACKENDS_MAX CONFIG_BACKENDS_MAX /* backends with series */
-#define STATS_TARGET_LINES 15       /* lines per ScaledObject, the SLO
+#define STATS_TARGET_LINES 16       /* lines per ScaledObject, the SLO
 				     * feedback's two included */
 
 struct stats;
@@ -72,6 +72,8 @@ void stats_push(struct stats *s, int active);
  * and the decision's raw count). */
 struct stats_terms {
 	double arrival_rate;      /* lambda, req/s */
+	double arrival_surge;     /* lambda-surge, the surge headroom's rate
+				   * (0: none) */
 	double arrival_forecast;  /* lambda-hat at the cold-start horizon, 0:
 				   * none */
 	double service_time_s;    /* W */

@@ -146,7 +146,7 @@ for t in $(seq 0 15 2400); do
 	series=$(awk -v t="$t" '$1 > t - 600 - 1 && $1 <= t {
 		printf "%s%s", (n++ ? "," : ""), $2 }' "$WORK/ramp_truth.dat")
 	j=$(calc arrivalRateSeries="$series" serviceTime=$W \
-		coldStartSeconds=$COLD peakedness=off)
+		coldStartSeconds=$COLD peakedness=off forecastMethod=holt)
 	j0=$(calc arrivalRateSeries="$series" serviceTime=$W \
 		coldStartSeconds=0 peakedness=off)
 	echo "$t $(get "$j" arrival_rate forecast_level arrival_forecast \

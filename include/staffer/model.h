@@ -47,7 +47,7 @@ enum model_staffing {
 /* The defaults model_params_init() sets that metadata can change: meta.c's
  * rows for beta, drainSeconds and boostFactor use these same values. */
 #define MODEL_BETA_DEFAULT 1.5
-#define MODEL_DRAIN_S_DEFAULT 30.0
+#define MODEL_DRAIN_S_DEFAULT 15.0
 #define MODEL_BOOST_DEFAULT 1.0
 
 /* Tuning parameters; meta.c fills them from ScaledObject metadata. */
@@ -106,6 +106,9 @@ struct model_signals {
 	double correction;     /* c, the SLO feedback's factor on the
 				* total slots (feedback.h), at most
 				* MODEL_CORRECTION_MAX; 0 means 1 (none) */
+	double arrival_surge;  /* the rate the series rises to within one
+				* lead time at the surge quantile, req/s
+				* (safety.h); 0 = none */
 };
 
 /*
@@ -123,11 +126,12 @@ enum model_source {
 	MODEL_FROM_MEASURED = 0, /* lambda itself */
 	MODEL_FROM_FORECAST,     /* lambda-hat was the highest */
 	MODEL_FROM_HELD,         /* the hold's lambda was the highest */
+	MODEL_FROM_SURGE,        /* the surge headroom's was */
 };
 
 struct model_breakdown {
-	double arrival_used;   /* max(lambda, forecast, held), req/s */
-	enum model_source source; /* which of the three it is */
+	double arrival_used;   /* max(lambda, forecast, held, surge), req/s */
+	enum model_source source; /* which of the four it is */
 	int forecast_used;     /* 1 when the forecast raised lambda */
 	double peakedness;     /* z used in the headroom (1: Poisson) */
 	double busy_slots;     /* L = arrival_used * W */

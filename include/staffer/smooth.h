@@ -20,9 +20,21 @@ struct smooth {
 	int64_t target;      /* last answer, replicas */
 	double last_down_s;  /* time of the last change (s, any epoch) */
 	int primed;          /* 0 until the first evaluation */
+	/* The answer hold (smooth_hold): the highest answer in each span of
+	 * hold_s / SMOOTH_BUCKETS since hold_t0, span k in slot
+	 * k % SMOOTH_SLOTS, the newest hold_k; answers seen since
+	 * hold_since. */
+	int hold_on;
+	double hold_t0, hold_width, hold_since;
+	int64_t hold_k;
+	int64_t hold_max[9];  /* SMOOTH_SLOTS */
 };
 
-#define SMOOTH_INIT { 0, 0.0, 0 }
+/* The hold's spans, and the slots that keep them: one more, so that the
+ * spans kept always cover the whole hold. */
+#define SMOOTH_BUCKETS 8
+#define SMOOTH_SLOTS (SMOOTH_BUCKETS + 1)
+#define SMOOTH_INIT { 0, 0.0, 0, 0, 0.0, 0.0, 0.0, 0, { 0 } }
 
 void smooth_init(struct smooth *s);
 
@@ -49,5 +61,23 @@ int64_t smooth_step(struct smooth *s, int64_t raw, double now_s,
  * does, and keeps last_down_s of a primed one.
  */
 void smooth_seed(struct smooth *s, int64_t current, double now_s);
+
+/*
+ * The answer hold: capacity is released only once the answers have
+ * stayed below it for hold_s.  Records the answer and returns the
+ * highest answer of the last hold_s (up to hold_s / SMOOTH_BUCKETS
+ * more: the spans are whole), so an answer at or above every recent one
+ * takes effect at once and a lower one only as the higher ones age out
+ * (the HPA's scale-down stabilization, with the hold as its window).
+ * Until the state has seen hold_s of answers (a fresh process, or a new
+ * hold_s) the result is at least target, so a restarted process releases
+ * nothing for one hold.  hold_s <= 0: the answer itself.
+ */
+int64_t smooth_hold(struct smooth *s, int64_t target, int64_t answer,
+		    double now_s, double hold_s);
+
+/* 1 when s has seen answers for at least hold_s under that hold: its
+ * hold stands on its own. */
+int smooth_hold_ready(const struct smooth *s, double now_s, double hold_s);
 
 #endif

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "simsort.h"
+
 void demand_init(struct demand *d)
 {
 	memset(d, 0, sizeof(*d));
@@ -21,13 +23,6 @@ void demand_free(struct demand *d)
 	free(d->maxc);
 	free(d->blockmax);
 	demand_init(d);
-}
-
-static int demand_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 static size_t demand_bucket(const struct demand *d, double t)
@@ -72,7 +67,8 @@ int demand_build(struct demand *d, const struct trace *t, char *err,
 		if (ends[i] > last)
 			last = ends[i];
 	}
-	qsort(ends, t->n, sizeof(*ends), demand_cmp);
+	if (simsort_doubles(ends, t->n))
+		goto oom;
 	d->step_s = 1.0;
 	if (last / d->step_s + 2 > DEMAND_BUCKETS_MAX)
 		d->step_s = (last + 2) / (DEMAND_BUCKETS_MAX - 2);

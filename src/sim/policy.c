@@ -151,6 +151,27 @@ static int policy_common(struct policy *p, const char *k, const char *v,
 	return 1;
 }
 
+/* staffer as v2 shipped it: the rules v3 changed, set back through their
+ * metadata keys (docs/benchmark.md lists them). */
+static int policy_v2(struct meta *m, char *err, size_t errlen)
+{
+	static const char *const kv[][2] = {
+		{ "scaleDownHoldOn", "rate" },
+		{ "forecastMethod", "holt" },
+		{ "drainSeconds", "30" },
+		{ "surgeQuantile", "0" },
+	};
+	struct meta_error me;
+	size_t i;
+
+	for (i = 0; i < sizeof(kv) / sizeof(kv[0]); i++)
+		if (meta_set(m, kv[i][0], kv[i][1], &me) != META_OK) {
+			snprintf(err, errlen, "%s", me.msg);
+			return -1;
+		}
+	return 0;
+}
+
 /* Keys of one policy kind.  1 = unknown key, 0 = set, -1 = bad value. */
 static int policy_own(struct policy *p, const char *k, const char *v,
 		      char *err, size_t errlen)
@@ -203,6 +224,16 @@ static int policy_own(struct policy *p, const char *k, const char *v,
 				}
 			}
 			return 0;
+		}
+		if (!strcmp(k, "rules")) {
+			if (strcmp(v, "v2") && strcmp(v, "v3")) {
+				snprintf(err, errlen, "'rules': '%.40s' is not "
+					 "allowed; allowed: v3 (the defaults) or "
+					 "v2 (the rules v3 added, off)", v);
+				return -1;
+			}
+			return strcmp(v, "v2") ? 0 : policy_v2(&p->meta, err,
+								 errlen);
 		}
 		if (!strcmp(k, "cold")) {
 			if (strcmp(v, "measured") && strcmp(v, "given")) {
@@ -288,7 +319,7 @@ static const char *policy_own_keys(enum policy_kind k)
 	switch (k) {
 	case POLICY_STAFFER:
 		return "any ScaledObject metadata key; forecast=perfect, "
-		       "drain=queue|excess, boost=gross|none";
+		       "drain=queue|excess, boost=gross|none, rules=v2|v3";
 	case POLICY_KEDA_QUEUE:
 	case POLICY_KEDA_RUNNING:
 	case POLICY_KEDA_SUM:
@@ -449,6 +480,21 @@ int policy_parse(struct policy *p, const char *spec,
 
 /* ---- running ----------------------------------------------------------- */
 
+static int policy_range_init(struct policy_range *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->raw = malloc(DECIDE_SERIES_MAX * sizeof(*g->raw));
+	g->out = malloc(DECIDE_SERIES_MAX * sizeof(*g->out));
+	return g->raw && g->out ? 0 : -1;
+}
+
+static void policy_range_free(struct policy_range *g)
+{
+	free(g->raw);
+	free(g->out);
+	memset(g, 0, sizeof(*g));
+}
+
 int policy_run_init(struct policy_run *r, const struct policy *p)
 {
 	memset(r, 0, sizeof(*r));
@@ -457,12 +503,14 @@ int policy_run_init(struct policy_run *r, const struct policy *p)
 	if (!r->hpa)
 		return -1;
 	if (p->kind == POLICY_STAFFER) {
-		r->series = malloc(DECIDE_SERIES_MAX * sizeof(*r->series));
+		int bad = policy_range_init(&r->series) |
+			  policy_range_init(&r->surge);
+
 		/* slaMissQuery, given or from feedback=on, is answered from
 		 * the simulated gateway. */
 		if (p->meta.sla_miss_query)
 			r->miss = malloc(DECIDE_SERIES_MAX * sizeof(*r->miss));
-		if (!r->series || (p->meta.sla_miss_query && !r->miss)) {
+		if (bad || (p->meta.sla_miss_query && !r->miss)) {
 			policy_run_free(r);
 			return -1;
 		}
@@ -477,8 +525,8 @@ void policy_run_free(struct policy_run *r)
 {
 	free(r->hpa);
 	r->hpa = NULL;
-	free(r->series);
-	r->series = NULL;
+	policy_range_free(&r->series);
+	policy_range_free(&r->surge);
 	free(r->miss);
 	r->miss = NULL;
 }
@@ -503,7 +551,7 @@ static int policy_staffer_obs(struct policy_run *r,
 	o->shed_rate = v->shed_rate > 0 ? v->shed_rate : 0;
 	if (r->p->meta.cold_start_query) {
 		o->have_cold = 1;
-		o->cold_measured = v->cold_start_s;
+		o->cold_measured = v->cold_seen;
 	}
 	/* w=given: staffer is told serviceTime and reads no W. */
 	if (r->p->w_given)
@@ -517,43 +565,79 @@ static int policy_staffer_obs(struct policy_run *r,
 }
 
 /*
- * The series decide() reads, as scaler.c fetches it: the range query of
- * arrivalRateQuery over decide_series_query()'s range at its step, points
- * at now - range + k step, each rate() as of that instant.  Points before
- * the first scrape are left out (Prometheus has no data there: the series
- * is shorter); a gap after data began means no series, as in the server.
+ * A range query of the arrivals' rate over range_s at step_s, ending on
+ * the grid at or before now: *out and *n the points after the first one
+ * with data (points before the first scrape are left out: Prometheus has
+ * no data there, the series is shorter); a gap after data began, or no
+ * point, gives none (*n 0), as in the server.
  */
-static void policy_series(const struct policy_run *r, const struct meta *m,
-			  const struct policy_view *v, struct decide_obs *o)
+static void policy_range(struct policy_range *g, double range_s,
+			 double step_s, const struct policy_view *v,
+			 const double **out, size_t *n)
 {
-	double range, step, start, x;
-	size_t n, k, got = 0;
+	double end, start, x, shift;
+	size_t np, k, got = 0, keep = 0;
 
-	decide_series_query(m, &range, &step);
-	if (!(range > 0) || !v->arrivals || !r->series)
+	*out = NULL;
+	*n = 0;
+	if (!(range_s > 0) || !(step_s > 0) || !v->arrivals || !g->raw)
 		return;
-	n = (size_t)floor(range / step + 1e-9) + 1;
-	if (n < 2 || n > DECIDE_SERIES_MAX)
+	np = (size_t)floor(range_s / step_s + 1e-9) + 1;
+	if (np < 2 || np > DECIDE_SERIES_MAX)
 		return;
-	start = v->now - (double)(n - 1) * step;
-	for (k = 0; k < n; k++) {
+	end = floor(v->now / step_s + 1e-9) * step_s;
+	start = end - (double)(np - 1) * step_s;
+	/* The points of the last call that this one asks for again, but
+	 * its newest: a scrape at that very instant may have come after. */
+	shift = (start - g->t0) / step_s;
+	if (g->n > 0 && step_s == g->step && shift >= 0 &&
+	    fabs(shift - round(shift)) < 1e-6 && round(shift) < g->n) {
+		k = (size_t)round(shift);
+		keep = g->n - k - 1 < np ? g->n - k - 1 : np;
+		memmove(g->raw, g->raw + k, keep * sizeof(*g->raw));
+	}
+	for (k = keep; k < np; k++) {
+		double t = start + (double)k * step_s;
+
 		/* A window reaching back before t = 0 is not full: the fleet
 		 * had been running, but its Prometheus starts empty. */
-		if (start + (double)k * step < v->rate_window_s)
-			continue;
-		if (simprom_rate(v->arrivals, start + (double)k * step,
-				 v->rate_window_s, &x)) {
+		if (t < v->rate_window_s ||
+		    simprom_rate(v->arrivals, t, v->rate_window_s, &x))
+			x = NAN;
+		g->raw[k] = x;
+	}
+	g->t0 = start;
+	g->step = step_s;
+	g->n = np;
+	for (k = 0; k < np; k++) {
+		x = g->raw[k];
+		if (isnan(x)) {
 			if (got)
-				return;
+				return; /* a gap after data began: no series */
 			continue;
 		}
-		r->series[got++] = x > 0 ? x : 0;
+		g->out[got++] = x > 0 ? x : 0;
 	}
-	if (got < 1)
-		return;
-	o->series = r->series;
-	o->n_series = got;
-	o->series_step_s = step;
+	*out = got ? g->out : NULL;
+	*n = got;
+}
+
+/* The series decide() reads, as scaler.c fetches it: the range query of
+ * arrivalRateQuery behind the forecast, the hold and the peakedness, and
+ * the surge headroom's. */
+static void policy_series(struct policy_run *r, const struct meta *m,
+			  const struct policy_view *v, struct decide_obs *o)
+{
+	double range, step;
+
+	decide_series_query(m, &range, &step);
+	policy_range(&r->series, range, step, v, &o->series, &o->n_series);
+	if (o->n_series)
+		o->series_step_s = step;
+	decide_surge_query(m, &range, &step);
+	policy_range(&r->surge, range, step, v, &o->surge, &o->n_surge);
+	if (o->n_surge)
+		o->surge_step_s = step;
 }
 
 /*

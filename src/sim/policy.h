@@ -116,8 +116,10 @@ struct policy {
 	double activation;           /* KEDA activationThreshold */
 	struct meta meta;            /* staffer's metadata; the simulator
 				      * answers its coldStartQuery (set by
-				      * cold=measured) with the true cold
-				      * start, as kube-state-metrics would */
+				      * cold=measured) with the median cold
+				      * start of the replicas seen starting,
+				      * as kube-state-metrics would (none
+				      * before the first: coldStartSeconds) */
 	int perfect_forecast;        /* staffer: forecast=perfect */
 	int feedback;                /* staffer: feedback=on, the SLO
 				      * feedback on the simulated gateway's
@@ -177,7 +179,23 @@ struct policy_view {
 	/* The future, for staffer:forecast=perfect only: every request of
 	 * the run, sorted by arrival. */
 	const struct trace *trace;
-	double cold_start_s;    /* the fleet's true cold start */
+	double cold_start_s;    /* the cold start of the next replica the
+				 * fleet would create (the truth) */
+	double cold_seen;       /* coldStartQuery: the median cold start of
+				 * the replicas seen starting (sim.h);
+				 * NaN before the first */
+};
+
+/* One range query of the arrival rate as the server fetches it
+ * (decide.h), on the grid of points at whole multiples of the step
+ * ending at or before now (as the server's range cache asks for them).
+ * raw holds the points of the last call, NaN where Prometheus has none:
+ * a point's rate never changes once its time is past, so the next call
+ * reuses them. */
+struct policy_range {
+	double *raw, *out;        /* DECIDE_SERIES_MAX each */
+	double t0, step;          /* raw[k] is at t0 + k step, k < n */
+	size_t n;
 };
 
 struct policy_run {
@@ -186,7 +204,8 @@ struct policy_run {
 	struct keda keda;
 	struct smooth sm;
 	double last_w;            /* last good mean service time */
-	double *series;           /* staffer: DECIDE_SERIES_MAX points */
+	struct policy_range series; /* staffer: arrivalRateQuery's range */
+	struct policy_range surge;  /* ... and the surge headroom's */
 	double *miss;             /* staffer with feedback: as many */
 	struct decision last;     /* staffer's last decision */
 	int have_last;

@@ -25,6 +25,7 @@
 #include "simheap.h"
 #include "simprom.h"
 #include "simroute.h"
+#include "simsort.h"
 
 enum { EV_DONE, EV_READY, EV_SCRAPE, EV_HPA, EV_KEDA, EV_ORACLE,
        EV_SAMPLE, EV_ROUTE };
@@ -80,8 +81,9 @@ struct sim {
 	int route_pending;
 	uint32_t *moved;
 	size_t nmoved, capmoved;
-	double *waits;
+	double *waits;              /* the positive waits of started requests */
 	size_t nwaits;
+	uint64_t started, nowait;   /* started; of them, without waiting */
 	size_t next;                /* next arrival */
 
 	double now, last_acct;
@@ -92,6 +94,16 @@ struct sim {
 
 	double replica_s;
 	uint64_t scale_events, shed, within, shed_sampled;
+
+	/* The cold starts: the k-th replica created after the start takes
+	 * cold[k] (drawn as needed from crng); made replicas so far.  The
+	 * cold starts seen (ready - created), a ring of the last
+	 * SIM_COLD_SEEN_MAX with when each was seen. */
+	struct simrng crng;
+	double *cold;
+	size_t ncold, capcold, made;
+	double seen[SIM_COLD_SEEN_MAX], seen_at[SIM_COLD_SEEN_MAX];
+	size_t nseen, seen_next;
 };
 
 void sim_config_init(struct sim_config *c)
@@ -99,6 +111,8 @@ void sim_config_init(struct sim_config *c)
 	c->slots = 1;
 	c->queue_timeout_s = 60;
 	c->cold_start_s = 120;
+	c->cold_start_cv = 0;
+	c->cold_seed = 1;
 	c->sla_s = 2;
 	c->scrape_s = 15;
 	c->rate_window_s = 60;
@@ -147,6 +161,9 @@ int sim_config_check(const struct sim_config *c, char *err, size_t errlen)
 		what = "queue timeout must be above 0 and up to 86400 s";
 	else if (!(c->cold_start_s >= 0) || c->cold_start_s > 86400)
 		what = "cold start must be 0 to 86400 s";
+	else if (!(c->cold_start_cv >= 0) ||
+		 c->cold_start_cv > SIM_COLD_CV_MAX)
+		what = "cold start CV must be 0 to 3";
 	else if (!(c->sla_s >= 0) || c->sla_s > 86400)
 		what = "SLA must be 0 to 86400 s";
 	else if (!(c->scrape_s >= 1) || c->scrape_s > 3600)
@@ -274,9 +291,9 @@ static void sim_gone(struct sim *s, size_t r)
 	x->state = R_GONE;
 }
 
-/* Routed: replica r joins the ready list at its end.  Replicas become
- * ready in creation order (one cold start for all), so the list stays
- * oldest first. */
+/* Routed: replica r joins the ready list at its end, so the list is in
+ * the order replicas became ready (their creation order when every cold
+ * start is the same). */
 static void sim_list_add(struct sim *s, uint32_t r)
 {
 	struct sim_replica *x = &s->rep[r];
@@ -310,10 +327,72 @@ static void sim_list_del(struct sim *s, uint32_t r)
 		s->rep[x->rnext].rprev = x->rprev;
 }
 
+/* The k-th cold start (k from 0, in creation order after the start):
+ * cold_start_s, or a lognormal draw with that median and cold_start_cv.
+ * 0 and *out set; -1 when out of memory. */
+static int sim_cold(struct sim *s, size_t k, double *out)
+{
+	double sigma;
+
+	if (!(s->c->cold_start_cv > 0)) {
+		*out = s->c->cold_start_s;
+		return 0;
+	}
+	sigma = sqrt(log(1 + s->c->cold_start_cv * s->c->cold_start_cv));
+	while (s->ncold <= k) {
+		if (s->ncold == s->capcold) {
+			size_t cap = s->capcold ? s->capcold * 2 : 256;
+			double *p = realloc(s->cold, cap * sizeof(*p));
+
+			if (!p)
+				return -1;
+			s->cold = p;
+			s->capcold = cap;
+		}
+		s->cold[s->ncold++] = s->c->cold_start_s *
+				      exp(sigma * simrng_normal(&s->crng));
+	}
+	*out = s->cold[k];
+	return 0;
+}
+
+/* A replica became ready after its cold start: remember it for
+ * coldStartQuery. */
+static void sim_seen(struct sim *s, double cold)
+{
+	s->seen[s->seen_next] = cold;
+	s->seen_at[s->seen_next] = s->now;
+	s->seen_next = (s->seen_next + 1) % SIM_COLD_SEEN_MAX;
+	if (s->nseen < SIM_COLD_SEEN_MAX)
+		s->nseen++;
+}
+
+static int sim_cmp_double(const void *a, const void *b);
+
+/* The median of the cold starts seen within the last SIM_COLD_SEEN_S (of
+ * the last SIM_COLD_SEEN_MAX); NaN when none. */
+static double sim_seen_median(const struct sim *s)
+{
+	double v[SIM_COLD_SEEN_MAX];
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nseen; i++)
+		if (s->seen_at[i] >= s->now - SIM_COLD_SEEN_S)
+			v[n++] = s->seen[i];
+	if (n == 0)
+		return NAN;
+	qsort(v, n, sizeof(*v), sim_cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static int sim_new_replica(struct sim *s, int ready)
 {
 	struct sim_replica *x;
+	double cold = 0;
 	size_t r;
+
+	if (!ready && sim_cold(s, s->made++, &cold))
+		return -1;
 
 	for (r = 0; r < s->nrep; r++)
 		if (s->rep[r].state == R_GONE)
@@ -338,7 +417,7 @@ static int sim_new_replica(struct sim *s, int ready)
 	}
 	x = &s->rep[r];
 	x->created = s->now;
-	x->ready_at = ready ? s->now : s->now + s->c->cold_start_s;
+	x->ready_at = s->now + cold;
 	x->busy = 0;
 	x->born = s->born++;
 	simq_init(&x->q);
@@ -411,7 +490,11 @@ static int sim_start(struct sim *s, uint32_t q, size_t r)
 	const struct trace_req *req = &s->t->req[q];
 	double wait = s->now - req->arrival_s;
 
-	s->waits[s->nwaits++] = wait;
+	s->started++;
+	if (wait > 0)
+		s->waits[s->nwaits++] = wait;
+	else
+		s->nowait++;
 	if (wait <= s->c->sla_s)
 		s->within++;
 	else
@@ -578,6 +661,7 @@ static int sim_ready(struct sim *s, uint32_t r)
 	if (x->state != R_STARTING || x->ready_at != s->now)
 		return 0;
 	x->state = R_READY;
+	sim_seen(s, x->ready_at - x->created);
 	s->n_starting--;
 	s->n_ready++;
 	s->free_ready += (uint64_t)s->c->slots;
@@ -717,7 +801,7 @@ static double sim_gauge(const struct sim *s, int k)
 	return simprom_last(&s->ser[k], s->now, &v) ? NAN : v;
 }
 
-static void sim_view(const struct sim *s, struct policy_view *v)
+static void sim_view(struct sim *s, struct policy_view *v)
 {
 	v->now = s->now;
 	v->arrival_rate = sim_rate(s, S_ARR);
@@ -738,7 +822,9 @@ static void sim_view(const struct sim *s, struct policy_view *v)
 	v->finished = &s->ser[S_FINISHED];
 	v->rate_window_s = s->c->rate_window_s;
 	v->trace = s->t;
-	v->cold_start_s = s->c->cold_start_s;
+	if (sim_cold(s, s->made, &v->cold_start_s))
+		v->cold_start_s = s->c->cold_start_s;
+	v->cold_seen = sim_seen_median(s);
 }
 
 static void sim_scrape(struct sim *s)
@@ -777,18 +863,46 @@ static int sim_keda(struct sim *s)
 	return next >= 0 ? sim_set_spec(s, next) : 0;
 }
 
-static int32_t sim_oracle_target(const struct sim *s)
+/* The oracle's replicas over a horizon of h s (clamped to the policy's
+ * bounds). */
+static double sim_oracle_need(const struct sim *s, double h)
 {
 	const struct policy *p = s->p;
-	double need = ceil((double)demand_max(s->d, s->now, s->now +
-				s->c->cold_start_s + s->c->oracle_step_s) /
+	double need = ceil((double)demand_max(s->d, s->now, s->now + h +
+					      s->c->oracle_step_s) /
 			   (double)s->c->slots);
 
 	if (need < p->keda.min_replica_count)
 		need = p->keda.min_replica_count;
 	if (need > p->hpa.max_replicas)
 		need = p->hpa.max_replicas;
-	return (int32_t)need;
+	return need;
+}
+
+/* The horizon is the longest cold start of the replicas the answer adds:
+ * lengthen it until the replicas it asks for are covered (each longer
+ * horizon can only ask for more; a few rounds settle it). */
+static int sim_oracle(struct sim *s)
+{
+	double h = s->c->cold_start_s, need = sim_oracle_need(s, h), x;
+	int32_t live = s->n_starting + s->n_ready;
+	size_t k, round;
+
+	for (round = 0; round < 8 && need > live; round++) {
+		double longest = 0;
+
+		for (k = 0; k < (size_t)(need - live); k++) {
+			if (sim_cold(s, s->made + k, &x))
+				return -1;
+			if (x > longest)
+				longest = x;
+		}
+		if (!(longest > h))
+			break;
+		h = longest;
+		need = sim_oracle_need(s, h);
+	}
+	return sim_set_spec(s, (int32_t)need);
 }
 
 static void sim_sample(struct sim *s, sim_sample_fn *fn, void *arg)
@@ -807,6 +921,7 @@ static void sim_sample(struct sim *s, sim_sample_fn *fn, void *arg)
 	x.shed = s->shed - s->shed_sampled;
 	s->shed_sampled = s->shed;
 	x.raw = s->run.have_last ? (int32_t)s->run.last.raw : -1;
+	x.cold_seen = sim_seen_median(s);
 	fn(arg, &x);
 }
 
@@ -837,7 +952,7 @@ static int sim_event(struct sim *s, const struct simev *e, sim_sample_fn *fn,
 		return simheap_push(&s->heap, s->now + s->p->keda.poll_s,
 				    EV_KEDA, 0);
 	case EV_ORACLE:
-		if (sim_set_spec(s, sim_oracle_target(s)))
+		if (sim_oracle(s))
 			return -1;
 		return simheap_push(&s->heap, s->now + c->oracle_step_s,
 				    EV_ORACLE, 0);
@@ -859,16 +974,18 @@ static int sim_cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double sim_rank(const double *v, size_t n, double p)
+/* The nearest-rank percentile p of the started requests' waits: the
+ * first `zero` of them 0, then v[0..n) sorted.  NaN when none started. */
+static double sim_rank(const double *v, size_t n, uint64_t zero, double p)
 {
-	double k;
+	double k, all = (double)zero + (double)n;
 
-	if (n == 0)
+	if (!(all > 0))
 		return NAN;
-	k = ceil(p * (double)n);
+	k = ceil(p * all);
 	if (k < 1)
 		k = 1;
-	return v[(size_t)k - 1];
+	return k <= (double)zero ? 0 : v[(size_t)(k - (double)zero) - 1];
 }
 
 static void sim_results(struct sim *s, struct sim_result *o)
@@ -878,18 +995,20 @@ static void sim_results(struct sim *s, struct sim_result *o)
 
 	memset(o, 0, sizeof(*o));
 	o->requests = s->t->n;
-	o->started = s->nwaits;
+	o->started = s->started;
 	o->within_sla = s->within;
 	o->shed = s->shed;
 	o->sla_attainment = (double)s->within / (double)s->t->n;
 	o->shed_fraction = (double)s->shed / (double)s->t->n;
-	qsort(s->waits, s->nwaits, sizeof(*s->waits), sim_cmp_double);
+	if (simsort_doubles(s->waits, s->nwaits))
+		qsort(s->waits, s->nwaits, sizeof(*s->waits),
+		      sim_cmp_double);
 	for (i = 0; i < s->nwaits; i++)
 		sum += s->waits[i];
-	o->wait_mean = s->nwaits ? sum / (double)s->nwaits : NAN;
-	o->wait_p50 = sim_rank(s->waits, s->nwaits, 0.50);
-	o->wait_p95 = sim_rank(s->waits, s->nwaits, 0.95);
-	o->wait_p99 = sim_rank(s->waits, s->nwaits, 0.99);
+	o->wait_mean = s->started ? sum / (double)s->started : NAN;
+	o->wait_p50 = sim_rank(s->waits, s->nwaits, s->nowait, 0.50);
+	o->wait_p95 = sim_rank(s->waits, s->nwaits, s->nowait, 0.95);
+	o->wait_p99 = sim_rank(s->waits, s->nwaits, s->nowait, 0.99);
 	for (i = 0; i < s->nrep; i++)
 		if (s->rep[i].state != R_GONE)
 			s->replica_s += sim_overlap(s, s->rep[i].created,
@@ -921,6 +1040,7 @@ static void sim_free(struct sim *s)
 	free(s->req_rep);
 	free(s->waits);
 	free(s->moved);
+	free(s->cold);
 }
 
 int sim_run(const struct sim_config *c, const struct trace *t,
@@ -947,6 +1067,7 @@ int sim_run(const struct sim_config *c, const struct trace *t,
 	s.t = t;
 	s.d = d;
 	s.p = p;
+	simrng_seed(&s.crng, c->cold_seed);
 	/* Keep what the longest query looks back over. */
 	span = c->rate_window_s > c->service_window_s ? c->rate_window_s
 						      : c->service_window_s;
@@ -955,6 +1076,9 @@ int sim_run(const struct sim_config *c, const struct trace *t,
 
 		decide_series_query(&p->meta, &range, &step);
 		span += range;
+		decide_surge_query(&p->meta, &range, &step);
+		if (range + c->rate_window_s > span)
+			span = range + c->rate_window_s;
 	}
 	if (p->kind == POLICY_STAFFER && p->meta.current_replicas_query &&
 	    p->meta.scale_down_period_s + SIMPROM_LOOKBACK_S > span)

@@ -4,8 +4,11 @@
  *
  * The world (docs/benchmark.md states the same):
  *  - Fleet: replicas with `slots` request slots each.  A new replica is
- *    ready cold_start_s after it is created; it costs replica-seconds from
- *    creation.  Scale-down removes replicas that are still starting first
+ *    ready its cold start after it is created; it costs replica-seconds
+ *    from creation.  The cold start is cold_start_s, or with
+ *    cold_start_cv > 0 a lognormal draw with median cold_start_s and that
+ *    CV, the k-th replica created after the start taking the k-th draw
+ *    of a stream seeded by cold_seed: the same pods for every policy.  Scale-down removes replicas that are still starting first
  *    (they vanish at once), then the newest ready ones, which drain: they
  *    get no new work, finish what they hold, and cost replica-seconds
  *    until empty (as a Deployment's terminating pods with a grace period).
@@ -46,12 +49,14 @@
  *    full reads low, and only short requests have completed); the oracle
  *    decides every oracle_step_s at 0, oracle_step_s, ...  HPA and
  *    KEDA read the metrics as they stand at that instant.
- *  - Oracle: knows every future request; at time t it sets the replicas
- *    to ceil(max c(u) / slots) for u in [t, t + cold_start_s +
- *    oracle_step_s], c being demand.h's ideal concurrency, clamped to the
- *    policy's [minReplicaCount, maxReplicaCount]: replicas are started
- *    exactly one cold start before they are needed and kept through any
- *    dip shorter than a cold start.  No metrics, no HPA.
+ *  - Oracle: knows every future request and every pod's cold start; at
+ *    time t it sets the replicas to ceil(max c(u) / slots) for u in
+ *    [t, t + h + oracle_step_s], c being demand.h's ideal concurrency, h
+ *    the longest cold start of the replicas that would add (cold_start_s
+ *    when none would), clamped to the policy's [minReplicaCount,
+ *    maxReplicaCount]: replicas are started one cold start before they
+ *    are needed and kept through any dip shorter than a cold start.  No
+ *    metrics, no HPA.
  *  - Static: `static` holds its replicas (initial_replicas unless the
  *    policy says) ready from t = 0 to the end; no HPA, no KEDA.
  *  - Start: initial_replicas ready replicas at t = 0 for every policy;
@@ -79,6 +84,13 @@
 #define SIM_SLOTS_MAX 100000L
 #define SIM_REPLICAS_MAX 200000u  /* replicas alive at once, draining too */
 #define SIM_WARM_WINDOW_S 60.0    /* the first-minute warm start's window */
+#define SIM_COLD_CV_MAX 3.0       /* the cold starts' largest CV */
+/* coldStartQuery's answer: the median cold start of the replicas that
+ * became ready within the last SIM_COLD_SEEN_S, at most the last
+ * SIM_COLD_SEEN_MAX of them (kube-state-metrics keeps pods that exist;
+ * the docs' query takes the median over a day of them). */
+#define SIM_COLD_SEEN_S 86400.0
+#define SIM_COLD_SEEN_MAX 1024
 
 enum sim_routing {
 	SIM_ROUTE_SHARED = 0,     /* one gateway queue (the default) */
@@ -89,7 +101,9 @@ enum sim_routing {
 struct sim_config {
 	long slots;              /* per replica, 1 .. SIM_SLOTS_MAX */
 	double queue_timeout_s;  /* > 0 */
-	double cold_start_s;     /* >= 0 */
+	double cold_start_s;     /* >= 0; the median with cold_start_cv */
+	double cold_start_cv;    /* 0 to SIM_COLD_CV_MAX: lognormal spread */
+	uint64_t cold_seed;      /* the cold starts' random stream */
 	double sla_s;            /* >= 0 */
 	double scrape_s;         /* > 0 */
 	double rate_window_s;    /* > scrape_s */
@@ -140,6 +154,9 @@ struct sim_sample {
 	uint64_t queue, inflight;
 	uint64_t shed;           /* shed since the previous sample */
 	int32_t raw;             /* staffer: the model's answer; else -1 */
+	double cold_seen;        /* what coldStartQuery answers (the median
+				  * cold start of the replicas seen
+				  * starting); NaN before the first */
 };
 
 typedef void sim_sample_fn(void *arg, const struct sim_sample *s);

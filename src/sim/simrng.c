@@ -72,6 +72,28 @@ double simrng_lognormal(struct simrng *r, double mean, double cv)
 	return exp(mu + sqrt(s2) * simrng_normal(r));
 }
 
+double simrng_gamma(struct simrng *r, double shape)
+{
+	double d, c, x, v, u;
+
+	if (shape < 1)
+		return simrng_gamma(r, shape + 1) *
+		       exp(log(simrng_uniform(r)) / shape);
+	d = shape - 1.0 / 3.0;
+	c = 1.0 / sqrt(9.0 * d);
+	for (;;) {
+		do {
+			x = simrng_normal(r);
+			v = 1.0 + c * x;
+		} while (v <= 0);
+		v = v * v * v;
+		u = simrng_uniform(r);
+		if (u < 1.0 - 0.0331 * x * x * x * x ||
+		    log(u) < 0.5 * x * x + d * (1.0 - v + log(v)))
+			return d * v;
+	}
+}
+
 uint64_t simrng_poisson(struct simrng *r, double mean)
 {
 	double l, p;

@@ -34,6 +34,12 @@ double simrng_normal(struct simrng *r);
  * (>= 0; 0 gives the mean itself). */
 double simrng_lognormal(struct simrng *r, double mean, double cv);
 
+/* Gamma with the given shape (> 0) and scale 1 (Marsaglia and Tsang's
+ * method; below shape 1 through Gamma(shape + 1) U^(1 / shape), which
+ * underflows to 0 for the tiny shapes of very bursty renewal processes:
+ * a gap of 0 is then an arrival at the same instant). */
+double simrng_gamma(struct simrng *r, double shape);
+
 /* Poisson-distributed count with the given mean (>= 0); exact for small
  * means, a rounded normal approximation above 500. */
 uint64_t simrng_poisson(struct simrng *r, double mean);

@@ -47,6 +47,7 @@ struct simulate_opts {
 	long seed;
 	double rate_compress, rate_scale, rate_start, rate_span;
 	double input_mean, output_mean;
+	const char *arrivals;
 	const char *service;
 	double service_mean, service_cv;
 	double service_drift;   /* x1 at the start to x this at the end */
@@ -72,9 +73,13 @@ static void simulate_usage(FILE *fp)
 "usage: staffer simulate TRAFFIC [options] [--policy SPEC]... [key=value]...\n"
 "traffic (one of):\n"
 "  --trace FILE        CSV arrival_s,input_tokens,output_tokens[,service_s]\n"
-"  --rates FILE        ServeGen *_rate_10min.csv, replayed as Poisson:\n"
-"                      --rate-compress X (10), --rate-scale K (1),\n"
-"                      --rate-start S (0), --rate-span S (0: all)\n"
+"  --rates FILE        ServeGen *_rate_10min.csv: --rate-compress X (10),\n"
+"                      --rate-scale K (1), --rate-start S (0),\n"
+"                      --rate-span S (0: all), --arrivals auto|poisson|\n"
+"                      clients (auto: clients when the file has\n"
+"                      top_client_share,rate_weighted_cv: each client a\n"
+"                      Gamma renewal process with the window's CV, the\n"
+"                      largest at its share; else one Poisson process)\n"
 "  --shape NAME        poisson|step|surge|diurnal|onoff, with --rate R\n"
 "                      (req/s, 10) and --duration S (3600)\n"
 "  --overlay K (1)     K copies, copy i shifted by i*span/K, wrapped\n"
@@ -92,6 +97,10 @@ static void simulate_usage(FILE *fp)
 "  --perf-spec M,HW,TP (llama2-70b,h100-80gb,4)  --batch B (slots, max 64)\n"
 "fleet and control:\n"
 "  --slots N (16)  --queue-timeout S (60)  --cold-start S (120)\n"
+"  --cold-start-cv C (0)  each new replica's cold start lognormal with\n"
+"                      median --cold-start and CV C (the same pods for\n"
+"                      every policy; coldStartQuery answers the median\n"
+"                      of those seen starting)\n"
 "  --routing shared|least-loaded|round-robin (shared)  the gateway: one\n"
 "                      queue for the fleet, or a queue per replica, each\n"
 "                      request sent on arrival to the replica with the\n"
@@ -121,7 +130,7 @@ static void simulate_usage(FILE *fp)
 "  feedback=on (slaMissQuery from the gateway's waits), feedback=bound\n"
 "  (maxReplicaCount from the first miss: what no SLO feedback beats),\n"
 "  w=given (W from serviceTime only), cold=measured (coldStartQuery\n"
-"  answered with the true cold start)\n"
+"  answered with the median cold start of the replicas seen starting)\n"
 "  key=value arguments are staffer metadata for every staffer policy.\n"
 "output:\n"
 "  --json              one JSON object per policy per line\n"
@@ -144,6 +153,7 @@ static void simulate_defaults(struct simulate_opts *o)
 	o->input_mean = 1000;
 	o->output_mean = 250;
 	o->service = "auto";
+	o->arrivals = "auto";
 	o->service_mean = 5;
 	o->service_drift = 1;
 	o->service_cv = 1;
@@ -211,6 +221,7 @@ static const struct opt simulate_opts_table[] = {
 	OPT_D("--rate-scale", OO(rate_scale), 1e-9, 1e6, "x", 0),
 	OPT_D("--rate-start", OO(rate_start), 0, 1e9, "seconds", 0),
 	OPT_D("--rate-span", OO(rate_span), 0, 1e9, "seconds", 0),
+	OPT_S("--arrivals", OO(arrivals), OPT_NONEMPTY),
 	OPT_D("--input-mean", OO(input_mean), 1, 1e6, "tokens", 0),
 	OPT_D("--output-mean", OO(output_mean), 0, 1e6, "tokens", 0),
 	OPT_S("--service", OO(service), OPT_NONEMPTY),
@@ -224,6 +235,8 @@ static const struct opt simulate_opts_table[] = {
 	OPT_D("--queue-timeout", OO(sc.queue_timeout_s), 0.001,
 	      86400, "seconds", 0),
 	OPT_D("--cold-start", OO(sc.cold_start_s), 0, 86400, "seconds", 0),
+	OPT_D("--cold-start-cv", OO(sc.cold_start_cv), 0, SIM_COLD_CV_MAX,
+	      NULL, 0),
 	OPT_S("--initial-replicas", OO(initial), OPT_NONEMPTY),
 	OPT_S("--routing", OO(routing), OPT_NONEMPTY),
 	OPT_D("--sla", OO(sc.sla_s), 0, 86400, "seconds", 0),
@@ -313,13 +326,20 @@ static int simulate_traffic(const struct simulate_opts *o, struct trace *t,
 		struct trace_rates r = {
 			o->rate_compress, o->rate_scale, o->rate_start,
 			o->rate_span, o->input_mean, o->output_mean,
+			TRACE_ARR_AUTO,
 		};
 
+		if (trace_arrivals_parse(o->arrivals, &r.arrivals)) {
+			snprintf(err, errlen, "--arrivals '%.40s': allowed "
+				 "auto, poisson, clients", o->arrivals);
+			return -1;
+		}
 		if (trace_load_rates(t, o->rates, &r, &rng, err, errlen))
 			return -1;
-		snprintf(desc, desclen, "%s (Poisson, time /%g, rate x%g)",
-			 simulate_base(o->rates), o->rate_compress,
-			 o->rate_scale);
+		snprintf(desc, desclen, "%s (%s, time /%g, rate x%g)",
+			 simulate_base(o->rates),
+			 t->from_clients ? "clients' renewals" : "Poisson",
+			 o->rate_compress, o->rate_scale);
 	} else {
 		struct trace_synth s;
 
@@ -417,7 +437,14 @@ static void simulate_num(cJSON *o, const char *k, double v)
 		cJSON_AddNullToObject(o, k);
 }
 
-static int simulate_json(const char *name, const struct sim_result *r)
+/* The traffic's per-minute index of dispersion (within 10-minute blocks),
+ * printed with every run so that replays can be compared with real
+ * arrivals (docs/benchmark.md). */
+#define SIMULATE_IOD_BIN_S 60.0
+#define SIMULATE_IOD_BLOCK_S 600.0
+
+static int simulate_json(const char *name, const struct sim_result *r,
+			 const struct trace *t, double iod)
 {
 	cJSON *o = cJSON_CreateObject();
 	char *text;
@@ -434,6 +461,8 @@ static int simulate_json(const char *name, const struct sim_result *r)
 	simulate_num(o, "lower_bound_hours", r->lower_bound_hours);
 	cJSON_AddNumberToObject(o, "scale_events", (double)r->scale_events);
 	cJSON_AddBoolToObject(o, "never_scales_up", r->never_scales_up);
+	simulate_num(o, "span_hours", t->span_s / 3600);
+	simulate_num(o, "arrival_dispersion_60s", iod);
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	if (!text)
@@ -469,12 +498,14 @@ static void simulate_row(const struct policy *p, const struct sim_result *r)
 
 static void simulate_header(const struct simulate_opts *o,
 			    const struct trace *t, const struct perf *perf,
-			    double batch, const char *desc, const char *warm)
+			    double batch, const char *desc, const char *warm,
+			    double iod)
 {
 	double work = trace_work_s(t);
 
-	printf("traffic   %s: %zu requests over %.0f s (%.2f req/s)\n",
-	       desc, t->n, t->span_s, t->span_s > 0 ? t->n / t->span_s : 0);
+	printf("traffic   %s: %zu requests over %.0f s (%.2f req/s), "
+	       "per-minute index of dispersion %.3g\n", desc, t->n,
+	       t->span_s, t->span_s > 0 ? t->n / t->span_s : 0, iod);
 	printf("service   %s", o->service);
 	if (!t->has_service || strcmp(o->service, "column"))
 		printf(" (perf: %s, batch %g)", perf->desc, batch);
@@ -482,10 +513,13 @@ static void simulate_header(const struct simulate_opts *o,
 		printf(", drifting x1 to x%g", o->service_drift);
 	printf(", mean %.2f s; offered load %.1f busy slots\n",
 	       t->n ? work / t->n : 0, t->span_s > 0 ? work / t->span_s : 0);
-	printf("fleet     %ld slots/replica, %s routing, cold start %g s, "
-	       "queue timeout %g s, SLA wait %g s, start %d replicas (%s)\n",
+	printf("fleet     %ld slots/replica, %s routing, cold start %g s",
 	       o->sc.slots, sim_routing_name(o->sc.routing),
-	       o->sc.cold_start_s, o->sc.queue_timeout_s, o->sc.sla_s,
+	       o->sc.cold_start_s);
+	if (o->sc.cold_start_cv > 0)
+		printf(" (median; lognormal CV %g)", o->sc.cold_start_cv);
+	printf(", queue timeout %g s, SLA wait %g s, start %d replicas (%s)\n",
+	       o->sc.queue_timeout_s, o->sc.sla_s,
 	       (int)o->sc.initial_replicas, warm);
 	printf("control   scrape %g s, rate window %g s (W over %g s), HPA "
 	       "sync %g s\n\n", o->sc.scrape_s, o->sc.rate_window_s,
@@ -509,7 +543,7 @@ int cmd_simulate(int argc, char **argv)
 	char dat_path[64] = "";
 	const char *names[SIMULATE_POLICIES_MAX];
 	const char *warm = "given";
-	double batch = 1;
+	double batch = 1, iod;
 	size_t i, npol;
 	int32_t min_all = INT32_MAX;
 	int rc = 2, fd;
@@ -565,6 +599,9 @@ int cmd_simulate(int argc, char **argv)
 		goto out;
 	}
 	o.sc.end_s = t.span_s > 0 ? t.span_s : 1;
+	/* Another stream than the traffic's, from the same seed. */
+	o.sc.cold_seed = (uint64_t)o.seed ^ 0x636f6c64u;
+	iod = trace_dispersion(&t, SIMULATE_IOD_BIN_S, SIMULATE_IOD_BLOCK_S);
 	/* Both warm starts respect the lowest minReplicaCount: an operator
 	 * would not have run fewer. */
 	if (!strcmp(o.initial, "first-minute")) {
@@ -621,7 +658,7 @@ int cmd_simulate(int argc, char **argv)
 		}
 	}
 	if (!o.json)
-		simulate_header(&o, &t, &perf, batch, desc, warm);
+		simulate_header(&o, &t, &perf, batch, desc, warm, iod);
 	for (i = 0; i < npol; i++) {
 		struct sim_result r;
 
@@ -635,7 +672,7 @@ int cmd_simulate(int argc, char **argv)
 			goto out;
 		}
 		if (o.json) {
-			if (simulate_json(pol[i].name, &r))
+			if (simulate_json(pol[i].name, &r, &t, iod))
 				goto out;
 		} else {
 			simulate_row(&pol[i], &r);

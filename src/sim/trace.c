@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clients.h"
 #include "csv.h"
 #include "num.h"
 #include "show.h"
+#include "simsort.h"
 
 #define TRACE_SHOW_MAX 40   /* characters of a field quoted in an error */
 
@@ -74,6 +76,36 @@ static int trace_cmp(const void *a, const void *b)
 }
 
 /* Sort by arrival (ties in creation order) and renumber. */
+/* The radix sort (simsort.h) by arrival: stable, and seq is the index
+ * until the first sort, so (arrival, seq) order as trace_cmp's.  -1 when
+ * out of memory (t unchanged). */
+static int trace_sort_fast(struct trace *t)
+{
+	double *key = malloc(t->n * sizeof(*key));
+	uint32_t *perm = malloc(t->n * sizeof(*perm));
+	struct trace_req *req = malloc(t->cap * sizeof(*req));
+	size_t i;
+	int rc = -1;
+
+	if (!key || !perm || !req)
+		goto out;
+	for (i = 0; i < t->n; i++)
+		key[i] = t->req[i].arrival_s;
+	if (simsort_order(key, t->n, perm))
+		goto out;
+	for (i = 0; i < t->n; i++)
+		req[i] = t->req[perm[i]];
+	free(t->req);
+	t->req = req;
+	req = NULL;
+	rc = 0;
+out:
+	free(key);
+	free(perm);
+	free(req);
+	return rc;
+}
+
 static void trace_sort(struct trace *t)
 {
 	size_t i;
@@ -82,7 +114,7 @@ static void trace_sort(struct trace *t)
 	for (i = 1; i < t->n && sorted; i++)
 		if (trace_cmp(&t->req[i - 1], &t->req[i]) > 0)
 			sorted = 0;
-	if (!sorted)
+	if (!sorted && trace_sort_fast(t))
 		qsort(t->req, t->n, sizeof(t->req[0]), trace_cmp);
 	for (i = 0; i < t->n; i++)
 		t->req[i].seq = (uint32_t)i;
@@ -241,6 +273,11 @@ static long trace_tokens(struct simrng *r, double mean)
 
 #define TRACE_WINDOWS_MAX 1000000
 
+/* The columns a rate file must start with, and the two more that
+ * describe its clients (clients.h). */
+#define TRACE_RATES_HEADER "window_start_s,total_rate_rps,active_clients"
+#define TRACE_RATES_MIX ",top_client_share,rate_weighted_cv"
+
 /* Poisson arrivals on [x0, x1) whose rate goes linearly from y0 to y1
  * (req/s), by thinning. */
 static int trace_ramp(struct trace *t, double x0, double x1, double y0,
@@ -264,20 +301,119 @@ static int trace_ramp(struct trace *t, double x0, double x1, double y0,
 	}
 }
 
-int trace_from_rates(struct trace *t, const double *ws, const double *rate,
-		     size_t nw, const struct trace_rates *o,
-		     struct simrng *r, const char *what, char *err,
-		     size_t errlen)
+/* A window's clients as the rate file has them (clients.h). */
+struct trace_mix {
+	double clients, top_share, cv;
+};
+
+struct trace_emit {
+	struct trace *t;
+	const struct trace_rates *o;
+	struct simrng *r;
+};
+
+static int trace_emit(void *arg, double at)
+{
+	struct trace_emit *e = arg;
+
+	return trace_add(e->t, at, trace_tokens(e->r, e->o->input_mean),
+			 trace_tokens(e->r, e->o->output_mean), -1.0);
+}
+
+/* The total rate at x (compressed seconds from the first window used):
+ * linear between the window midpoints mid[0..n), flat outside. */
+static double trace_rate_at(const double *mid, const double *y, size_t n,
+			    double x)
+{
+	size_t i;
+
+	if (x <= mid[0])
+		return y[0];
+	for (i = 1; i < n; i++)
+		if (x <= mid[i])
+			return y[i - 1] + (y[i] - y[i - 1]) *
+			       (x - mid[i - 1]) / (mid[i] - mid[i - 1]);
+	return y[n - 1];
+}
+
+/* Windows [a, b) as clients: two segments a window (start to midpoint,
+ * midpoint to end), each window's mix, fresh at every window start. */
+static int trace_clients(struct trace *t, const double *ws, const double *wr,
+			 const struct trace_mix *mix, size_t nw, size_t a,
+			 size_t b, double len, const struct trace_rates *o,
+			 struct simrng *r)
+{
+	struct trace_emit e = { t, o, r };
+	struct clients c;
+	double *mid = malloc((b - a) * sizeof(*mid));
+	double *y = malloc((b - a) * sizeof(*y));
+	size_t i;
+	int rc = -1;
+
+	clients_init(&c);
+	if (!mid || !y)
+		goto out;
+	for (i = a; i < b; i++) {
+		double w = i + 1 < nw ? ws[i + 1] - ws[i] : len;
+
+		mid[i - a] = (ws[i] + w / 2 - ws[a]) / o->compress;
+		y[i - a] = wr[i] * o->scale;
+	}
+	for (i = a; i < b; i++) {
+		double w = i + 1 < nw ? ws[i + 1] - ws[i] : len;
+		double x0 = (ws[i] - ws[a]) / o->compress;
+		double x1 = (ws[i] + w - ws[a]) / o->compress;
+		double xm = mid[i - a];
+		struct clients_seg s;
+
+		s.clients = mix[i].clients;
+		s.top_share = mix[i].top_share;
+		s.cv = mix[i].cv;
+		s.x0 = x0;
+		s.x1 = xm;
+		s.y0 = trace_rate_at(mid, y, b - a, x0);
+		s.y1 = y[i - a];
+		s.fresh = 1;
+		if (clients_seg(&c, &s, r, trace_emit, &e))
+			goto out;
+		s.x0 = xm;
+		s.x1 = x1;
+		s.y0 = y[i - a];
+		s.y1 = trace_rate_at(mid, y, b - a, x1);
+		s.fresh = 0;
+		if (clients_seg(&c, &s, r, trace_emit, &e))
+			goto out;
+	}
+	rc = 0;
+out:
+	clients_release(&c);
+	free(mid);
+	free(y);
+	return rc;
+}
+
+/* The replay of nw windows (mix NULL: no clients' columns). */
+static int trace_windows(struct trace *t, const double *ws, const double *rate,
+			 const struct trace_mix *mix, size_t nw,
+			 const struct trace_rates *o, struct simrng *r,
+			 const char *what, char *err, size_t errlen)
 {
 	double *wr = NULL, end_orig, prev = -1, x, y, len;
+	struct trace_mix *mm = NULL, pm = { 1, 1, 1 };
 	size_t i, a, b;
-	int rc = -1;
+	int rc = -1, have = 0;
 
 	trace_free(t);
 	if (!(o->compress > 0) || !(o->scale > 0) || !(o->start_s >= 0) ||
 	    !(o->span_s >= 0)) {
 		snprintf(err, errlen, "rate replay: compress and scale must "
 			 "be > 0, start and span >= 0");
+		return -1;
+	}
+	if (o->arrivals == TRACE_ARR_CLIENTS && !mix) {
+		snprintf(err, errlen, "%s: replaying clients needs the "
+			 "columns top_client_share and rate_weighted_cv",
+			 what);
 		return -1;
 	}
 	if (nw > TRACE_WINDOWS_MAX) {
@@ -294,17 +430,29 @@ int trace_from_rates(struct trace *t, const double *ws, const double *rate,
 		}
 	end_orig = o->span_s > 0 ? o->start_s + o->span_s : INFINITY;
 	wr = nw ? malloc(nw * sizeof(*wr)) : NULL;
-	if (nw && !wr)
+	mm = nw && mix ? malloc(nw * sizeof(*mm)) : NULL;
+	if (nw && (!wr || (mix && !mm)))
 		goto oom;
-	/* A gap takes the rate before it; gaps before any data take the
-	 * first known rate. */
+	/* A gap takes the window before it (its rate, and its clients);
+	 * gaps before any data take the first known window. */
 	for (i = 0; i < nw; i++) {
-		wr[i] = isfinite(rate[i]) && rate[i] >= 0 ? rate[i] : prev;
+		int gap = !(isfinite(rate[i]) && rate[i] >= 0);
+
+		wr[i] = gap ? prev : rate[i];
 		prev = wr[i];
+		if (mm && !gap && !have) {
+			pm = mix[i];    /* the first known window's */
+			have = 1;
+		}
 	}
 	for (i = nw; i > 0; i--)
 		if (wr[i - 1] < 0)
 			wr[i - 1] = i < nw ? wr[i] : 0;
+	for (i = 0; mm && i < nw; i++) {
+		if (isfinite(rate[i]) && rate[i] >= 0)
+			pm = mix[i];
+		mm[i] = pm;
+	}
 	for (a = 0; a < nw && ws[a] < o->start_s; a++)
 		;
 	for (b = a; b < nw && ws[b] < end_orig; b++)
@@ -320,23 +468,32 @@ int trace_from_rates(struct trace *t, const double *ws, const double *rate,
 	 * compress.  The rate is linear between window midpoints and flat
 	 * before the first and after the last midpoint. */
 	len = ws[b - 1] - ws[b - 2];
-	for (i = a; i < b; i++) {
-		double w = i + 1 < nw ? ws[i + 1] - ws[i] : len;
-		double mid = (ws[i] + w / 2 - ws[a]) / o->compress;
+	if (mm && o->arrivals != TRACE_ARR_POISSON) {
+		if (trace_clients(t, ws, wr, mm, nw, a, b, len, o, r))
+			goto oom;
+		t->from_clients = 1;
+	} else {
+		for (i = a; i < b; i++) {
+			double w = i + 1 < nw ? ws[i + 1] - ws[i] : len;
+			double mid = (ws[i] + w / 2 - ws[a]) / o->compress;
 
-		x = i == a ? 0 : (ws[i - 1] + (ws[i] - ws[i - 1]) / 2 -
-				  ws[a]) / o->compress;
-		y = i == a ? wr[i] : wr[i - 1];
-		if (trace_ramp(t, x, mid, y * o->scale, wr[i] * o->scale,
-			       o->input_mean, o->output_mean, r))
-			goto oom;
-		if (i + 1 == b &&
-		    trace_ramp(t, mid, (ws[i] + w - ws[a]) / o->compress,
-			       wr[i] * o->scale, wr[i] * o->scale,
-			       o->input_mean, o->output_mean, r))
-			goto oom;
-		t->span_s = (ws[i] + w - ws[a]) / o->compress;
+			x = i == a ? 0 : (ws[i - 1] + (ws[i] - ws[i - 1]) /
+					  2 - ws[a]) / o->compress;
+			y = i == a ? wr[i] : wr[i - 1];
+			if (trace_ramp(t, x, mid, y * o->scale,
+				       wr[i] * o->scale, o->input_mean,
+				       o->output_mean, r))
+				goto oom;
+			if (i + 1 == b &&
+			    trace_ramp(t, mid, (ws[i] + w - ws[a]) /
+				       o->compress, wr[i] * o->scale,
+				       wr[i] * o->scale, o->input_mean,
+				       o->output_mean, r))
+				goto oom;
+		}
 	}
+	t->span_s = (ws[b - 1] + (b < nw ? ws[b] - ws[b - 1] : len) - ws[a]) /
+		    o->compress;
 	if (t->n == 0) {
 		snprintf(err, errlen, "%s: no arrivals in the "
 			 "windows used", what);
@@ -349,9 +506,18 @@ oom:
 	trace_oom(err, errlen, what);
 out:
 	free(wr);
+	free(mm);
 	if (rc)
 		trace_free(t);
 	return rc;
+}
+
+int trace_from_rates(struct trace *t, const double *ws, const double *rate,
+		     size_t nw, const struct trace_rates *o,
+		     struct simrng *r, const char *what, char *err,
+		     size_t errlen)
+{
+	return trace_windows(t, ws, rate, NULL, nw, o, r, what, err, errlen);
 }
 
 int trace_load_rates(struct trace *t, const char *path,
@@ -363,7 +529,9 @@ int trace_load_rates(struct trace *t, const char *path,
 	char *f[TRACE_FIELDS_MAX + 1];
 	enum csv_line lr;
 	double *ws = NULL, *wr = NULL;
+	struct trace_mix *mix = NULL;
 	size_t nf, lineno = 1, nw = 0, capw = 0;
+	int has_mix;
 	FILE *fp;
 	int rc = -1;
 
@@ -375,15 +543,15 @@ int trace_load_rates(struct trace *t, const char *path,
 		return -1;
 	}
 	if (csv_line(fp, line, sizeof(line)) != CSV_LINE_OK ||
-	    strncmp(line, "window_start_s,total_rate_rps,active_clients",
-		    44)) {
+	    strncmp(line, TRACE_RATES_HEADER, strlen(TRACE_RATES_HEADER))) {
 		snprintf(err, errlen, "rate file '%s': header must start "
-			 "with window_start_s,total_rate_rps,active_clients",
-			 path);
+			 "with " TRACE_RATES_HEADER, path);
 		goto out;
 	}
+	has_mix = !strncmp(csv_trim(line) + strlen(TRACE_RATES_HEADER),
+			   TRACE_RATES_MIX, strlen(TRACE_RATES_MIX));
 	while ((lr = csv_line(fp, line, sizeof(line))) != CSV_LINE_EOF) {
-		double start, rate, clients;
+		double start, rate, clients, top = 0, cv = 0;
 
 		lineno++;
 		if (lr != CSV_LINE_OK) {
@@ -399,11 +567,22 @@ int trace_load_rates(struct trace *t, const char *path,
 		    num_parse_double(csv_trim(f[1]), &rate) ||
 		    num_parse_double(csv_trim(f[2]), &clients) ||
 		    start < 0 || start > 1e9 || rate < 0 || rate > 1e7 ||
-		    clients < 0) {
+		    clients < 0 || clients > 1e9) {
 			snprintf(err, errlen, "rate file '%s' line %zu: "
 				 "expected window_start_s from 0 to 1e9, "
 				 "total_rate_rps from 0 to 1e7, "
-				 "active_clients >= 0", path, lineno);
+				 "active_clients from 0 to 1e9", path,
+				 lineno);
+			goto out;
+		}
+		if (has_mix &&
+		    (nf < 5 || num_parse_double(csv_trim(f[3]), &top) ||
+		     num_parse_double(csv_trim(f[4]), &cv) || top < 0 ||
+		     top > 1 || cv < 0 || cv > 1e6)) {
+			snprintf(err, errlen, "rate file '%s' line %zu: "
+				 "expected top_client_share from 0 to 1 and "
+				 "rate_weighted_cv from 0 to 1e6", path,
+				 lineno);
 			goto out;
 		}
 		if (nw > 0 && start <= ws[nw - 1]) {
@@ -413,12 +592,13 @@ int trace_load_rates(struct trace *t, const char *path,
 			goto out;
 		}
 		/* A window where no client reports is a collection gap
-		 * (trace_from_rates fills it). */
+		 * (trace_windows fills it). */
 		if (rate == 0 && clients == 0)
 			rate = -1;
 		if (nw == capw) {
 			size_t cap = capw ? capw * 2 : 1024;
 			double *p1, *p2;
+			struct trace_mix *p3;
 
 			if (cap > TRACE_WINDOWS_MAX) {
 				snprintf(err, errlen, "rate file '%s': more "
@@ -432,12 +612,18 @@ int trace_load_rates(struct trace *t, const char *path,
 			p2 = realloc(wr, cap * sizeof(*wr));
 			if (p2)
 				wr = p2;
-			if (!p1 || !p2)
+			p3 = realloc(mix, cap * sizeof(*mix));
+			if (p3)
+				mix = p3;
+			if (!p1 || !p2 || !p3)
 				goto oom;
 			capw = cap;
 		}
 		ws[nw] = start;
 		wr[nw] = rate;
+		mix[nw].clients = clients;
+		mix[nw].top_share = top;
+		mix[nw].cv = cv;
 		nw++;
 	}
 	if (ferror(fp)) {
@@ -445,17 +631,40 @@ int trace_load_rates(struct trace *t, const char *path,
 		goto out;
 	}
 	snprintf(what, sizeof(what), "rate file '%s'", path);
-	rc = trace_from_rates(t, ws, wr, nw, o, r, what, err, errlen);
+	rc = trace_windows(t, ws, wr, has_mix ? mix : NULL, nw, o, r, what,
+			   err, errlen);
 	goto out;
 oom:
 	trace_oom(err, errlen, path);
 out:
 	free(ws);
 	free(wr);
+	free(mix);
 	fclose(fp);
 	if (rc)
 		trace_free(t);
 	return rc;
+}
+
+static const char *const trace_arrivals_names[] = {
+	"auto", "poisson", "clients",
+};
+
+int trace_arrivals_parse(const char *s, enum trace_arrivals *out)
+{
+	size_t i;
+
+	for (i = 0; i < 3; i++)
+		if (!strcmp(s, trace_arrivals_names[i])) {
+			*out = (enum trace_arrivals)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *trace_arrivals_name(enum trace_arrivals a)
+{
+	return (size_t)a < 3 ? trace_arrivals_names[a] : "?";
 }
 
 /* ---- synthetic shapes --------------------------------------------------- */
@@ -701,6 +910,38 @@ static size_t trace_lower(const struct trace *t, double x)
 			hi = mid;
 	}
 	return lo;
+}
+
+double trace_dispersion(const struct trace *t, double bin_s, double block_s)
+{
+	size_t nb = (size_t)floor(block_s / bin_s + 1e-9), used = 0, i = 0;
+	double sum = 0, a;
+
+	if (!(bin_s > 0) || nb < 2 || !(t->span_s > 0))
+		return NAN;
+	for (a = 0; a + block_s <= t->span_s + 1e-9; a += block_s) {
+		double s1 = 0, s2 = 0, mean, var;
+		size_t k;
+
+		for (k = 0; k < nb; k++) {
+			double lo = a + (double)k * bin_s, c = 0;
+
+			while (i < t->n && t->req[i].arrival_s < lo + bin_s) {
+				if (t->req[i].arrival_s >= lo)
+					c++;
+				i++;
+			}
+			s1 += c;
+			s2 += c * c;
+		}
+		mean = s1 / (double)nb;
+		if (!(mean > 0))
+			continue;
+		var = (s2 - s1 * mean) / (double)(nb - 1);
+		sum += var / mean;
+		used++;
+	}
+	return used ? sum / (double)used : NAN;
 }
 
 size_t trace_count(const struct trace *t, double from, double to)

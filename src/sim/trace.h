@@ -7,10 +7,11 @@
  *    (seconds from the start; rows need not be sorted, they are sorted by
  *    arrival, ties kept in file order);
  *  - a rate file (ServeGen `*_rate_10min.csv`: window_start_s,
- *    total_rate_rps, active_clients, ...) replayed as a Poisson process
- *    whose rate is linear between window midpoints (flat before the
- *    first and after the last), with time compressed and the rate scaled
- *    (trace_rates);
+ *    total_rate_rps, active_clients[, top_client_share,
+ *    rate_weighted_cv]) whose rate is linear between window midpoints
+ *    (flat before the first and after the last), with time compressed
+ *    and the rate scaled, replayed as a Poisson process or as the
+ *    window's clients (trace_rates, clients.h);
  *  - a synthetic shape (trace_synth).
  * Then optional transforms (overlay of shifted copies, speed-up) and the
  * service time of every request (trace_set_service).
@@ -50,6 +51,7 @@ struct trace {
 	struct trace_req *req;
 	size_t n, cap;
 	int has_service;        /* the CSV had a service_s column */
+	int from_clients;       /* a rate file replayed as clients */
 	double span_s;          /* length of the traffic, seconds */
 };
 
@@ -59,6 +61,20 @@ void trace_free(struct trace *t);
 /* Read a per-request CSV.  span_s becomes the last arrival. */
 int trace_load_csv(struct trace *t, const char *path, char *err,
 		   size_t errlen);
+
+/* How a rate file's windows become arrivals. */
+enum trace_arrivals {
+	TRACE_ARR_AUTO = 0,    /* clients when the file has their columns,
+				* else Poisson */
+	TRACE_ARR_POISSON,     /* one Poisson process at the total rate */
+	TRACE_ARR_CLIENTS,     /* the window's clients as renewal processes
+				* with its CV, the largest at its share
+				* (clients.h): the file's burstiness */
+};
+
+/* "auto", "poisson", "clients": 0, or -1 when unknown. */
+int trace_arrivals_parse(const char *s, enum trace_arrivals *out);
+const char *trace_arrivals_name(enum trace_arrivals a);
 
 /* Replay of a rate file. */
 struct trace_rates {
@@ -70,10 +86,15 @@ struct trace_rates {
 	double span_s;          /* original seconds used; 0 = to the end */
 	double input_mean;      /* tokens, lognormal with CV 1 */
 	double output_mean;
+	enum trace_arrivals arrivals; /* clients: the file must have the
+				       * columns top_client_share and
+				       * rate_weighted_cv; t->from_clients
+				       * says what auto chose */
 };
 /*
  * Windows whose rate is 0 with 0 active clients are collection gaps: they
- * repeat the previous window's rate (the next known one at the start).
+ * repeat the previous window's rate and clients (the next known one's at
+ * the start).
  * The windows used are those starting in [start_s, start_s + span_s);
  * span_s becomes their compressed length.  At most 1e6 windows.
  */
@@ -82,7 +103,8 @@ int trace_load_rates(struct trace *t, const char *path,
 		     char *err, size_t errlen);
 
 /*
- * The same replay from memory: window i starts at ws[i] seconds (finite,
+ * The same replay from memory, Poisson only (o->arrivals clients is an
+ * error): window i starts at ws[i] seconds (finite,
  * increasing; only differences matter) with rate[i] req/s; a rate that
  * is negative or not finite is a gap, filled as the file's gaps are.  At
  * most 1e6 windows.  what names the source in errors ("rate file 'x'").
@@ -155,6 +177,16 @@ int trace_drift_service(struct trace *t, double factor, char *err,
 
 /* Total service seconds of all requests (the offered work). */
 double trace_work_s(const struct trace *t);
+
+/*
+ * The arrivals' index of dispersion at bin_s: counts in bins of bin_s,
+ * their sample variance over their mean within each block of block_s
+ * (block_s a multiple of bin_s, at least two bins), averaged over the
+ * blocks that saw arrivals.  1 for a Poisson process; within blocks, so a
+ * slow swing of the rate (a daily cycle) does not count as burstiness.
+ * NaN when no block has arrivals.  t sorted.
+ */
+double trace_dispersion(const struct trace *t, double bin_s, double block_s);
 
 /* Requests arriving in [from, to) (t sorted); O(log n). */
 size_t trace_count(const struct trace *t, double from, double to);

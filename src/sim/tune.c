@@ -705,7 +705,7 @@ static int tune_from_backend(const struct tune_opts *o, const struct meta *m,
 	const struct backend *be = config_backend(cfg, m->backend);
 	struct tunehist rate, w, cold;
 	struct tune_progress pr = { "arrivalRateQuery", o->quiet };
-	struct trace_rates tr = { 1, 1, 0, 0, 0, 0 };
+	struct trace_rates tr = { 1, 1, 0, 0, 0, 0, TRACE_ARR_AUTO };
 	struct simrng rng;
 	struct fetch *f = NULL;
 	char err[TUNE_ERR_MAX], when[TZ_TIME_MAX];
@@ -910,7 +910,7 @@ out:
 static int tune_from_file(const struct tune_opts *o, const struct meta *m,
 			  struct tune_hist *hi, struct trace *all)
 {
-	struct trace_rates tr = { 1, 1, 0, 0, 0, 0 };
+	struct trace_rates tr = { 1, 1, 0, 0, 0, 0, TRACE_ARR_AUTO };
 	struct simrng rng;
 	char err[TUNE_ERR_MAX], head[64] = "";
 	FILE *fp;

@@ -459,6 +459,7 @@ def t_metrics_endpoint(c):
                            ("staffer_target_held", 0), ("staffer_target_capped", 0),
                            ("staffer_signal_arrival_rate", 2),
                            ("staffer_signal_arrival_forecast", 0),
+                           ("staffer_signal_arrival_surge", 0),
                            ("staffer_signal_service_time_seconds", 10),
                            ("staffer_signal_queue_depth", 0), ("staffer_signal_shed_rate", 0)):
                 g = fam + lab + "}"

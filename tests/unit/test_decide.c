@@ -162,8 +162,10 @@ static void test_series_query(void **state)
 	meta_release(&m);
 }
 
-/* The forecast raises lambda on a ramp, once the series covers half of
- * forecastWindowSeconds, and looks coldStartSeconds + the lag ahead. */
+/* Holt's forecast (forecastMethod: holt) raises lambda on a ramp, once
+ * the series covers half of forecastWindowSeconds, and looks
+ * coldStartSeconds + the lag ahead; auto (the default) only once its
+ * past forecasts can be judged, none never. */
 static void test_forecast_from_series(void **state)
 {
 	double ramp[21];
@@ -175,6 +177,17 @@ static void test_forecast_from_series(void **state)
 	(void)state;
 	meta_with(&m, "peakedness", "off", NULL);
 	obs_ramp(&o, ramp);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &without), DECIDE_OK);
+	assert_false(without.have_forecast);
+	assert_int_equal(without.forecast_unearned, DECIDE_UNEARNED_SHORT);
+	assert_true(sig.arrival_forecast == 0);
+	meta_release(&m);
+	meta_with(&m, "peakedness", "off", "forecastMethod", "none", NULL);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &without), DECIDE_OK);
+	assert_false(without.have_forecast);
+	assert_int_equal(without.forecast_unearned, 0);
+	meta_release(&m);
+	meta_with(&m, "peakedness", "off", "forecastMethod", "holt", NULL);
 	assert_int_equal(run(&m, &o, NULL, 0, &sig, &with), DECIDE_OK);
 	assert_true(with.b.forecast_used);
 	assert_true(with.have_forecast);
@@ -205,7 +218,7 @@ static void test_forecast_from_series(void **state)
 
 	/* The simulator's truth stands in for Holt (forecast=perfect). */
 	meta_release(&m);
-	meta_with(&m, "peakedness", "off", NULL);
+	meta_with(&m, "peakedness", "off", "forecastMethod", "holt", NULL);
 	o.have_truth = 1;
 	o.truth = 30;
 	assert_int_equal(run(&m, &o, NULL, 0, &sig, &with), DECIDE_OK);
@@ -260,8 +273,9 @@ static void test_hold(void **state)
 	meta_release(&m);
 }
 
-/* Replica- and restart-safe: the hold comes from the series, so two pods
- * with different memories (one fresh) give the same answer. */
+/* Replica- and restart-safe: the hold on the rate (v2's, and every
+ * process's first hold) comes from the series, so two pods with different
+ * memories (one fresh) give the same answer. */
 static void test_hold_stateless(void **state)
 {
 	double v[41];
@@ -273,7 +287,7 @@ static void test_hold_stateless(void **state)
 
 	(void)state;
 	series_fill(v, N_OF(v), 30, 20, 5);
-	meta_with(&m, "peakedness", "off", NULL);
+	meta_with(&m, "peakedness", "off", "scaleDownHoldOn", "rate", NULL);
 	memset(&o, 0, sizeof(o));
 	o.arrival_rate = 5;
 	o.w_measured = 2;
@@ -604,7 +618,7 @@ static void test_cold_start(void **state)
 	size_t i;
 
 	(void)state;
-	meta_with(&m, "peakedness", "off", NULL);
+	meta_with(&m, "peakedness", "off", "forecastMethod", "holt", NULL);
 	obs_ramp(&o, ramp);
 	/* Without coldStartQuery: coldStartSeconds, 180 s ahead. */
 	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
@@ -705,6 +719,198 @@ static void test_peak_tail(void **state)
 	meta_release(&m);
 }
 
+/*
+ * forecastMethod auto: Holt's forecast counts while its past forecasts
+ * on the series beat "no change" by DECIDE_FORECAST_EARN: on a ramp of 41
+ * points it does (its trend is exact), on a rate that swings every 8
+ * points it does not, and holt uses it there all the same.
+ */
+static void test_forecast_auto(void **state)
+{
+	double ramp[41], swing[41];
+	struct meta m;
+	struct decide_obs o;
+	struct model_signals sig;
+	struct decision d;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 41; i++) {
+		ramp[i] = 1 + 0.25 * (double)i;
+		swing[i] = (i / 8) % 2 ? 18 : 10;
+	}
+	meta_with(&m, "peakedness", "off", NULL);
+	memset(&o, 0, sizeof(o));
+	o.arrival_rate = ramp[40];
+	o.w_measured = 10;
+	obs_series(&o, ramp, 41);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.have_forecast && d.b.forecast_used);
+	assert_int_equal(d.forecast_unearned, 0);
+	/* 180 s ahead: 12 steps of 0.25 from 11 */
+	assert_true(fabs(sig.arrival_forecast - 14) < 1e-9);
+	o.arrival_rate = swing[40];
+	obs_series(&o, swing, 41);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_false(d.have_forecast);
+	assert_int_equal(d.forecast_unearned, DECIDE_UNEARNED_WORSE);
+	meta_release(&m);
+	meta_with(&m, "peakedness", "off", "forecastMethod", "holt", NULL);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.have_forecast);
+	meta_release(&m);
+}
+
+/*
+ * The answer hold (scaleDownHoldOn: answer, the default): what was asked
+ * for within the last hold is kept.  A process that has not yet seen a
+ * whole hold of answers holds on the rate's series as v2 did (the
+ * restart case); once it has, the rate's hold is left out and the answers
+ * it remembers decide.  Without memory (calc) it is the rate's hold.
+ */
+static void test_answer_hold(void **state)
+{
+	double v[41];
+	struct meta m;
+	struct decide_obs o;
+	struct model_signals sig;
+	struct decision d;
+	struct smooth st = SMOOTH_INIT;
+	double t;
+
+	(void)state;
+	series_fill(v, N_OF(v), 41, 5, 5);   /* 5 req/s all along */
+	meta_with(&m, "peakedness", "off", "staffing", "none", NULL);
+	memset(&o, 0, sizeof(o));
+	o.arrival_rate = 5;
+	o.w_measured = 2;
+	obs_series(&o, v, N_OF(v));
+	/* 10 slots a replica of 1 slot: 10 replicas, every 15 s for a hold. */
+	for (t = 0; t <= 180; t += 15) {
+		assert_int_equal(run(&m, &o, &st, t, &sig, &d), DECIDE_OK);
+		assert_int_equal(d.target, 10);
+	}
+	assert_true(d.hold_memory);
+	assert_true(sig.arrival_held == 0);   /* memory stands on its own */
+	/* A spike to 20 req/s for one call: asked at once, then kept while
+	 * it is within the hold though lambda is back at 5. */
+	o.arrival_rate = 20;
+	assert_int_equal(run(&m, &o, &st, 195, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.target, 40);
+	o.arrival_rate = 5;
+	for (t = 210; t < 195 + 180; t += 15) {
+		assert_int_equal(run(&m, &o, &st, t, &sig, &d), DECIDE_OK);
+		assert_int_equal(d.target, 40);
+		assert_int_equal(d.down, DECIDE_DOWN_ANSWER_HELD);
+		assert_int_equal(d.raw, 10);
+	}
+	/* A hold (plus at most a span of it) later it is released, all of
+	 * it but the margin: the answers since are 11 (10.5 rounded up). */
+	for (; t < 195 + 180 + 180.0 / SMOOTH_BUCKETS + 15; t += 15)
+		assert_int_equal(run(&m, &o, &st, t, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.target, 11);
+	assert_int_equal(d.down, DECIDE_DOWN_MARGIN_HELD);
+
+	/* rate: the same spike is the series' business, and a series of 5s
+	 * releases it at once. */
+	meta_release(&m);
+	meta_with(&m, "peakedness", "off", "staffing", "none",
+		  "scaleDownHoldOn", "rate", NULL);
+	smooth_init(&st);
+	o.arrival_rate = 20;
+	assert_int_equal(run(&m, &o, &st, 0, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.target, 40);
+	o.arrival_rate = 5;
+	assert_int_equal(run(&m, &o, &st, 15, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.target, 11);
+	meta_release(&m);
+}
+
+/* A fresh process (a restart) has no answers to hold on: its first hold
+ * is the rate's, from the series, so it releases no more than v2 would,
+ * and a fresh state with no series releases nothing. */
+static void test_answer_hold_restart(void **state)
+{
+	double v[41];
+	struct meta m;
+	struct decide_obs o;
+	struct model_signals sig;
+	struct decision d;
+	struct smooth st = SMOOTH_INIT;
+
+	(void)state;
+	series_fill(v, N_OF(v), 30, 20, 5);  /* 20 req/s until 165 s ago */
+	meta_with(&m, "peakedness", "off", "staffing", "none", NULL);
+	memset(&o, 0, sizeof(o));
+	o.arrival_rate = 5;
+	o.w_measured = 2;
+	obs_series(&o, v, N_OF(v));
+	o.have_view = 1;                     /* the fleet runs 40 */
+	o.current = o.recent_max = 40;
+	assert_int_equal(run(&m, &o, &st, 1000, &sig, &d), DECIDE_OK);
+	assert_false(d.hold_memory);
+	assert_true(sig.arrival_held == 20);
+	assert_int_equal(d.target, 40);
+	/* No series, no memory: nothing released. */
+	smooth_init(&st);
+	o.series = NULL;
+	o.n_series = 0;
+	assert_int_equal(run(&m, &o, &st, 1000, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.target, 40);
+	assert_int_equal(d.down, DECIDE_DOWN_NO_SERIES);
+	meta_release(&m);
+}
+
+/* The surge headroom raises lambda to the level times the rise the
+ * series saw at the surge quantile, from surgeWindowSeconds' query or,
+ * without one (calc), from the series; off at surgeQuantile 0. */
+static void test_surge(void **state)
+{
+	static double v[1200];
+	struct meta m;
+	struct decide_obs o;
+	struct model_signals sig;
+	struct decision d;
+	double range, step;
+	size_t i;
+
+	(void)state;
+	/* Every 10th point (of 15 s) at 20, the rest at 10: a rise to 2x
+	 * within any 180 s lead time. */
+	for (i = 0; i < N_OF(v); i++)
+		v[i] = i % 10 == 9 ? 20 : 10;
+	meta_with(&m, "peakedness", "off", "staffing", "none", NULL);
+	decide_surge_query(&m, &range, &step);
+	/* lead 180 s: 3 / (1 - 0.95) = 60 lead times = 3 h, 45 s a point */
+	assert_true(range == 10800 && step == 45);
+	memset(&o, 0, sizeof(o));
+	o.arrival_rate = 10;
+	o.w_measured = 1;
+	o.surge = v;
+	o.n_surge = N_OF(v);
+	o.surge_step_s = 15;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.have_surge);
+	assert_true(fabs(d.sg.ratio * d.sg.level - d.sg.value) < 1e-9);
+	assert_true(d.sg.ratio > 1.5);
+	assert_true(sig.arrival_surge == d.sg.value);
+	assert_true(d.b.source == MODEL_FROM_SURGE);
+	/* calc: the series stands in */
+	o.surge = NULL;
+	o.n_surge = 0;
+	obs_series(&o, v, N_OF(v));
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.have_surge);
+	meta_release(&m);
+	meta_with(&m, "peakedness", "off", "surgeQuantile", "0", NULL);
+	decide_surge_query(&m, &range, &step);
+	assert_true(range == 0);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_false(d.have_surge);
+	assert_true(sig.arrival_surge == 0);
+	meta_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -713,6 +919,10 @@ int main(void)
 		cmocka_unit_test(test_forecast_from_series),
 		cmocka_unit_test(test_hold),
 		cmocka_unit_test(test_hold_stateless),
+		cmocka_unit_test(test_forecast_auto),
+		cmocka_unit_test(test_answer_hold),
+		cmocka_unit_test(test_answer_hold_restart),
+		cmocka_unit_test(test_surge),
 		cmocka_unit_test(test_no_series),
 		cmocka_unit_test(test_margin),
 		cmocka_unit_test(test_step_limit),

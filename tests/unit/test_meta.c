@@ -227,7 +227,7 @@ static void test_out_of_range(void **state)
 	assert_int_equal(set_one("drainSeconds", "0", &err), META_EVALUE);
 	assert_string_equal(err.msg, "metadata 'drainSeconds': '0' is out of "
 			    "range; allowed: a number from 1 to 86400 seconds "
-			    "(default 30)");
+			    "(default 15)");
 }
 
 static void test_exclusive_bounds(void **state)
@@ -486,7 +486,8 @@ static void expect_schedule(const char *text, const char *const *extra,
 #define WINDOW_KEYS "slotsPerReplica, staffing, beta, targetWaitSeconds, " \
 	"waitProbability, drainSeconds, shedThreshold, boostFactor, " \
 	"scaleDownStep, scaleDownPeriodSeconds, scaleDownHoldSeconds, " \
-	"peakedness, peakednessMax, forecastWindowSeconds, " \
+	"scaleDownHoldOn, peakedness, peakednessMax, surgeQuantile, " \
+	"surgeWindowSeconds, forecastMethod, forecastWindowSeconds, " \
 	"forecastAlpha, forecastBeta, forecastDamping, costPerReplicaHour, " \
 	"slaPenaltyPerHour, maxReplicas, activationArrivalRate"
 
@@ -652,6 +653,7 @@ static void test_schedule_window_rules(void **state)
 	static const char *const beta[] = { "beta", "2" };
 	static const char *const cold[] = { "coldStartSeconds", "60" };
 	static const char *const nocold[] = { "coldStartSeconds", "0" };
+	static const char *const fnone[] = { "forecastMethod", "none" };
 	static const char *const queue[] = { "queueDepthQuery", "sum(q)" };
 
 	(void)state;
@@ -702,6 +704,21 @@ static void test_schedule_window_rules(void **state)
 	expect_schedule("08:00-09:00 forecastAlpha=0.5", cold, COUNT(cold),
 			META_OK, NULL, NULL);
 	expect_schedule("08:00-09:00 forecastAlpha=0.5", NULL, 0, META_OK,
+			NULL, NULL);
+	/* Holt's knobs need Holt's forecast (auto or holt). */
+	expect_schedule("08:00-09:00 forecastAlpha=0.5", fnone, COUNT(fnone),
+			META_ECONFLICT, "schedule",
+			"metadata 'schedule': window '08:00-09:00 "
+			"forecastAlpha=0.5': 'forecastAlpha' has no effect "
+			"while 'forecastMethod' is none; it only applies to "
+			"Holt's forecast ('forecastMethod' auto or holt, "
+			"'coldStartSeconds' above 0)");
+	expect_schedule("08:00-09:00 forecastMethod=holt forecastAlpha=0.5",
+			fnone, COUNT(fnone), META_OK, NULL, NULL);
+	/* The surge headroom's window needs the surge headroom on. */
+	expect_schedule("08:00-09:00 surgeQuantile=0 surgeWindowSeconds=3600",
+			NULL, 0, META_ECONFLICT, "schedule", NULL);
+	expect_schedule("08:00-09:00 surgeQuantile=0.9", NULL, 0, META_OK,
 			NULL, NULL);
 	/* peakednessMax needs a measured peakedness. */
 	expect_schedule("08:00-09:00 peakedness=3 peakednessMax=4", NULL, 0,
@@ -906,21 +923,54 @@ static void test_no_effect_rules(void **state)
 	assert_int_equal(meta_check(&m, 0, &err), META_OK);
 	meta_release(&m);
 
-	/* the forecast knobs need the forecast */
+	/* the forecast knobs need the forecast: Holt's (auto by default) */
 	meta_init(&m);
 	meta_set(&m, "forecastAlpha", "0.5", NULL);
-	assert_int_equal(meta_check(&m, 0, &err), META_OK);  /* on by default */
+	assert_int_equal(meta_check(&m, 0, &err), META_OK);
+	meta_set(&m, "forecastMethod", "none", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_ECONFLICT);
+	assert_string_equal(err.msg, "metadata 'forecastAlpha' has no effect "
+			    "while 'forecastMethod' is none; it only applies "
+			    "to Holt's forecast ('forecastMethod' auto or "
+			    "holt, 'coldStartSeconds' above 0)");
+	meta_set(&m, "forecastMethod", "holt", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_OK);
 	meta_set(&m, "coldStartSeconds", "0", NULL);
 	assert_int_equal(meta_check(&m, 0, &err), META_ECONFLICT);
 	assert_string_equal(err.msg, "metadata 'forecastAlpha' has no effect "
 			    "while 'coldStartSeconds' is 0; it only applies "
-			    "when the forecast is on ('coldStartSeconds' "
-			    "above 0)");
+			    "to Holt's forecast ('forecastMethod' auto or "
+			    "holt, 'coldStartSeconds' above 0)");
 	meta_release(&m);
 	meta_init(&m);
 	meta_set(&m, "forecastAlpha", "0.5", NULL);
+	meta_set(&m, "forecastMethod", "holt", NULL);
 	meta_set(&m, "coldStartSeconds", "120", NULL);
 	assert_int_equal(meta_check(&m, 0, &err), META_OK);
+	meta_release(&m);
+
+	/* the hold's kind needs a hold; the surge headroom needs a lead
+	 * time, its window the headroom */
+	meta_init(&m);
+	meta_set(&m, "scaleDownHoldOn", "rate", NULL);
+	meta_set(&m, "scaleDownHoldSeconds", "0", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_ECONFLICT);
+	assert_string_equal(err.key, "scaleDownHoldOn");
+	meta_set(&m, "scaleDownHoldSeconds", "60", NULL);
+	meta_set(&m, "coldStartSeconds", "0", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_OK);
+	meta_release(&m);
+	meta_init(&m);
+	meta_set(&m, "surgeQuantile", "0.9", NULL);
+	meta_set(&m, "coldStartSeconds", "0", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_ECONFLICT);
+	assert_string_equal(err.key, "surgeQuantile");
+	meta_release(&m);
+	meta_init(&m);
+	meta_set(&m, "surgeWindowSeconds", "7200", NULL);
+	meta_set(&m, "surgeQuantile", "0", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_ECONFLICT);
+	assert_contains(err.msg, "while 'surgeQuantile' is 0");
 	meta_release(&m);
 
 	/* peakednessMax bounds a measured peakedness only */
@@ -1032,7 +1082,7 @@ static void test_defaults(void **state)
 	assert_true(m.model.beta == 1.5);
 	assert_true(m.model.target_wait_s == 0);
 	assert_true(m.model.wait_probability == 0);
-	assert_true(m.model.drain_s == 30);
+	assert_true(m.model.drain_s == 15);
 	assert_true(m.model.shed_threshold == 0);
 	assert_true(m.model.boost_factor == 1.0);
 	assert_true(m.model.cost_per_replica_hour == 0);
@@ -1163,6 +1213,10 @@ static void test_values_stored(void **state)
 		"scaleDownPeriodSeconds", "90",
 		"coldStartSeconds", "180",
 		"forecastWindowSeconds", "900",
+		"forecastMethod", "holt",
+		"scaleDownHoldOn", "rate",
+		"surgeQuantile", "0.9",
+		"surgeWindowSeconds", "14400",
 		"forecastAlpha", "0.4",
 		"forecastBeta", "0.2",
 		"maxReplicas", "40",
@@ -1196,6 +1250,10 @@ static void test_values_stored(void **state)
 	assert_true(m.forecast_window_s == 900);
 	assert_true(m.forecast_alpha == 0.4);
 	assert_true(m.forecast_beta == 0.2);
+	assert_int_equal(m.forecast_method, META_FORECAST_HOLT);
+	assert_int_equal(m.hold_on, META_HOLD_RATE);
+	assert_true(m.surge_quantile == 0.9);
+	assert_true(m.surge_window_s == 14400);
 	assert_int_equal(m.model.max_replicas, 40);
 	assert_true(m.model.activation_arrival_rate == 0.01);
 	assert_true(m.stale_hold_s == 600);
@@ -1451,11 +1509,15 @@ static const struct {
 	{ "scaleDownStep", "2" },
 	{ "scaleDownPeriodSeconds", "120" },
 	{ "scaleDownHoldSeconds", "300" },
+	{ "scaleDownHoldOn", "rate" },
 	{ "coldStartSeconds", "180" },
 	{ "rateWindowSeconds", "60" },
 	{ "metricsLagSeconds", "45" },
 	{ "peakedness", "4" },
 	{ "peakednessMax", "8" },
+	{ "surgeQuantile", "0.99" },
+	{ "surgeWindowSeconds", "14400" },
+	{ "forecastMethod", "holt" },
 	{ "forecastWindowSeconds", "900" },
 	{ "forecastAlpha", "0.5" },
 	{ "forecastBeta", "0.1" },

@@ -29,7 +29,7 @@ static struct model_params defaults(void)
 static struct model_signals sig(double lambda, double w, double q,
 				double s)
 {
-	struct model_signals x = { lambda, w, q, s, 0.0, 0.0, 0.0, 0.0 };
+	struct model_signals x = { lambda, w, q, s, 0.0, 0.0, 0.0, 0.0, 0.0 };
 
 	return x;
 }
@@ -66,7 +66,7 @@ static void test_defaults(void **state)
 	assert_near(p.beta, 1.5, 0.0);
 	assert_near(p.target_wait_s, 0.0, 0.0);
 	assert_near(p.wait_probability, 0.0, 0.0);
-	assert_near(p.drain_s, 30.0, 0.0);
+	assert_near(p.drain_s, 15.0, 0.0);
 	assert_int_equal(p.drain_excess, 0);
 	assert_int_equal(p.boost_net, 0);
 	assert_near(p.shed_threshold, 0.0, 0.0);
@@ -124,13 +124,13 @@ static void test_seed_drain(void **state)
 	b = eval_ok(&p, sig(0.5, 10.0, 5.0, 0.0));
 	assert_near(b.drain_slots, 5.0 * 10.0 / 300.0, 1e-12);
 
-	/* The default D = 30 s with sqrt headroom: 5 + 1.5 sqrt(5) +
-	 * 100 * 10 / 30 = 41.688 -> 42. */
+	/* The default D = 15 s with sqrt headroom: 5 + 1.5 sqrt(5) +
+	 * 100 * 10 / 15 = 75.021 -> 76. */
 	p = defaults();
 	b = eval_ok(&p, sig(0.5, 10.0, 100.0, 0.0));
-	assert_near(b.total_slots, 5.0 + 1.5 * sqrt(5.0) + 1000.0 / 30.0,
+	assert_near(b.total_slots, 5.0 + 1.5 * sqrt(5.0) + 1000.0 / 15.0,
 		    1e-12);
-	assert_int_equal(b.replicas, 42);
+	assert_int_equal(b.replicas, 76);
 
 	/* Queue alone (lambda = 0): L and headroom are 0, drain Q W / D. */
 	p.drain_s = 60.0;
@@ -354,8 +354,8 @@ static void test_erlangc_staffing(void **state)
 	assert_int_equal(erlang_staff(20.0, 10.0, 1.0, 0.05, &c), MODEL_OK);
 	assert_int_equal(b.replicas, (c + 7) / 8);
 
-	/* No arrivals: no headroom; the queue still drains, 30 * 10 / 30. */
-	b = eval_ok(&p, sig(0.0, 10.0, 30.0, 0.0));
+	/* No arrivals: no headroom; the queue still drains, 15 * 10 / 15. */
+	b = eval_ok(&p, sig(0.0, 10.0, 15.0, 0.0));
 	assert_near(b.headroom_slots, 0.0, 0.0);
 	assert_near(b.drain_slots, 10.0, 1e-12);
 	assert_int_equal(b.replicas, 2);
@@ -547,15 +547,15 @@ static void test_forecast_raises(void **state)
 	assert_near(b.total_slots, ref.total_slots, 0.0);
 
 	/* Drain does not depend on L: the queue waits whatever the
-	 * forecast, Q 100 -> 100 * 10 / 30. */
+	 * forecast, Q 100 -> 100 * 10 / 15. */
 	b = eval_ok(&p, sigf(0.5, 10.0, 100.0, 0.0, 2.0));
-	assert_near(b.drain_slots, 100.0 * 10.0 / 30.0, 1e-12);
+	assert_near(b.drain_slots, 100.0 * 10.0 / 15.0, 1e-12);
 	b = eval_ok(&p, sigf(0.5, 10.0, 100.0, 0.0, 10.0));
-	assert_near(b.drain_slots, 100.0 * 10.0 / 30.0, 1e-12);
-	/* Under v1's rule the raised L took the queue in: 80 * 10 / 30. */
+	assert_near(b.drain_slots, 100.0 * 10.0 / 15.0, 1e-12);
+	/* Under v1's rule the raised L took the queue in: 80 * 10 / 15. */
 	p.drain_excess = 1;
 	b = eval_ok(&p, sigf(0.5, 10.0, 100.0, 0.0, 2.0));
-	assert_near(b.drain_slots, 80.0 * 10.0 / 30.0, 1e-12);
+	assert_near(b.drain_slots, 80.0 * 10.0 / 15.0, 1e-12);
 	p.drain_excess = 0;
 
 	/* A forecast below or equal to lambda is not used. */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "sim/clients.h"
 #include "sim/demand.h"
 #include "sim/perf.h"
 #include "sim/policy.h"
@@ -24,6 +25,7 @@
 #include "sim/simprom.h"
 #include "sim/simrng.h"
 #include "sim/simroute.h"
+#include "sim/simsort.h"
 #include "sim/trace.h"
 
 /* ---- rate() by hand ------------------------------------------------------ */
@@ -313,7 +315,7 @@ static void test_trace_overlay(void **state)
 static void test_trace_rates(void **state)
 {
 	struct trace t;
-	struct trace_rates o = { 10, 1, 0, 0, 100, 10 };
+	struct trace_rates o = { 10, 1, 0, 0, 100, 10, TRACE_ARR_AUTO };
 	struct simrng r;
 	char err[TRACE_ERR_MAX];
 	const char *path;
@@ -419,6 +421,223 @@ static void busy_sample(void *arg, const struct sim_sample *x)
 	for (i = 0; i < 8; i++)
 		if (a->probe[i] == x->t)
 			a->starting_at[i] = x->starting;
+}
+
+/* ---- clients: renewal processes (clients.h) ------------------------- */
+
+/* The largest client at its share, the others splitting the rest. */
+static void test_clients_share(void **state)
+{
+	double sum = 0;
+	size_t j;
+
+	(void)state;
+	assert_near(clients_share(0, 10, 0.5), 0.5, 1e-12);
+	assert_near(clients_share(3, 10, 0.5), 0.5 / 9, 1e-12);
+	assert_near(clients_share(10, 10, 0.5), 0, 0);
+	for (j = 0; j < 10; j++)
+		sum += clients_share(j, 10, 0.5);
+	assert_near(sum, 1, 1e-12);
+	/* a top below the even share is the even share; one client, all */
+	assert_near(clients_share(0, 4, 0.1), 0.25, 1e-12);
+	assert_near(clients_share(2, 4, 0.1), 0.25, 1e-12);
+	assert_near(clients_share(0, 1, 0.3), 1, 0);
+	assert_near(clients_share(0, 0, 0.3), 1, 0);
+	assert_near(clients_share(0, 3, 7), 1, 0);
+}
+
+struct clients_acc {
+	double at[64];
+	size_t n;
+};
+
+static int clients_acc(void *arg, double at)
+{
+	struct clients_acc *a = arg;
+
+	if (a->n < 64)
+		a->at[a->n] = at;
+	a->n++;
+	return 0;
+}
+
+/* A nearly periodic client (CV 0.001) on a rate ramp: its arrivals fall
+ * where the rate's integral passes whole numbers (after the residual it
+ * starts with), so 1 -> 3 req/s over 10 s gives 20 of them. */
+static void test_clients_ramp(void **state)
+{
+	struct clients_seg g = { 0, 10, 1, 3, 1, 1, 0.001, 1 };
+	struct clients c;
+	struct clients_acc a;
+	struct simrng r;
+	size_t i;
+
+	(void)state;
+	simrng_seed(&r, 5);
+	memset(&a, 0, sizeof(a));
+	clients_init(&c);
+	assert_int_equal(clients_seg(&c, &g, &r, clients_acc, &a), 0);
+	assert_true(a.n >= 19 && a.n <= 21);
+	for (i = 1; i < a.n && i < 64; i++) {
+		/* the integral between two arrivals is 1 */
+		double x0 = a.at[i - 1], x1 = a.at[i];
+		double area = (x1 - x0) * (1 + 0.1 * (x0 + x1));
+
+		assert_true(x1 > x0 && x1 <= 10);
+		assert_near(area, 1, 0.01);
+	}
+	/* a segment of zero rate emits nothing */
+	g.y0 = g.y1 = 0;
+	a.n = 0;
+	assert_int_equal(clients_seg(&c, &g, &r, clients_acc, &a), 0);
+	assert_int_equal(a.n, 0);
+	clients_release(&c);
+}
+
+/* A rate file replayed as clients: the rate kept (the expected count), far
+ * burstier than Poisson at the file's CV, the same for the same seed;
+ * auto picks clients when the file has their columns; clients without
+ * them is an error. */
+static void test_trace_clients(void **state)
+{
+	struct trace a, b;
+	struct trace_rates o = { 1, 1, 0, 0, 100, 10, TRACE_ARR_AUTO };
+	struct simrng r;
+	char err[TRACE_ERR_MAX];
+	const char *path;
+	double iod_c, iod_p, sum = 0;
+	uint64_t seed;
+
+	(void)state;
+	path = write_tmp("window_start_s,total_rate_rps,active_clients,"
+			 "top_client_share,rate_weighted_cv\n"
+			 "0,20,10,0.4,4\n3600,20,10,0.4,4\n"
+			 "7200,20,10,0.4,4\n");
+	trace_init(&a);
+	trace_init(&b);
+	for (seed = 1; seed <= 4; seed++) {
+		simrng_seed(&r, seed);
+		assert_int_equal(trace_load_rates(&a, path, &o, &r, err,
+						  sizeof(err)), 0);
+		assert_true(a.from_clients);
+		sum += (double)a.n;
+	}
+	/* 20 req/s for 3 x 3600 s, four times: 864,000 */
+	assert_true(fabs(sum / 864000 - 1) < 0.03);
+	iod_c = trace_dispersion(&a, 60, 600);
+	simrng_seed(&r, 4);
+	assert_int_equal(trace_load_rates(&b, path, &o, &r, err, sizeof(err)),
+			 0);
+	assert_int_equal(a.n, b.n);
+	assert_memory_equal(a.req, b.req, a.n * sizeof(a.req[0]));
+	o.arrivals = TRACE_ARR_POISSON;
+	assert_int_equal(trace_load_rates(&b, path, &o, &r, err, sizeof(err)),
+			 0);
+	assert_false(b.from_clients);
+	iod_p = trace_dispersion(&b, 60, 600);
+	assert_true(iod_p > 0.5 && iod_p < 2);
+	assert_true(iod_c > 4 * iod_p);
+	unlink(path);
+	trace_free(&a);
+	trace_free(&b);
+
+	path = write_tmp("window_start_s,total_rate_rps,active_clients\n"
+			 "0,1,5\n600,2,5\n");
+	o.arrivals = TRACE_ARR_CLIENTS;
+	assert_int_equal(trace_load_rates(&a, path, &o, &r, err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "top_client_share"));
+	o.arrivals = TRACE_ARR_AUTO;
+	assert_int_equal(trace_load_rates(&a, path, &o, &r, err, sizeof(err)),
+			 0);
+	assert_false(a.from_clients);
+	trace_free(&a);
+	unlink(path);
+	path = write_tmp("window_start_s,total_rate_rps,active_clients,"
+			 "top_client_share,rate_weighted_cv\n"
+			 "0,20,10,1.5,4\n");
+	assert_int_equal(trace_load_rates(&a, path, &o, &r, err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "top_client_share from 0 to 1"));
+	unlink(path);
+}
+
+/* The index of dispersion on counts worked by hand: one arrival every
+ * half second is 0; 120 in every other minute, none in the rest, is
+ * 4000 / 60 (sample variance of ten minutes). */
+static void test_trace_dispersion(void **state)
+{
+	static double at[7200], svc[7200];
+	struct trace t;
+	size_t i, k = 0;
+
+	(void)state;
+	for (i = 0; i < 7200; i++) {
+		at[i] = 0.5 * (double)i + 0.25;
+		svc[i] = 1;
+	}
+	make_trace(&t, at, svc, 7200, 3600);
+	assert_near(trace_dispersion(&t, 60, 600), 0, 1e-12);
+	trace_free(&t);
+	for (i = 0; i < 60; i += 2) {
+		size_t j;
+
+		for (j = 0; j < 120; j++)
+			at[k++] = 60.0 * (double)i + 0.4 * (double)j + 0.1;
+	}
+	make_trace(&t, at, svc, k, 3600);
+	assert_near(trace_dispersion(&t, 60, 600), 4000.0 / 60, 1e-9);
+	assert_true(isnan(trace_dispersion(&t, 60, 30)));
+	trace_free(&t);
+}
+
+/* The radix sorts against qsort: the same order, equal keys in index
+ * order. */
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void test_simsort(void **state)
+{
+	static double v[50000], w[50000];
+	static uint32_t perm[50000];
+	struct simrng r;
+	size_t n, i;
+
+	(void)state;
+	simrng_seed(&r, 11);
+	for (n = 0; n <= 50000; n = n ? n * 5 : 1) {
+		if (n > 50000)
+			n = 50000;
+		for (i = 0; i < n; i++) {
+			double x = simrng_uniform(&r);
+
+			/* negatives, zeros of both signs, ties, big ranges */
+			v[i] = i % 7 == 0 ? -x * 1e6 : i % 11 == 0 ? 0.0 :
+			       i % 13 == 0 ? -0.0 : i % 3 == 0 ?
+			       floor(x * 10) : x * 1e3;
+			w[i] = v[i];
+		}
+		assert_int_equal(simsort_order(v, n, perm), 0);
+		/* -0 sorts before +0 (simsort.h) */
+		for (i = 1; i < n; i++) {
+			double x = v[perm[i - 1]], y = v[perm[i]];
+			int sx = !!signbit(x), sy = !!signbit(y);
+
+			assert_true(x < y || (x == y && sx > sy) ||
+				    (x == y && sx == sy &&
+				     perm[i - 1] < perm[i]));
+		}
+		qsort(w, n, sizeof(*w), cmp_d);
+		assert_int_equal(simsort_doubles(v, n), 0);
+		for (i = 0; i < n; i++)
+			assert_true(v[i] == w[i]);
+		if (n == 50000)
+			break;
+	}
 }
 
 /* Little's law: a steady Poisson run on a fixed, ample fleet keeps
@@ -656,20 +875,143 @@ static void test_cold_measured(void **state)
 	struct sim_result a, b;
 
 	(void)state;
+	/* At 120 s (coldStartSeconds' default) measured and told agree:
+	 * coldStartQuery says 120 once a replica has started, and until
+	 * then staffer falls back to coldStartSeconds, 120. */
 	run_synth_cold("staffer:cold=measured", 3, SIM_ROUTE_SHARED, 0, &a);
 	run_synth_cold("staffer", 3, SIM_ROUTE_SHARED, 0, &b);
 	assert_memory_equal(&a, &b, sizeof(a));
+	/* At 300 s measuring changes the answers, and is not told 300 from
+	 * the start either. */
 	run_synth_cold("staffer:cold=measured", 3, SIM_ROUTE_SHARED, 300,
 		       &a);
-	run_synth_cold("staffer:coldStartSeconds=300", 3, SIM_ROUTE_SHARED,
-		       300, &b);
-	assert_memory_equal(&a, &b, sizeof(a));
 	run_synth_cold("staffer", 3, SIM_ROUTE_SHARED, 300, &b);
 	assert_true(a.replica_hours != b.replica_hours);
 }
 
-/* feedback=bound: feed-forward until the first miss, maxReplicaCount
- * after.  With W told low it beats the SLO feedback it bounds. */
+/* The policy hands coldStartQuery the view's median cold start; none
+ * (NaN) falls back to coldStartSeconds. */
+static void test_cold_measured_view(void **state)
+{
+	struct policy p;
+	struct policy_run r;
+	struct policy_view v;
+
+	(void)state;
+	parse_policy(&p, "staffer:cold=measured", 16);
+	assert_int_equal(policy_run_init(&r, &p), 0);
+	memset(&v, 0, sizeof(v));
+	v.now = 100;
+	v.arrival_rate = 10;
+	v.service_rate = 20;
+	v.completion_rate = 10;
+	v.queue_depth = 0;
+	v.shed_rate = 0;
+	v.status = v.spec = 2;
+	v.slots = 16;
+	v.rate_window_s = 60;
+	v.cold_start_s = 300;
+	v.cold_seen = 250;
+	assert_true(policy_proposal(&r, &v) >= 0);
+	assert_true(r.have_last && r.last.cold_s == 250);
+	assert_int_equal(r.last.cold, DECIDE_COLD_MEASURED);
+	v.cold_seen = NAN;
+	assert_true(policy_proposal(&r, &v) >= 0);
+	assert_true(r.last.cold_s == 120);
+	assert_int_equal(r.last.cold, DECIDE_COLD_NO_DATA);
+	policy_run_free(&r);
+	policy_release(&p);
+}
+
+struct cold_acc {
+	int32_t starting[64];
+	double seen[64];
+};
+
+static void cold_sample(void *arg, const struct sim_sample *x)
+{
+	struct cold_acc *a = arg;
+	size_t i = (size_t)(x->t / 30);
+
+	if (i < 64 && fmod(x->t, 30) == 0) {
+		a->starting[i] = x->starting;
+		a->seen[i] = x->cold_seen;
+	}
+}
+
+/*
+ * Cold starts that vary: with CV 0.5 the replicas a scale-up starts
+ * become ready at different times (lognormal around the median 300 s),
+ * the same k-th replica under every policy, and coldStartQuery's median
+ * is NaN until the first is ready, then one of the cold starts seen.
+ */
+static void test_cold_vary(void **state)
+{
+	double at[40], svc[40];
+	struct trace t;
+	struct demand d;
+	struct policy p;
+	struct sim_config c;
+	struct sim_result r;
+	struct cold_acc a, b;
+	char err[512];
+	size_t i, steps = 0, steps0 = 0;
+
+	(void)state;
+	for (i = 0; i < 40; i++) {
+		at[i] = 100;
+		svc[i] = 2000;
+	}
+	make_trace(&t, at, svc, 40, 1800);
+	demand_init(&d);
+	assert_int_equal(demand_build(&d, &t, err, sizeof(err)), 0);
+	sim_config_init(&c);
+	c.slots = 1;
+	c.initial_replicas = 1;
+	c.cold_start_s = 300;
+	c.cold_start_cv = 0.5;
+	c.cold_seed = 9;
+	c.queue_timeout_s = 5000;
+	c.end_s = t.span_s;
+	c.ts_step_s = 30;
+	memset(&a, 0, sizeof(a));
+	parse_policy(&p, "keda-queue:threshold=1", 1);
+	assert_int_equal(sim_run(&c, &t, &d, &p, &r, cold_sample, &a, err,
+				 sizeof(err)), 0);
+	policy_release(&p);
+	/* The starting count falls in more steps than with one cold start
+	 * for all (below). */
+	for (i = 1; i < 60; i++)
+		if (a.starting[i] < a.starting[i - 1])
+			steps++;
+	/* NaN before the first is ready (t = 150: at most 30 s into the
+	 * first cold starts), a value in a lognormal's plausible range
+	 * after. */
+	assert_true(isnan(a.seen[5]));
+	assert_true(a.seen[40] > 300 * 0.3 && a.seen[40] < 300 * 3);
+	/* Another policy that scales the same way draws the same pods. */
+	memset(&b, 0, sizeof(b));
+	parse_policy(&p, "keda-queue:threshold=1,minReplicaCount=1", 1);
+	assert_int_equal(sim_run(&c, &t, &d, &p, &r, cold_sample, &b, err,
+				 sizeof(err)), 0);
+	policy_release(&p);
+	assert_memory_equal(a.starting, b.starting, sizeof(a.starting));
+	/* CV 0: one cold start for all, and the median is that one. */
+	c.cold_start_cv = 0;
+	memset(&a, 0, sizeof(a));
+	parse_policy(&p, "keda-queue:threshold=1", 1);
+	assert_int_equal(sim_run(&c, &t, &d, &p, &r, cold_sample, &a, err,
+				 sizeof(err)), 0);
+	policy_release(&p);
+	demand_free(&d);
+	trace_free(&t);
+	assert_true(a.seen[40] == 300);
+	for (i = 1; i < 60; i++)
+		if (a.starting[i] < a.starting[i - 1])
+			steps0++;
+	assert_true(steps > steps0);
+}
+
 static void test_feedback_bound(void **state)
 {
 	struct sim_result ff, fb, bd;
@@ -1403,6 +1745,11 @@ int main(void)
 		cmocka_unit_test(test_trace_csv_bytes),
 		cmocka_unit_test(test_trace_overlay),
 		cmocka_unit_test(test_trace_rates),
+		cmocka_unit_test(test_clients_share),
+		cmocka_unit_test(test_clients_ramp),
+		cmocka_unit_test(test_trace_clients),
+		cmocka_unit_test(test_trace_dispersion),
+		cmocka_unit_test(test_simsort),
 		cmocka_unit_test(test_littles_law),
 		cmocka_unit_test(test_queue_timeout),
 		cmocka_unit_test(test_cold_start),
@@ -1410,6 +1757,8 @@ int main(void)
 		cmocka_unit_test(test_oracle),
 		cmocka_unit_test(test_policy_parse_errors),
 		cmocka_unit_test(test_cold_measured),
+		cmocka_unit_test(test_cold_measured_view),
+		cmocka_unit_test(test_cold_vary),
 		cmocka_unit_test(test_feedback_bound),
 		cmocka_unit_test(test_routing_names),
 		cmocka_unit_test(test_simll_random),

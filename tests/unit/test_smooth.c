@@ -197,6 +197,47 @@ static void test_seed(void **state)
 	assert_int_equal(s.target, 0);
 }
 
+/*
+ * The answer hold: the highest answer of the last hold (here 80 s, spans
+ * of 10 s) is kept; an answer above it goes through at once.  A fresh
+ * state keeps the target for its first hold.
+ */
+static void test_hold(void **state)
+{
+	struct smooth s = SMOOTH_INIT;
+	double t;
+
+	(void)state;
+	/* fresh: nothing below the target 10 for the first 80 s */
+	assert_int_equal(smooth_hold(&s, 10, 4, 0, 80), 10);
+	assert_false(smooth_hold_ready(&s, 0, 80));
+	assert_int_equal(smooth_hold(&s, 10, 4, 79, 80), 10);
+	assert_false(smooth_hold_ready(&s, 79, 80));
+	/* then the highest answer seen, 4 */
+	assert_int_equal(smooth_hold(&s, 10, 4, 80, 80), 4);
+	assert_true(smooth_hold_ready(&s, 80, 80));
+	/* up at once */
+	assert_int_equal(smooth_hold(&s, 4, 9, 85, 80), 9);
+	/* down only once 9 has aged out: at least 80 s, at most 90 s on */
+	for (t = 90; t < 165; t += 5)
+		assert_int_equal(smooth_hold(&s, 9, 5, t, 80), 9);
+	for (; t < 185; t += 5)
+		if (smooth_hold(&s, 9, 5, t, 80) == 5)
+			break;
+	assert_true(t >= 165 && t <= 175);
+	/* another hold starts afresh, as does a clock gone backwards */
+	assert_int_equal(smooth_hold(&s, 9, 5, 200, 40), 9);
+	assert_false(smooth_hold_ready(&s, 200, 40));
+	assert_int_equal(smooth_hold(&s, 9, 5, 240, 40), 5);
+	assert_int_equal(smooth_hold(&s, 9, 5, 100, 40), 9);
+	/* no calls for longer than the hold: afresh too */
+	assert_int_equal(smooth_hold(&s, 9, 5, 140, 40), 5);
+	assert_int_equal(smooth_hold(&s, 9, 5, 1000, 40), 9);
+	/* hold 0: the answer itself */
+	assert_int_equal(smooth_hold(&s, 9, 5, 1001, 0), 5);
+	assert_false(smooth_hold_ready(&s, 1001, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_backwards_clock),
 		cmocka_unit_test(test_period_zero),
 		cmocka_unit_test(test_seed),
+		cmocka_unit_test(test_hold),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -174,6 +174,7 @@ static void test_targets(void **state)
 	(void)state;
 	t.headroom_slots = 6.708;
 	t.arrival_forecast = 2.5;
+	t.arrival_surge = 3.25;
 	t.capped = 1;
 	stats_target(s, "llm", "chat", "staffer", 12, &t, 100);
 	stats_target(s, "llm", "chat", "staffer", 27, NULL, 110); /* held */
@@ -195,6 +196,8 @@ static void test_targets(void **state)
 		 "\"llm\",scaledobject=\"chat\",metric=\"staffer\"} 2");
 	has_line(buf, "staffer_signal_arrival_forecast{scaledobject_namespace="
 		 "\"llm\",scaledobject=\"chat\",metric=\"staffer\"} 2.5");
+	has_line(buf, "staffer_signal_arrival_surge{scaledobject_namespace="
+		 "\"llm\",scaledobject=\"chat\",metric=\"staffer\"} 3.25");
 	has_line(buf, "staffer_signal_service_time_seconds{"
 		 "scaledobject_namespace=\"llm\",scaledobject=\"chat\","
 		 "metric=\"staffer\"} 10");

@@ -295,7 +295,7 @@ static void test_hist_trim(void **state)
 static void test_rates_gap_is_not_zero(void **state)
 {
 	double ws[600], rs[600], gap[600];
-	struct trace_rates o = { 1, 1, 0, 0, 0, 0 };
+	struct trace_rates o = { 1, 1, 0, 0, 0, 0, TRACE_ARR_AUTO };
 	struct trace a, b;
 	struct simrng r;
 	char err[256];

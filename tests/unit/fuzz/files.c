@@ -97,7 +97,8 @@ static void trace_check_result(const struct trace *t, int rates)
 static void check_trace_file(struct fz *r, const char *in, size_t len,
 			     int valid, int rates)
 {
-	static const struct trace_rates o = { 10, 0.01, 0, 3600, 100, 10 };
+	static const struct trace_rates o = { 10, 0.01, 0, 3600, 100, 10,
+					      TRACE_ARR_AUTO };
 	struct trace t;
 	struct simrng g;
 	char err[TRACE_ERR_MAX];

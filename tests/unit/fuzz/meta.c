@@ -53,6 +53,7 @@ static const char *const meta_corpus[] = {
 	KV("timezone", "Asia/Kolkata"),
 	KV("arrivalRateQuery", "a") KV("serviceTimeQuery", "w")
 	KV("coldStartSeconds", "30") KV("forecastWindowSeconds", "60")
+	KV("forecastMethod", "holt")
 	KV("forecastAlpha", "0.8") KV("forecastBeta", "0.5")
 	KV("staleHoldSeconds", "4") KV("pushIntervalSeconds", "1")
 	KV("metricName", "llama") KV("backend", "amp")
@@ -64,10 +65,14 @@ static const char *const meta_corpus[] = {
 	KV("boostFactor", "2")
 	KV("scaleDownStep", "3") KV("scaleDownPeriodSeconds", "60")
 	KV("currentReplicasQuery", "c") KV("timezone", "UTC"),
+	KV("arrivalRateQuery", "a") KV("serviceTime", "3")
+	KV("surgeQuantile", "0.99") KV("surgeWindowSeconds", "86400")
+	KV("scaleDownHoldOn", "rate") KV("forecastMethod", "none"),
 };
 
 static const char *const meta_values[] = {
 	"\x1f", "\x1e", "sqrt", "erlangc", "cost", "none", "batch",
+	"holt", "answer", "rate",
 	"interactive", "0.5", "2", "-1", "1e9", "300", "UTC",
 	"Europe/Berlin", "America/New_York", "Australia/Lord_Howe",
 	"../../etc/passwd", "/etc/passwd", "Europe/../Berlin", "right/UTC",
@@ -136,7 +141,8 @@ void meta_check_result(const struct meta *m)
 {
 	/* small, and large enough for the staffing limits */
 	static const struct model_signals sigs[] = {
-		{ 2, 10, 3, 0, 0, 0, 0, 0 }, { 500, 60, 1e4, 50, 800, 0, 0, 2 },
+		{ 2, 10, 3, 0, 0, 0, 0, 0, 0 },
+		{ 500, 60, 1e4, 50, 800, 0, 0, 2, 0 },
 	};
 	struct model_breakdown b;
 	struct meta at;
@@ -226,7 +232,8 @@ static const char *const meta_num_keys[] = {
 	"costPerReplicaHour", "slaPenaltyPerHour", "maxReplicas",
 	"activationArrivalRate", "staleHoldSeconds", "pushIntervalSeconds",
 	"scaleDownHoldSeconds", "rateWindowSeconds", "metricsLagSeconds",
-	"peakedness", "peakednessMax", "forecastDamping",
+	"peakedness", "peakednessMax", "forecastDamping", "surgeQuantile",
+	"surgeWindowSeconds",
 };
 
 static const char *const meta_num_values[] = {
