@@ -34,6 +34,7 @@ struct declog_term {
 static double t_lambda(const struct declog_in *in) { return SIG(arrival_rate); }
 static double t_forecast(const struct declog_in *in) { return SIG(arrival_forecast); }
 static double t_held(const struct declog_in *in) { return SIG(arrival_held); }
+static double t_surge(const struct declog_in *in) { return SIG(arrival_surge); }
 static double t_z(const struct declog_in *in) { return TERM(peakedness); }
 static double t_w(const struct declog_in *in) { return SIG(service_time_s); }
 static double t_q(const struct declog_in *in) { return SIG(queue_depth); }
@@ -74,6 +75,7 @@ static const struct declog_term declog_terms[] = {
 	{ "lambda", G4, LOG_NUM, t_lambda, NULL, NULL, NULL },
 	{ "forecast", G4, LOG_NUM, t_forecast, NULL, NULL, NULL },
 	{ "held", G4, LOG_NUM, t_held, NULL, NULL, NULL },
+	{ "surge", G4, LOG_NUM, t_surge, NULL, NULL, NULL },
 	{ "z", G3, LOG_NUM, t_z, NULL, NULL, NULL },
 	{ "W", G4, LOG_NUM, t_w, NULL, NULL, NULL },
 	{ "Q", G4, LOG_NUM, t_q, NULL, NULL, NULL },
