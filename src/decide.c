@@ -353,8 +353,7 @@ static int64_t decide_down(const struct meta *m, const struct decide_obs *o,
 	/* The answer hold: every answer is remembered, and what was asked
 	 * for within the hold is kept (smooth.h). */
 	if (m->hold_on == META_HOLD_ANSWER && st && d->hold_s > 0) {
-		int64_t held = smooth_hold(st, prev >= 0 ? prev : ans, ans,
-					   now_s, d->hold_s);
+		int64_t held = smooth_hold(st, ans, now_s, d->hold_s);
 
 		if (held > ans) {
 			if (d->down != DECIDE_DOWN_NO_SERIES)

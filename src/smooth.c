@@ -85,8 +85,8 @@ int64_t smooth_step(struct smooth *s, int64_t raw, double now_s,
 	return s->target;
 }
 
-int64_t smooth_hold(struct smooth *s, int64_t target, int64_t answer,
-		    double now_s, double hold_s)
+int64_t smooth_hold(struct smooth *s, int64_t answer, double now_s,
+		    double hold_s)
 {
 	double width = hold_s / SMOOTH_BUCKETS, kf;
 	int64_t k, i, out = answer;
@@ -120,8 +120,6 @@ int64_t smooth_hold(struct smooth *s, int64_t target, int64_t answer,
 	for (i = 0; i < SMOOTH_SLOTS; i++)
 		if (s->hold_max[i] > out)
 			out = s->hold_max[i];
-	if (now_s - s->hold_since < hold_s && target > out)
-		out = target;
 	return out;
 }
 

@@ -68,16 +68,17 @@ void smooth_seed(struct smooth *s, int64_t current, double now_s);
  * highest answer of the last hold_s (up to hold_s / SMOOTH_BUCKETS
  * more: the spans are whole), so an answer at or above every recent one
  * takes effect at once and a lower one only as the higher ones age out
- * (the HPA's scale-down stabilization, with the hold as its window).
- * Until the state has seen hold_s of answers (a fresh process, or a new
- * hold_s) the result is at least target, so a restarted process releases
- * nothing for one hold.  hold_s <= 0: the answer itself.
+ * (the HPA's scale-down stabilization, with the hold as its window).  A
+ * state that has not seen a whole hold of answers (a fresh process, a new
+ * hold_s, or no call for longer than the hold) knows only what it has
+ * seen: the caller holds on something else until smooth_hold_ready()
+ * (decide.c: the arrival rate's series).  hold_s <= 0: the answer itself.
  */
-int64_t smooth_hold(struct smooth *s, int64_t target, int64_t answer,
-		    double now_s, double hold_s);
+int64_t smooth_hold(struct smooth *s, int64_t answer, double now_s,
+		    double hold_s);
 
-/* 1 when s has seen answers for at least hold_s under that hold: its
- * hold stands on its own. */
+/* 1 when s has seen answers for at least hold_s under that hold, the
+ * last of them within it: its hold stands on its own. */
 int smooth_hold_ready(const struct smooth *s, double now_s, double hold_s);
 
 #endif

@@ -84,10 +84,10 @@ is "seed drain sqrt" replicas 12  # 5 + 1.5 sqrt 5 + 3.3333 = 11.69
 calc --json queueDepth=100 arrivalRate=0.5 serviceTime=10 drainSeconds=300 \
 	staffing=none
 is "seed drain none" replicas 9   # 5 + 3.3333 = 8.33
-# The default D is 30 s: 5 + 33.33 = 38.33.
+# The default D is 15 s: 5 + 66.67 = 71.67.
 calc --json queueDepth=100 arrivalRate=0.5 serviceTime=10 staffing=none
-near "drain default" drain_slots 33.3333 1e-4
-is "drain default" replicas 39
+near "drain default" drain_slots 66.6667 1e-4
+is "drain default" replicas 72
 
 # ---- Erlang C and cost (docs/math.md) ------------------------------------
 
@@ -114,11 +114,12 @@ ramp() {
 		printf "%s%g", (i ? "," : ""), a + d * i }'
 }
 
+# Holt's forecast (forecastMethod holt; the default, auto, is below).
 # 21 points (half of the default window's 41) from 1 to 11 at 15 s; the
 # horizon is coldStartSeconds + 60 / 2 + 30 = 240 s, 16 steps:
 # 11 + 16 * 0.5 = 19.
 R21=$(ramp 21 1 0.5)
-calc --json arrivalRateSeries="$R21" serviceTime=10 coldStartSeconds=180
+calc --json forecastMethod=holt arrivalRateSeries="$R21" serviceTime=10 coldStartSeconds=180
 status "ramp" 0
 near "ramp" arrival_rate 11 0     # the last value
 near "ramp" arrival_forecast 19 1e-9
@@ -134,7 +135,7 @@ near "ramp" busy_slots 190 1e-9
 near "ramp" peakedness 1 0        # a clean ramp has no bursts
 is "ramp" replicas 211            # 190 + 1.5 sqrt 190 = 210.68
 
-calc arrivalRateSeries="$R21" serviceTime=10 coldStartSeconds=180
+calc forecastMethod=holt arrivalRateSeries="$R21" serviceTime=10 coldStartSeconds=180
 contains "ramp text" out "forecast   lambda-hat = 19 req/s in 240 s"
 contains "ramp text" out ", used"
 contains "ramp text" out "L = lambda-hat * W"
@@ -142,7 +143,7 @@ contains "ramp text" out "(last of series)"
 
 # coldStart= (what coldStartQuery measured) replaces coldStartSeconds:
 # 300 + 60 = 360 s ahead, 24 steps: 11 + 12 = 23; the hold 360 s.
-calc --json arrivalRateSeries="$R21" serviceTime=10 coldStartSeconds=180 \
+calc --json forecastMethod=holt arrivalRateSeries="$R21" serviceTime=10 coldStartSeconds=180 \
 	coldStart=300
 status "ramp measured" 0
 near "ramp measured" forecast_horizon_seconds 360 0
@@ -150,19 +151,19 @@ near "ramp measured" arrival_forecast 23 1e-9
 near "ramp measured" cold_start_seconds 300 0
 is "ramp measured" cold_start_measured true
 near "ramp measured" hold_seconds 360 0
-calc arrivalRateSeries="$R21" serviceTime=10 coldStart=300
+calc forecastMethod=holt arrivalRateSeries="$R21" serviceTime=10 coldStart=300
 contains "ramp measured text" out "cold start 300 s, measured by coldStartQuery (coldStartSeconds 120 while it has no data)"
 contains "ramp measured text" out "forecast   lambda-hat = 23 req/s in 360 s"
 # Longer than the series' 600 s: the hold is cut to it, and says so.
-calc arrivalRateSeries="$R21" serviceTime=10 coldStart=1000
+calc forecastMethod=holt arrivalRateSeries="$R21" serviceTime=10 coldStart=1000
 contains "cold cut text" out "the hold is cut to 600 s, the range of the series"
-calc --json arrivalRateSeries="$R21" serviceTime=10 coldStart=1000
+calc --json forecastMethod=holt arrivalRateSeries="$R21" serviceTime=10 coldStart=1000
 near "cold cut" hold_seconds 600 0
 near "cold cut" forecast_horizon_seconds 1060 0
 # Without coldStart: no cold start line, no cold_start_* keys.
-calc arrivalRateSeries="$R21" serviceTime=10
+calc forecastMethod=holt arrivalRateSeries="$R21" serviceTime=10
 lacks "no coldStart text" out "cold start "
-calc --json arrivalRateSeries="$R21" serviceTime=10
+calc --json forecastMethod=holt arrivalRateSeries="$R21" serviceTime=10
 lacks "no coldStart json" out "cold_start"
 refuse "coldStart 0" coldStart arrivalRate=1 serviceTime=1 coldStart=0
 refuse "coldStart big" coldStart arrivalRate=1 serviceTime=1 coldStart=3601
@@ -171,37 +172,84 @@ refuse "coldStart no forecast" coldStart arrivalRate=1 serviceTime=1 \
 	coldStart=300 coldStartSeconds=0
 
 # 20 points are fewer than half the window: no forecast yet.
-calc --json arrivalRateSeries="$(ramp 20 1 0.5)" serviceTime=10
+calc --json forecastMethod=holt arrivalRateSeries="$(ramp 20 1 0.5)" serviceTime=10
 is "short ramp" forecast_used false
-calc arrivalRateSeries="$(ramp 20 1 0.5)" serviceTime=10
+calc forecastMethod=holt arrivalRateSeries="$(ramp 20 1 0.5)" serviceTime=10
 contains "short ramp text" out "forecast   none yet: 20 of the 21 points it needs (half of forecastWindowSeconds 600 s)"
 
 # The step: given (30 s: 8 steps ahead, 11 + 4 = 15), or from
 # forecastWindowSeconds (400 / 40 = 10 s: 24 steps, 11 + 12 = 23).
-calc --json arrivalRateSeries="$R21" serviceTime=10 coldStartSeconds=180 \
+calc --json forecastMethod=holt arrivalRateSeries="$R21" serviceTime=10 coldStartSeconds=180 \
 	stepSeconds=30
 near "ramp step 30" arrival_forecast 15 1e-9
-calc --json arrivalRateSeries="$R21" serviceTime=10 coldStartSeconds=180 \
+calc --json forecastMethod=holt arrivalRateSeries="$R21" serviceTime=10 coldStartSeconds=180 \
 	forecastWindowSeconds=400
 near "ramp window 400" forecast_step_seconds 10 0
 near "ramp window 400" arrival_forecast 23 1e-9
 
 # A measured lambda above the forecast wins.
-calc --json arrivalRateSeries="$R21" arrivalRate=30 serviceTime=10 \
+calc --json forecastMethod=holt arrivalRateSeries="$R21" arrivalRate=30 serviceTime=10 \
 	coldStartSeconds=180
 is "ramp below lambda" forecast_used false
 near "ramp below lambda" arrival_used 30 0
 near "ramp below lambda" arrival_forecast 19 1e-9
-calc arrivalRateSeries="$R21" arrivalRate=30 serviceTime=10 \
+calc forecastMethod=holt arrivalRateSeries="$R21" arrivalRate=30 serviceTime=10 \
 	coldStartSeconds=180
 contains "ramp below lambda text" out "not used"
 
 # A 40-point ramp from 1 to 4.9 req/s: exact, 360 s (24 steps) ahead is
 # 4.9 + 2.4 = 7.3.
-calc --json arrivalRateSeries="$(ramp 40 1 0.1)" serviceTime=2 \
+calc --json forecastMethod=holt arrivalRateSeries="$(ramp 40 1 0.1)" serviceTime=2 \
 	coldStartSeconds=300
 near "long ramp" arrival_forecast 7.3 1e-9
 is "long ramp" series_points 40
+
+# forecastMethod auto (the default): Holt's forecast only once its past
+# forecasts on the series can be judged (21 points cannot), and only
+# while they beat "no change": a 41-point ramp does, a swing does not.
+calc --json arrivalRateSeries="$R21" serviceTime=10 coldStartSeconds=180
+is "auto short" forecast_used false
+is "auto short" forecast_unearned true
+calc arrivalRateSeries="$R21" serviceTime=10 coldStartSeconds=180
+contains "auto short text" out "forecast   none yet: too few of Holt's past forecasts on the series"
+calc --json arrivalRateSeries="$(ramp 41 1 0.25)" serviceTime=10
+is "auto ramp" forecast_used true
+near "auto ramp" arrival_forecast 14 1e-9  # 11 + 12 steps of 0.25
+SW=$(awk 'BEGIN { for (i = 0; i < 41; i++)
+	printf "%s%d", (i ? "," : ""), (int(i / 8) % 2 ? 18 : 10) }')
+calc --json arrivalRateSeries="$SW" serviceTime=10
+is "auto swing" forecast_used false
+is "auto swing" forecast_unearned true
+calc arrivalRateSeries="$SW" serviceTime=10
+contains "auto swing text" out "did no better than \"no change\""
+calc --json arrivalRateSeries="$SW" serviceTime=10 forecastMethod=none
+is "forecast none" forecast_unearned false
+near "forecast none" arrival_forecast 0 0
+
+# The surge headroom: 10 req/s with a burst to 15 one point in nine; 700
+# points at 15 s hold the 40 lead times of 180 s it needs at 0.95.
+SG=$(awk 'BEGIN { for (i = 0; i < 700; i++)
+	printf "%s%d", (i ? "," : ""), (i % 9 == 8 ? 15 : 10) }')
+calc --json arrivalRateSeries="$SG" serviceTime=2 slotsPerReplica=8
+is "surge" surge_used true
+near "surge" arrival_surge 15.0488 1e-3
+near "surge" surge_ratio 1.4438 1e-3
+calc --json arrivalRateSeries="$SG" serviceTime=2 slotsPerReplica=8 \
+	surgeQuantile=0
+is "surge off" surge_used false
+near "surge off" arrival_surge 0 0
+calc arrivalRateSeries="$(ramp 400 10 0)" serviceTime=2
+contains "surge short text" out "surge      none yet: 400 points 15 s apart; the 0.95-quantile needs 40 lead times of 180 s of rises"
+refuse "surgeQuantile 1" surgeQuantile arrivalRate=1 serviceTime=1 \
+	surgeQuantile=1
+refuse "surgeWindowSeconds small" surgeWindowSeconds arrivalRate=1 \
+	serviceTime=1 surgeWindowSeconds=600
+refuse "surge without lead" surgeQuantile arrivalRate=1 serviceTime=1 \
+	surgeQuantile=0.9 coldStartSeconds=0
+refuse "forecastMethod word" forecastMethod arrivalRate=1 serviceTime=1 \
+	forecastMethod=arima
+refuse "scaleDownHoldOn word" scaleDownHoldOn arrivalRate=1 \
+	serviceTime=1 scaleDownHoldOn=memory
 
 # A fall: the hold keeps the highest lambda of the last 180 s (every
 # point of this short series).
@@ -227,11 +275,11 @@ is "hold 195" replicas 40
 is "hold 195" scale_down '"hold"'
 calc arrivalRateSeries="$H" serviceTime=2 staffing=none peakedness=off \
 	scaleDownHoldSeconds=195
-contains "hold text" out "hold       195 s: the highest lambda over it is 20 req/s, used"
+contains "hold text" out "hold       195 s (on the arrival rate until the answers span it): the highest lambda over it is 20 req/s, used"
 contains "hold text" out "L = lambda-held * W"
 
 # Activity stays on the measured lambda; sizing counts the forecast.
-calc --json arrivalRateSeries="$(ramp 21 0 1)" arrivalRate=0 \
+calc --json forecastMethod=holt arrivalRateSeries="$(ramp 21 0 1)" arrivalRate=0 \
 	serviceTime=10 coldStartSeconds=60
 is "forecast only" active false
 is "forecast only" forecast_used true
@@ -288,7 +336,7 @@ is "young series" target 10
 is "young series" scale_down '"hold-no-series"'
 calc arrivalRate=8.4 arrivalRateSeries="$(ramp 12 8.4 0)" \
 	serviceTime=1 staffing=none peakedness=off currentReplicas=10
-contains "young series text" out "hold       180 s: the series spans 165 s of it (12 of 13 points)"
+contains "young series text" out "hold       180 s (on the arrival rate until the answers span it): the series spans 165 s of it (12 of 13 points)"
 # Without the series nothing is released below the current replicas.
 calc --json arrivalRate=0.2 serviceTime=10 currentReplicas=12
 is "no series" replicas 5

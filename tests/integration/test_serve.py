@@ -56,7 +56,7 @@ def erlang_c(c, a):
     return c * b / (c - a * (1 - b))
 
 
-def expected(lam, W, Q=0.0, S=0.0, n=1, beta=1.5, staffing="sqrt", D=30.0,
+def expected(lam, W, Q=0.0, S=0.0, n=1, beta=1.5, staffing="sqrt", D=15.0,
              shed_threshold=0.0, boost=1.0, max_replicas=None, tau=None, eps=None):
     L = lam * W
     if staffing == "sqrt":
@@ -178,12 +178,12 @@ def t_from_env(c):
     assert "betaFromEnv" in d and "'x'" in d, d
 
 
-@test("drain: Q=100, lambda=0.5, W=10 -> ceil(5+3.354+33.33) = 42", smoke=True)
+@test("drain: Q=100, lambda=0.5, W=10 -> ceil(5+3.354+66.67) = 76", smoke=True)
 def t_drain(c):
     p = uniq("drain")
     meta = c.m.signals(p, lam=0.5, w=10, q=100)
-    assert expected(0.5, 10, Q=100) == 42
-    assert c.cl.target(meta, name=uniq("so")) == 42
+    assert expected(0.5, 10, Q=100) == 76
+    assert c.cl.target(meta, name=uniq("so")) == 76
     # drainSeconds=100: 100*10/100 = 10 extra slots -> ceil(18.35) = 19
     assert c.cl.target(dict(meta, drainSeconds="100"), name=uniq("so")) == \
         expected(0.5, 10, Q=100, D=100) == 19
@@ -246,7 +246,7 @@ def t_active(c):
     p = uniq("actq")
     meta = c.m.signals(p, lam=0, w=10, q=3)
     assert c.cl.active(meta, name=uniq("so")) is True
-    assert c.cl.target(meta, name=uniq("so")) == 1  # 0.1 slot of drain -> floor of 1
+    assert c.cl.target(meta, name=uniq("so")) == 2  # 3 * 10 / 15 slots of drain
     p = uniq("acts")
     meta = c.m.signals(p, lam=0, w=10, q=0, s=1)
     assert c.cl.active(meta, name=uniq("so")) is True
@@ -796,8 +796,10 @@ def dropped_rate(ago=270):
 @test("coldStartQuery 300 makes the scale-down hold 360 s: 10 req/s 270 s ago is held (100), "
       "while with no data or 7200 the 180 s hold has let it go (10)")
 def t_cold_query_hold(c):
+    # (the surge headroom off: a rate computed from time() has hours of
+    # history at once, and the drop is a rise it covers)
     meta = {"arrivalRateQuery": dropped_rate(), "serviceTime": "10", "staffing": "none",
-            "coldStartSeconds": "120"}
+            "coldStartSeconds": "120", "surgeQuantile": "0"}
     assert c.cl.target(dict(meta, coldStartQuery="vector(300)"), name=uniq("so")) == 100
     assert c.cl.target(dict(meta, coldStartSeconds="300"), name=uniq("so")) == 100
     assert c.cl.target(meta, name=uniq("so")) == 10

@@ -162,7 +162,8 @@ def t_forecast_start(c):
     fc = {"lam": lam, "samples": [], "errors": [], "done": threading.Event()}
     fc["meta_none"] = forecast_meta(lam, coldStartSeconds="0", peakedness="off")
     fc["meta_fc"] = forecast_meta(lam, coldStartSeconds="30", forecastWindowSeconds="60",
-                                  forecastAlpha="0.8", forecastBeta="0.5")
+                                  forecastAlpha="0.8", forecastBeta="0.5",
+                                  forecastMethod="holt")
     fc["meta_def"] = forecast_meta(lam, coldStartSeconds="30", forecastWindowSeconds="60")
     fc["names"] = (uniq("nofc"), uniq("fc"), uniq("fcdef"))
     cl = h.Client(c.srv.addr)
@@ -770,7 +771,7 @@ def t_forecast_check(c):
     for t in range(0, int(RAMP_SECS) + 1, 2):
         rows.append("%d:%s/%s/%s" % (t, at(S, t_ramp + t, 1), at(S, t_ramp + t, 2),
                                      at(S, t_ramp + t, 3)))
-    note("ramp second: no forecast / forecast (alpha .8 beta .5) / forecast (defaults)")
+    note("ramp second: no forecast / Holt (alpha .8 beta .5) / defaults (auto)")
     for i in range(0, len(rows), 7):
         note("  " + " ".join(rows[i:i + 7]))
     # the forecast only ever raises lambda: never below the answer without it
@@ -789,14 +790,15 @@ def t_forecast_check(c):
     note("t 12..20 s: forecast answer minus the no-forecast answer 18 s later: min %d, max %d"
          % (min(ahead), max(ahead)))
     assert not bad, "\n".join(bad)
-    # defaults (alpha 0.3, beta 0.15): how long before they are ahead, for the record
+    # defaults (forecastMethod auto: Holt once its backtest earns it, alpha 0.3,
+    # beta 0.15): how long before they are ahead, for the record
     first_def = None
     for row in S:
         t = row[0] - t_ramp
         if 0 <= t <= RAMP_SECS - 18 and row[3] >= at(S, row[0] + 18, 1):
             first_def = t
             break
-    note("default alpha/beta after 10 s flat: ahead by 18 s from %s into the ramp" %
+    note("defaults (auto, alpha .3 beta .15): ahead by 18 s from %s into the ramp" %
          ("%.1fs" % first_def if first_def is not None else "never (within %ds)"
           % (RAMP_SECS - 18)))
     # the decision line shows the forecast above lambda

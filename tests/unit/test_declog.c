@@ -29,6 +29,7 @@ static void fill(struct scaler_result *r, struct decision *d,
 	r->sig.arrival_rate = 5.4;
 	r->sig.arrival_forecast = 7.0712;
 	r->sig.arrival_held = 5.4;
+	r->sig.arrival_surge = 6.5;
 	r->sig.service_time_s = 10;
 	r->sig.queue_depth = 3;
 	r->sig.shed_rate = 0.25;
@@ -70,11 +71,13 @@ static void test_text(void **state)
 		declog_build(&dl, &r, "llm/chat/staffer", "prom", extras);
 		/* the format of scaler.c's log line before declog.c */
 		snprintf(want, sizeof(want), "decision ref=%s lambda=%.4g "
-			 "forecast=%.4g held=%.4g z=%.3g W=%.4g Q=%.4g S=%.4g "
+			 "forecast=%.4g held=%.4g surge=%.4g z=%.3g W=%.4g "
+			 "Q=%.4g S=%.4g "
 			 "busy=%.3f headroom=%.3f drain=%.3f boost=%.3f "
 			 "total=%.3f raw=%lld target=%lld active=%d down=%s "
 			 "state=%s%s%s%s%s", "llm/chat/staffer", 5.4, 7.0712,
-			 5.4, 1.3125, 10.0, 3.0, 0.25, 70.7104, 14.3851, 1.0,
+			 5.4, 6.5, 1.3125, 10.0, 3.0, 0.25, 70.7104, 14.3851,
+			 1.0,
 			 0.0, 86.0955, 86LL, 86LL, 1,
 			 decide_down_name(DECIDE_DOWN_FREE),
 			 extras ? "observed" : "memory",
@@ -88,7 +91,8 @@ static void test_text(void **state)
 static void test_json(void **state)
 {
 	static const char *const numbers[] = {
-		"lambda", "forecast", "held", "z", "W", "Q", "S", "busy",
+		"lambda", "forecast", "held", "surge", "z", "W", "Q", "S",
+		"busy",
 		"headroom", "drain", "boost", "total", "raw", "target",
 		"active", "capped", "c", "cold" };
 	struct scaler_result r;

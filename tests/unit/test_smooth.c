@@ -200,7 +200,7 @@ static void test_seed(void **state)
 /*
  * The answer hold: the highest answer of the last hold (here 80 s, spans
  * of 10 s) is kept; an answer above it goes through at once.  A fresh
- * state keeps the target for its first hold.
+ * state knows only what it has seen, and says when it has seen a hold.
  */
 static void test_hold(void **state)
 {
@@ -208,33 +208,38 @@ static void test_hold(void **state)
 	double t;
 
 	(void)state;
-	/* fresh: nothing below the target 10 for the first 80 s */
-	assert_int_equal(smooth_hold(&s, 10, 4, 0, 80), 10);
+	assert_int_equal(smooth_hold(&s, 10, 0, 80), 10);
 	assert_false(smooth_hold_ready(&s, 0, 80));
-	assert_int_equal(smooth_hold(&s, 10, 4, 79, 80), 10);
+	assert_int_equal(smooth_hold(&s, 4, 40, 80), 10);
 	assert_false(smooth_hold_ready(&s, 79, 80));
-	/* then the highest answer seen, 4 */
-	assert_int_equal(smooth_hold(&s, 10, 4, 80, 80), 4);
+	assert_int_equal(smooth_hold(&s, 4, 80, 80), 10);
 	assert_true(smooth_hold_ready(&s, 80, 80));
-	/* up at once */
-	assert_int_equal(smooth_hold(&s, 4, 9, 85, 80), 9);
-	/* down only once 9 has aged out: at least 80 s, at most 90 s on */
-	for (t = 90; t < 165; t += 5)
-		assert_int_equal(smooth_hold(&s, 9, 5, t, 80), 9);
-	for (; t < 185; t += 5)
-		if (smooth_hold(&s, 9, 5, t, 80) == 5)
+	/* 10 ages out within 80 s plus a span */
+	for (t = 85; t < 170; t += 5)
+		if (smooth_hold(&s, 4, t, 80) == 4)
 			break;
-	assert_true(t >= 165 && t <= 175);
+	assert_true(t >= 80 && t <= 90);
+	/* up at once */
+	assert_int_equal(smooth_hold(&s, 9, 175, 80), 9);
+	/* down only once 9 has aged out: at least 80 s, at most 90 s on */
+	for (t = 180; t < 255; t += 5)
+		assert_int_equal(smooth_hold(&s, 5, t, 80), 9);
+	for (; t < 275; t += 5)
+		if (smooth_hold(&s, 5, t, 80) == 5)
+			break;
+	assert_true(t >= 255 && t <= 265);
 	/* another hold starts afresh, as does a clock gone backwards */
-	assert_int_equal(smooth_hold(&s, 9, 5, 200, 40), 9);
-	assert_false(smooth_hold_ready(&s, 200, 40));
-	assert_int_equal(smooth_hold(&s, 9, 5, 240, 40), 5);
-	assert_int_equal(smooth_hold(&s, 9, 5, 100, 40), 9);
-	/* no calls for longer than the hold: afresh too */
-	assert_int_equal(smooth_hold(&s, 9, 5, 140, 40), 5);
-	assert_int_equal(smooth_hold(&s, 9, 5, 1000, 40), 9);
+	assert_int_equal(smooth_hold(&s, 5, 300, 40), 5);
+	assert_false(smooth_hold_ready(&s, 300, 40));
+	assert_int_equal(smooth_hold(&s, 6, 100, 40), 6);
+	assert_false(smooth_hold_ready(&s, 100, 40));
+	/* no calls for longer than the hold: afresh too, and not ready */
+	assert_int_equal(smooth_hold(&s, 6, 140, 40), 6);
+	assert_true(smooth_hold_ready(&s, 140, 40));
+	assert_false(smooth_hold_ready(&s, 1000, 40));
+	assert_int_equal(smooth_hold(&s, 2, 1000, 40), 2);
 	/* hold 0: the answer itself */
-	assert_int_equal(smooth_hold(&s, 9, 5, 1001, 0), 5);
+	assert_int_equal(smooth_hold(&s, 5, 1001, 0), 5);
 	assert_false(smooth_hold_ready(&s, 1001, 0));
 }
 
