@@ -23,6 +23,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
@@ -967,13 +968,21 @@ int config_load_file(struct config *c, const char *path,
 	struct cfg_ctx x = { prefix, err };
 	enum slurp_err se;
 	char *buf = NULL;
+	struct stat sb;
 	size_t len;
 	int rc = -1, fd;
 
 	snprintf(prefix, sizeof(prefix), "config %s", path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO must not hang start-up or the SIGHUP reload
+	 * (which runs on the gRPC thread); only a regular file is read. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		cfg_fail(&x, NULL, "cannot open: %s", strerror(errno));
+		goto out;
+	}
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		cfg_fail(&x, NULL, "is not a regular file (a FIFO, directory "
+			 "or device); the config must be a regular file");
 		goto out;
 	}
 	buf = slurp_fd(fd, CONFIG_FILE_MAX, &len, &se);

@@ -28,6 +28,7 @@
 #include "externalscaler.pb-c.h"
 #include "fprint.h"
 #include "health.pb-c.h"
+#include "kname.h"
 #include "log.h"
 #include "mcache.h"
 #include "meta.h"
@@ -112,6 +113,7 @@ struct call {
 	int refs;
 	struct sgroup *group;             /* its trigger's group */
 	struct call *gnext, *gprev;       /* group.members */
+	grpc_status_code status_code;     /* what status_sent sent */
 	unsigned sent_any : 1, last_active : 1, send_inflight : 1,
 		 pending_true : 1, want_status : 1, status_sent : 1,
 		 closed : 1;
@@ -291,19 +293,27 @@ static void reply_msg(struct call *c, const ProtobufCMessage *m)
 /* ---- requests ----------------------------------------------------------- */
 
 /*
- * A Kubernetes name as KEDA sends it: 1 to 253 bytes without control
- * characters or '/'.  Anything else is not from KEDA, and would forge
- * state keys and log lines: refused with INVALID_ARGUMENT.  NULL, or why.
+ * A namespace and a name as Kubernetes has them (kname.h): anything else
+ * did not come from KEDA, and would forge state keys, queues, log lines
+ * and /metrics series.  0; -1 when the call has been answered
+ * INVALID_ARGUMENT with the rule broken.
  */
-static const char *bad_name(const char *s)
+static int check_names(struct call *c, const Externalscaler__ScaledObjectRef *ref)
 {
-	size_t n = 0;
+	char why[KNAME_WHY_MAX], shown[64 + 4], msg[SCALER_MSG_MAX];
+	const char *field = "namespace", *v = ref->namespace_;
 
-	for (; *s; s++, n++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f || *s == '/')
-			return "contains a control character or '/'";
-	return n == 0 ? "is empty" : n > 253 ? "is longer than 253 bytes" :
-	       NULL;
+	if (!kname_check(KNAME_LABEL, v, why)) {
+		field = "name";
+		v = ref->name;
+		if (!kname_check(KNAME_SUBDOMAIN, v, why))
+			return 0;
+	}
+	show_escaped(shown, 64, v, strlen(v));
+	snprintf(msg, sizeof(msg), "scaledObjectRef.%s '%s' is not a "
+		 "Kubernetes %s: %s", field, shown, field, why);
+	call_reply(c, GRPC_STATUS_INVALID_ARGUMENT, msg, NULL);
+	return -1;
 }
 
 static grpc_status_code scaler_status(enum scaler_err e);
@@ -362,7 +372,6 @@ static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 	const char *keys[META_KEYS_MAX], *values[META_KEYS_MAX];
 	char msg[SCALER_MSG_MAX];
 	const struct meta *hit;
-	const char *why;
 	enum scaler_err se;
 	size_t i;
 
@@ -371,13 +380,8 @@ static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 			   "request has no scaledObjectRef", NULL);
 		return -1;
 	}
-	if ((why = bad_name(ref->namespace_)) || (why = bad_name(ref->name))) {
-		snprintf(msg, sizeof(msg), "scaledObjectRef.%s %s; a "
-			 "Kubernetes name is 1 to 253 printable bytes",
-			 bad_name(ref->namespace_) ? "namespace" : "name", why);
-		call_reply(c, GRPC_STATUS_INVALID_ARGUMENT, msg, NULL);
+	if (check_names(c, ref))
 		return -1;
-	}
 	if (ref->n_scalermetadata > META_KEYS_MAX) {
 		snprintf(msg, sizeof(msg), "scalerMetadata has %zu keys; "
 			 "at most %d are allowed", ref->n_scalermetadata,
@@ -764,12 +768,14 @@ static void on_stream_status(struct call *c, int ok)
 	stream_unref_unlock(c);
 }
 
-/* End the stream with OK status (smu held). */
-static void stream_send_status(struct call *c)
+/* End the stream with status code and details msg (smu held): OK when
+ * the server stops, an error when its first evaluation failed. */
+static void stream_end(struct call *c, grpc_status_code code,
+		       const char *msg)
 {
 	grpc_op ops[2];
 	grpc_op *op = ops;
-	grpc_slice details = grpc_slice_from_static_string("server stopping");
+	grpc_slice details = grpc_slice_from_copied_string(msg);
 	grpc_call_error err;
 
 	memset(ops, 0, sizeof(ops));
@@ -778,14 +784,16 @@ static void stream_send_status(struct call *c)
 		op++;
 	}
 	op->op = GRPC_OP_SEND_STATUS_FROM_SERVER;
-	op->data.send_status_from_server.status = GRPC_STATUS_OK;
+	op->data.send_status_from_server.status = code;
 	op->data.send_status_from_server.status_details = &details;
 	op++;
 	c->t_status.step = on_stream_status;
 	c->status_sent = 1;
+	c->status_code = code;
 	c->sent_any = 1;
 	err = grpc_call_start_batch(c->call, ops, (size_t)(op - ops),
 				    &c->t_status, NULL);
+	grpc_slice_unref(details);
 	if (err != GRPC_CALL_OK)
 		log_error("StreamIsActive: cannot end stream: %s",
 			  grpc_call_error_to_string(err));
@@ -852,7 +860,7 @@ static void on_stream_sent(struct call *c, int ok)
 	}
 	if (c->want_status && !c->send_inflight && !c->status_sent &&
 	    !c->closed)
-		stream_send_status(c);
+		stream_end(c, GRPC_STATUS_OK, "server stopping");
 	stream_unref_unlock(c);
 }
 
@@ -874,6 +882,24 @@ static void group_schedule(struct sgroup *g, double due)
 		log_error("StreamIsActive: out of memory scheduling a stream");
 }
 
+/*
+ * The group's evaluation failed (smu held).  Streams that have been told
+ * nothing yet end with the error: KEDA then sees why at once, as a polled
+ * IsActive would, instead of a stream silent until its deadline.  Streams
+ * told a value before stay open: a later failure is a stale hold's
+ * business (scaler.h), and KEDA's polled IsActive gets the error.
+ */
+static void group_fail(struct sgroup *g, grpc_status_code code,
+		       const char *msg)
+{
+	struct call *c;
+
+	for (c = g->members; c; c = c->gnext)
+		if (!c->sent_any && !c->status_sent && !c->closed &&
+		    !c->send_inflight)
+			stream_end(c, code, msg);
+}
+
 static void on_group_result(void *arg, const struct scaler_result *r)
 {
 	struct sgroup *g = arg;
@@ -885,6 +911,7 @@ static void on_group_result(void *arg, const struct scaler_result *r)
 	if (r->err != SCALER_OK) {
 		log_debug("StreamIsActive %s/%s: %s", g->ref->namespace_,
 			  g->ref->name, r->msg);
+		group_fail(g, scaler_status(r->err), r->msg);
 	} else {
 		g->have_result = 1;
 		g->last_active = r->active;
@@ -906,6 +933,7 @@ static void group_eval(struct sgroup *g)
 	const Externalscaler__ScaledObjectRef *ref = g->ref;
 	const char *keys[META_KEYS_MAX], *values[META_KEYS_MAX];
 	char msg[SCALER_MSG_MAX];
+	enum scaler_err se;
 	struct meta m;
 	size_t i;
 
@@ -916,12 +944,14 @@ static void group_eval(struct sgroup *g)
 	}
 	/* Parsed once successfully when the stream opened; fails now only
 	 * when memory runs out or a reloaded config took the backend away
-	 * (the stream stays open and silent: KEDA's polled IsActive gets
-	 * the error). */
-	if (scaler_parse(g->srv->sc, ref->namespace_, &m, keys, values,
-			 ref->n_scalermetadata, msg) != SCALER_OK) {
+	 * (group_fail(): a stream told nothing yet ends with the error, the
+	 * others stay open and KEDA's polled IsActive gets it). */
+	se = scaler_parse(g->srv->sc, ref->namespace_, &m, keys, values,
+			  ref->n_scalermetadata, msg);
+	if (se != SCALER_OK) {
 		log_warn("StreamIsActive %s/%s: %s", ref->namespace_,
 			 ref->name, msg);
+		group_fail(g, scaler_status(se), msg);
 		group_schedule(g, mono_now() + g->push_interval_s);
 		goto out;
 	}
@@ -934,6 +964,8 @@ static void group_eval(struct sgroup *g)
 			    &m, SCALER_ACTIVE, on_group_result, g)) {
 		atomic_fetch_sub(&g->srv->live, 1);
 		g->eval_inflight = 0;
+		group_fail(g, GRPC_STATUS_UNAVAILABLE,
+			   "staffer is shutting down or overloaded");
 		group_schedule(g, mono_now() + g->push_interval_s);
 	}
 out:
@@ -1008,7 +1040,8 @@ static void on_stream_closed(struct call *c, int ok)
 	pthread_mutex_lock(&c->srv->smu);
 	group_leave(c);
 	/* OK when we ended it (shutdown), else KEDA went away */
-	call_count(c, c->status_sent ? GRPC_STATUS_OK : GRPC_STATUS_CANCELLED);
+	call_count(c, c->status_sent ? c->status_code :
+		   GRPC_STATUS_CANCELLED);
 	c->closed = 1;
 	c->refs--;               /* the group's reference */
 	stream_unref_unlock(c);  /* the close batch's reference */
@@ -1125,7 +1158,8 @@ static void streams_end(struct rpc_server *srv)
 				c->want_status = 1;
 				if (!c->send_inflight && !c->status_sent &&
 				    !c->closed)
-					stream_send_status(c);
+					stream_end(c, GRPC_STATUS_OK,
+						   "server stopping");
 			}
 	pthread_mutex_unlock(&srv->smu);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "procstat.h"
+#include "utf8.h"
 #include "version.h"
 
 /* The methods KEDA and Kubernetes call; the last is everything else. */
@@ -56,7 +57,7 @@ struct target {
 	double at;
 	unsigned ns_len, name_len; /* offsets into key */
 	unsigned key_len;        /* all of it, the NULs too (3 labels of at
-				  * most 2 * STATS_LABEL_MAX + 1 bytes) */
+				  * most STATS_LABEL_OUT bytes) */
 	int held;
 	int have_terms;          /* terms hold a decision (not only holds) */
 	struct stats_terms terms;
@@ -65,7 +66,7 @@ struct target {
 
 /* One backend's responses by result, and their latency. */
 struct backend_stats {
-	char name[2 * STATS_LABEL_MAX + 1];   /* escaped */
+	char name[STATS_LABEL_OUT];   /* escaped */
 	unsigned long long n[FETCH_R_COUNT];
 	unsigned long long bucket[FETCH_R_COUNT][STATS_BACKEND_BUCKETS];
 	double sum[FETCH_R_COUNT];
@@ -125,19 +126,34 @@ void stats_free(struct stats *s)
 	free(s);
 }
 
-/* A label value as the text format wants it (\\, \", \n escaped), cut
- * at STATS_LABEL_MAX bytes of input; dst holds 2 * STATS_LABEL_MAX + 1. */
+/*
+ * A label value as the text format wants it: \\, \" and \n escaped, and
+ * every byte that is not part of valid UTF-8 written as U+FFFD, so that
+ * the page is valid UTF-8 (which Prometheus requires of a scrape) whatever
+ * reached it.  Cut at STATS_LABEL_MAX bytes of input.  dst holds
+ * STATS_LABEL_OUT bytes.
+ */
 static size_t stats_escape(char *dst, const char *src)
 {
-	size_t n = 0, i;
+	const unsigned char *s = (const unsigned char *)src;
+	size_t left = src ? strnlen(src, STATS_LABEL_MAX) : 0;
+	size_t n = 0, k;
 
-	for (i = 0; src && src[i] && i < STATS_LABEL_MAX; i++) {
-		if (src[i] == '\\' || src[i] == '"' || src[i] == '\n') {
+	while (left) {
+		k = utf8_len(s, left);
+		if (k == 0) {
+			memcpy(dst + n, "\xef\xbf\xbd", 3);
+			n += 3;
+			k = 1;
+		} else if (*s == '\\' || *s == '"' || *s == '\n') {
 			dst[n++] = '\\';
-			dst[n++] = src[i] == '\n' ? 'n' : src[i];
+			dst[n++] = *s == '\n' ? 'n' : (char)*s;
 		} else {
-			dst[n++] = src[i];
+			memcpy(dst + n, s, k);
+			n += k;
 		}
+		s += k;
+		left -= k;
 	}
 	dst[n] = '\0';
 	return n;
@@ -157,7 +173,7 @@ void stats_target(struct stats *s, const char *ns, const char *name,
 		  const char *metric, long long target,
 		  const struct stats_terms *terms, double now)
 {
-	char e[3][2 * STATS_LABEL_MAX + 1], key[3 * (2 * STATS_LABEL_MAX + 1)];
+	char e[3][STATS_LABEL_OUT], key[3 * (STATS_LABEL_OUT)];
 	size_t l[3], len, b;
 	struct target *t;
 
@@ -284,7 +300,7 @@ void stats_push(struct stats *s, int active)
 void stats_backend(struct stats *s, const char *backend,
 		   enum fetch_result r, double seconds)
 {
-	char name[2 * STATS_LABEL_MAX + 1];
+	char name[STATS_LABEL_OUT];
 	struct backend_stats *b = NULL;
 	size_t i;
 

@@ -37,6 +37,7 @@
 #define STATS_TARGETS_MAX 10000     /* ScaledObjects with a target gauge */
 #define STATS_TARGET_IDLE_S 600.0   /* forget one unasked this long */
 #define STATS_LABEL_MAX 253         /* bytes of a label value kept */
+#define STATS_LABEL_OUT (3 * STATS_LABEL_MAX + 1) /* ... escaped, at most */
 #define STATS_BACKENDS_MAX CONFIG_BACKENDS_MAX /* backends with series */
 #define STATS_TARGET_LINES 15       /* lines per ScaledObject, the SLO
 				     * feedback's two included */

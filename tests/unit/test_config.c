@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -655,8 +656,23 @@ static void test_files(void **state)
 	assert_string_equal(err, "config /nonexistent/staffer.json: cannot "
 			    "open: No such file or directory");
 	assert_int_equal(config_load_file(&c, "/tmp", err), -1);
-	check_contains(err, "config /tmp: cannot read: Is a directory");
+	check_contains(err, "config /tmp: is not a regular file");
 	check_empty(&c);
+	{
+		/* a FIFO with no writer: refused at once, never a hang
+		 * (SIGHUP reloads run on the gRPC thread) */
+		char fifo[] = "/tmp/staffer-test-fifo-XXXXXX";
+		int fd = mkstemp(fifo);
+
+		assert_true(fd >= 0);
+		close(fd);
+		unlink(fifo);
+		assert_int_equal(mkfifo(fifo, 0600), 0);
+		assert_int_equal(config_load_file(&c, fifo, err), -1);
+		check_contains(err, "is not a regular file (a FIFO");
+		check_empty(&c);
+		unlink(fifo);
+	}
 }
 
 int main(void)
