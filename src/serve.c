@@ -291,6 +291,8 @@ int cmd_serve(int argc, char **argv)
 	}
 	o.stats = st;
 	fetch_observe(f, stats_fetch_observer, st);
+	if (certs)
+		certs_observe(certs, stats_certs_observer, st);
 	/* before the gRPC server: once created, it must run to shut down */
 	if (metrics && *metrics) {
 		web = httpd_start(metrics, st, f, herr);

@@ -82,6 +82,9 @@ struct counters {
 	long streams;
 	unsigned long long pushes[2];
 	unsigned long long meta_cache[2];   /* [0] parsed, [1] found */
+	int have_tls;                       /* TLS files observed: */
+	double tls_not_after;               /* the certificate in use's */
+	unsigned long long tls[CERTS_R_COUNT]; /* reads by result */
 };
 
 struct stats {
@@ -335,6 +338,21 @@ void stats_fetch_observer(void *arg, const struct backend *be,
 	stats_backend(arg, be ? be->name : NULL, r, seconds);
 }
 
+void stats_certs_observer(void *arg, enum certs_result r, double not_after)
+{
+	struct stats *s = arg;
+
+	if (!s || (unsigned)r >= CERTS_R_COUNT)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->n.have_tls = 1;
+	if (r == CERTS_R_IN_USE || r == CERTS_R_TAKEN)
+		s->n.tls_not_after = not_after;
+	s->n.tls[r]++;
+	pthread_mutex_unlock(&s->mu);
+}
+
+
 /* An appender that counts what did not fit, as snprintf does. */
 struct out {
 	char *buf;
@@ -576,6 +594,30 @@ static void stats_render_process(struct out *o)
 			   "process_max_fds %.0f\n", p.max_fds);
 }
 
+/* The TLS series (from a copy of the counters). */
+static void stats_render_tls(struct out *o, const struct counters *c)
+{
+	size_t r;
+
+	if (!c->have_tls)
+		return;
+	out_printf(o, "# HELP staffer_tls_certificate_expiry_seconds When the "
+		   "gRPC server's certificate in use expires (its notAfter, "
+		   "Unix seconds).\n"
+		   "# TYPE staffer_tls_certificate_expiry_seconds gauge\n"
+		   "staffer_tls_certificate_expiry_seconds %.0f\n"
+		   "# HELP staffer_tls_certificate_reloads_total TLS files "
+		   "read again because they changed (or on SIGHUP), by what "
+		   "became of them: taken, or refused as expired, "
+		   "not_yet_valid or invalid.\n"
+		   "# TYPE staffer_tls_certificate_reloads_total counter\n",
+		   c->tls_not_after);
+	for (r = CERTS_R_TAKEN; r < CERTS_R_COUNT; r++)
+		out_printf(o, "staffer_tls_certificate_reloads_total{result="
+			   "\"%s\"} %llu\n",
+			   certs_result_name((enum certs_result)r), c->tls[r]);
+}
+
 size_t stats_render(struct stats *s, const struct fetch_stats *fs,
 		    double now, char *buf, size_t size)
 {
@@ -589,6 +631,7 @@ size_t stats_render(struct stats *s, const struct fetch_stats *fs,
 	c = s->n;
 	pthread_mutex_unlock(&s->mu);
 	stats_render_process(&o);
+	stats_render_tls(&o, &c);
 	pthread_mutex_lock(&s->tmu);
 	stats_expire(s, now);
 	stats_render_targets(s, &o);

@@ -32,6 +32,7 @@
 
 #include <stddef.h>
 
+#include "certs.h"
 #include "fetch.h"
 
 #define STATS_TARGETS_MAX 10000     /* ScaledObjects with a target gauge */
@@ -106,6 +107,12 @@ void stats_backend(struct stats *s, const char *backend,
 /* The fetch_observe_fn that feeds stats_backend(): arg is the struct
  * stats. */
 fetch_observe_fn stats_fetch_observer;
+
+/* The certs_observe_fn (certs.h) for the gRPC server's TLS files: the
+ * expiry of the certificate in use, and the files read again by result.
+ * arg is the struct stats.  Without it no staffer_tls_* series are
+ * rendered. */
+certs_observe_fn stats_certs_observer;
 
 /*
  * Render everything, with the backend counters fs (NULL: left out), into
