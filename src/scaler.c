@@ -84,6 +84,11 @@ struct state {
 	double good_w;          /* last known service time, s; 0 = none */
 	int64_t logged_raw;     /* ... its raw */
 	int64_t logged_target;  /* and its target */
+	/* The last answer made while every optional signal was known too:
+	 * the floor while one is unknown (opt_floor()). */
+	int have_opt;
+	int64_t opt_target;
+	double opt_at;          /* wall clock, s */
 };
 
 struct scaler {
@@ -221,7 +226,8 @@ static void states_sweep(struct scaler *s, double now)
 /*
  * Format: {"version":2,"states":[{"key":K,"ns":NS,"target":N,"lastDown":T,
  * "primed":B,"haveGood":B,"goodTarget":N,"haveActive":B,"goodActive":B,
- * "activeAt":T,"goodAt":T,"goodW":W,"lastSeen":T}]}, K as scaler_key()
+ * "activeAt":T,"goodAt":T,"goodW":W,"lastSeen":T,"haveOpt":B,
+ * "optTarget":N,"optAt":T}]}, K as scaler_key()
  * makes it, wall-clock times in seconds, the least recently used first (so
  * that loading in order restores the recency).  Version 1 had keys without
  * the metadata fingerprint; such a file is ignored.  Written to a
@@ -359,6 +365,9 @@ static int snap_put(FILE *fp, const struct snap *sn)
 		bad |= put_num(fp, "goodAt", st->good_at);
 		bad |= put_num(fp, "goodW", st->good_w);
 		bad |= put_num(fp, "lastSeen", st->last_seen);
+		bad |= put_bool(fp, "haveOpt", st->have_opt);
+		bad |= put_num(fp, "optTarget", (double)st->opt_target);
+		bad |= put_num(fp, "optAt", st->opt_at);
 		bad |= fputc('}', fp) == EOF;
 	}
 	bad |= fputs("]}", fp) < 0;
@@ -596,6 +605,10 @@ static int states_load(struct scaler *s)
 		st->good_at = num(o, "goodAt", 0, 1e12);
 		st->good_w = num(o, "goodW", 0, 86400);
 		st->last_seen = num(o, "lastSeen", 0, 1e12);
+		st->have_opt = flag(o, "haveOpt");
+		st->opt_target = (int64_t)num(o, "optTarget", 0,
+					      (double)MODEL_REPLICAS_MAX);
+		st->opt_at = num(o, "optAt", 0, 1e12);
 		n++;
 	}
 	log_info("state file '%s': %zu trigger states restored",
@@ -933,14 +946,15 @@ static size_t miss_points(const struct meta *m)
 }
 
 static size_t miss_grid(const struct eval *e, const struct fetch_answer *x,
-			const struct fetch_answer *series)
+			const struct fetch_answer *series, double now)
 {
 	double step = e->series_step_s, end, k;
 	size_t n = e->n_miss, i, j;
 
 	for (i = 0; i < n; i++)
 		e->miss[i] = NAN;
-	if (!x || x->err != PROM_OK || x->n == 0)
+	if (!x || x->err != PROM_OK || x->n == 0 ||
+	    !answer_fresh(e, x, now, step))
 		return n;
 	end = series && series->n > 0 ? series->ts[series->n - 1]
 				      : x->ts[x->n - 1];
@@ -1036,7 +1050,7 @@ static void read_observations(const struct eval *e,
 		o->miss = e->miss;
 		o->n_miss = miss_grid(e, answer(e, a, SIG_MISS),
 				      o->n_series > 0 ? answer(e, a, SIG_SERIES)
-						      : NULL);
+						      : NULL, now);
 		if (!(o->series_step_s > 0))
 			o->series_step_s = e->series_step_s;
 	}
@@ -1063,18 +1077,134 @@ static void read_observations(const struct eval *e,
 
 
 /*
+ * Which optional signal of the decision is unknown now (NULL: none), with
+ * why in why[len].  Unknown is no usable value where one is expected:
+ *  - slaMissQuery's range while there is demand: no point with a share
+ *    from 0 to 1 (no series, NaN or +-Inf at every point, old or future
+ *    data);
+ *  - coldStartQuery: no value in (0, META_COLD_START_MAX] (no series, NaN,
+ *    +-Inf, old or future data, out of range);
+ *  - arrivalRateQuery's range (forecast, hold, peakedness): failed, no
+ *    series, NaN or +-Inf at every point, old or future data, gaps;
+ *  - currentReplicasQuery's recent range while its instant answered:
+ *    failed, no series, NaN or +-Inf, old or future data.
+ * A failing slaMissQuery or coldStartQuery does not get here: it fails the
+ * evaluation as a required signal does (optional_failed()).
+ */
+static const char *optional_unknown(const struct eval *e,
+				    const struct fetch_answer *a,
+				    const struct decide_obs *o, double now,
+				    char *why, size_t len)
+{
+	const struct fetch_answer *x;
+	int demand = o->arrival_rate > 0 || o->queue_depth > 0 ||
+		     o->shed_rate > 0;
+	size_t i;
+
+	x = answer(e, a, SIG_MISS);
+	if (x && o->miss && demand) {
+		for (i = 0; i < o->n_miss; i++)
+			if (o->miss[i] >= 0 && o->miss[i] <= 1)
+				break;
+		if (i >= o->n_miss) {
+			snprintf(why, len, "%s", x->err ? x->msg :
+				 !answer_fresh(e, x, now, e->series_step_s) ?
+				 "old or future data" :
+				 "no point with a share from 0 to 1");
+			return sig_keys[SIG_MISS];
+		}
+	}
+	x = answer(e, a, SIG_COLD);
+	if (x && !(o->cold_measured > 0 &&
+		   o->cold_measured <= META_COLD_START_MAX)) {
+		if (x->err)
+			snprintf(why, len, "%s", x->msg);
+		else if (!answer_fresh(e, x, now, 0))
+			snprintf(why, len, "old or future data");
+		else
+			snprintf(why, len, "%g s is not a cold start from 0 "
+				 "to %g s", x->value, META_COLD_START_MAX);
+		return sig_keys[SIG_COLD];
+	}
+	x = answer(e, a, SIG_SERIES);
+	if (x && o->n_series == 0) {
+		snprintf(why, len, "%s", x->err ? x->msg :
+			 !answer_fresh(e, x, now, e->series_step_s) ?
+			 "old or future data" : "gaps in the series");
+		return sig_keys[SIG_SERIES];
+	}
+	x = answer(e, a, SIG_CURRENT_RECENT);
+	if (x && o->have_view &&
+	    (x->err || !answer_fresh(e, x, now, RECENT_STEP_MAX_S) ||
+	     range_max(x) < 0)) {
+		snprintf(why, len, "%s", x->err ? x->msg :
+			 range_max(x) < 0 ? "no value" : "old or future data");
+		return sig_keys[SIG_CURRENT_RECENT];
+	}
+	return NULL;
+}
+
+/*
+ * Unknown data never lowers the answer (docs/metadata.md,
+ * staleHoldSeconds): while an optional signal is unknown (unknown, why),
+ * the answer is at least the last one made with every signal known, for
+ * staleHoldSeconds from then; after that the signal's documented fallback
+ * alone decides.  Known signals may still raise it.  When the floor
+ * raises r->target, st's smoothing is set back to sm0 (its state before
+ * this decision, which did not happen) and then to the answer given.
+ * With every signal known the answer becomes the new floor.
+ */
+static void opt_floor(const struct eval *e, struct state *st,
+		      const struct smooth *sm0, const char *unknown,
+		      const char *why, double now, struct scaler_result *r)
+{
+	int64_t floor;
+
+	if (!st)
+		return;
+	if (!unknown) {
+		st->have_opt = 1;
+		st->opt_target = r->target;
+		st->opt_at = now;
+		return;
+	}
+	if (!st->have_opt || now - st->opt_at > e->m->stale_hold_s) {
+		log_debug("%s: %s unknown (%s); answering with its fallback "
+			  "(no answer with it known within staleHoldSeconds "
+			  "%g)", e->ref, unknown, why, e->m->stale_hold_s);
+		return;
+	}
+	floor = st->opt_target;
+	/* maxReplicas may have been lowered since */
+	if (e->m->model.max_replicas > 0 && floor > e->m->model.max_replicas)
+		floor = e->m->model.max_replicas;
+	if (r->target >= floor)
+		return;
+	log_warn("%s: %s unknown (%s); answering at least %lld, the last "
+		 "answer with every signal known, from %.0fs ago, instead of "
+		 "%lld (staleHoldSeconds %g)", e->ref, unknown, why,
+		 (long long)floor, now - st->opt_at, (long long)r->target,
+		 e->m->stale_hold_s);
+	r->target = floor;
+	r->floored = 1;
+	st->sm = *sm0;
+	smooth_seed(&st->sm, r->target, now);
+}
+
+/*
  * One line per decision: at info when the answer (raw or target) changed
  * since the last line of this trigger, else at debug, so that a steady
  * fleet costs no log volume (every call is there at debug).
  */
 static void log_decision(const struct eval *e, struct state *st,
 			 const struct scaler_result *r,
-			 const struct decision *d, int observed)
+			 const struct decision *d, int observed,
+			 const char *unknown)
 {
 	const struct model_signals *g = &r->sig;
 	const struct model_breakdown *b = &r->b;
 	enum log_level lvl = LOG_INFO;
-	char extra[48] = "";
+	char extra[112] = "";
 
 	if (st) {
 		if (st->logged && st->logged_raw == d->raw &&
@@ -1089,6 +1219,10 @@ static void log_decision(const struct eval *e, struct state *st,
 	if (r->obs && r->obs->have_cold)
 		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
 			 " cold=%.4g", d->cold_s);
+	if (unknown)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+			 " unknown=\"%s\"%s", unknown,
+			 r->floored ? " floored=1" : "");
 	log_at(lvl, "decision ref=%s lambda=%.4g forecast=%.4g held=%.4g "
 	       "z=%.3g W=%.4g Q=%.4g S=%.4g busy=%.3f headroom=%.3f "
 	       "drain=%.3f boost=%.3f total=%.3f raw=%lld target=%lld "
@@ -1170,11 +1304,15 @@ static void eval_finish(struct eval *e, const struct fetch_answer *a,
 	struct decision d;
 	struct decide_obs o;
 	struct state *st;
+	struct smooth sm0;
 	enum model_err merr = MODEL_OK;
 	double now = wall_now();
+	const char *unknown;
+	char why[PROM_ERR_MAX];
 	size_t i;
 
 	memset(&r, 0, sizeof(r));
+	memset(&sm0, 0, sizeof(sm0));
 	memcpy(r.metric_name, e->m->metric_name, sizeof(r.metric_name));
 	for (i = 0; i < e->n_reads && i < n; i++)
 		e->reads[i].answer = &a[i];
@@ -1208,6 +1346,8 @@ static void eval_finish(struct eval *e, const struct fetch_answer *a,
 		goto done;
 	}
 	read_observations(e, a, st, g, &o, now);
+	if (st)
+		sm0 = st->sm;
 	switch (decide_observations(e->m, &o, now,
 				    st ? &st->sm : NULL, g, &d, &merr)) {
 	case DECIDE_OK:
@@ -1234,18 +1374,17 @@ static void eval_finish(struct eval *e, const struct fetch_answer *a,
 	r.target = d.target;
 	r.obs = &o;
 	r.d = &d;
+	unknown = optional_unknown(e, a, &o, now, why, sizeof(why));
+	opt_floor(e, st, &sm0, unknown, why, now, &r);
 	if (st) {
 		if (o.w_measured > 0)
 			st->good_w = o.w_measured;
-		if (e->kind == SCALER_METRICS) {
-			st->good_target = d.target;
-			st->good_at = now;
-			st->have_good = 1;
-		}
+		st->good_target = r.target;
+		st->good_at = now;
+		st->have_good = 1;
 		note_active(s, st, r.active, now);
 	}
-	if (e->kind == SCALER_METRICS)
-		log_decision(e, st, &r, &d, o.have_view);
+	log_decision(e, st, &r, &d, o.have_view, unknown);
 done:
 	hold_or_fail(e, st, now, &r);
 	pthread_mutex_unlock(&s->mu);

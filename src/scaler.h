@@ -73,6 +73,9 @@ struct scaler_result {
 	struct model_breakdown b;     /* every term */
 	int64_t target;               /* smoothed replicas (METRICS) */
 	int held;                     /* 1: signals unknown, last good held */
+	int floored;                  /* 1: an optional signal unknown, the
+				       * answer raised to the last one with
+				       * every signal known (METRICS) */
 	char metric_name[META_NAME_MAX];
 	int active;
 	/* What the answer was made of, for `staffer explain`.  Borrowed:
