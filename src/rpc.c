@@ -16,6 +16,7 @@
 
 #include <grpc/grpc.h>
 #include <grpc/grpc_security.h>
+#include <grpc/support/alloc.h>
 #include <grpc/support/log.h>
 #include <grpc/support/time.h>
 #include <pthread.h>
@@ -89,6 +90,7 @@ struct rpc_server {
 	struct mcache *mc;        /* parsed metadata by map; CQ thread */
 	int streams_stopping;     /* smu: no more evaluations (shutdown) */
 	struct stats *stats;      /* NULL: not counted */
+	int mtls;                 /* callers are known by their certificate */
 	volatile sig_atomic_t *reload;
 	void (*on_reload)(void *arg);
 	void *reload_arg;
@@ -108,6 +110,7 @@ struct call {
 	int cancelled;
 	double arrived;                   /* mono_now() when it came */
 	char fprint[FPRINT_HEX + 1];      /* the trigger's (fprint.h) */
+	char caller[FETCH_CALLER_MAX];    /* who called (call_identify()) */
 
 	/* StreamIsActive only; guarded by srv->smu (see "StreamIsActive"). */
 	int refs;
@@ -318,6 +321,161 @@ static int check_names(struct call *c, const Externalscaler__ScaledObjectRef *re
 
 static grpc_status_code scaler_status(enum scaler_err e);
 
+#define RPC_PEER_IDS 16   /* SANs of one kind read from a certificate */
+
+/* Printable ASCII of src, a newline-free caller key of kind "kind:" into
+ * c->caller (cut to fit). */
+static void caller_set(struct call *c, const char *kind, const char *src,
+		       size_t len)
+{
+	size_t n = 0, k = strlen(kind), i;
+
+	if (k > sizeof(c->caller) - 1)
+		k = sizeof(c->caller) - 1;
+	memcpy(c->caller, kind, k);
+	n = k;
+	for (i = 0; i < len && n < sizeof(c->caller) - 1; i++) {
+		unsigned char ch = (unsigned char)src[i];
+
+		c->caller[n++] = ch > 0x20 && ch < 0x7f ? (char)ch : '?';
+	}
+	c->caller[n] = '\0';
+}
+
+/* The connection's peer address without its port ("ipv4:10.0.0.7",
+ * "ipv6:[fd00::7]") as the caller: every connection of one pod is one
+ * caller, whatever its source port. */
+static void caller_from_peer(struct call *c)
+{
+	char *peer = grpc_call_get_peer(c->call);
+	const char *colon;
+	size_t len;
+
+	if (!peer) {
+		snprintf(c->caller, sizeof(c->caller), "peer:unknown");
+		return;
+	}
+	colon = strrchr(peer, ':');
+	len = colon && colon > peer && strncmp(peer, "unix:", 5) ?
+	      (size_t)(colon - peer) : strlen(peer);
+	caller_set(c, "", peer, len);
+	gpr_free(peer);
+}
+
+/* The identities of the call's verified client certificate, from gRPC's
+ * auth context: its URI and DNS SANs and its CN, into p (strings owned
+ * by ctx). */
+static void peer_ids(grpc_auth_context *ctx, struct config_peer *p,
+		     const char *uri[RPC_PEER_IDS],
+		     const char *dns[RPC_PEER_IDS])
+{
+	grpc_auth_property_iterator it;
+	const grpc_auth_property *prop;
+
+	memset(p, 0, sizeof(*p));
+	p->uri = uri;
+	p->dns = dns;
+	it = grpc_auth_context_find_properties_by_name(
+		ctx, GRPC_PEER_URI_PROPERTY_NAME);
+	while ((prop = grpc_auth_property_iterator_next(&it)) &&
+	       p->n_uri < RPC_PEER_IDS)
+		uri[p->n_uri++] = prop->value;
+	it = grpc_auth_context_find_properties_by_name(
+		ctx, GRPC_PEER_DNS_PROPERTY_NAME);
+	while ((prop = grpc_auth_property_iterator_next(&it)) &&
+	       p->n_dns < RPC_PEER_IDS)
+		dns[p->n_dns++] = prop->value;
+	it = grpc_auth_context_find_properties_by_name(
+		ctx, GRPC_X509_CN_PROPERTY_NAME);
+	if ((prop = grpc_auth_property_iterator_next(&it)))
+		p->cn = prop->value;
+}
+
+/*
+ * Who is calling, into c->caller, and whether it may claim namespace ns.
+ * Under mTLS the caller is its certificate: the entry of the config's
+ * `clients` it matches ("uri:ID", "dns:ID" or "cn:ID"), and a certificate
+ * that matches none, or an entry that may not claim ns, is answered
+ * PERMISSION_DENIED; without `clients`, its first URI SAN, else DNS SAN,
+ * else CN.  Without mTLS it is the connection's address.  0; -1 when the
+ * call has been answered.
+ */
+static int call_identify(struct call *c, const char *ns)
+{
+	const char *uri[RPC_PEER_IDS], *dns[RPC_PEER_IDS];
+	const struct config *cfg = scaler_config(c->srv->sc);
+	const struct config_client *cl = NULL;
+	char msg[SCALER_MSG_MAX], shown[SCALER_SHOW_MAX + 4], kind[8];
+	grpc_auth_context *ctx;
+	struct config_peer p;
+	int rc = 0;
+
+	if (!c->srv->mtls) {
+		caller_from_peer(c);
+		return 0;
+	}
+	ctx = grpc_call_auth_context(c->call);
+	if (!ctx) {
+		caller_from_peer(c);
+		return 0;
+	}
+	peer_ids(ctx, &p, uri, dns);
+	if (!cfg->n_clients) {
+		if (p.n_uri)
+			caller_set(c, "uri:", p.uri[0], strlen(p.uri[0]));
+		else if (p.n_dns)
+			caller_set(c, "dns:", p.dns[0], strlen(p.dns[0]));
+		else if (p.cn)
+			caller_set(c, "cn:", p.cn, strlen(p.cn));
+		else
+			caller_from_peer(c);
+		goto out;
+	}
+	cl = config_client(cfg, &p);
+	if (!cl) {
+		char ids[SCALER_MSG_MAX / 2];
+		size_t n = 0, i;
+
+		ids[0] = '\0';
+		for (i = 0; i < p.n_uri && n < sizeof(ids) - 8; i++)
+			n += (size_t)snprintf(ids + n, sizeof(ids) - n,
+					      "%suri:%.100s", n ? ", " : "",
+					      p.uri[i]);
+		for (i = 0; i < p.n_dns && n < sizeof(ids) - 8; i++)
+			n += (size_t)snprintf(ids + n, sizeof(ids) - n,
+					      "%sdns:%.100s", n ? ", " : "",
+					      p.dns[i]);
+		if (p.cn && n < sizeof(ids) - 8)
+			snprintf(ids + n, sizeof(ids) - n, "%scn:%.64s",
+				 n ? ", " : "", p.cn);
+		show_text(shown, SCALER_SHOW_MAX, ids, strlen(ids));
+		snprintf(msg, sizeof(msg), "client certificate (%s) is not "
+			 "one of the clients in staffer's config; only those "
+			 "may call (docs/security.md)", shown[0] ? shown :
+			 "no SAN or CN");
+		log_warn("%s: %s", methods[c->method].path, msg);
+		call_reply(c, GRPC_STATUS_PERMISSION_DENIED, msg, NULL);
+		rc = -1;
+		goto out;
+	}
+	snprintf(kind, sizeof(kind), "%s:", config_id_kind_name(cl->kind));
+	caller_set(c, kind, cl->id, strlen(cl->id));
+	if (ns && !config_client_ns_ok(cl, ns)) {
+		show_text(shown, SCALER_SHOW_MAX, c->caller,
+			  strlen(c->caller));
+		snprintf(msg, sizeof(msg), "client '%s' may not claim "
+			 "namespace '%s': its entry in staffer's config "
+			 "'clients' lists the namespaces it may "
+			 "(docs/security.md)", shown, ns);
+		log_warn("%s: %s", methods[c->method].path, msg);
+		call_reply(c, GRPC_STATUS_PERMISSION_DENIED, msg, NULL);
+		rc = -1;
+	}
+out:
+	grpc_auth_context_release(ctx);
+	return rc;
+}
+
 /*
  * Sort a map's n pairs by key, stably (an insertion sort: n is at most
  * META_KEYS_MAX and usually about ten, and pairs that arrive sorted cost
@@ -380,7 +538,7 @@ static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 			   "request has no scaledObjectRef", NULL);
 		return -1;
 	}
-	if (check_names(c, ref))
+	if (check_names(c, ref) || call_identify(c, ref->namespace_))
 		return -1;
 	if (ref->n_scalermetadata > META_KEYS_MAX) {
 		snprintf(msg, sizeof(msg), "scalerMetadata has %zu keys; "
@@ -579,7 +737,8 @@ static void evaluate(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 		     const struct meta *m, enum scaler_kind kind,
 		     scaler_done_fn *cb)
 {
-	if (scaler_evaluate_now(c->srv->sc, ref->namespace_, ref->name,
+	if (scaler_evaluate_now(c->srv->sc, c->caller, ref->namespace_,
+				ref->name,
 				c->fprint, m, kind, cb, c))
 		call_reply(c, GRPC_STATUS_UNAVAILABLE,
 			   "staffer is shutting down or overloaded", NULL);
@@ -697,6 +856,7 @@ struct sgroup {
 	struct sgroup *hnext;         /* srv->groups chain */
 	uint32_t hash;
 	char fprint[FPRINT_HEX + 1];
+	char caller[FETCH_CALLER_MAX];    /* its first stream's */
 	Externalscaler__ScaledObjectRef *ref; /* what is evaluated */
 	double push_interval_s;
 	struct rpc_server *srv;
@@ -960,7 +1120,8 @@ static void group_eval(struct sgroup *g)
 	 * not return (and the server is not freed) while one may still call
 	 * back.  The callback runs on the fetch thread and waits for smu. */
 	atomic_fetch_add(&g->srv->live, 1);
-	if (scaler_evaluate(g->srv->sc, ref->namespace_, ref->name, g->fprint,
+	if (scaler_evaluate(g->srv->sc, g->caller, ref->namespace_, ref->name,
+			    g->fprint,
 			    &m, SCALER_ACTIVE, on_group_result, g)) {
 		atomic_fetch_sub(&g->srv->live, 1);
 		g->eval_inflight = 0;
@@ -1011,6 +1172,7 @@ static int group_join(struct call *c, Externalscaler__ScaledObjectRef **ref,
 		sheap_node_init(&g->node);
 		g->hash = h;
 		memcpy(g->fprint, c->fprint, sizeof(g->fprint));
+		memcpy(g->caller, c->caller, sizeof(g->caller));
 		g->ref = *ref;
 		*ref = NULL;
 		g->push_interval_s = push_interval_s;
@@ -1219,6 +1381,7 @@ struct rpc_server *rpc_server_new(const struct rpc_options *o,
 	srv->fetch = f;
 	srv->grace_s = o->grace_s;
 	srv->stats = o->stats;
+	srv->mtls = o->mtls;
 	srv->reload = o->reload;
 	srv->on_reload = o->on_reload;
 	srv->reload_arg = o->reload_arg;

@@ -58,6 +58,7 @@ _Static_assert(SIG_N <= FETCH_QUERIES_MAX, "every signal fits one job");
 
 #define STATE_FILE_MAX (64u << 20)
 #define STATE_KEY_MAX 1024       /* bytes of a key in the state file */
+#define STATE_NS_MAX 253         /* ... of a namespace (kname.h) */
 #define SAVE_EVERY_S 1.0
 /* The saver spends at most about this share of a core: after a save that
  * took t seconds the next waits at least t / SAVE_SHARE. */
@@ -137,10 +138,11 @@ struct eval {
 	struct meta *own;            /* heap: base, a deep copy; else NULL */
 	char *names;                 /* heap: ns and name, copied; else NULL */
 	enum scaler_kind kind;
+	const char *caller;          /* who asked (rpc.c), "" for tools */
 	const char *ns, *name;       /* the ScaledObject's */
 	char *key;                   /* the state's key (scaler_key()):
 				      * keybuf, or malloc()ed */
-	size_t max_states, max_states_ns;
+	struct stab_limits lim;      /* the config's maxStates* */
 	int slot[SIG_N];             /* answer index per signal, -1 if none */
 	struct scaler_read reads[SIG_N]; /* what was sent, in that order */
 	size_t n_reads;
@@ -182,8 +184,8 @@ static struct state *state_for(struct scaler *s, const struct eval *e,
 	struct state *st;
 	int evicted = 0;
 
-	n = stab_put(s->states, e->key, e->ns, e->max_states,
-		     e->max_states_ns, &evicted);
+	n = stab_put(s->states, e->key, e->caller, e->ns, &e->lim, now,
+		     &evicted);
 	if (!n)
 		return NULL;
 	st = state_of(n);     /* a new one is zeroed: smooth_init()'s state */
@@ -191,12 +193,20 @@ static struct state *state_for(struct scaler *s, const struct eval *e,
 		s->evicted++;
 		s->dirty = 1;
 		if (now - s->evict_logged >= EVICT_LOG_EVERY_S) {
+			char who[SCALER_SHOW_MAX + 4];
+
+			show_text(who, SCALER_SHOW_MAX, n->owner,
+				  strlen(n->owner));
 			log_warn("state table: %lu trigger states evicted to "
-				 "make room (maxStates %zu, "
-				 "maxStatesPerNamespace %zu; namespace '%s' "
-				 "has %zu); least recently used first",
-				 s->evicted, e->max_states, e->max_states_ns,
-				 n->ns, stab_count_ns(s->states, n->ns));
+				 "make room (maxStates %zu, maxStatesPerCaller "
+				 "%zu, maxStatesPerNamespace %zu; caller '%s' "
+				 "has %zu, %zu in namespace '%s'; %zu states "
+				 "are new); new states and the least recently "
+				 "used first", s->evicted, e->lim.max,
+				 e->lim.max_owner, e->lim.max_ns, who,
+				 stab_count_owner(s->states, n->owner),
+				 stab_count_ns(s->states, n->owner, n->ns),
+				 n->ns, stab_count_new(s->states));
 			s->evicted = 0;
 			s->evict_logged = now;
 		}
@@ -224,7 +234,8 @@ static void states_sweep(struct scaler *s, double now)
 /* ---- the state file ------------------------------------------------------- */
 
 /*
- * Format: {"version":2,"states":[{"key":K,"ns":NS,"target":N,"lastDown":T,
+ * Format: {"version":2,"states":[{"key":K,"ns":NS,"caller":C,"regular":B,
+ * "target":N,"lastDown":T,
  * "primed":B,"haveGood":B,"goodTarget":N,"haveActive":B,"goodActive":B,
  * "activeAt":T,"goodAt":T,"goodW":W,"lastSeen":T,"haveOpt":B,
  * "optTarget":N,"optAt":T}]}, K as scaler_key()
@@ -285,7 +296,8 @@ static int snap_take(struct scaler *s, struct snap *sn)
 
 	for (n = stab_oldest(s->states); n; n = stab_newer(n)) {
 		count++;
-		bytes += strlen(n->key) + strlen(n->ns) + 2;
+		bytes += strlen(n->key) + strlen(n->ns) + strlen(n->owner) +
+			 3;
 	}
 	v = malloc((count ? count : 1) * sizeof(*v));
 	strs = malloc(bytes ? bytes : 1);
@@ -296,6 +308,7 @@ static int snap_take(struct scaler *s, struct snap *sn)
 	}
 	for (n = stab_oldest(s->states); n; n = stab_newer(n), i++) {
 		size_t kl = strlen(n->key) + 1, nl = strlen(n->ns) + 1;
+		size_t ol = strlen(n->owner) + 1;
 
 		v[i] = *state_of(n);
 		memcpy(strs + off, n->key, kl);
@@ -304,6 +317,9 @@ static int snap_take(struct scaler *s, struct snap *sn)
 		memcpy(strs + off, n->ns, nl);
 		v[i].node.ns = strs + off;
 		off += nl;
+		memcpy(strs + off, n->owner, ol);
+		v[i].node.owner = strs + off;
+		off += ol;
 	}
 	sn->v = v;
 	sn->n = count;
@@ -354,6 +370,9 @@ static int snap_put(FILE *fp, const struct snap *sn)
 		bad |= put_str(fp, st->node.key);
 		bad |= fputs(",\"ns\":", fp) < 0;
 		bad |= put_str(fp, st->node.ns);
+		bad |= fputs(",\"caller\":", fp) < 0;
+		bad |= put_str(fp, st->node.owner);
+		bad |= put_bool(fp, "regular", st->node.regular);
 		bad |= put_num(fp, "target", (double)st->sm.target);
 		bad |= put_num(fp, "lastDown", st->sm.last_down_s);
 		bad |= put_bool(fp, "primed", st->sm.primed);
@@ -546,6 +565,7 @@ static int states_load(struct scaler *s)
 	char *text = NULL;
 	cJSON *root = NULL;
 	const cJSON *arr, *o, *ver;
+	struct stab_limits lim;
 	enum slurp_err se;
 	size_t len;
 	size_t n = 0;
@@ -576,21 +596,32 @@ static int states_load(struct scaler *s)
 			 s->state_path, ver->valuedouble, STATE_VERSION);
 		goto out;
 	}
+	lim.max = s->cfg->max_states;
+	lim.max_owner = s->cfg->max_states_caller;
+	lim.max_ns = s->cfg->max_states_ns;
 	cJSON_ArrayForEach(o, arr) {
 		const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "key");
 		const cJSON *ns = cJSON_GetObjectItemCaseSensitive(o, "ns");
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "caller");
+		const cJSON *reg = cJSON_GetObjectItemCaseSensitive(o,
+								    "regular");
+		const char *caller = cJSON_IsString(c) ? c->valuestring : "";
 		struct stab_node *node;
 		struct state *st;
 
 		if (!cJSON_IsString(k) || !cJSON_IsString(ns) ||
 		    strlen(k->valuestring) > STATE_KEY_MAX ||
-		    strlen(ns->valuestring) > STATE_KEY_MAX)
+		    strlen(ns->valuestring) > STATE_NS_MAX ||
+		    strlen(caller) >= FETCH_CALLER_MAX || strchr(caller, '\n'))
 			continue;
-		node = stab_put(s->states, k->valuestring, ns->valuestring,
-				s->cfg->max_states, s->cfg->max_states_ns,
-				NULL);
+		node = stab_put(s->states, k->valuestring, caller,
+				ns->valuestring, &lim, wall_now(), NULL);
 		if (!node)
 			break;
+		/* a file without the flag is older than it: its states were
+		 * all asked for before */
+		if (!reg || cJSON_IsTrue(reg))
+			stab_promote(s->states, node);
 		st = state_of(node);
 		st->sm.target = (int64_t)num(o, "target", 0,
 					     (double)MODEL_REPLICAS_MAX);
@@ -670,6 +701,11 @@ struct scaler *scaler_new(struct config *cfg, struct fetch *f,
 		s->saver_on = 1;
 	}
 	return s;
+}
+
+const struct config *scaler_config(const struct scaler *s)
+{
+	return s->cfg;
 }
 
 void scaler_set_config(struct scaler *s, struct config *cfg)
@@ -1406,8 +1442,8 @@ static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
  * evaluation replaces them, eval_new()).  0; -1 when out of memory or m's
  * backend is not in the config (e then still needs eval_release()).
  */
-static int eval_setup(struct eval *e, struct scaler *s, const char *ns,
-		      const char *name, const char *fprint,
+static int eval_setup(struct eval *e, struct scaler *s, const char *caller,
+		      const char *ns, const char *name, const char *fprint,
 		      const struct meta *m, enum scaler_kind kind,
 		      scaler_done_fn *cb, void *arg, time_t t,
 		      struct fetch_query q[SIG_N], size_t *nq)
@@ -1422,11 +1458,13 @@ static int eval_setup(struct eval *e, struct scaler *s, const char *ns,
 	e->own = NULL;
 	e->names = NULL;
 	e->kind = kind;
+	e->caller = caller;
 	e->ns = ns;
 	e->name = name;
 	e->key = NULL;
-	e->max_states = s->cfg->max_states;
-	e->max_states_ns = s->cfg->max_states_ns;
+	e->lim.max = s->cfg->max_states;
+	e->lim.max_owner = s->cfg->max_states_caller;
+	e->lim.max_ns = s->cfg->max_states_ns;
 	e->n_reads = 0;
 	e->series_step_s = 0;
 	e->miss = NULL;
@@ -1531,15 +1569,16 @@ static int eval_setup(struct eval *e, struct scaler *s, const char *ns,
  * fetch thread after the caller's have gone.  NULL when out of memory or
  * m's backend is not in the config.
  */
-static struct eval *eval_new(struct scaler *s, const char *ns,
-			     const char *name, const char *fprint,
-			     const struct meta *m, enum scaler_kind kind,
-			     scaler_done_fn *cb, void *arg, time_t t,
-			     struct fetch_query q[SIG_N], size_t *nq)
+static struct eval *eval_new(struct scaler *s, const char *caller,
+			     const char *ns, const char *name,
+			     const char *fprint, const struct meta *m,
+			     enum scaler_kind kind, scaler_done_fn *cb,
+			     void *arg, time_t t, struct fetch_query q[SIG_N],
+			     size_t *nq)
 {
-	size_t lns = strlen(ns), lname = strlen(name);
+	size_t lc = strlen(caller), lns = strlen(ns), lname = strlen(name);
 	struct meta *own = malloc(sizeof(*own));
-	char *names = malloc(lns + lname + 2);
+	char *names = malloc(lc + lns + lname + 3);
 	struct eval *e = malloc(sizeof(*e));
 
 	if (!own || !names || !e || meta_copy(own, m)) {
@@ -1548,10 +1587,11 @@ static struct eval *eval_new(struct scaler *s, const char *ns,
 		free(e);
 		return NULL;
 	}
-	memcpy(names, ns, lns + 1);
-	memcpy(names + lns + 1, name, lname + 1);
-	if (eval_setup(e, s, names, names + lns + 1, fprint, own, kind, cb,
-		       arg, t, q, nq)) {
+	memcpy(names, caller, lc + 1);
+	memcpy(names + lc + 1, ns, lns + 1);
+	memcpy(names + lc + lns + 2, name, lname + 1);
+	if (eval_setup(e, s, names, names + lc + 1, names + lc + lns + 2,
+		       fprint, own, kind, cb, arg, t, q, nq)) {
 		eval_release(e);
 		meta_release(own);
 		free(own);
@@ -1565,16 +1605,18 @@ static struct eval *eval_new(struct scaler *s, const char *ns,
 	return e;
 }
 
-static int evaluate(struct scaler *s, const char *ns, const char *name,
-		    const char *fprint, const struct meta *m,
-		    enum scaler_kind kind, scaler_done_fn *cb, void *arg,
-		    int now_ok)
+static int evaluate(struct scaler *s, const char *caller, const char *ns,
+		    const char *name, const char *fprint,
+		    const struct meta *m, enum scaler_kind kind,
+		    scaler_done_fn *cb, void *arg, int now_ok)
 {
 	struct fetch_query q[SIG_N];
 	time_t t = time(NULL);
 	struct eval *e;
 	size_t n = 0;
 
+	if (!caller)
+		caller = "";
 	if (now_ok) {
 		/* On the stack: a cached answer allocates no evaluation and
 		 * copies no metadata.  Nothing can change the scaler's config
@@ -1583,9 +1625,9 @@ static int evaluate(struct scaler *s, const char *ns, const char *name,
 		struct fetch_hit hit;  /* not zeroed: fetch_lookup() fills it */
 		int done = 0;
 
-		if (!eval_setup(&tmp, s, ns, name, fprint, m, kind, cb, arg,
-				t, q, &n) &&
-		    !fetch_lookup(s->fetch, ns, q, n, &hit)) {
+		if (!eval_setup(&tmp, s, caller, ns, name, fprint, m, kind, cb,
+				arg, t, q, &n) &&
+		    !fetch_lookup(s->fetch, caller, ns, q, n, &hit)) {
 			eval_finish(&tmp, hit.ans, hit.n);
 			fetch_hit_release(&hit);
 			done = 1;
@@ -1594,26 +1636,28 @@ static int evaluate(struct scaler *s, const char *ns, const char *name,
 		if (done)
 			return 0;
 	}
-	e = eval_new(s, ns, name, fprint, m, kind, cb, arg, t, q, &n);
+	e = eval_new(s, caller, ns, name, fprint, m, kind, cb, arg, t, q, &n);
 	if (!e)
 		return -1;
-	if (fetch_submit(s->fetch, ns, q, n, on_answers, e)) {
+	if (fetch_submit(s->fetch, caller, ns, q, n, on_answers, e)) {
 		eval_free(e);
 		return -1;
 	}
 	return 0;
 }
 
-int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
-		    const char *fprint, const struct meta *m,
-		    enum scaler_kind kind, scaler_done_fn *cb, void *arg)
+int scaler_evaluate(struct scaler *s, const char *caller, const char *ns,
+		    const char *name, const char *fprint,
+		    const struct meta *m, enum scaler_kind kind,
+		    scaler_done_fn *cb, void *arg)
 {
-	return evaluate(s, ns, name, fprint, m, kind, cb, arg, 0);
+	return evaluate(s, caller, ns, name, fprint, m, kind, cb, arg, 0);
 }
 
-int scaler_evaluate_now(struct scaler *s, const char *ns, const char *name,
-			const char *fprint, const struct meta *m,
-			enum scaler_kind kind, scaler_done_fn *cb, void *arg)
+int scaler_evaluate_now(struct scaler *s, const char *caller, const char *ns,
+			const char *name, const char *fprint,
+			const struct meta *m, enum scaler_kind kind,
+			scaler_done_fn *cb, void *arg)
 {
-	return evaluate(s, ns, name, fprint, m, kind, cb, arg, 1);
+	return evaluate(s, caller, ns, name, fprint, m, kind, cb, arg, 1);
 }

@@ -198,7 +198,7 @@ static int tunehist_chunk(struct fetch *f, struct config *cfg,
 	w->done = 0;
 	w->msg[0] = '\0';
 	/* One reader: the fetch module's fair queues are for servers. */
-	if (fetch_submit(f, "staffer-tune", &q, 1, tunehist_done, w)) {
+	if (fetch_submit(f, "staffer-tune", "", &q, 1, tunehist_done, w)) {
 		snprintf(err, errlen, "the fetch thread refused the query "
 			 "(out of memory?)");
 		return 1;

@@ -358,7 +358,7 @@ static void metrics(struct world *w, const char *name, const char **kv,
 		print_error("%s\n", msg);
 		fail();
 	}
-	assert_int_equal(scaler_evaluate(w->sc, "t", name, "fp", &m,
+	assert_int_equal(scaler_evaluate(w->sc, "test", "t", name, "fp", &m,
 					 SCALER_METRICS, on_result, &g), 0);
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += 30;
