@@ -38,6 +38,7 @@ CORE_SRC = src/arr.c src/num.c src/kname.c src/near.c src/mono.c src/meta.c src/
 SVC_SRC  = src/config.c src/prom.c src/secret.c src/fprint.c src/stab.c \
            src/sheap.c src/mcache.c \
            src/certs.c src/http.c src/awscred.c src/stats.c src/procstat.c \
+           src/budget.c src/memlimit.c \
            src/httpd.c src/fetch.c src/scaler.c src/pb.c src/rpc.c \
            src/serve.c src/health.c
 # the tools: calc, explain, lint and what they read (YAML, the CRD, history)

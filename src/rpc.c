@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
 #include "certs.h"
 #include "externalscaler.pb-c.h"
 #include "fprint.h"
@@ -91,6 +92,7 @@ struct rpc_server {
 	int streams_stopping;     /* smu: no more evaluations (shutdown) */
 	struct stats *stats;      /* NULL: not counted */
 	int mtls;                 /* callers are known by their certificate */
+	struct budget *budget;    /* request bytes in flight; NULL: none */
 	volatile sig_atomic_t *reload;
 	void (*on_reload)(void *arg);
 	void *reload_arg;
@@ -111,6 +113,9 @@ struct call {
 	double arrived;                   /* mono_now() when it came */
 	char fprint[FPRINT_HEX + 1];      /* the trigger's (fprint.h) */
 	char caller[FETCH_CALLER_MAX];    /* who called (call_identify()) */
+	const struct config_client *client; /* its `clients` entry, or NULL;
+					     * valid in its first step */
+	size_t charged;                   /* bytes of the budget it holds */
 
 	/* StreamIsActive only; guarded by srv->smu (see "StreamIsActive"). */
 	int refs;
@@ -164,6 +169,8 @@ static void call_free(struct call *c)
 {
 	struct rpc_server *srv = c->srv;
 
+	if (c->charged)
+		budget_give(srv->budget, c->caller, c->charged);
 	if (c->payload)
 		grpc_byte_buffer_destroy(c->payload);
 	if (c->reply)
@@ -392,24 +399,23 @@ static void peer_ids(grpc_auth_context *ctx, struct config_peer *p,
 }
 
 /*
- * Who is calling, into c->caller, and whether it may claim namespace ns.
- * Under mTLS the caller is its certificate: the entry of the config's
- * `clients` it matches ("uri:ID", "dns:ID" or "cn:ID"), and a certificate
- * that matches none, or an entry that may not claim ns, is answered
- * PERMISSION_DENIED; without `clients`, its first URI SAN, else DNS SAN,
- * else CN.  Without mTLS it is the connection's address.  0; -1 when the
- * call has been answered.
+ * Who is calling, into c->caller (and c->client).  Under mTLS the caller
+ * is its certificate: the entry of the config's `clients` it matches
+ * ("uri:ID", "dns:ID" or "cn:ID"), and a certificate that matches none is
+ * answered PERMISSION_DENIED; without `clients`, its first URI SAN, else
+ * DNS SAN, else CN.  Without mTLS it is the connection's address.  0; -1
+ * when the call has been answered.
  */
-static int call_identify(struct call *c, const char *ns)
+static int call_identify(struct call *c)
 {
 	const char *uri[RPC_PEER_IDS], *dns[RPC_PEER_IDS];
 	const struct config *cfg = scaler_config(c->srv->sc);
-	const struct config_client *cl = NULL;
 	char msg[SCALER_MSG_MAX], shown[SCALER_SHOW_MAX + 4], kind[8];
 	grpc_auth_context *ctx;
 	struct config_peer p;
 	int rc = 0;
 
+	c->client = NULL;
 	if (!c->srv->mtls) {
 		caller_from_peer(c);
 		return 0;
@@ -431,8 +437,8 @@ static int call_identify(struct call *c, const char *ns)
 			caller_from_peer(c);
 		goto out;
 	}
-	cl = config_client(cfg, &p);
-	if (!cl) {
+	c->client = config_client(cfg, &p);
+	if (!c->client) {
 		char ids[SCALER_MSG_MAX / 2];
 		size_t n = 0, i;
 
@@ -458,22 +464,61 @@ static int call_identify(struct call *c, const char *ns)
 		rc = -1;
 		goto out;
 	}
-	snprintf(kind, sizeof(kind), "%s:", config_id_kind_name(cl->kind));
-	caller_set(c, kind, cl->id, strlen(cl->id));
-	if (ns && !config_client_ns_ok(cl, ns)) {
-		show_text(shown, SCALER_SHOW_MAX, c->caller,
-			  strlen(c->caller));
-		snprintf(msg, sizeof(msg), "client '%s' may not claim "
-			 "namespace '%s': its entry in staffer's config "
-			 "'clients' lists the namespaces it may "
-			 "(docs/security.md)", shown, ns);
-		log_warn("%s: %s", methods[c->method].path, msg);
-		call_reply(c, GRPC_STATUS_PERMISSION_DENIED, msg, NULL);
-		rc = -1;
-	}
+	snprintf(kind, sizeof(kind), "%s:", config_id_kind_name(c->client->kind));
+	caller_set(c, kind, c->client->id, strlen(c->client->id));
 out:
 	grpc_auth_context_release(ctx);
 	return rc;
+}
+
+/* Whether the caller's `clients` entry lets it claim namespace ns.  0;
+ * -1 when the call has been answered PERMISSION_DENIED. */
+static int call_claim(struct call *c, const char *ns)
+{
+	char msg[SCALER_MSG_MAX], shown[SCALER_SHOW_MAX + 4];
+
+	if (!c->client || config_client_ns_ok(c->client, ns))
+		return 0;
+	show_text(shown, SCALER_SHOW_MAX, c->caller, strlen(c->caller));
+	snprintf(msg, sizeof(msg), "client '%s' may not claim namespace '%s': "
+		 "its entry in staffer's config 'clients' lists the "
+		 "namespaces it may (docs/security.md)", shown, ns);
+	log_warn("%s: %s", methods[c->method].path, msg);
+	call_reply(c, GRPC_STATUS_PERMISSION_DENIED, msg, NULL);
+	return -1;
+}
+
+/*
+ * Take the call's cost from the request budget (budget.h): its request's
+ * bytes and what they expand into, until it is answered (a stream: until
+ * it ends).  0; -1 when it does not fit: the request is dropped at once
+ * and the call answered RESOURCE_EXHAUSTED.
+ */
+static int call_charge(struct call *c)
+{
+	struct rpc_server *srv = c->srv;
+	size_t len = c->payload ? grpc_byte_buffer_length(c->payload) : 0;
+	size_t cost = budget_cost(len);
+	struct budget_stats bs;
+	char msg[256];
+
+	if (!srv->budget)
+		return 0;
+	if (!budget_take(srv->budget, c->caller, cost)) {
+		c->charged = cost;
+		return 0;
+	}
+	if (c->payload) {
+		grpc_byte_buffer_destroy(c->payload);
+		c->payload = NULL;
+	}
+	budget_get_stats(srv->budget, &bs);
+	snprintf(msg, sizeof(msg), "staffer's request budget is full: %zu "
+		 "of %zu bytes in flight (--request-budget; one caller may "
+		 "hold half); this call needs %zu; retry later", bs.used,
+		 bs.limit, cost);
+	call_reply(c, GRPC_STATUS_RESOURCE_EXHAUSTED, msg, NULL);
+	return -1;
 }
 
 /*
@@ -538,7 +583,7 @@ static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 			   "request has no scaledObjectRef", NULL);
 		return -1;
 	}
-	if (check_names(c, ref) || call_identify(c, ref->namespace_))
+	if (check_names(c, ref) || call_claim(c, ref->namespace_))
 		return -1;
 	if (ref->n_scalermetadata > META_KEYS_MAX) {
 		snprintf(msg, sizeof(msg), "scalerMetadata has %zu keys; "
@@ -828,10 +873,16 @@ static void on_requested(struct call *c, int ok)
 	c->arrived = mono_now();
 	if (!srv->shutting_down)
 		request_call(srv, c->method);
-	if (c->method == M_GENERIC)
+	if (c->method == M_GENERIC) {
 		start_generic(c);
-	else
-		methods[c->method].start(c);
+		return;
+	}
+	/* The health check stays free and open to any verified client: the
+	 * kubelet's probes must answer while the budget is full. */
+	if (c->method != M_HEALTH_CHECK &&
+	    (call_identify(c) || call_charge(c)))
+		return;
+	methods[c->method].start(c);
 }
 
 /* ---- StreamIsActive ------------------------------------------------------ */
@@ -1367,7 +1418,8 @@ struct rpc_server *rpc_server_new(const struct rpc_options *o,
 {
 	struct rpc_server *srv = NULL;
 	grpc_server_credentials *creds = NULL;
-	grpc_arg arg[2];
+	grpc_arg arg[3];
+	grpc_resource_quota *quota = NULL;
 	grpc_channel_args args;
 	char addr[300];
 	int i, port;
@@ -1382,6 +1434,7 @@ struct rpc_server *rpc_server_new(const struct rpc_options *o,
 	srv->grace_s = o->grace_s;
 	srv->stats = o->stats;
 	srv->mtls = o->mtls;
+	srv->budget = o->budget;
 	srv->reload = o->reload;
 	srv->on_reload = o->on_reload;
 	srv->reload_arg = o->reload_arg;
@@ -1406,6 +1459,18 @@ struct rpc_server *rpc_server_new(const struct rpc_options *o,
 	arg[1].key = (char *)GRPC_ARG_ALLOW_REUSEPORT;
 	arg[1].value.integer = 0;
 	args.num_args = 2;
+	/* gRPC's own buffers (requests read before staffer sees them) under
+	 * the same bound as the calls staffer holds (budget.h): over it gRPC
+	 * refuses streams ("Buffers full") and slows its readers. */
+	if (o->quota_bytes) {
+		quota = grpc_resource_quota_create("staffer-requests");
+		grpc_resource_quota_resize(quota, o->quota_bytes);
+		arg[2].type = GRPC_ARG_POINTER;
+		arg[2].key = (char *)GRPC_ARG_RESOURCE_QUOTA;
+		arg[2].value.pointer.p = quota;
+		arg[2].value.pointer.vtable = grpc_resource_quota_arg_vtable();
+		args.num_args = 3;
+	}
 	args.args = arg;
 	srv->cq = grpc_completion_queue_create_for_next(NULL);
 	/* Non-polling: the stream thread only takes events off it.  A
@@ -1421,6 +1486,8 @@ struct rpc_server *rpc_server_new(const struct rpc_options *o,
 			grpc_completion_queue_factory_lookup(&qa), &qa, NULL);
 	}
 	srv->server = grpc_server_create(&args, NULL);
+	if (quota)
+		grpc_resource_quota_unref(quota);   /* the server holds it */
 	grpc_server_register_completion_queue(srv->server, srv->cq, NULL);
 	for (i = 0; i < M_COUNT; i++) {
 		srv->handles[i] = grpc_server_register_method(

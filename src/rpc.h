@@ -38,6 +38,7 @@
 #define RPC_ERR_MAX 256
 #define RPC_RECV_MAX (1u << 20)   /* bytes in one request message */
 
+struct budget;
 struct certs;
 struct stats;
 
@@ -47,6 +48,11 @@ struct rpc_options {
 	struct certs *certs;      /* TLS files (certs.h); NULL: plaintext.
 				   * Must outlive the server. */
 	int mtls;                 /* certs require client certificates */
+	struct budget *budget;    /* request bytes in flight (budget.h);
+				   * NULL: unbounded.  Must outlive the
+				   * server. */
+	size_t quota_bytes;       /* gRPC's own buffers, at most; 0: gRPC's
+				   * default (unbounded) */
 	struct stats *stats;      /* calls counted here (stats.h); NULL: not
 				   * counted.  Must outlive the server. */
 	/* SIGHUP: when *reload becomes non-zero, the serving thread sets it

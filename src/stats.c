@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
 #include "procstat.h"
 #include "utf8.h"
 #include "version.h"
@@ -97,6 +98,7 @@ struct stats {
 	pthread_mutex_t bmu;         /* the backends: the fetch thread, scrapes */
 	struct backend_stats backends[STATS_BACKENDS_MAX + 1]; /* + "other" */
 	size_t n_backends;
+	struct budget *budget;       /* NULL: not rendered; set at start-up */
 };
 
 struct stats *stats_new(void)
@@ -336,6 +338,11 @@ void stats_fetch_observer(void *arg, const struct backend *be,
 			  enum fetch_result r, double seconds)
 {
 	stats_backend(arg, be ? be->name : NULL, r, seconds);
+}
+
+void stats_watch_budget(struct stats *s, struct budget *b)
+{
+	s->budget = b;
 }
 
 void stats_certs_observer(void *arg, enum certs_result r, double not_after)
@@ -594,6 +601,30 @@ static void stats_render_process(struct out *o)
 			   "process_max_fds %.0f\n", p.max_fds);
 }
 
+/* The request budget's series. */
+static void stats_render_budget(struct out *o, struct budget *b)
+{
+	struct budget_stats bs;
+
+	if (!b)
+		return;
+	budget_get_stats(b, &bs);
+	out_printf(o, "# HELP staffer_request_budget_bytes The request budget: "
+		   "bytes of requests in flight at once (--request-budget).\n"
+		   "# TYPE staffer_request_budget_bytes gauge\n"
+		   "staffer_request_budget_bytes %zu\n"
+		   "# HELP staffer_request_bytes_in_flight Bytes of the request "
+		   "budget held now by calls in flight and open streams.\n"
+		   "# TYPE staffer_request_bytes_in_flight gauge\n"
+		   "staffer_request_bytes_in_flight %zu\n"
+		   "# HELP staffer_request_budget_refused_total Calls answered "
+		   "RESOURCE_EXHAUSTED because the request budget was full (or "
+		   "their caller held half of it).\n"
+		   "# TYPE staffer_request_budget_refused_total counter\n"
+		   "staffer_request_budget_refused_total %llu\n",
+		   bs.limit, bs.used, bs.refused);
+}
+
 /* The TLS series (from a copy of the counters). */
 static void stats_render_tls(struct out *o, const struct counters *c)
 {
@@ -632,6 +663,7 @@ size_t stats_render(struct stats *s, const struct fetch_stats *fs,
 	pthread_mutex_unlock(&s->mu);
 	stats_render_process(&o);
 	stats_render_tls(&o, &c);
+	stats_render_budget(&o, s->budget);
 	pthread_mutex_lock(&s->tmu);
 	stats_expire(s, now);
 	stats_render_targets(s, &o);

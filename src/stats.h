@@ -108,6 +108,11 @@ void stats_backend(struct stats *s, const char *backend,
  * stats. */
 fetch_observe_fn stats_fetch_observer;
 
+/* Render b's figures too (budget.h; NULL: none): the request budget, the
+ * bytes in flight and the calls refused.  b must outlive s. */
+struct budget;
+void stats_watch_budget(struct stats *s, struct budget *b);
+
 /* The certs_observe_fn (certs.h) for the gRPC server's TLS files: the
  * expiry of the certificate in use, and the files read again by result.
  * arg is the struct stats.  Without it no staffer_tls_* series are

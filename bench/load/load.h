@@ -8,7 +8,8 @@
  * flight), streams.c (open streams: idle CPU and unary throughput beside
  * them; memory by objects and streams), keda.c (KEDA's and the HPA's
  * cycle over many ScaledObjects), isolation.c (a slow namespace on the
- * same backend host), backend.c (the fake Prometheus).
+ * same backend host), bigreq.c (requests near the size cap, many at
+ * once), backend.c (the fake Prometheus).
  *
  * Output: one "result KIND key=value ..." line per measurement on stdout
  * (bench/service.py reads them), progress on stderr.  Times in
@@ -107,5 +108,6 @@ int load_streams(struct lc *c, const struct load_opts *o);
 int load_memory(struct lc *c, const struct load_opts *o);
 int load_keda(struct lc *c, const struct load_opts *o);
 int load_isolation(struct lc *c, const struct load_opts *o);
+int load_bigreq(struct lc *c, const struct load_opts *o);
 
 #endif

@@ -23,6 +23,8 @@ static void usage(FILE *fp)
 "               anonymous and file-backed\n"
 "    keda       --objects 10000: KEDA's cycle (HPA every 15 s, poll 30 s)\n"
 "    isolation  --noisy 20 --rate 200: a slow namespace, same backend\n"
+"    bigreq     --inflight 256: ~1 MiB GetMetrics at once: answers by\n"
+"               status, the server's peak RSS\n"
 "    backend    a fake Prometheus (its own options: backend --help)\n"
 "  options (defaults in brackets):\n"
 "    --addr HOST:PORT   staffer's gRPC address (required)\n"
@@ -211,7 +213,7 @@ int main(int argc, char **argv)
 	} scenarios[] = {
 		{ "unary", load_unary }, { "streams", load_streams },
 		{ "memory", load_memory }, { "keda", load_keda },
-		{ "isolation", load_isolation },
+		{ "isolation", load_isolation }, { "bigreq", load_bigreq },
 	};
 	struct load_opts o;
 	struct lc *c = NULL;
