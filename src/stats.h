@@ -16,16 +16,18 @@
  * 0..16 as 2, UNKNOWN); backends are at most STATS_BACKENDS_MAX (the
  * config's own limit); the last answer per ScaledObject is kept for at
  * most STATS_TARGETS_MAX of them, each forgotten STATS_TARGET_IDLE_S
- * after its last answer (label values escaped, cut at STATS_LABEL_MAX
- * bytes).  STATS_TARGET_LINES lines per ScaledObject: with Kubernetes'
- * longest names (63-byte namespace, 253-byte name) the full table
- * renders in about 70 MB, within httpd.h's HTTPD_BODY_MAX
- * (tests/unit/test_stats.c checks it).
+ * after its last answer (label values escaped, invalid UTF-8 as U+FFFD,
+ * cut at STATS_LABEL_MAX bytes).  STATS_TARGET_LINES lines per
+ * ScaledObject: with Kubernetes' longest names (63-byte namespace,
+ * 253-byte name) the full table would take about 75 MB, so a page keeps
+ * within a size of its own (stats_page(), httpd.h's HTTPD_PAGE_MAX) and
+ * counts the ScaledObjects it leaves out (tests/unit/test_stats.c).
  *
  * Threading: every function may be called from any thread.  The counters
  * the RPC threads bump have their own mutex, held only for a copy during
- * a scrape; the target table has another (the fetch thread and scrapes);
- * the backend table a third (the fetch thread and scrapes).
+ * a scrape; the target table has another (the fetch thread and scrapes;
+ * a scrape copies it a chunk at a time and renders without it); the
+ * backend table a third (the fetch thread and scrapes).
  */
 #ifndef STAFFER_STATS_H
 #define STAFFER_STATS_H
@@ -42,6 +44,8 @@
 #define STATS_BACKENDS_MAX CONFIG_BACKENDS_MAX /* backends with series */
 #define STATS_TARGET_LINES 15       /* lines per ScaledObject, the SLO
 				     * feedback's two included */
+#define STATS_PAGE_RESERVE 4096     /* bytes kept for the counters that
+				     * follow the targets on a page */
 
 struct stats;
 
@@ -108,6 +112,10 @@ void stats_backend(struct stats *s, const char *backend,
  * stats. */
 fetch_observe_fn stats_fetch_observer;
 
+/* The metrics endpoint closed a connection past its deadline (httpd.h):
+ * reason "slow_request" or "slow_response" (others count as the first). */
+void stats_http_closed(struct stats *s, const char *reason);
+
 /* Render b's figures too (budget.h; NULL: none): the request budget, the
  * bytes in flight and the calls refused.  b must outlive s. */
 struct budget;
@@ -125,9 +133,23 @@ certs_observe_fn stats_certs_observer;
  * STATS_TARGET_IDLE_S are dropped first.  The process_* metrics are read
  * now (procstat.h; left out where /proc cannot be read).  Returns the
  * length, or the size needed (>= size) when buf is too small, as
- * snprintf does.
+ * snprintf does.  Every target is shown (for tests; /metrics uses
+ * stats_page()).
  */
 size_t stats_render(struct stats *s, const struct fetch_stats *fs,
 		    double now, char *buf, size_t size);
+
+/*
+ * The /metrics page: as stats_render(), in a new buffer (the caller frees
+ * it) of *len bytes plus a NUL, at most max bytes (>= STATS_PAGE_RESERVE
+ * plus the fixed families, some 100 KB): ScaledObjects whose series would
+ * pass max are left out of the page and counted in
+ * staffer_target_series_omitted_total, never an error.  The targets are
+ * copied STATS_SNAP_CHUNK hash buckets at a time under their lock and
+ * rendered without it, so a large page never holds up stats_target()
+ * (GetMetrics).  NULL when out of memory.
+ */
+char *stats_page(struct stats *s, const struct fetch_stats *fs, double now,
+		 size_t max, size_t *len);
 
 #endif
