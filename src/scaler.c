@@ -1250,15 +1250,15 @@ static void log_decision(const struct eval *e, struct state *st,
 		st->logged_raw = d->raw;
 		st->logged_target = r->target;
 	}
+	if (unknown)
+		snprintf(extra, sizeof(extra), " unknown=\"%s\"%s", unknown,
+			 r->floored ? " floored=1" : "");
 	if (d->have_feedback)
-		snprintf(extra, sizeof(extra), " c=%.4g", b->correction);
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+			 " c=%.4g", b->correction);
 	if (r->obs && r->obs->have_cold)
 		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
 			 " cold=%.4g", d->cold_s);
-	if (unknown)
-		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
-			 " unknown=\"%s\"%s", unknown,
-			 r->floored ? " floored=1" : "");
 	log_at(lvl, "decision ref=%s lambda=%.4g forecast=%.4g held=%.4g "
 	       "z=%.3g W=%.4g Q=%.4g S=%.4g busy=%.3f headroom=%.3f "
 	       "drain=%.3f boost=%.3f total=%.3f raw=%lld target=%lld "
