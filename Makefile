@@ -231,12 +231,12 @@ deps:
 unit: $(UNIT_BIN)
 	@tests/run-unit.sh $(UNIT_BIN)
 
-integration: $(B)/staffer $(B)/staffer-asan py
+integration: $(B)/staffer $(B)/staffer-asan $(B)/staffer-load py
 	@tests/integration/run.sh
 
 test: deps
 	@$(MAKE) --no-print-directory all py $(B)/staffer-asan $(UNIT_BIN) \
-		$(B)/staffer-load-asan $(B)/example/model
+		$(B)/staffer-load $(B)/staffer-load-asan $(B)/example/model
 	@tests/run-all.sh
 
 demo: deps

@@ -61,7 +61,8 @@ static const char *const cfg_client_keys[] = {
 };
 static const char *const cfg_backend_keys[] = {
 	"name", "url", "timeoutSeconds", "auth", "headers", "tls",
-	"namespaces", "maxConnections", "maxConnectionsPerNamespace", NULL
+	"namespaces", "maxConnections", "maxConnectionsPerNamespace",
+	"maxConnectionsPerCaller", NULL
 };
 /* The order is the bit order of cfg_auth_kinds[].fields. */
 static const char *const cfg_auth_keys[] = {
@@ -664,12 +665,12 @@ static int cfg_namespaces(const struct cfg_ctx *x, const char *parent,
 	return 0;
 }
 
-/* maxConnections and maxConnectionsPerNamespace (at most the former;
- * default half of it, at least 1). */
+/* maxConnections, maxConnectionsPerNamespace and maxConnectionsPerCaller
+ * (at most the first; defaults half of it and all but one, at least 1). */
 static int cfg_connections(const struct cfg_ctx *x, const char *parent,
 			   const cJSON *obj, struct backend *b)
 {
-	double all, per;
+	double all, per, caller;
 	char path[CFG_PATH_MAX];
 
 	if (cfg_number(x, parent, obj, "maxConnections", 1,
@@ -677,15 +678,21 @@ static int cfg_connections(const struct cfg_ctx *x, const char *parent,
 		       CONFIG_CONNECTIONS_DEFAULT, &all) ||
 	    cfg_number(x, parent, obj, "maxConnectionsPerNamespace", 1,
 		       CONFIG_CONNECTIONS_MAX, 1, CFG_ALLOWED_CONNS,
-		       all >= 2 ? (double)((long)all / 2) : 1, &per))
+		       all >= 2 ? (double)((long)all / 2) : 1, &per) ||
+	    cfg_number(x, parent, obj, "maxConnectionsPerCaller", 1,
+		       CONFIG_CONNECTIONS_MAX, 1, CFG_ALLOWED_CONNS,
+		       all >= 2 ? all - 1 : 1, &caller))
 		return -1;
-	if (per > all) {
-		cfg_join(path, parent, "maxConnectionsPerNamespace");
+	if (per > all || caller > all) {
+		cfg_join(path, parent, per > all ? "maxConnectionsPerNamespace" :
+			 "maxConnectionsPerCaller");
 		return cfg_fail(x, path, "%g is more than maxConnections "
-				"%g; allowed: 1 to maxConnections", per, all);
+				"%g; allowed: 1 to maxConnections",
+				per > all ? per : caller, all);
 	}
 	b->max_connections = (int)all;
 	b->max_connections_ns = (int)per;
+	b->max_connections_caller = (int)caller;
 	return 0;
 }
 
@@ -1146,6 +1153,7 @@ int config_from_url(struct config *c, const char *url,
 	tmp.backends[0].timeout_s = CFG_TIMEOUT_DEFAULT;
 	tmp.backends[0].max_connections = CONFIG_CONNECTIONS_DEFAULT;
 	tmp.backends[0].max_connections_ns = CONFIG_CONNECTIONS_DEFAULT / 2;
+	tmp.backends[0].max_connections_caller = CONFIG_CONNECTIONS_DEFAULT - 1;
 	if (cfg_url(&x, NULL, url ? url : "", &tmp.backends[0].url))
 		goto out;
 	rc = 0;

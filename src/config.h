@@ -51,6 +51,7 @@ struct backend {
 	size_t n_namespaces;
 	int max_connections;       /* requests in flight at once (16) */
 	int max_connections_ns;    /* ... of them for one namespace (half) */
+	int max_connections_caller;/* ... for one caller (all but one) */
 };
 
 /*

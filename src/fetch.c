@@ -78,7 +78,7 @@ struct bstate {
 	struct bstate *next;
 	char name[CONFIG_NAME_MAX];
 	int inflight;
-	int max, max_ns;            /* from the newest backend seen */
+	int max, max_ns, max_caller; /* from the newest backend seen */
 	struct cqueue *ring;        /* callers with tickets; the next turn */
 	size_t nring;               /* callers on the ring */
 };
@@ -91,6 +91,7 @@ struct cqueue {
 	struct lane *ring;          /* its lanes with tickets; the next turn */
 	size_t nring;               /* lanes on that ring */
 	size_t lanes;               /* lanes of this caller */
+	int inflight;               /* requests of its lanes in flight */
 	char caller[FETCH_CALLER_MAX];
 };
 
@@ -496,6 +497,7 @@ static void entry_complete(struct fetch *f, struct entry *e,
 
 		e->lane = NULL;
 		l->inflight--;
+		l->cq->inflight--;
 		l->bs->inflight--;
 		lane_maybe_free(f, l);
 	}
@@ -940,6 +942,8 @@ static struct bstate *bstate_get(struct fetch *f, const struct backend *be)
 		  CONFIG_CONNECTIONS_DEFAULT;
 	bs->max_ns = be->max_connections_ns > 0 ? be->max_connections_ns :
 		     bs->max;
+	bs->max_caller = be->max_connections_caller > 0 ?
+			 be->max_connections_caller : bs->max;
 	return bs;
 }
 
@@ -1145,11 +1149,14 @@ static int entry_queue(struct fetch *f, struct entry *e, const char *tenant)
 }
 
 /* The next lane of caller q below the per-namespace limit, its turn
- * taken (q's ring moves past it); NULL when every one is at the limit. */
+ * taken (q's ring moves past it); NULL when every one is at the limit or
+ * the caller at its own. */
 static struct lane *cqueue_turn(struct cqueue *q)
 {
 	size_t k;
 
+	if (q->inflight >= q->bs->max_caller)
+		return NULL;
 	for (k = 0; k < q->nring; k++) {
 		struct lane *l = q->ring;
 
@@ -1207,6 +1214,7 @@ static void dispatch(struct fetch *f, struct bstate *bs)
 		e->state = ENTRY_IDLE;
 		e->lane = l;
 		l->inflight++;
+		l->cq->inflight++;
 		bs->inflight++;
 		pthread_mutex_lock(&f->mu);
 		f->stats.requests++;

@@ -138,7 +138,10 @@ class Metrics:
     """The exporter (with a never-answering 'slow' listener) and a Prometheus
     scraping it every second."""
 
-    def __init__(self, base=None):
+    def __init__(self, base=None, targets=()):
+        """targets: more host:port for Prometheus to scrape (e.g. a
+        staffer's --metrics-listen), besides the exporter."""
+        self.targets = list(targets)
         self.dir = base or tmpdir()
         self.exp_port = free_port()
         self.slow_port = free_port()
@@ -172,7 +175,7 @@ class Metrics:
         if self.prom_dir not in _prom_dirs:
             _prom_dirs.append(self.prom_dir)
         r = subprocess.run(["sh", PROM_SH, "start", self.prom_dir, str(self.prom_port),
-                            "127.0.0.1:%d" % self.exp_port],
+                            "127.0.0.1:%d" % self.exp_port] + self.targets,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
         if r.returncode != 0:
             raise RuntimeError("prometheus did not start:\n" + r.stdout.decode(errors="replace"))

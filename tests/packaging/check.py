@@ -597,7 +597,7 @@ def by_kind(docs):
 CONFIG_TOP = {"defaultBackend", "cacheTTLSeconds", "maxBodyBytes", "maxStates",
               "maxStatesPerNamespace", "maxStatesPerCaller", "clients", "backends"}
 CONFIG_BACKEND = {"name", "url", "timeoutSeconds", "auth", "headers", "tls", "namespaces",
-                  "maxConnections", "maxConnectionsPerNamespace"}
+                  "maxConnections", "maxConnectionsPerNamespace", "maxConnectionsPerCaller"}
 CONFIG_AUTH = {"none": set(), "bearer": {"tokenFile"}, "basic": {"usernameFile", "passwordFile"},
                "sigv4": {"region"}}
 CONFIG_TLS = {"caFile", "certFile", "keyFile"}
@@ -639,7 +639,7 @@ def validate_config(cfg):
             assert isinstance(ns, list) and 1 <= len(ns) <= 256 and all(
                 isinstance(n, str) and re.match(r"^[a-z0-9*-]{1,63}$", n) for n in ns), \
                 f"{where}.namespaces {ns!r}"
-        for k in ("maxConnections", "maxConnectionsPerNamespace"):
+        for k in ("maxConnections", "maxConnectionsPerNamespace", "maxConnectionsPerCaller"):
             if k in be:
                 assert is_num(be[k]) and be[k] == int(be[k]) and 1 <= be[k] <= 256, f"{where}.{k}"
         if "maxConnectionsPerNamespace" in be:
