@@ -52,7 +52,7 @@ int kname_check(enum kname_kind kind, const char *s, char why[KNAME_WHY_MAX])
 			continue;
 		if (c == '.' && sub && !edge)
 			continue;
-		return kname_fail(kind, why, c == '-' || c == '.' ?
+		return kname_fail(kind, why, c == '-' || (c == '.' && sub) ?
 				  "starts or ends a part with a '-' or '.'" :
 				  "is not allowed", i + 1, c);
 	}
