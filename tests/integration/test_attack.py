@@ -58,8 +58,7 @@ def uniq(tag):
     return "a%d-%s" % (_uniq[0], tag)
 
 
-def proxy_stats(c):
-    return json.loads(h.http_get(c.proxy_url + "/_stats"))
+proxy_stats = h.proxy_stats
 
 
 def write_cfg(path, backends, **top):
@@ -334,10 +333,7 @@ def mtls_staffer(c, pki, cfg_path, tag="server"):
                   args=["--tls-cert", pki[tag][0], "--tls-key", pki[tag][1],
                         "--tls-client-ca", pki["ca"], "--log-level", "info"])
     # the harness's readiness probe speaks plaintext: wait for the log
-    s.logf = open(s.log_path, "wb")
-    s.proc = subprocess.Popen(s.cmd, stdin=subprocess.DEVNULL, stdout=s.logf,
-                              stderr=subprocess.STDOUT)
-    h._procs.append(s.proc)
+    s.spawn()
     h.wait_until(lambda: "listening on" in s.log() or not s.alive(), 15, 0.05,
                  "staffer listening")
     assert s.alive(), s.log_tail()
@@ -740,11 +736,7 @@ def t_cert_validity(c):
     mport = h.free_port()
     cfg = write_cfg(os.path.join(d, "c.json"), [{"name": "prom", "url": c.m.prom_url}])
     s = h.Staffer(c.bin, config=cfg, args=["--tls-cert", crt, "--tls-key", key,
-                                           "--metrics-listen", "127.0.0.1:%d" % mport])
-    s.logf = open(s.log_path, "wb")
-    s.proc = subprocess.Popen(s.cmd, stdin=subprocess.DEVNULL, stdout=s.logf,
-                              stderr=subprocess.STDOUT)
-    h._procs.append(s.proc)
+                                           "--metrics-listen", "127.0.0.1:%d" % mport]).spawn()
 
     def health():
         r = subprocess.run([c.bin, "health", "--timeout", "2", "--tls-ca", pki["ca"],
@@ -813,14 +805,7 @@ def main():
         c.metrics_port = h.free_port()
         c.m = h.Metrics(targets=["127.0.0.1:%d" % c.metrics_port]).start()
         d = c.m.dir
-        c.proxy_port = h.free_port()
-        c.proxy_url = "http://127.0.0.1:%d" % c.proxy_port
-        log = open(os.path.join(d, "proxy.log"), "wb")
-        c.proxy = subprocess.Popen([h.PY, os.path.join(HERE, "proxy.py"), "--port",
-                                    str(c.proxy_port), "--upstream", c.m.prom_url],
-                                   stdout=log, stderr=subprocess.STDOUT)
-        h._procs.append(c.proxy)
-        h.wait_until(lambda: h.tcp_open(c.proxy_port), 10, what="the proxy")
+        h.start_proxy(c)
         c.cfg = write_cfg(os.path.join(d, "staffer.json"), [
             {"name": "prom", "url": c.m.prom_url, "timeoutSeconds": 2},
             {"name": "slowprom", "url": c.proxy_url, "timeoutSeconds": 3},
