@@ -40,10 +40,14 @@ struct page {
 /* One connection (libmicrohttpd's socket context). */
 struct hconn {
 	struct hconn *prev, *next;
+	struct MHD_Connection *conn;
 	int fd;
 	double since;              /* start of its wait or of its answer */
 	unsigned answered;         /* requests answered on it */
 	int serving, closing;
+	/* a scrape waiting for the send budget (send_take()) */
+	int suspended, resumed, granted;
+	double resume_at, retry_s;
 };
 
 struct httpd {
@@ -56,6 +60,9 @@ struct httpd {
 	struct page *page;         /* the newest, or NULL */
 	size_t pages;              /* pages alive */
 	double rendered_at, render_s;
+	double tokens, tokens_at;  /* bytes of pages that may be sent now
+				    * (negative: owed to scrapes waiting) */
+	int stopping;
 };
 
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status,
@@ -153,14 +160,74 @@ static struct page *page_now(struct httpd *h)
 	return p;
 }
 
+/*
+ * Take len bytes of the send budget: pages go out at most at
+ * HTTPD_SEND_RATE bytes a second after a burst of HTTPD_SEND_BURST (a
+ * token bucket), so scrapers in a tight loop cannot keep a core busy
+ * copying pages.  Returns 0 when the bytes are taken now; else the
+ * seconds until they would be, and *granted: 1 when they are taken now
+ * as a debt (a wait of at most HTTPD_SEND_WAIT_MAX: the scrape waits,
+ * then gets the page), 0 when not (it waits HTTPD_SEND_WAIT_MAX, then is
+ * told to come back).
+ */
+static double send_take(struct httpd *h, size_t len, int *granted)
+{
+	double now = mono_now(), wait;
+
+	h->tokens += (now - h->tokens_at) * HTTPD_SEND_RATE;
+	h->tokens_at = now;
+	if (h->tokens > HTTPD_SEND_BURST)
+		h->tokens = HTTPD_SEND_BURST;
+	*granted = 1;
+	if (h->tokens >= (double)len) {
+		h->tokens -= (double)len;
+		return 0;
+	}
+	wait = ((double)len - h->tokens) / HTTPD_SEND_RATE;
+	if (wait <= HTTPD_SEND_WAIT_MAX)
+		h->tokens -= (double)len;
+	else
+		*granted = 0;
+	return wait;
+}
+
+/* 429 with Retry-After: come back in about retry_s seconds. */
+static enum MHD_Result send_limited(struct httpd *h,
+				    struct MHD_Connection *conn, double retry_s)
+{
+	static const char text[] = "text/plain; charset=utf-8";
+	struct MHD_Response *resp;
+	enum MHD_Result rc;
+	char msg[128], after[16];
+	int n;
+
+	stats_http(h->st, STATS_HTTP_LIMITED);
+	if (!(retry_s > 0))
+		retry_s = 0;
+	n = snprintf(msg, sizeof(msg), "scraped too often: pages are sent at "
+		     "most at %u MiB/s; retry in %.0f s\n",
+		     (unsigned)(HTTPD_SEND_RATE / (1 << 20)), retry_s + 1);
+	snprintf(after, sizeof(after), "%.0f", retry_s + 1);
+	resp = MHD_create_response_from_buffer((size_t)n, msg,
+					       MHD_RESPMEM_MUST_COPY);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, text);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, after);
+	rc = MHD_queue_response(conn, MHD_HTTP_TOO_MANY_REQUESTS, resp);
+	MHD_destroy_response(resp);
+	return rc;
+}
+
 static enum MHD_Result send_page(struct httpd *h, struct MHD_Connection *conn)
 {
 	static const char text[] = "text/plain; charset=utf-8";
-	struct page *p = page_now(h);
+	struct page *p;
 	struct page_ref *r;
 	struct MHD_Response *resp;
 	enum MHD_Result rc;
 
+	p = page_now(h);
 	if (!p)
 		return reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE, text,
 			     "out of memory\n", 14);
@@ -210,6 +277,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn,
 		if (!c)
 			return;      /* untracked: MHD's idle timeout only */
 		c->fd = i ? i->connect_fd : -1;
+		c->conn = conn;
 		c->since = mono_now();
 		c->next = h->conns;
 		if (h->conns)
@@ -255,18 +323,64 @@ static void watchdog(struct httpd *h, double now)
 	for (c = h->conns; c; c = c->next) {
 		double limit = c->serving ? HTTPD_RESPONSE_S : HTTPD_REQUEST_S;
 
-		if (c->closing || c->fd < 0 || now - c->since <= limit)
+		if (c->suspended && now >= c->resume_at) {
+			/* its page's turn, or time to tell it to come back:
+			 * libmicrohttpd calls on_request() again */
+			c->suspended = 0;
+			c->resumed = 1;
+			MHD_resume_connection(c->conn);
+			continue;
+		}
+		if (c->suspended || c->closing || c->fd < 0 ||
+		    now - c->since <= limit)
 			continue;
 		c->closing = 1;
 		shutdown(c->fd, SHUT_RDWR);
 		/* an idle keep-alive connection is no client's fault */
 		if (c->serving || !c->answered)
-			stats_http_closed(h->st, c->serving ? "slow_response" :
-					  "slow_request");
+			stats_http(h->st, c->serving ?
+				   STATS_HTTP_SLOW_RESPONSE :
+				   STATS_HTTP_SLOW_REQUEST);
 	}
 }
 
 /* ---- requests --------------------------------------------------------------- */
+
+/*
+ * GET /metrics on connection conn (c: its state, NULL when untracked):
+ * the page when the send budget has it now; else the scrape waits
+ * (suspended, without a thread or a poll of its own) until it has, or
+ * HTTPD_SEND_WAIT_MAX and then 429: a scraper in a tight loop asks once
+ * per wait, not thousands of times.
+ */
+static enum MHD_Result scrape(struct httpd *h, struct hconn *c,
+			      struct MHD_Connection *conn)
+{
+	double wait;
+	int granted;
+
+	if (h->stopping)
+		return MHD_NO;
+	if (c && c->resumed) {
+		c->resumed = 0;
+		return c->granted ? send_page(h, conn) :
+		       send_limited(h, conn, c->retry_s);
+	}
+	/* the last page's size stands for the next: a scrape told to wait
+	 * costs no rendering */
+	wait = send_take(h, h->page ? h->page->len : 0, &granted);
+	if (wait <= 0)
+		return send_page(h, conn);
+	if (!c)
+		return granted ? send_page(h, conn) :
+		       send_limited(h, conn, wait);
+	c->granted = granted;
+	c->retry_s = wait - HTTPD_SEND_WAIT_MAX;
+	c->resume_at = mono_now() + (granted ? wait : HTTPD_SEND_WAIT_MAX);
+	c->suspended = 1;
+	MHD_suspend_connection(conn);
+	return MHD_YES;
+}
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 				  const char *url, const char *method,
@@ -294,7 +408,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	if (strcmp(url, "/metrics"))
 		return reply(conn, MHD_HTTP_NOT_FOUND, text,
 			     "not found; try /metrics\n", 24);
-	return send_page(h, conn);
+	return scrape(h, c, conn);
 }
 
 /* ---- the thread ----------------------------------------------------------- */
@@ -365,7 +479,7 @@ struct httpd *httpd_start(const char *addr, struct stats *st,
 {
 	struct sockaddr_in sin;
 	struct httpd *h;
-	unsigned flags = MHD_USE_AUTO;
+	unsigned flags = MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME;
 	int any;
 
 	if (parse_addr(addr, &sin, &any, err))
@@ -377,6 +491,8 @@ struct httpd *httpd_start(const char *addr, struct stats *st,
 	}
 	h->st = st;
 	h->f = f;
+	h->tokens = HTTPD_SEND_BURST;
+	h->tokens_at = mono_now();
 	atomic_init(&h->stop, 0);
 	{
 		struct MHD_OptionItem ops[] = {
@@ -427,11 +543,21 @@ struct httpd *httpd_start(const char *addr, struct stats *st,
 
 void httpd_stop(struct httpd *h)
 {
+	struct hconn *c;
+
 	if (!h)
 		return;
 	atomic_store(&h->stop, 1);
 	pthread_join(h->thread, NULL);
-	/* on this thread now: the connections' callbacks run here */
+	/* on this thread now: the connections' callbacks run here.  A
+	 * suspended connection must be resumed before the daemon stops
+	 * (microhttpd.h); on_request() then answers nothing. */
+	h->stopping = 1;
+	for (c = h->conns; c; c = c->next)
+		if (c->suspended) {
+			c->suspended = 0;
+			MHD_resume_connection(c->conn);
+		}
 	MHD_stop_daemon(h->d);
 	page_unref(h, h->page);
 	free(h);

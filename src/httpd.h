@@ -22,7 +22,14 @@
  * by HTTPD_RENDER_SHARE, so scrapers, however many, cost at most that
  * share of a core in rendering; scrapes in between get the last page.  At
  * most HTTPD_PAGES_MAX pages exist at once (one being sent to slow
- * readers while a newer one serves the rest).
+ * readers while a newer one serves the rest).  Pages are sent at most at
+ * HTTPD_SEND_RATE bytes a second after a burst of HTTPD_SEND_BURST: a
+ * scrape beyond that waits, suspended, until its page's turn when that is
+ * at most HTTPD_SEND_WAIT_MAX away, else that long and is then answered
+ * 429 with Retry-After (counted in staffer_http_scrapes_limited_total).
+ * A Prometheus scraping every 15 s, or two of them, never waits; scrapers
+ * in a tight loop can neither keep a core busy copying pages nor asking
+ * for them.
  */
 #ifndef STAFFER_HTTPD_H
 #define STAFFER_HTTPD_H
@@ -36,6 +43,9 @@
 #define HTTPD_PAGE_MAX (32u << 20)  /* bytes of a /metrics page, at most */
 #define HTTPD_PAGES_MAX 2
 #define HTTPD_RENDER_SHARE 0.1      /* of a core, for rendering pages */
+#define HTTPD_SEND_RATE (8.0 * (1 << 20))   /* page bytes a second ... */
+#define HTTPD_SEND_BURST (2.0 * HTTPD_PAGE_MAX) /* ... after this burst */
+#define HTTPD_SEND_WAIT_MAX 5.0     /* s a scrape may wait for its turn */
 #define HTTPD_CONNECTIONS_MAX 64
 #define HTTPD_PER_IP_MAX 8
 #define HTTPD_REQUEST_S 5.0

@@ -83,7 +83,7 @@ struct counters {
 	long streams;
 	unsigned long long pushes[2];
 	unsigned long long meta_cache[2];   /* [0] parsed, [1] found */
-	unsigned long long http_closed[2];  /* slow request, response */
+	unsigned long long http[STATS_HTTP_COUNT];
 	int have_tls;                       /* TLS files observed: */
 	double tls_not_after;               /* the certificate in use's */
 	unsigned long long tls[CERTS_R_COUNT]; /* reads by result */
@@ -321,12 +321,12 @@ void stats_fetch_observer(void *arg, const struct backend *be,
 	stats_backend(arg, be ? be->name : NULL, r, seconds);
 }
 
-void stats_http_closed(struct stats *s, const char *reason)
+void stats_http(struct stats *s, enum stats_http e)
 {
-	if (!s)
+	if (!s || (unsigned)e >= STATS_HTTP_COUNT)
 		return;
 	pthread_mutex_lock(&s->mu);
-	s->n.http_closed[reason && !strcmp(reason, "slow_response")]++;
+	s->n.http[e]++;
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -911,9 +911,16 @@ static void stats_write(struct stats *s, const struct fetch_stats *fs,
 		   "staffer_http_connections_closed_total{reason="
 		   "\"slow_request\"} %llu\n"
 		   "staffer_http_connections_closed_total{reason="
-		   "\"slow_response\"} %llu\n",
+		   "\"slow_response\"} %llu\n"
+		   "# HELP staffer_http_scrapes_limited_total Scrapes of "
+		   "/metrics answered 429 (Retry-After), after a wait of 5 s, "
+		   "because pages were asked for faster than 8 MiB/s after a "
+		   "64 MiB burst.\n"
+		   "# TYPE staffer_http_scrapes_limited_total counter\n"
+		   "staffer_http_scrapes_limited_total %llu\n",
 		   c.streams, c.pushes[0], c.pushes[1], c.meta_cache[1],
-		   c.meta_cache[0], c.http_closed[0], c.http_closed[1]);
+		   c.meta_cache[0], c.http[STATS_HTTP_SLOW_REQUEST],
+		   c.http[STATS_HTTP_SLOW_RESPONSE], c.http[STATS_HTTP_LIMITED]);
 	if (fs)
 		out_printf(o, "# HELP staffer_backend_requests_total HTTP "
 			   "requests sent to metrics backends.\n"

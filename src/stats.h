@@ -112,9 +112,14 @@ void stats_backend(struct stats *s, const char *backend,
  * stats. */
 fetch_observe_fn stats_fetch_observer;
 
-/* The metrics endpoint closed a connection past its deadline (httpd.h):
- * reason "slow_request" or "slow_response" (others count as the first). */
-void stats_http_closed(struct stats *s, const char *reason);
+/* What the metrics endpoint did to a client (httpd.h). */
+enum stats_http {
+	STATS_HTTP_SLOW_REQUEST,   /* closed: no whole request in time */
+	STATS_HTTP_SLOW_RESPONSE,  /* closed: its answer not read in time */
+	STATS_HTTP_LIMITED,        /* a scrape answered 429: too many bytes */
+	STATS_HTTP_COUNT
+};
+void stats_http(struct stats *s, enum stats_http e);
 
 /* Render b's figures too (budget.h; NULL: none): the request budget, the
  * bytes in flight and the calls refused.  b must outlive s. */

@@ -11,8 +11,10 @@
  * --metrics-url in a loop (libcurl, the body counted and dropped), the
  * order alternating from one repetition to the next.  Result lines: one
  * per window ("result scrape mode=off|on rep=R ..." as every window),
- * then "result scrape_ratio p99_ratio=.. p50_ratio=.. pages=.. bytes=.."
- * with the medians of the windows' p99 and p50, with over without.
+ * then "result scrape_ratio p99_ratio=.. p50_ratio=.. pages=.. limited=..
+ * failed=.. bytes=.." with the medians of the windows' p99 and p50, with
+ * over without, and the scrapes answered 200, 429 (staffer's rate limit)
+ * and otherwise.
  *
  * The scrapers run at nice --scraper-nice (default 0): on a machine
  * where they share the cores with staffer (this benchmark's, not a
@@ -38,7 +40,7 @@ struct scrapers {
 	const char *url;
 	int nice;
 	atomic_int stop;
-	atomic_ulong pages, failed;
+	atomic_ulong pages, limited, failed;
 	atomic_ullong bytes;
 };
 
@@ -66,10 +68,15 @@ static void *scraper_main(void *arg)
 	curl_easy_setopt(e, CURLOPT_TIMEOUT, 30L);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	while (!atomic_load(&s->stop)) {
-		if (curl_easy_perform(e) == CURLE_OK &&
-		    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code) ==
-		    CURLE_OK && code == 200)
+		code = 0;
+		if (curl_easy_perform(e) != CURLE_OK ||
+		    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code) !=
+		    CURLE_OK)
+			code = 0;
+		if (code == 200)
 			atomic_fetch_add(&s->pages, 1);
+		else if (code == 429)        /* told to wait: staffer's limit */
+			atomic_fetch_add(&s->limited, 1);
 		else
 			atomic_fetch_add(&s->failed, 1);
 	}
@@ -172,12 +179,13 @@ int load_scrape(struct lc *c, const struct load_opts *o)
 			load_print_window("scrape", labels, &w);
 		}
 	printf("result scrape_ratio p99_ratio=%.3f p50_ratio=%.3f "
-	       "p99_off_ms=%.3f p99_on_ms=%.3f pages=%lu failed=%lu "
-	       "bytes=%llu scrapers=%d scraper_nice=%d\n",
+	       "p99_off_ms=%.3f p99_on_ms=%.3f pages=%lu limited=%lu "
+	       "failed=%lu bytes=%llu scrapers=%d scraper_nice=%d\n",
 	       median(p99[1], n[1]) / median(p99[0], n[0]),
 	       median(p50[1], n[1]) / median(p50[0], n[0]),
 	       median(p99[0], n[0]) * 1e3, median(p99[1], n[1]) * 1e3,
 	       (unsigned long)atomic_load(&s.pages),
+	       (unsigned long)atomic_load(&s.limited),
 	       (unsigned long)atomic_load(&s.failed),
 	       (unsigned long long)atomic_load(&s.bytes), nscr,
 	       o->scraper_nice);
