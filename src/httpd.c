@@ -33,7 +33,7 @@
 /* A rendered page, shared by the responses that send it. */
 struct page {
 	char *buf;
-	size_t len;
+	size_t len, size;          /* the page, and its buffer's size */
 	int refs;                  /* responses, and 1 while it is current */
 };
 
@@ -60,6 +60,8 @@ struct httpd {
 	struct page *page;         /* the newest, or NULL */
 	size_t pages;              /* pages alive */
 	double rendered_at, render_s;
+	char *spare;               /* a freed page's buffer, for the next */
+	size_t spare_size;
 	double tokens, tokens_at;  /* bytes of pages that may be sent now
 				    * (negative: owed to scrapes waiting) */
 	int stopping;
@@ -89,7 +91,15 @@ static void page_unref(struct httpd *h, struct page *p)
 {
 	if (!p || --p->refs > 0)
 		return;
-	free(p->buf);
+	/* the buffer serves the next rendering (no page's worth of fresh
+	 * memory faulted in, nor given back, at each one), unless another
+	 * page still needs its own */
+	if (!h->spare && h->pages <= HTTPD_PAGES_MAX - 1) {
+		h->spare = p->buf;
+		h->spare_size = p->size;
+	} else {
+		free(p->buf);
+	}
 	free(p);
 	h->pages--;
 }
@@ -145,9 +155,14 @@ static struct page *page_now(struct httpd *h)
 	if (h->f)
 		fetch_get_stats(h->f, &fs);
 	t0 = mono_now();
-	p->buf = stats_page(h->st, h->f ? &fs : NULL, now, HTTPD_PAGE_MAX,
-			    &p->len);
-	if (!p->buf) {
+	p->buf = h->spare;
+	p->size = h->spare_size;
+	h->spare = NULL;
+	h->spare_size = 0;
+	p->len = stats_page(h->st, h->f ? &fs : NULL, now, HTTPD_PAGE_MAX,
+			    &p->buf, &p->size);
+	if (p->len == (size_t)-1) {
+		free(p->buf);
 		free(p);
 		return h->page;
 	}
@@ -560,5 +575,6 @@ void httpd_stop(struct httpd *h)
 		}
 	MHD_stop_daemon(h->d);
 	page_unref(h, h->page);
+	free(h->spare);
 	free(h);
 }

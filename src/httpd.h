@@ -20,7 +20,9 @@
  * counts ScaledObjects beyond it: never a 500).  A page is rendered again
  * only when its last rendering is older than that rendering took, divided
  * by HTTPD_RENDER_SHARE, so scrapers, however many, cost at most that
- * share of a core in rendering; scrapes in between get the last page.  At
+ * share of a core in rendering; scrapes in between get the last page, and
+ * a rendering reuses a freed page's buffer (no page's worth of memory
+ * faulted in and given back each time).  At
  * most HTTPD_PAGES_MAX pages exist at once (one being sent to slow
  * readers while a newer one serves the rest).  Pages are sent at most at
  * HTTPD_SEND_RATE bytes a second after a burst of HTTPD_SEND_BURST: a
@@ -42,7 +44,7 @@
 #define HTTPD_ERR_MAX 256
 #define HTTPD_PAGE_MAX (32u << 20)  /* bytes of a /metrics page, at most */
 #define HTTPD_PAGES_MAX 2
-#define HTTPD_RENDER_SHARE 0.1      /* of a core, for rendering pages */
+#define HTTPD_RENDER_SHARE 0.02     /* of a core, for rendering pages */
 #define HTTPD_SEND_RATE (8.0 * (1 << 20))   /* page bytes a second ... */
 #define HTTPD_SEND_BURST (2.0 * HTTPD_PAGE_MAX) /* ... after this burst */
 #define HTTPD_SEND_WAIT_MAX 5.0     /* s a scrape may wait for its turn */

@@ -973,22 +973,21 @@ size_t stats_render(struct stats *s, const struct fetch_stats *fs,
 	return o.len;
 }
 
-char *stats_page(struct stats *s, const struct fetch_stats *fs, double now,
-		 size_t max, size_t *len)
+size_t stats_page(struct stats *s, const struct fetch_stats *fs, double now,
+		  size_t max, char **buf, size_t *size)
 {
-	struct out o = { NULL, 0, 0, 1, 0 };
+	struct out o = { *buf, *size, 0, 1, 0 };
 	struct tsnap *v;
 	size_t n;
 
 	if (stats_snap(s, now, &v, &n))
-		return NULL;
+		return (size_t)-1;
 	stats_write(s, fs, &o, v, n, max);
 	stats_snap_free(v, n);
-	if (o.failed || !out_room(&o, 0)) {
-		free(o.buf);
-		return NULL;
-	}
+	*buf = o.buf;
+	*size = o.size;
+	if (o.failed || !out_room(&o, 0))
+		return (size_t)-1;
 	o.buf[o.len] = '\0';
-	*len = o.len;
-	return o.buf;
+	return o.len;
 }

@@ -145,16 +145,20 @@ size_t stats_render(struct stats *s, const struct fetch_stats *fs,
 		    double now, char *buf, size_t size);
 
 /*
- * The /metrics page: as stats_render(), in a new buffer (the caller frees
- * it) of *len bytes plus a NUL, at most max bytes (>= STATS_PAGE_RESERVE
+ * The /metrics page: as stats_render(), into the buffer *buf of *size
+ * bytes (malloc()ed, or NULL and 0), grown with realloc() as needed, of
+ * the returned length plus a NUL, at most max bytes (>= STATS_PAGE_RESERVE
  * plus the fixed families, some 100 KB): ScaledObjects whose series would
  * pass max are left out of the page and counted in
- * staffer_target_series_omitted_total, never an error.  The targets are
- * copied STATS_SNAP_CHUNK hash buckets at a time under their lock and
- * rendered without it, so a large page never holds up stats_target()
- * (GetMetrics).  NULL when out of memory.
+ * staffer_target_series_omitted_total, never an error.  Give back the
+ * buffer of an earlier page to spare the allocator a page's worth of
+ * fresh memory at each rendering.  The targets are copied
+ * STATS_SNAP_CHUNK hash buckets at a time under their lock and rendered
+ * without it, so a large page never holds up stats_target() (GetMetrics).
+ * (size_t)-1 when out of memory (*buf and *size still the caller's to
+ * free).
  */
-char *stats_page(struct stats *s, const struct fetch_stats *fs, double now,
-		 size_t max, size_t *len);
+size_t stats_page(struct stats *s, const struct fetch_stats *fs, double now,
+		  size_t max, char **buf, size_t *size);
 
 #endif
