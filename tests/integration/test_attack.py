@@ -70,6 +70,14 @@ def write_cfg(path, backends, **top):
     return path
 
 
+def stop_clean(s):
+    """Stop server s (SIGTERM): exit 0 and no sanitizer report."""
+    rc, _ = s.stop(15)
+    assert rc == 0, "exit %r\n%s" % (rc, s.log_tail())
+    reps = s.sanitizer_reports()
+    assert not reps, "\n".join(reps[:20])
+
+
 def metrics_27(c, tag):
     """Gauges for lambda 2, W 10 (27 replicas at beta 1.5); the metadata."""
     p = gauge(tag)
@@ -386,6 +394,7 @@ def t_identity(c):
             det = expect_code(DENIED, t.target, meta, name="model", ns="tenant-b")
             assert "is not one of the clients" in det and "cn:tenant-b-pod" in det, det
         note("denied: %s" % det)
+        stop_clean(s)
     finally:
         s.stop(10)
     # without 'clients' (as before this release) the CA is the only check:
@@ -395,6 +404,7 @@ def t_identity(c):
     try:
         with TLSClient(s.addr, pki, "tenant") as t:
             assert t.target(meta, name="model", ns="team-a") == 27
+        stop_clean(s)
     finally:
         s.stop(10)
 
@@ -407,7 +417,7 @@ def slow_query(tag, i, ms):
     return "vector(3) + 0*absent(slow_ms_%d_%s_q%d)" % (ms, tag, i)
 
 
-@test("fairness per caller (3): 200 made-up namespaces from one caller, one slow (1 s) "
+@test("fairness per caller (3): 200 made-up namespaces from one caller, one slow (0.5 s) "
       "query each; another caller's GetMetrics (3 s deadline, twice a second) on the same "
       "backend all answer in milliseconds (before: DEADLINE_EXCEEDED, 6 of 23 with 1.9 s "
       "queries)", timeout=90)
@@ -418,12 +428,12 @@ def t_fair_callers(c):
     try:
         with h.Client(relay.addr) as attacker, cf.ThreadPoolExecutor(210) as ex:
             futs = [ex.submit(h.status, attacker.metrics_raw,
-                              {"arrivalRateQuery": slow_query(tag, i, 1000),
+                              {"arrivalRateQuery": slow_query(tag, i, 500),
                                "serviceTime": "10", "backend": "slowprom"},
                               name="n", ns="made-up-%d" % i, timeout=60) for i in range(200)]
             h.wait_until(lambda: proxy_stats(c)["concurrent"] >= 12, 10, 0.01,
                          "the slow queries in flight")
-            end = time.monotonic() + 8
+            end = time.monotonic() + 6
             i = 0
             while time.monotonic() < end:
                 i += 1
@@ -719,8 +729,7 @@ def t_fifo_sighup(c):
         os.replace(cfg + ".bak", cfg)
         s.kill_with(signal.SIGHUP)
         h.wait_until(lambda: "reloaded" in s.log(), 5, what="the reload")
-        rc, _ = s.stop(10)
-        assert rc == 0, rc
+        stop_clean(s)
     finally:
         s.stop(10)
 
@@ -781,6 +790,7 @@ def t_cert_validity(c):
         # taken at the next handshake (files are checked then)
         h.wait_until(lambda: health() and gauge_now() > first, 10, 0.3,
                      "the new pair's expiry")
+        stop_clean(s)
     finally:
         s.stop(10)
     # at start-up an expired pair stops staffer with the reason
@@ -810,6 +820,16 @@ def t_stream_fail(c):
     assert not st.msgs, st.msgs
 
 
+@test("the shared server ends cleanly on SIGTERM, without a sanitizer report", smoke=True)
+def t_final_shutdown(c):
+    c.cl.close()
+    c.cl = None
+    rc, dt = c.srv.stop(15)
+    assert rc == 0, "exit %r\n%s" % (rc, c.srv.log_tail())
+    reps = c.srv.sanitizer_reports()
+    assert not reps, "\n".join(reps[:20])
+
+
 # ----------------------------------------------------------------------------
 
 
@@ -835,7 +855,12 @@ def main():
             c.proxy.terminate()
         h.shared_stop(c, failed)
 
-    return h.suite_main(test, setup, teardown)
+    def select(chosen, every):
+        if t_final_shutdown not in [t.fn for t in chosen]:
+            chosen += [t for t in every if t.fn is t_final_shutdown]
+        return chosen
+
+    return h.suite_main(test, setup, teardown, select)
 
 
 if __name__ == "__main__":
