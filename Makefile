@@ -39,12 +39,13 @@ MODEL_SRC = src/model.c src/erlang.c src/smooth.c src/forecast.c src/peak.c \
            src/safety.c \
            src/feedback.c
 # metadata and one decision from it, and the text helpers every layer shares
-CORE_SRC = src/arr.c src/num.c src/near.c src/mono.c src/meta.c src/decide.c src/sched.c src/tz.c src/promql.c \
-           src/show.c src/csv.c src/slurp.c src/log.c src/version.c
+CORE_SRC = src/arr.c src/num.c src/kname.c src/near.c src/mono.c src/meta.c src/decide.c src/sched.c src/tz.c src/promql.c \
+           src/show.c src/csv.c src/slurp.c src/utf8.c src/log.c src/version.c
 # the service: backends, the decision per trigger, KEDA's gRPC, /metrics
 SVC_SRC  = src/config.c src/prom.c src/secret.c src/fprint.c src/stab.c \
            src/sheap.c src/mcache.c \
            src/certs.c src/http.c src/awscred.c src/stats.c src/procstat.c \
+           src/budget.c src/memlimit.c \
            src/httpd.c src/fetch.c src/scaler.c src/pb.c src/rpc.c \
            src/serve.c src/health.c src/declog.c
 # the tools: calc, explain, lint and what they read (YAML, the CRD, history)
@@ -240,12 +241,12 @@ deps:
 unit: $(UNIT_BIN)
 	@tests/run-unit.sh $(UNIT_BIN)
 
-integration: $(B)/staffer $(B)/staffer-asan py
+integration: $(B)/staffer $(B)/staffer-asan $(B)/staffer-load py
 	@tests/integration/run.sh
 
 test: deps
 	@$(MAKE) --no-print-directory all py $(B)/staffer-asan $(UNIT_BIN) \
-		$(B)/staffer-load-asan $(B)/example/model
+		$(B)/staffer-load $(B)/staffer-load-asan $(B)/example/model
 	@tests/run-all.sh
 
 demo: deps

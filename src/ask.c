@@ -28,7 +28,7 @@ static void ask_done(void *arg, const struct fetch_answer *a, size_t n)
 	pthread_mutex_unlock(&k->mu);
 }
 
-int ask_wait(struct fetch *f, const char *tenant, const struct fetch_query *q,
+int ask_wait(struct fetch *f, const char *caller, const struct fetch_query *q,
 	     double timeout_s, ask_fn *fn, void *arg)
 {
 	struct ask k;
@@ -44,7 +44,7 @@ int ask_wait(struct fetch *f, const char *tenant, const struct fetch_query *q,
 		pthread_mutex_destroy(&k.mu);
 		return 1;
 	}
-	if (fetch_submit(f, tenant, q, 1, ask_done, &k)) {
+	if (fetch_submit(f, caller, "", q, 1, ask_done, &k)) {
 		rc = 1;
 		goto out;
 	}

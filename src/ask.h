@@ -16,14 +16,15 @@
 typedef void ask_fn(void *arg, const struct fetch_answer *a);
 
 /*
- * Submit query q through f (as tenant) and wait at most timeout_s for
+ * Submit query q through f (as caller, in its one lane: the tools ask
+ * one question at a time) and wait at most timeout_s for
  * its answer, which fn gets.  Returns 0 when fn ran with the answer; 1
  * when the fetch module refused the job (fn did not run); -1 when no
  * answer came in time: the fetch module has then been stopped, which
  * completes the job (fn ran with a "shutting down" answer), and f takes
  * no more questions.
  */
-int ask_wait(struct fetch *f, const char *tenant, const struct fetch_query *q,
+int ask_wait(struct fetch *f, const char *caller, const struct fetch_query *q,
 	     double timeout_s, ask_fn *fn, void *arg);
 
 #endif

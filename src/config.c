@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
@@ -51,11 +53,16 @@
 
 static const char *const cfg_top_keys[] = {
 	"defaultBackend", "cacheTTLSeconds", "maxBodyBytes", "maxStates",
-	"maxStatesPerNamespace", "backends", NULL
+	"maxStatesPerNamespace", "maxStatesPerCaller", "clients", "backends",
+	NULL
+};
+static const char *const cfg_client_keys[] = {
+	"uri", "dns", "cn", "namespaces", NULL
 };
 static const char *const cfg_backend_keys[] = {
 	"name", "url", "timeoutSeconds", "auth", "headers", "tls",
-	"namespaces", "maxConnections", "maxConnectionsPerNamespace", NULL
+	"namespaces", "maxConnections", "maxConnectionsPerNamespace",
+	"maxConnectionsPerCaller", NULL
 };
 /* The order is the bit order of cfg_auth_kinds[].fields. */
 static const char *const cfg_auth_keys[] = {
@@ -96,6 +103,11 @@ static const struct cfg_auth_kind {
 	"\"team-a\" or \"ml-*\""
 #define CFG_ALLOWED_CONNS "a whole number from 1 to 256"
 #define CFG_ALLOWED_STATES "a whole number from 100 to 1000000"
+#define CFG_ALLOWED_CLIENT "an object with exactly one of 'uri' (a URI " \
+	"SAN such as a SPIFFE ID), 'dns' (a DNS SAN) or 'cn' (the subject's " \
+	"common name), and optionally 'namespaces'"
+#define CFG_ALLOWED_ID "1 to 1024 printable ASCII characters without " \
+	"spaces"
 
 /* Where errors go: prefix is "config <file>" or "--prometheus". */
 struct cfg_ctx {
@@ -609,9 +621,10 @@ static int cfg_ns_ok(const char *s)
 	return n >= 1 && n <= 63;
 }
 
-/* The backend's `namespaces` allowlist (absent: every namespace). */
+/* A `namespaces` allowlist of obj (a backend's or a client's) into
+ * *list and *n (absent: none, every namespace). */
 static int cfg_namespaces(const struct cfg_ctx *x, const char *parent,
-			  const cJSON *obj, struct backend *b)
+			  const cJSON *obj, char ***list, size_t *nlist)
 {
 	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(obj, "namespaces");
 	const cJSON *it;
@@ -631,8 +644,8 @@ static int cfg_namespaces(const struct cfg_ctx *x, const char *parent,
 		return cfg_fail(x, path, "has %d entries; allowed: 1 to %d "
 				"(leave the field out to allow every "
 				"namespace)", n, CONFIG_NAMESPACES_MAX);
-	b->namespaces = calloc((size_t)n, sizeof(*b->namespaces));
-	if (!b->namespaces)
+	*list = calloc((size_t)n, sizeof(**list));
+	if (!*list)
 		return cfg_oom(x);
 	cJSON_ArrayForEach(it, arr) {
 		snprintf(ipath, sizeof(ipath), "%s[%d]", path, i);
@@ -645,19 +658,19 @@ static int cfg_namespaces(const struct cfg_ctx *x, const char *parent,
 			return cfg_fail(x, ipath, "'%s' is not allowed; "
 					"allowed: %s", shown, CFG_ALLOWED_NS);
 		}
-		if (cfg_dup(x, it->valuestring, &b->namespaces[i]))
+		if (cfg_dup(x, it->valuestring, &(*list)[i]))
 			return -1;
-		b->n_namespaces = (size_t)++i;
+		*nlist = (size_t)++i;
 	}
 	return 0;
 }
 
-/* maxConnections and maxConnectionsPerNamespace (at most the former;
- * default half of it, at least 1). */
+/* maxConnections, maxConnectionsPerNamespace and maxConnectionsPerCaller
+ * (at most the first; defaults half of it and all but one, at least 1). */
 static int cfg_connections(const struct cfg_ctx *x, const char *parent,
 			   const cJSON *obj, struct backend *b)
 {
-	double all, per;
+	double all, per, caller;
 	char path[CFG_PATH_MAX];
 
 	if (cfg_number(x, parent, obj, "maxConnections", 1,
@@ -665,15 +678,21 @@ static int cfg_connections(const struct cfg_ctx *x, const char *parent,
 		       CONFIG_CONNECTIONS_DEFAULT, &all) ||
 	    cfg_number(x, parent, obj, "maxConnectionsPerNamespace", 1,
 		       CONFIG_CONNECTIONS_MAX, 1, CFG_ALLOWED_CONNS,
-		       all >= 2 ? (double)((long)all / 2) : 1, &per))
+		       all >= 2 ? (double)((long)all / 2) : 1, &per) ||
+	    cfg_number(x, parent, obj, "maxConnectionsPerCaller", 1,
+		       CONFIG_CONNECTIONS_MAX, 1, CFG_ALLOWED_CONNS,
+		       all >= 2 ? all - 1 : 1, &caller))
 		return -1;
-	if (per > all) {
-		cfg_join(path, parent, "maxConnectionsPerNamespace");
+	if (per > all || caller > all) {
+		cfg_join(path, parent, per > all ? "maxConnectionsPerNamespace" :
+			 "maxConnectionsPerCaller");
 		return cfg_fail(x, path, "%g is more than maxConnections "
-				"%g; allowed: 1 to maxConnections", per, all);
+				"%g; allowed: 1 to maxConnections",
+				per > all ? per : caller, all);
 	}
 	b->max_connections = (int)all;
 	b->max_connections_ns = (int)per;
+	b->max_connections_caller = (int)caller;
 	return 0;
 }
 
@@ -730,9 +749,97 @@ static int cfg_backend(const struct cfg_ctx *x, const cJSON *obj,
 	if (cfg_object(x, path, obj, "tls", &tls) ||
 	    (tls && cfg_tls(x, path, tls, b)))
 		return -1;
-	if (cfg_namespaces(x, path, obj, b))
+	if (cfg_namespaces(x, path, obj, &b->namespaces, &b->n_namespaces))
 		return -1;
 	return cfg_connections(x, path, obj, b);
+}
+
+static int cfg_id_ok(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++, n++)
+		if ((unsigned char)*s <= 0x20 || (unsigned char)*s >= 0x7f)
+			return 0;
+	return n >= 1 && n <= 1024;
+}
+
+/* clients[i]: one identity that may call, and the namespaces it may
+ * claim. */
+static int cfg_client(const struct cfg_ctx *x, const cJSON *obj,
+		      struct config_client *cl, size_t i)
+{
+	static const char *const kinds[] = { "uri", "dns", "cn" };
+	char path[CFG_PATH_MAX], fpath[CFG_PATH_MAX];
+	char shown[CFG_SHOW_MAX + 4];
+	const char *id = NULL, *v;
+	int k, found = 0;
+
+	snprintf(path, sizeof(path), "clients[%zu]", i);
+	if (!cJSON_IsObject(obj))
+		return cfg_fail(x, path, "expected an object, got %s; "
+				"allowed: %s", show_json_kind(obj),
+				CFG_ALLOWED_CLIENT);
+	if (cfg_check_keys(x, path, obj, cfg_client_keys))
+		return -1;
+	for (k = 0; k < 3; k++) {
+		if (cfg_string(x, path, obj, kinds[k], 0, 1024,
+			       CFG_ALLOWED_ID, &v))
+			return -1;
+		if (!v)
+			continue;
+		cfg_join(fpath, path, kinds[k]);
+		if (found++)
+			return cfg_fail(x, fpath, "a client has one identity; "
+					"allowed: %s", CFG_ALLOWED_CLIENT);
+		if (!cfg_id_ok(v)) {
+			cfg_show(shown, v);
+			return cfg_fail(x, fpath, "'%s' is not allowed; "
+					"allowed: %s", shown, CFG_ALLOWED_ID);
+		}
+		cl->kind = (enum config_id_kind)k;
+		id = v;
+	}
+	if (!id)
+		return cfg_fail(x, path, "no identity; allowed: %s",
+				CFG_ALLOWED_CLIENT);
+	if (cfg_dup(x, id, &cl->id))
+		return -1;
+	return cfg_namespaces(x, path, obj, &cl->namespaces,
+			      &cl->n_namespaces);
+}
+
+/* The `clients` allowlist (absent: any client the TLS layer accepts). */
+static int cfg_clients(const struct cfg_ctx *x, const cJSON *root,
+		       struct config *c)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "clients");
+	const cJSON *it;
+	size_t i = 0;
+	int n;
+
+	if (!arr)
+		return 0;
+	if (!cJSON_IsArray(arr))
+		return cfg_fail(x, "clients", "expected an array of clients, "
+				"got %s; allowed: 1 to %d of %s",
+				show_json_kind(arr), CONFIG_CLIENTS_MAX,
+				CFG_ALLOWED_CLIENT);
+	n = cJSON_GetArraySize(arr);
+	if (n < 1 || n > CONFIG_CLIENTS_MAX)
+		return cfg_fail(x, "clients", "has %d entries; allowed: 1 to "
+				"%d (leave the field out to let any client "
+				"certificate call)", n, CONFIG_CLIENTS_MAX);
+	c->clients = calloc((size_t)n, sizeof(*c->clients));
+	if (!c->clients)
+		return cfg_oom(x);
+	cJSON_ArrayForEach(it, arr) {
+		c->n_clients = i + 1;
+		if (cfg_client(x, it, &c->clients[i], i))
+			return -1;
+		i++;
+	}
+	return 0;
 }
 
 /* The index of the default backend, from defaultBackend or the only one. */
@@ -801,7 +908,7 @@ static int cfg_parse(struct config *c, const char *text, size_t len,
 	const cJSON *backends, *it;
 	const char *end = NULL;
 	size_t i, at, line, col;
-	double ttl = 0, body = 0, states = 0, states_ns = 0;
+	double ttl = 0, body = 0, states = 0, states_ns = 0, states_c = 0;
 	int rc = -1, n;
 
 	for (at = 0; at < len && ascii_is_json_space(text[at]); at++)
@@ -857,10 +964,22 @@ static int cfg_parse(struct config *c, const char *text, size_t len,
 		}
 		states_ns = states;
 	}
+	/* one caller: half the table by default */
+	if (cfg_number(x, NULL, root, "maxStatesPerCaller", 100, 1e6, 1,
+		       CFG_ALLOWED_STATES, floor(states / 2), &states_c))
+		goto out;
+	if (states_c > states) {
+		cfg_fail(x, "maxStatesPerCaller", "%g is more than maxStates "
+			 "%g; allowed: 100 to maxStates", states_c, states);
+		goto out;
+	}
 	tmp.cache_ttl_s = ttl;
 	tmp.max_body_bytes = (size_t)body;
 	tmp.max_states = (size_t)states;
 	tmp.max_states_ns = (size_t)states_ns;
+	tmp.max_states_caller = (size_t)states_c;
+	if (cfg_clients(x, root, &tmp))
+		goto out;
 
 	backends = cJSON_GetObjectItemCaseSensitive(root, "backends");
 	if (!backends) {
@@ -937,6 +1056,15 @@ void config_release(struct config *c)
 		free(b->namespaces);
 	}
 	free(c->backends);
+	for (i = 0; i < c->n_clients; i++) {
+		struct config_client *cl = &c->clients[i];
+
+		free(cl->id);
+		for (j = 0; j < cl->n_namespaces; j++)
+			free(cl->namespaces[j]);
+		free(cl->namespaces);
+	}
+	free(c->clients);
 	config_init(c);
 }
 
@@ -967,13 +1095,21 @@ int config_load_file(struct config *c, const char *path,
 	struct cfg_ctx x = { prefix, err };
 	enum slurp_err se;
 	char *buf = NULL;
+	struct stat sb;
 	size_t len;
 	int rc = -1, fd;
 
 	snprintf(prefix, sizeof(prefix), "config %s", path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO must not hang start-up or the SIGHUP reload
+	 * (which runs on the gRPC thread); only a regular file is read. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		cfg_fail(&x, NULL, "cannot open: %s", strerror(errno));
+		goto out;
+	}
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		cfg_fail(&x, NULL, "is not a regular file (a FIFO, directory "
+			 "or device); the config must be a regular file");
 		goto out;
 	}
 	buf = slurp_fd(fd, CONFIG_FILE_MAX, &len, &se);
@@ -1017,6 +1153,7 @@ int config_from_url(struct config *c, const char *url,
 	tmp.backends[0].timeout_s = CFG_TIMEOUT_DEFAULT;
 	tmp.backends[0].max_connections = CONFIG_CONNECTIONS_DEFAULT;
 	tmp.backends[0].max_connections_ns = CONFIG_CONNECTIONS_DEFAULT / 2;
+	tmp.backends[0].max_connections_caller = CONFIG_CONNECTIONS_DEFAULT - 1;
 	if (cfg_url(&x, NULL, url ? url : "", &tmp.backends[0].url))
 		goto out;
 	rc = 0;
@@ -1101,16 +1238,60 @@ void config_drop(struct config *c)
 	}
 }
 
-int config_namespace_ok(const struct backend *be, const char *ns)
+/* ns matches a pattern of list (n 0: every namespace does). */
+static int ns_listed(char *const *list, size_t n, const char *ns)
 {
 	size_t i;
 
-	if (!be->n_namespaces)
+	if (!n)
 		return 1;
-	for (i = 0; i < be->n_namespaces; i++)
-		if (!fnmatch(be->namespaces[i], ns, FNM_NOESCAPE))
+	for (i = 0; i < n; i++)
+		if (!fnmatch(list[i], ns, FNM_NOESCAPE))
 			return 1;
 	return 0;
+}
+
+int config_namespace_ok(const struct backend *be, const char *ns)
+{
+	return ns_listed(be->namespaces, be->n_namespaces, ns);
+}
+
+const struct config_client *config_client(const struct config *c,
+					  const struct config_peer *p)
+{
+	size_t i, j;
+
+	for (i = 0; i < c->n_clients; i++) {
+		const struct config_client *cl = &c->clients[i];
+
+		switch (cl->kind) {
+		case CONFIG_ID_URI:
+			for (j = 0; j < p->n_uri; j++)
+				if (!strcmp(p->uri[j], cl->id))
+					return cl;
+			break;
+		case CONFIG_ID_DNS:
+			for (j = 0; j < p->n_dns; j++)
+				if (!strcasecmp(p->dns[j], cl->id))
+					return cl;
+			break;
+		case CONFIG_ID_CN:
+			if (p->cn && !strcmp(p->cn, cl->id))
+				return cl;
+			break;
+		}
+	}
+	return NULL;
+}
+
+int config_client_ns_ok(const struct config_client *cl, const char *ns)
+{
+	return ns_listed(cl->namespaces, cl->n_namespaces, ns);
+}
+
+const char *config_id_kind_name(enum config_id_kind k)
+{
+	return k == CONFIG_ID_URI ? "uri" : k == CONFIG_ID_DNS ? "dns" : "cn";
 }
 
 const struct backend *config_backend(const struct config *c,

@@ -51,6 +51,7 @@ struct backend {
 	size_t n_namespaces;
 	int max_connections;       /* requests in flight at once (16) */
 	int max_connections_ns;    /* ... of them for one namespace (half) */
+	int max_connections_caller;/* ... for one caller (all but one) */
 };
 
 /*
@@ -62,6 +63,32 @@ struct backend {
  */
 #define CONFIG_TTL_DEFAULT 20.0
 
+/* How a client certificate names its holder (config_client()). */
+enum config_id_kind {
+	CONFIG_ID_URI,     /* a URI SAN, e.g. a SPIFFE ID */
+	CONFIG_ID_DNS,     /* a DNS SAN (compared ignoring case) */
+	CONFIG_ID_CN,      /* the subject's common name */
+};
+
+/* One client that may call under mTLS (the config's `clients`), and the
+ * namespaces it may claim. */
+struct config_client {
+	enum config_id_kind kind;
+	char *id;
+	char **namespaces;         /* patterns as a backend's; n 0: any */
+	size_t n_namespaces;
+};
+
+/* What a verified client certificate says of its holder (rpc.c reads it
+ * from gRPC's auth context); borrowed strings. */
+struct config_peer {
+	const char *const *uri;    /* URI SANs */
+	size_t n_uri;
+	const char *const *dns;    /* DNS SANs */
+	size_t n_dns;
+	const char *cn;            /* the subject's CN, or NULL */
+};
+
 struct config {
 	struct backend *backends;
 	size_t n_backends;
@@ -69,7 +96,12 @@ struct config {
 	double cache_ttl_s;        /* reuse a backend answer this long */
 	size_t max_body_bytes;     /* cap on one response body (4 MiB) */
 	size_t max_states;         /* triggers with smoothing state (100000) */
-	size_t max_states_ns;      /* ... of one namespace (10000) */
+	size_t max_states_ns;      /* ... of one (caller, namespace) (10000) */
+	size_t max_states_caller;  /* ... of one caller (half of max_states) */
+	/* The mTLS allowlist: n_clients 0 lets any certificate the client CA
+	 * signed call (docs/security.md). */
+	struct config_client *clients;
+	size_t n_clients;
 	int shared;                /* made by config_share(); immutable */
 	long refs;                 /* references to a shared one */
 };
@@ -80,8 +112,11 @@ struct config {
 #define CONFIG_CONNECTIONS_MAX 256
 #define CONFIG_CONNECTIONS_DEFAULT 16
 
+#define CONFIG_CLIENTS_MAX 256     /* entries of `clients` */
+
 #define CONFIG_INIT { NULL, 0, 0, CONFIG_TTL_DEFAULT, 4u << 20, CONFIG_STATES_DEFAULT, \
-		      CONFIG_STATES_NS_DEFAULT, 0, 0 }
+		      CONFIG_STATES_NS_DEFAULT, CONFIG_STATES_DEFAULT / 2, NULL, \
+		      0, 0, 0 }
 
 void config_init(struct config *c);
 void config_release(struct config *c);
@@ -136,6 +171,19 @@ void config_drop(struct config *c);
 /* Whether ScaledObjects of namespace ns may use backend be (its
  * `namespaces` list; every namespace when there is none). */
 int config_namespace_ok(const struct backend *be, const char *ns);
+
+/* The first entry of c's `clients` whose identity p has (in the order
+ * they are listed), or NULL: none, or no `clients` at all (n_clients 0;
+ * the caller decides what that means).  Pure. */
+const struct config_client *config_client(const struct config *c,
+					  const struct config_peer *p);
+
+/* Whether client cl may claim namespace ns (its `namespaces`; every
+ * namespace when there is none). */
+int config_client_ns_ok(const struct config_client *cl, const char *ns);
+
+/* "uri", "dns" or "cn". */
+const char *config_id_kind_name(enum config_id_kind k);
 
 /* The backend called name, the default one for NULL, or NULL if unknown. */
 const struct backend *config_backend(const struct config *c,

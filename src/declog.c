@@ -11,10 +11,11 @@
 struct declog_in {
 	const struct scaler_result *r;
 	int observed;
+	const char *unknown;
 };
 
-/* How a number reads in the text line. */
-enum declog_fmt { G4, G3, F3, D, S };
+/* How a term reads in the text line (Q: a string in double quotes). */
+enum declog_fmt { G4, G3, F3, D, S, Q };
 
 /* One term: key (text and JSON), its text format, how to read it and
  * when it is shown (NULL: always). */
@@ -59,7 +60,14 @@ static const char *t_state(const struct declog_in *in)
 	return in->observed ? "observed" : "memory";
 }
 static const char *t_window(const struct declog_in *in) { return in->r->window; }
+static const char *t_unknown(const struct declog_in *in) { return in->unknown; }
+static long long t_floored(const struct declog_in *in) { return in->r->floored; }
 static int s_capped(const struct declog_in *in) { return TERM(capped); }
+static int s_unknown(const struct declog_in *in) { return in->unknown != NULL; }
+static int s_floored(const struct declog_in *in)
+{
+	return in->unknown && in->r->floored;
+}
 static int s_c(const struct declog_in *in) { return in->r->d->have_feedback; }
 static int s_cold(const struct declog_in *in)
 {
@@ -91,6 +99,8 @@ static const struct declog_term declog_terms[] = {
 	{ "down", S, LOG_STR, NULL, NULL, t_down, NULL },
 	{ "state", S, LOG_STR, NULL, NULL, t_state, NULL },
 	{ "capped", D, LOG_INT, NULL, t_capped, NULL, s_capped },
+	{ "unknown", Q, LOG_STR, NULL, NULL, t_unknown, s_unknown },
+	{ "floored", D, LOG_INT, NULL, t_floored, NULL, s_floored },
 	{ "c", G4, LOG_NUM, t_c, NULL, NULL, s_c },
 	{ "cold", G4, LOG_NUM, t_cold, NULL, NULL, s_cold },
 	{ "window", S, LOG_STR, NULL, NULL, t_window, s_window },
@@ -132,9 +142,10 @@ static void declog_put(char *buf, size_t *len, const char *fmt, ...)
 }
 
 void declog_build(struct declog *dl, const struct scaler_result *r,
-		  const char *ref, const char *backend, int observed)
+		  const char *ref, const char *backend, int observed,
+		  const char *unknown)
 {
-	const struct declog_in in = { r, observed };
+	const struct declog_in in = { r, observed, unknown };
 	const struct declog_term *t;
 	size_t i, len = 0;
 
@@ -168,7 +179,8 @@ void declog_build(struct declog *dl, const struct scaler_result *r,
 			break;
 		case LOG_STR:
 			f->s = t->str(&in);
-			declog_put(dl->text, &len, "%s", f->s ? f->s : "");
+			declog_put(dl->text, &len, t->fmt == Q ? "\"%s\"" : "%s",
+				   f->s ? f->s : "");
 			break;
 		}
 	}

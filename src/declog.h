@@ -30,11 +30,15 @@ struct declog {
 /*
  * The line of decision r (a SCALER_METRICS result whose model ran: r->d
  * and r->obs set) of the trigger ref ("ns/name/metricName") read from
- * backend; observed: the previous answer came from currentReplicasQuery.
- * Strings in dl borrow r's, ref's and backend's.
+ * backend; observed: the previous answer came from currentReplicasQuery;
+ * unknown: the key of an optional signal unknown at this decision, or
+ * NULL (with r->floored: the answer was raised to the last one made with
+ * every signal known).  Strings in dl borrow r's, ref's, backend's and
+ * unknown's.
  */
 void declog_build(struct declog *dl, const struct scaler_result *r,
-		  const char *ref, const char *backend, int observed);
+		  const char *ref, const char *backend, int observed,
+		  const char *unknown);
 
 /* The identity fields of any line about trigger metric of ScaledObject
  * ns/name (NULLs left out) into f[0..]: namespace, scaledObject,

@@ -442,7 +442,8 @@ static int evaluate(struct explain *x, struct scaler *sc, struct fetch *f,
 	int rc = 0, e = 0;
 
 	x->done = 0;
-	if (scaler_evaluate(sc, ns, name, NULL, m, kind, kind == SCALER_METRICS ?
+	if (scaler_evaluate(sc, "explain", ns, name, NULL, m, kind,
+			    kind == SCALER_METRICS ?
 			    on_metrics : on_active, x))
 		return -1;
 	pthread_mutex_lock(&x->mu);

@@ -7,13 +7,21 @@
  *  - job: what one caller submitted; it completes when its last answer
  *    arrives;
  *  - incoming: jobs handed over by fetch_submit() under the mutex;
- *  - bstate: one per backend name: requests in flight, and the lanes
+ *  - bstate: one per backend name: requests in flight, and the callers
  *    with requests waiting for a connection, taken in turn;
- *  - lane: one per (backend, namespace): its tickets (entries waiting to
- *    be sent) in order, and its requests in flight;
- *  - tcount: jobs per namespace, under the mutex (FETCH_TENANT_JOBS_MAX);
- *  - tname: a namespace's name, shared by the entries it asked last;
+ *  - cqueue: one per (backend, caller): its lanes with requests waiting,
+ *    taken in turn when the caller's turn comes;
+ *  - lane: one per (backend, caller, namespace): its tickets (entries
+ *    waiting to be sent) in order, and its requests in flight;
+ *  - tcount: jobs per (caller, namespace) and per caller, under the mutex
+ *    (FETCH_TENANT_JOBS_MAX, FETCH_CALLER_JOBS_MAX);
+ *  - tname: a (caller, namespace) key, shared by the entries it asked
+ *    last;
  *  - xfer: a transfer's handle, headers and body, only while it runs.
+ *
+ * A lane's key is "caller\nnamespace" (fetch_key(); a caller holds no
+ * newline), so lanes, tnames and tcounts are keyed by one string; a
+ * caller's own count is keyed by the caller alone.
  *
  * An entry that needs a transfer is QUEUED with a ticket in the lane of
  * the namespace that asked; a namespace that joins it while it waits gets
@@ -44,6 +52,9 @@
 
 #define BUCKETS 4096
 #define LANE_BUCKETS 1024
+#define CQUEUE_BUCKETS 256
+/* a lane's key: caller, '\n', namespace, NUL */
+#define FETCH_KEY_MAX (FETCH_CALLER_MAX + FETCH_TENANT_MAX)
 #define TCOUNT_BUCKETS 256
 #define TNAME_BUCKETS 256
 #define SWEEP_EVERY_S 10.0
@@ -67,19 +78,32 @@ struct bstate {
 	struct bstate *next;
 	char name[CONFIG_NAME_MAX];
 	int inflight;
-	int max, max_ns;            /* from the newest backend seen */
-	struct lane *ring;          /* lanes with tickets; the next turn */
-	size_t nring;               /* lanes on the ring */
+	int max, max_ns, max_caller; /* from the newest backend seen */
+	struct cqueue *ring;        /* callers with tickets; the next turn */
+	size_t nring;               /* callers on the ring */
+};
+
+/* One caller's lanes on one backend: it exists while it has lanes. */
+struct cqueue {
+	struct cqueue *hnext;       /* fetch.cqueues chain */
+	struct cqueue *rnext, *rprev; /* bstate.ring, circular; NULL: out */
+	struct bstate *bs;
+	struct lane *ring;          /* its lanes with tickets; the next turn */
+	size_t nring;               /* lanes on that ring */
+	size_t lanes;               /* lanes of this caller */
+	int inflight;               /* requests of its lanes in flight */
+	char caller[FETCH_CALLER_MAX];
 };
 
 struct lane {
 	struct lane *hnext;         /* fetch.lanes chain */
-	struct lane *rnext, *rprev; /* bstate.ring, circular; NULL: out */
+	struct lane *rnext, *rprev; /* cqueue.ring, circular; NULL: out */
 	struct bstate *bs;
+	struct cqueue *cq;
 	struct ticket *head, *tail;
 	size_t queued;
 	int inflight;
-	char tenant[FETCH_TENANT_MAX];
+	char tenant[FETCH_KEY_MAX]; /* "caller\nnamespace" */
 };
 
 /* A namespace's name, shared by the entries it asked last (fetch.cmu):
@@ -90,11 +114,11 @@ struct tname {
 	char name[];
 };
 
-/* Jobs of one namespace (fetch.mu). */
+/* Jobs of one (caller, namespace), or of one caller (fetch.mu). */
 struct tcount {
 	struct tcount *next;
 	size_t jobs;
-	char name[FETCH_TENANT_MAX];
+	char name[FETCH_KEY_MAX];
 };
 
 struct waiter {
@@ -152,7 +176,8 @@ struct entry {
 struct job {
 	struct job *next;
 	struct tcount *tc;           /* its namespace's count (fetch.mu) */
-	char tenant[FETCH_TENANT_MAX];
+	struct tcount *tcc;          /* its caller's */
+	char tenant[FETCH_KEY_MAX];  /* fetch_key() */
 	fetch_done_fn *cb;
 	void *arg;
 	size_t n, remaining;
@@ -187,6 +212,7 @@ struct fetch {
 	struct sheap refresh;        /* entries in use, by refresh-ahead time */
 	struct bstate *bstates;
 	struct lane *lanes[LANE_BUCKETS];
+	struct cqueue *cqueues[CQUEUE_BUCKETS];
 	struct tname *tnames[TNAME_BUCKETS];
 	size_t n_entries;
 	double last_sweep;
@@ -419,6 +445,8 @@ static void job_finish(struct fetch *f, struct job *j)
 	f->jobs--;
 	if (j->tc && --j->tc->jobs == 0)
 		tcount_drop(f, j->tc);
+	if (j->tcc && --j->tcc->jobs == 0)
+		tcount_drop(f, j->tcc);
 	pthread_mutex_unlock(&f->mu);
 	free(j);
 }
@@ -469,6 +497,7 @@ static void entry_complete(struct fetch *f, struct entry *e,
 
 		e->lane = NULL;
 		l->inflight--;
+		l->cq->inflight--;
 		l->bs->inflight--;
 		lane_maybe_free(f, l);
 	}
@@ -918,7 +947,31 @@ static struct bstate *bstate_get(struct fetch *f, const struct backend *be)
 		  CONFIG_CONNECTIONS_DEFAULT;
 	bs->max_ns = be->max_connections_ns > 0 ? be->max_connections_ns :
 		     bs->max;
+	bs->max_caller = be->max_connections_caller > 0 ?
+			 be->max_connections_caller : bs->max;
 	return bs;
+}
+
+/* The caller part of a lane's key (before its '\n') into out. */
+static void key_caller(const char *key, char out[FETCH_CALLER_MAX])
+{
+	size_t n = strcspn(key, "\n");
+
+	if (n >= FETCH_CALLER_MAX)
+		n = FETCH_CALLER_MAX - 1;
+	memcpy(out, key, n);
+	out[n] = '\0';
+}
+
+static struct cqueue **cqueue_slot(struct fetch *f, const struct bstate *bs,
+				   const char *caller)
+{
+	uint32_t h = hash_str(caller, hash_str(bs->name, 2166136261u));
+	struct cqueue **pp = &f->cqueues[h % CQUEUE_BUCKETS];
+
+	while (*pp && ((*pp)->bs != bs || strcmp((*pp)->caller, caller)))
+		pp = &(*pp)->hnext;
+	return pp;
 }
 
 static struct lane **lane_slot(struct fetch *f, const struct bstate *bs,
@@ -932,70 +985,123 @@ static struct lane **lane_slot(struct fetch *f, const struct bstate *bs,
 	return pp;
 }
 
+/* The lane of key tenant ("caller\nnamespace") on bs, made with its
+ * caller's queue when new; NULL when out of memory. */
 static struct lane *lane_get(struct fetch *f, struct bstate *bs,
 			     const char *tenant)
 {
 	struct lane **pp = lane_slot(f, bs, tenant);
+	struct cqueue **cp;
+	char caller[FETCH_CALLER_MAX];
 
-	if (!*pp) {
-		*pp = calloc(1, sizeof(**pp));
-		if (!*pp)
+	if (*pp)
+		return *pp;
+	key_caller(tenant, caller);
+	cp = cqueue_slot(f, bs, caller);
+	if (!*cp) {
+		*cp = calloc(1, sizeof(**cp));
+		if (!*cp)
 			return NULL;
-		(*pp)->bs = bs;
-		snprintf((*pp)->tenant, sizeof((*pp)->tenant), "%s", tenant);
-		pthread_mutex_lock(&f->mu);
-		f->stats.lanes++;
-		pthread_mutex_unlock(&f->mu);
+		(*cp)->bs = bs;
+		memcpy((*cp)->caller, caller, sizeof(caller));
 	}
+	*pp = calloc(1, sizeof(**pp));
+	if (!*pp) {
+		if (!(*cp)->lanes) {
+			struct cqueue *q = *cp;
+
+			*cp = q->hnext;
+			free(q);
+		}
+		return NULL;
+	}
+	(*pp)->bs = bs;
+	(*pp)->cq = *cp;
+	(*cp)->lanes++;
+	snprintf((*pp)->tenant, sizeof((*pp)->tenant), "%s", tenant);
+	pthread_mutex_lock(&f->mu);
+	f->stats.lanes++;
+	pthread_mutex_unlock(&f->mu);
 	return *pp;
 }
 
+/* Put lane l on its caller's ring, and the caller on the backend's:
+ * each just before the next turn, so the newest goes last. */
 static void ring_add(struct lane *l)
 {
+	struct cqueue *q = l->cq;
 	struct bstate *bs = l->bs;
 
 	if (l->rnext)
 		return;
+	q->nring++;
+	if (!q->ring) {
+		l->rnext = l->rprev = l;
+		q->ring = l;
+	} else {
+		l->rnext = q->ring;
+		l->rprev = q->ring->rprev;
+		l->rprev->rnext = l;
+		q->ring->rprev = l;
+	}
+	if (q->rnext)
+		return;
 	bs->nring++;
 	if (!bs->ring) {
-		l->rnext = l->rprev = l;
-		bs->ring = l;
+		q->rnext = q->rprev = q;
+		bs->ring = q;
 		return;
 	}
-	/* just before the next turn: the newest lane goes last */
-	l->rnext = bs->ring;
-	l->rprev = bs->ring->rprev;
-	l->rprev->rnext = l;
-	bs->ring->rprev = l;
+	q->rnext = bs->ring;
+	q->rprev = bs->ring->rprev;
+	q->rprev->rnext = q;
+	bs->ring->rprev = q;
 }
 
+/* Take lane l off its caller's ring, and the caller off the backend's
+ * when that was its last lane with tickets. */
 static void ring_remove(struct lane *l)
 {
+	struct cqueue *q = l->cq;
 	struct bstate *bs = l->bs;
 
 	if (!l->rnext)
 		return;
-	bs->nring--;
+	q->nring--;
 	if (l->rnext == l) {
-		bs->ring = NULL;
+		q->ring = NULL;
 	} else {
 		l->rprev->rnext = l->rnext;
 		l->rnext->rprev = l->rprev;
-		if (bs->ring == l)
-			bs->ring = l->rnext;
+		if (q->ring == l)
+			q->ring = l->rnext;
 	}
 	l->rnext = l->rprev = NULL;
+	if (q->ring || !q->rnext)
+		return;
+	bs->nring--;
+	if (q->rnext == q) {
+		bs->ring = NULL;
+	} else {
+		q->rprev->rnext = q->rnext;
+		q->rnext->rprev = q->rprev;
+		if (bs->ring == q)
+			bs->ring = q->rnext;
+	}
+	q->rnext = q->rprev = NULL;
 }
 
-/* Free a lane that has nothing waiting and nothing in flight: a lane
- * exists only while it has work, so lanes are bounded by the jobs and
+/* Free a lane that has nothing waiting and nothing in flight, and its
+ * caller's queue with its last lane: a lane exists only while it has
+ * work, so lanes and callers' queues are bounded by the jobs and
  * refreshes waiting and the connections in use, never by the namespaces
- * ever seen (fetch.h).  Every path that empties a lane calls this:
- * entry_queue() on failure, dispatch() for a dropped ticket,
+ * or callers ever seen (fetch.h).  Every path that empties a lane calls
+ * this: entry_queue() on failure, dispatch() for a dropped ticket,
  * entry_complete() for a connection given back. */
 static void lane_maybe_free(struct fetch *f, struct lane *l)
 {
 	struct lane **pp;
+	struct cqueue *q = l->cq, **cp;
 
 	if (l->head || l->inflight)
 		return;
@@ -1007,6 +1113,12 @@ static void lane_maybe_free(struct fetch *f, struct lane *l)
 	pthread_mutex_lock(&f->mu);
 	f->stats.lanes--;
 	pthread_mutex_unlock(&f->mu);
+	if (--q->lanes)
+		return;
+	cp = cqueue_slot(f, q->bs, q->caller);
+	if (*cp == q)
+		*cp = q->hnext;
+	free(q);
 }
 
 /* Queue entry e for tenant: a ticket in its lane.  0, or -1 when out of
@@ -1041,10 +1153,32 @@ static int entry_queue(struct fetch *f, struct entry *e, const char *tenant)
 	return 0;
 }
 
+/* The next lane of caller q below the per-namespace limit, its turn
+ * taken (q's ring moves past it); NULL when every one is at the limit or
+ * the caller at its own. */
+static struct lane *cqueue_turn(struct cqueue *q)
+{
+	size_t k;
+
+	if (q->inflight >= q->bs->max_caller)
+		return NULL;
+	for (k = 0; k < q->nring; k++) {
+		struct lane *l = q->ring;
+
+		q->ring = l->rnext;
+		if (l->inflight < l->bs->max_ns)
+			return l;
+	}
+	return NULL;
+}
+
 /*
- * Send what backend bs has room for: lanes in turn, one ticket a turn,
- * none from a lane at its per-namespace limit.  Stops when the backend is
- * full or a whole round sent nothing.
+ * Send what backend bs has room for: callers in turn, and within a
+ * caller its namespaces' lanes in turn, one ticket a turn, none from a
+ * lane at its per-namespace limit.  So a caller that makes up many
+ * namespaces gets one turn in as many as there are callers waiting, not
+ * one per namespace.  Stops when the backend is full or a whole round
+ * sent nothing.
  */
 static void dispatch(struct fetch *f, struct bstate *bs)
 {
@@ -1052,12 +1186,14 @@ static void dispatch(struct fetch *f, struct bstate *bs)
 	size_t skipped = 0;
 
 	while (bs->ring && bs->inflight < bs->max) {
-		struct lane *l = bs->ring;
+		struct cqueue *q = bs->ring;
+		struct lane *l;
 		struct ticket *t;
 		struct entry *e;
 
-		bs->ring = l->rnext;     /* the next turn is the next lane's */
-		if (l->inflight >= bs->max_ns) {
+		bs->ring = q->rnext;     /* the next turn is the next caller's */
+		l = cqueue_turn(q);
+		if (!l) {
 			/* every lane at its limit: wait for a completion */
 			if (++skipped >= bs->nring)
 				break;
@@ -1083,6 +1219,7 @@ static void dispatch(struct fetch *f, struct bstate *bs)
 		e->state = ENTRY_IDLE;
 		e->lane = l;
 		l->inflight++;
+		l->cq->inflight++;
 		bs->inflight++;
 		pthread_mutex_lock(&f->mu);
 		f->stats.requests++;
@@ -1432,12 +1569,26 @@ fail:
 	return NULL;
 }
 
-int fetch_submit(struct fetch *f, const char *tenant,
+/* The lane key of (caller, tenant) into key: "caller\nnamespace", each
+ * cut to its bytes told apart, a newline in caller made '?'. */
+static void fetch_key(char key[FETCH_KEY_MAX], const char *caller,
+		      const char *tenant)
+{
+	size_t i, n = 0;
+
+	for (i = 0; caller && caller[i] && n < FETCH_CALLER_MAX - 1; i++)
+		key[n++] = caller[i] == '\n' ? '?' : caller[i];
+	key[n++] = '\n';
+	snprintf(key + n, FETCH_TENANT_MAX, "%s", tenant ? tenant : "");
+}
+
+int fetch_submit(struct fetch *f, const char *caller, const char *tenant,
 		 const struct fetch_query *qs, size_t n, fetch_done_fn *cb,
 		 void *arg)
 {
+	char who[FETCH_CALLER_MAX];
 	struct job *j;
-	struct tcount *tc;
+	struct tcount *tc, *tcc;
 	size_t i;
 
 	if (n == 0 || n > FETCH_QUERIES_MAX || !cb)
@@ -1448,7 +1599,8 @@ int fetch_submit(struct fetch *f, const char *tenant,
 	j->cb = cb;
 	j->arg = arg;
 	j->n = n;
-	snprintf(j->tenant, sizeof(j->tenant), "%s", tenant ? tenant : "");
+	fetch_key(j->tenant, caller, tenant);
+	key_caller(j->tenant, who);
 	for (i = 0; i < n; i++) {
 		j->q[i] = qs[i];
 		j->q[i].query = strdup(qs[i].query);
@@ -1457,16 +1609,22 @@ int fetch_submit(struct fetch *f, const char *tenant,
 	}
 	pthread_mutex_lock(&f->mu);
 	tc = tcount_get(f, j->tenant);
-	if (f->stopping || f->jobs >= FETCH_JOBS_MAX || !tc ||
-	    tc->jobs >= FETCH_TENANT_JOBS_MAX) {
+	tcc = tc ? tcount_get(f, who) : NULL;
+	if (f->stopping || f->jobs >= FETCH_JOBS_MAX || !tc || !tcc ||
+	    tc->jobs >= FETCH_TENANT_JOBS_MAX ||
+	    tcc->jobs >= FETCH_CALLER_JOBS_MAX) {
 		if (tc && tc->jobs == 0)
 			tcount_drop(f, tc);
+		if (tcc && tcc->jobs == 0)
+			tcount_drop(f, tcc);
 		pthread_mutex_unlock(&f->mu);
 		goto fail;
 	}
 	f->jobs++;
 	tc->jobs++;
+	tcc->jobs++;
 	j->tc = tc;
+	j->tcc = tcc;
 	*f->incoming_tail = j;
 	f->incoming_tail = &j->next;
 	pthread_mutex_unlock(&f->mu);
@@ -1512,6 +1670,14 @@ void fetch_free(struct fetch *f)
 			free(l);
 		}
 	}
+	for (b = 0; b < CQUEUE_BUCKETS; b++) {
+		while (f->cqueues[b]) {
+			struct cqueue *q = f->cqueues[b];
+
+			f->cqueues[b] = q->hnext;
+			free(q);
+		}
+	}
 	while (f->bstates) {
 		struct bstate *bs = f->bstates;
 
@@ -1553,10 +1719,11 @@ void fetch_hit_release(struct fetch_hit *h)
 	h->n = 0;
 }
 
-int fetch_lookup(struct fetch *f, const char *tenant,
+int fetch_lookup(struct fetch *f, const char *caller, const char *tenant,
 		 const struct fetch_query *qs, size_t n, struct fetch_hit *h)
 {
 	struct entry *es[FETCH_QUERIES_MAX];
+	char key[FETCH_KEY_MAX];
 	double now = mono_now();
 	int rc = -1, wake = 0;
 	size_t i;
@@ -1576,9 +1743,10 @@ int fetch_lookup(struct fetch *f, const char *tenant,
 		if (answer_fill(&h->ans[i], &h->owned[i], es[i], now))
 			goto out;
 	}
+	fetch_key(key, caller, tenant);
 	for (i = 0; i < n; i++) {
 		es[i]->last_used = now;
-		entry_note_tenant(f, es[i], tenant ? tenant : "");
+		entry_note_tenant(f, es[i], key);
 		wake |= refresh_plan(f, es[i]);
 	}
 	rc = 0;

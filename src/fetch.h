@@ -10,19 +10,24 @@
  *
  * Fairness: each backend has at most maxConnections requests in flight,
  * and one namespace at most maxConnectionsPerNamespace of them (config.h).
- * A request waits for a free connection in its namespace's queue for that
- * backend; the queues take turns (round robin), so a namespace with many
- * slow queries delays its own reads, not another namespace's.  A backend's
- * timeoutSeconds counts from when the request is sent, never while it
- * waits.  A namespace has at most FETCH_TENANT_JOBS_MAX jobs waiting.
- * A queue (a lane) exists only while it has requests waiting or in
- * flight, so their number is bounded by the jobs waiting (FETCH_JOBS_MAX),
- * the refreshes queued (FETCH_ENTRIES_MAX) and the connections in use,
- * whatever number of namespaces callers name over time.
+ * A request waits for a free connection in its queue (a lane) for that
+ * backend, one per (caller, namespace): the caller is who sent the RPC
+ * (its mTLS identity, else its address: rpc.c), the namespace the one it
+ * claims.  Callers take turns (round robin), and within a caller its
+ * namespaces do, so a namespace with many slow queries delays its own
+ * reads, not another namespace's, and a caller that makes up namespaces
+ * gets one turn per round like any other caller, not one per namespace.
+ * A backend's timeoutSeconds counts from when the request is sent, never
+ * while it waits.  A (caller, namespace) has at most FETCH_TENANT_JOBS_MAX
+ * jobs waiting and a caller FETCH_CALLER_JOBS_MAX.  A lane exists only
+ * while it has requests waiting or in flight, so their number is bounded
+ * by the jobs waiting (FETCH_JOBS_MAX), the refreshes queued
+ * (FETCH_ENTRIES_MAX) and the connections in use, whatever number of
+ * namespaces and callers there are over time.
  *
  * Refresh-ahead: an answer used since it arrived is fetched again in the
  * background once it is FETCH_REFRESH_AHEAD of the TTL old, queued in the
- * lane of the namespace that asked for it last; callers get the cached
+ * lane of the (caller, namespace) that asked for it last; callers get the cached
  * answer until the TTL ends, never an older one.  A query asked at least
  * once per 0.75 x TTL is always warm and costs one request per 0.75 x TTL.
  *
@@ -51,8 +56,10 @@
 #define FETCH_QUERIES_MAX 10      /* queries in one job */
 #define FETCH_ENTRIES_MAX 100000  /* cached (backend, query) answers */
 #define FETCH_JOBS_MAX 100000     /* jobs waiting at once */
-#define FETCH_TENANT_JOBS_MAX 10000 /* ... of one namespace */
+#define FETCH_TENANT_JOBS_MAX 10000 /* ... of one (caller, namespace) */
+#define FETCH_CALLER_JOBS_MAX 50000 /* ... of one caller */
 #define FETCH_TENANT_MAX 256      /* bytes of a namespace, with NUL */
+#define FETCH_CALLER_MAX 192      /* bytes of a caller, with NUL */
 #define FETCH_REFRESH_AHEAD 0.75  /* of the TTL: refresh a used answer */
 
 struct fetch;
@@ -99,11 +106,11 @@ struct fetch_hit {
  * then holds them, in order, until fetch_hit_release()); -1 when any
  * would need the backend (h holds nothing; submit the job instead).  A
  * hit counts as one (cache_hits), marks the answer as in use for
- * refresh-ahead, and notes tenant as the namespace a refresh queues for.
- * Takes the cache lock only (see the lock order above); never blocks on
- * I/O.
+ * refresh-ahead, and notes (caller, tenant) as the lane a refresh queues
+ * in.  Takes the cache lock only (see the lock order above); never blocks
+ * on I/O.
  */
-int fetch_lookup(struct fetch *f, const char *tenant,
+int fetch_lookup(struct fetch *f, const char *caller, const char *tenant,
 		 const struct fetch_query *qs, size_t n, struct fetch_hit *h);
 void fetch_hit_release(struct fetch_hit *h);
 
@@ -112,14 +119,17 @@ void fetch_hit_release(struct fetch_hit *h);
 struct fetch *fetch_new(void);
 
 /*
- * Queue a job of n (1..FETCH_QUERIES_MAX) queries for namespace tenant
- * (the queue its requests wait in; at most FETCH_TENANT_MAX - 1 bytes are
- * told apart).  The queries' configs must stay alive until cb has run.
- * Returns 0 and then cb is called exactly once, later, on the fetch
- * thread.  Returns -1 (cb never called) when stopping, out of memory, over
- * FETCH_JOBS_MAX, or over FETCH_TENANT_JOBS_MAX for tenant.
+ * Queue a job of n (1..FETCH_QUERIES_MAX) queries for caller and
+ * namespace tenant (the lane its requests wait in; at most
+ * FETCH_CALLER_MAX - 1 and FETCH_TENANT_MAX - 1 bytes are told apart; a
+ * newline in caller reads as '?'; NULL is "").  The queries' configs must
+ * stay alive until cb has run.  Returns 0 and then cb is called exactly
+ * once, later, on the fetch thread.  Returns -1 (cb never called) when
+ * stopping, out of memory, over FETCH_JOBS_MAX, over
+ * FETCH_TENANT_JOBS_MAX for (caller, tenant) or over FETCH_CALLER_JOBS_MAX
+ * for caller.
  */
-int fetch_submit(struct fetch *f, const char *tenant,
+int fetch_submit(struct fetch *f, const char *caller, const char *tenant,
 		 const struct fetch_query *qs, size_t n, fetch_done_fn *cb,
 		 void *arg);
 
@@ -178,8 +188,9 @@ struct fetch_stats {
 	unsigned long refreshed;  /* refreshes ahead queued (see fetch.c) */
 	unsigned long cred_ok;    /* AWS credential refreshes that worked */
 	unsigned long cred_failed;/* ... and that failed (awscred.h) */
-	unsigned long lanes;      /* (backend, namespace) queues now: those
-				   * with requests waiting or in flight */
+	unsigned long lanes;      /* (backend, caller, namespace) queues now:
+				   * those with requests waiting or in
+				   * flight */
 };
 void fetch_get_stats(struct fetch *f, struct fetch_stats *out);
 

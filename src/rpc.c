@@ -16,6 +16,7 @@
 
 #include <grpc/grpc.h>
 #include <grpc/grpc_security.h>
+#include <grpc/support/alloc.h>
 #include <grpc/support/log.h>
 #include <grpc/support/time.h>
 #include <pthread.h>
@@ -24,10 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
 #include "certs.h"
 #include "externalscaler.pb-c.h"
 #include "fprint.h"
 #include "health.pb-c.h"
+#include "kname.h"
 #include "log.h"
 #include "mcache.h"
 #include "meta.h"
@@ -88,6 +91,8 @@ struct rpc_server {
 	struct mcache *mc;        /* parsed metadata by map; CQ thread */
 	int streams_stopping;     /* smu: no more evaluations (shutdown) */
 	struct stats *stats;      /* NULL: not counted */
+	int mtls;                 /* callers are known by their certificate */
+	struct budget *budget;    /* request bytes in flight; NULL: none */
 	volatile sig_atomic_t *reload;
 	void (*on_reload)(void *arg);
 	void *reload_arg;
@@ -107,11 +112,16 @@ struct call {
 	int cancelled;
 	double arrived;                   /* mono_now() when it came */
 	char fprint[FPRINT_HEX + 1];      /* the trigger's (fprint.h) */
+	char caller[FETCH_CALLER_MAX];    /* who called (call_identify()) */
+	const struct config_client *client; /* its `clients` entry, or NULL;
+					     * valid in its first step */
+	size_t charged;                   /* bytes of the budget it holds */
 
 	/* StreamIsActive only; guarded by srv->smu (see "StreamIsActive"). */
 	int refs;
 	struct sgroup *group;             /* its trigger's group */
 	struct call *gnext, *gprev;       /* group.members */
+	grpc_status_code status_code;     /* what status_sent sent */
 	unsigned sent_any : 1, last_active : 1, send_inflight : 1,
 		 pending_true : 1, want_status : 1, status_sent : 1,
 		 closed : 1;
@@ -167,6 +177,8 @@ static void call_free(struct call *c)
 {
 	struct rpc_server *srv = c->srv;
 
+	if (c->charged)
+		budget_give(srv->budget, c->caller, c->charged);
 	if (c->payload)
 		grpc_byte_buffer_destroy(c->payload);
 	if (c->reply)
@@ -299,22 +311,223 @@ static void reply_msg(struct call *c, const ProtobufCMessage *m)
 /* ---- requests ----------------------------------------------------------- */
 
 /*
- * A Kubernetes name as KEDA sends it: 1 to 253 bytes without control
- * characters or '/'.  Anything else is not from KEDA, and would forge
- * state keys and log lines: refused with INVALID_ARGUMENT.  NULL, or why.
+ * A namespace and a name as Kubernetes has them (kname.h): anything else
+ * did not come from KEDA, and would forge state keys, queues, log lines
+ * and /metrics series.  0; -1 when the call has been answered
+ * INVALID_ARGUMENT with the rule broken.
  */
-static const char *bad_name(const char *s)
+static int check_names(struct call *c, const Externalscaler__ScaledObjectRef *ref)
 {
-	size_t n = 0;
+	char why[KNAME_WHY_MAX], shown[64 + 4], msg[SCALER_MSG_MAX];
+	const char *field = "namespace", *v = ref->namespace_;
 
-	for (; *s; s++, n++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f || *s == '/')
-			return "contains a control character or '/'";
-	return n == 0 ? "is empty" : n > 253 ? "is longer than 253 bytes" :
-	       NULL;
+	if (!kname_check(KNAME_LABEL, v, why)) {
+		field = "name";
+		v = ref->name;
+		if (!kname_check(KNAME_SUBDOMAIN, v, why))
+			return 0;
+	}
+	show_escaped(shown, 64, v, strlen(v));
+	snprintf(msg, sizeof(msg), "scaledObjectRef.%s '%s' is not a "
+		 "Kubernetes %s: %s", field, shown, field, why);
+	call_reply(c, GRPC_STATUS_INVALID_ARGUMENT, msg, NULL);
+	return -1;
 }
 
 static grpc_status_code scaler_status(enum scaler_err e);
+
+#define RPC_PEER_IDS 16   /* SANs of one kind read from a certificate */
+
+/* Printable ASCII of src, a newline-free caller key of kind "kind:" into
+ * c->caller (cut to fit). */
+static void caller_set(struct call *c, const char *kind, const char *src,
+		       size_t len)
+{
+	size_t n = 0, k = strlen(kind), i;
+
+	if (k > sizeof(c->caller) - 1)
+		k = sizeof(c->caller) - 1;
+	memcpy(c->caller, kind, k);
+	n = k;
+	for (i = 0; i < len && n < sizeof(c->caller) - 1; i++) {
+		unsigned char ch = (unsigned char)src[i];
+
+		c->caller[n++] = ch > 0x20 && ch < 0x7f ? (char)ch : '?';
+	}
+	c->caller[n] = '\0';
+}
+
+/* The connection's peer address without its port ("ipv4:10.0.0.7",
+ * "ipv6:[fd00::7]") as the caller: every connection of one pod is one
+ * caller, whatever its source port. */
+static void caller_from_peer(struct call *c)
+{
+	char *peer = grpc_call_get_peer(c->call);
+	const char *colon;
+	size_t len;
+
+	if (!peer) {
+		snprintf(c->caller, sizeof(c->caller), "peer:unknown");
+		return;
+	}
+	colon = strrchr(peer, ':');
+	len = colon && colon > peer && strncmp(peer, "unix:", 5) ?
+	      (size_t)(colon - peer) : strlen(peer);
+	caller_set(c, "", peer, len);
+	gpr_free(peer);
+}
+
+/* The identities of the call's verified client certificate, from gRPC's
+ * auth context: its URI and DNS SANs and its CN, into p (strings owned
+ * by ctx). */
+static void peer_ids(grpc_auth_context *ctx, struct config_peer *p,
+		     const char *uri[RPC_PEER_IDS],
+		     const char *dns[RPC_PEER_IDS])
+{
+	grpc_auth_property_iterator it;
+	const grpc_auth_property *prop;
+
+	memset(p, 0, sizeof(*p));
+	p->uri = uri;
+	p->dns = dns;
+	it = grpc_auth_context_find_properties_by_name(
+		ctx, GRPC_PEER_URI_PROPERTY_NAME);
+	while ((prop = grpc_auth_property_iterator_next(&it)) &&
+	       p->n_uri < RPC_PEER_IDS)
+		uri[p->n_uri++] = prop->value;
+	it = grpc_auth_context_find_properties_by_name(
+		ctx, GRPC_PEER_DNS_PROPERTY_NAME);
+	while ((prop = grpc_auth_property_iterator_next(&it)) &&
+	       p->n_dns < RPC_PEER_IDS)
+		dns[p->n_dns++] = prop->value;
+	it = grpc_auth_context_find_properties_by_name(
+		ctx, GRPC_X509_CN_PROPERTY_NAME);
+	if ((prop = grpc_auth_property_iterator_next(&it)))
+		p->cn = prop->value;
+}
+
+/*
+ * Who is calling, into c->caller (and c->client).  Under mTLS the caller
+ * is its certificate: the entry of the config's `clients` it matches
+ * ("uri:ID", "dns:ID" or "cn:ID"), and a certificate that matches none is
+ * answered PERMISSION_DENIED; without `clients`, its first URI SAN, else
+ * DNS SAN, else CN.  Without mTLS it is the connection's address.  0; -1
+ * when the call has been answered.
+ */
+static int call_identify(struct call *c)
+{
+	const char *uri[RPC_PEER_IDS], *dns[RPC_PEER_IDS];
+	const struct config *cfg = scaler_config(c->srv->sc);
+	char msg[SCALER_MSG_MAX], shown[SCALER_SHOW_MAX + 4], kind[8];
+	grpc_auth_context *ctx;
+	struct config_peer p;
+	int rc = 0;
+
+	c->client = NULL;
+	if (!c->srv->mtls) {
+		caller_from_peer(c);
+		return 0;
+	}
+	ctx = grpc_call_auth_context(c->call);
+	if (!ctx) {
+		caller_from_peer(c);
+		return 0;
+	}
+	peer_ids(ctx, &p, uri, dns);
+	if (!cfg->n_clients) {
+		if (p.n_uri)
+			caller_set(c, "uri:", p.uri[0], strlen(p.uri[0]));
+		else if (p.n_dns)
+			caller_set(c, "dns:", p.dns[0], strlen(p.dns[0]));
+		else if (p.cn)
+			caller_set(c, "cn:", p.cn, strlen(p.cn));
+		else
+			caller_from_peer(c);
+		goto out;
+	}
+	c->client = config_client(cfg, &p);
+	if (!c->client) {
+		char ids[SCALER_MSG_MAX / 2];
+		size_t n = 0, i;
+
+		ids[0] = '\0';
+		for (i = 0; i < p.n_uri && n < sizeof(ids) - 8; i++)
+			n += (size_t)snprintf(ids + n, sizeof(ids) - n,
+					      "%suri:%.100s", n ? ", " : "",
+					      p.uri[i]);
+		for (i = 0; i < p.n_dns && n < sizeof(ids) - 8; i++)
+			n += (size_t)snprintf(ids + n, sizeof(ids) - n,
+					      "%sdns:%.100s", n ? ", " : "",
+					      p.dns[i]);
+		if (p.cn && n < sizeof(ids) - 8)
+			snprintf(ids + n, sizeof(ids) - n, "%scn:%.64s",
+				 n ? ", " : "", p.cn);
+		show_text(shown, SCALER_SHOW_MAX, ids, strlen(ids));
+		snprintf(msg, sizeof(msg), "client certificate (%s) is not "
+			 "one of the clients in staffer's config; only those "
+			 "may call (docs/security.md)", shown[0] ? shown :
+			 "no SAN or CN");
+		log_warn("%s: %s", methods[c->method].path, msg);
+		call_reply(c, GRPC_STATUS_PERMISSION_DENIED, msg, NULL);
+		rc = -1;
+		goto out;
+	}
+	snprintf(kind, sizeof(kind), "%s:", config_id_kind_name(c->client->kind));
+	caller_set(c, kind, c->client->id, strlen(c->client->id));
+out:
+	grpc_auth_context_release(ctx);
+	return rc;
+}
+
+/* Whether the caller's `clients` entry lets it claim namespace ns.  0;
+ * -1 when the call has been answered PERMISSION_DENIED. */
+static int call_claim(struct call *c, const char *ns)
+{
+	char msg[SCALER_MSG_MAX], shown[SCALER_SHOW_MAX + 4];
+
+	if (!c->client || config_client_ns_ok(c->client, ns))
+		return 0;
+	show_text(shown, SCALER_SHOW_MAX, c->caller, strlen(c->caller));
+	snprintf(msg, sizeof(msg), "client '%s' may not claim namespace '%s': "
+		 "its entry in staffer's config 'clients' lists the "
+		 "namespaces it may (docs/security.md)", shown, ns);
+	log_warn("%s: %s", methods[c->method].path, msg);
+	call_reply(c, GRPC_STATUS_PERMISSION_DENIED, msg, NULL);
+	return -1;
+}
+
+/*
+ * Take the call's cost from the request budget (budget.h): its request's
+ * bytes and what they expand into, until it is answered (a stream: until
+ * it ends).  0; -1 when it does not fit: the request is dropped at once
+ * and the call answered RESOURCE_EXHAUSTED.
+ */
+static int call_charge(struct call *c)
+{
+	struct rpc_server *srv = c->srv;
+	size_t len = c->payload ? grpc_byte_buffer_length(c->payload) : 0;
+	size_t cost = budget_cost(len);
+	struct budget_stats bs;
+	char msg[256];
+
+	if (!srv->budget)
+		return 0;
+	if (!budget_take(srv->budget, c->caller, cost)) {
+		c->charged = cost;
+		return 0;
+	}
+	if (c->payload) {
+		grpc_byte_buffer_destroy(c->payload);
+		c->payload = NULL;
+	}
+	budget_get_stats(srv->budget, &bs);
+	snprintf(msg, sizeof(msg), "staffer's request budget is full: %zu "
+		 "of %zu bytes in flight (--request-budget; one caller may "
+		 "hold half); this call needs %zu; retry later", bs.used,
+		 bs.limit, cost);
+	call_reply(c, GRPC_STATUS_RESOURCE_EXHAUSTED, msg, NULL);
+	return -1;
+}
 
 /*
  * Sort a map's n pairs by key, stably (an insertion sort: n is at most
@@ -370,7 +583,6 @@ static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 	const char *keys[META_KEYS_MAX], *values[META_KEYS_MAX];
 	char msg[SCALER_MSG_MAX];
 	const struct meta *hit;
-	const char *why;
 	enum scaler_err se;
 	size_t i;
 
@@ -379,13 +591,8 @@ static int parse_ref(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 			   "request has no scaledObjectRef", NULL);
 		return -1;
 	}
-	if ((why = bad_name(ref->namespace_)) || (why = bad_name(ref->name))) {
-		snprintf(msg, sizeof(msg), "scaledObjectRef.%s %s; a "
-			 "Kubernetes name is 1 to 253 printable bytes",
-			 bad_name(ref->namespace_) ? "namespace" : "name", why);
-		call_reply(c, GRPC_STATUS_INVALID_ARGUMENT, msg, NULL);
+	if (check_names(c, ref) || call_claim(c, ref->namespace_))
 		return -1;
-	}
 	if (ref->n_scalermetadata > META_KEYS_MAX) {
 		snprintf(msg, sizeof(msg), "scalerMetadata has %zu keys; "
 			 "at most %d are allowed", ref->n_scalermetadata,
@@ -593,7 +800,8 @@ static void evaluate(struct call *c, const Externalscaler__ScaledObjectRef *ref,
 		     const struct meta *m, enum scaler_kind kind,
 		     scaler_done_fn *cb)
 {
-	if (scaler_evaluate_now(c->srv->sc, ref->namespace_, ref->name,
+	if (scaler_evaluate_now(c->srv->sc, c->caller, ref->namespace_,
+				ref->name,
 				c->fprint, m, kind, cb, c))
 		call_reply(c, GRPC_STATUS_UNAVAILABLE,
 			   "staffer is shutting down or overloaded", NULL);
@@ -683,10 +891,16 @@ static void on_requested(struct call *c, int ok)
 	c->arrived = mono_now();
 	if (!srv->shutting_down)
 		request_call(srv, c->method);
-	if (c->method == M_GENERIC)
+	if (c->method == M_GENERIC) {
 		start_generic(c);
-	else
-		methods[c->method].start(c);
+		return;
+	}
+	/* The health check stays free and open to any verified client: the
+	 * kubelet's probes must answer while the budget is full. */
+	if (c->method != M_HEALTH_CHECK &&
+	    (call_identify(c) || call_charge(c)))
+		return;
+	methods[c->method].start(c);
 }
 
 /* ---- StreamIsActive ------------------------------------------------------ */
@@ -711,6 +925,7 @@ struct sgroup {
 	struct sgroup *hnext;         /* srv->groups chain */
 	uint32_t hash;
 	char fprint[FPRINT_HEX + 1];
+	char caller[FETCH_CALLER_MAX];    /* its first stream's */
 	Externalscaler__ScaledObjectRef *ref; /* what is evaluated */
 	double push_interval_s;
 	struct rpc_server *srv;
@@ -782,12 +997,14 @@ static void on_stream_status(struct call *c, int ok)
 	stream_unref_unlock(c);
 }
 
-/* End the stream with OK status (smu held). */
-static void stream_send_status(struct call *c)
+/* End the stream with status code and details msg (smu held): OK when
+ * the server stops, an error when its first evaluation failed. */
+static void stream_end(struct call *c, grpc_status_code code,
+		       const char *msg)
 {
 	grpc_op ops[2];
 	grpc_op *op = ops;
-	grpc_slice details = grpc_slice_from_static_string("server stopping");
+	grpc_slice details = grpc_slice_from_copied_string(msg);
 	grpc_call_error err;
 
 	memset(ops, 0, sizeof(ops));
@@ -796,14 +1013,16 @@ static void stream_send_status(struct call *c)
 		op++;
 	}
 	op->op = GRPC_OP_SEND_STATUS_FROM_SERVER;
-	op->data.send_status_from_server.status = GRPC_STATUS_OK;
+	op->data.send_status_from_server.status = code;
 	op->data.send_status_from_server.status_details = &details;
 	op++;
 	c->t_status.step = on_stream_status;
 	c->status_sent = 1;
+	c->status_code = code;
 	c->sent_any = 1;
 	err = grpc_call_start_batch(c->call, ops, (size_t)(op - ops),
 				    &c->t_status, NULL);
+	grpc_slice_unref(details);
 	if (err != GRPC_CALL_OK)
 		log_error("StreamIsActive: cannot end stream: %s",
 			  grpc_call_error_to_string(err));
@@ -870,7 +1089,7 @@ static void on_stream_sent(struct call *c, int ok)
 	}
 	if (c->want_status && !c->send_inflight && !c->status_sent &&
 	    !c->closed)
-		stream_send_status(c);
+		stream_end(c, GRPC_STATUS_OK, "server stopping");
 	stream_unref_unlock(c);
 }
 
@@ -892,6 +1111,24 @@ static void group_schedule(struct sgroup *g, double due)
 		log_error("StreamIsActive: out of memory scheduling a stream");
 }
 
+/*
+ * The group's evaluation failed (smu held).  Streams that have been told
+ * nothing yet end with the error: KEDA then sees why at once, as a polled
+ * IsActive would, instead of a stream silent until its deadline.  Streams
+ * told a value before stay open: a later failure is a stale hold's
+ * business (scaler.h), and KEDA's polled IsActive gets the error.
+ */
+static void group_fail(struct sgroup *g, grpc_status_code code,
+		       const char *msg)
+{
+	struct call *c;
+
+	for (c = g->members; c; c = c->gnext)
+		if (!c->sent_any && !c->status_sent && !c->closed &&
+		    !c->send_inflight)
+			stream_end(c, code, msg);
+}
+
 static void on_group_result(void *arg, const struct scaler_result *r)
 {
 	struct sgroup *g = arg;
@@ -909,6 +1146,7 @@ static void on_group_result(void *arg, const struct scaler_result *r)
 
 		log_fields_at(LOG_DEBUG, f, 3, "StreamIsActive %s/%s: %s",
 			      g->ref->namespace_, g->ref->name, r->msg);
+		group_fail(g, scaler_status(r->err), r->msg);
 	} else {
 		g->have_result = 1;
 		g->last_active = r->active;
@@ -930,6 +1168,7 @@ static void group_eval(struct sgroup *g)
 	const Externalscaler__ScaledObjectRef *ref = g->ref;
 	const char *keys[META_KEYS_MAX], *values[META_KEYS_MAX];
 	char msg[SCALER_MSG_MAX];
+	enum scaler_err se;
 	struct meta m;
 	size_t i;
 
@@ -940,10 +1179,11 @@ static void group_eval(struct sgroup *g)
 	}
 	/* Parsed once successfully when the stream opened; fails now only
 	 * when memory runs out or a reloaded config took the backend away
-	 * (the stream stays open and silent: KEDA's polled IsActive gets
-	 * the error). */
-	if (scaler_parse(g->srv->sc, ref->namespace_, &m, keys, values,
-			 ref->n_scalermetadata, msg) != SCALER_OK) {
+	 * (group_fail(): a stream told nothing yet ends with the error, the
+	 * others stay open and KEDA's polled IsActive gets it). */
+	se = scaler_parse(g->srv->sc, ref->namespace_, &m, keys, values,
+			  ref->n_scalermetadata, msg);
+	if (se != SCALER_OK) {
 		struct log_field f[3] = {
 			LOG_F_STR("method", "StreamIsActive"),
 			LOG_F_STR("namespace", ref->namespace_),
@@ -952,6 +1192,7 @@ static void group_eval(struct sgroup *g)
 
 		log_fields_at(LOG_WARN, f, 3, "StreamIsActive %s/%s: %s",
 			      ref->namespace_, ref->name, msg);
+		group_fail(g, scaler_status(se), msg);
 		group_schedule(g, mono_now() + g->push_interval_s);
 		goto out;
 	}
@@ -960,10 +1201,13 @@ static void group_eval(struct sgroup *g)
 	 * not return (and the server is not freed) while one may still call
 	 * back.  The callback runs on the fetch thread and waits for smu. */
 	atomic_fetch_add(&g->srv->live, 1);
-	if (scaler_evaluate(g->srv->sc, ref->namespace_, ref->name, g->fprint,
+	if (scaler_evaluate(g->srv->sc, g->caller, ref->namespace_, ref->name,
+			    g->fprint,
 			    &m, SCALER_ACTIVE, on_group_result, g)) {
 		atomic_fetch_sub(&g->srv->live, 1);
 		g->eval_inflight = 0;
+		group_fail(g, GRPC_STATUS_UNAVAILABLE,
+			   "staffer is shutting down or overloaded");
 		group_schedule(g, mono_now() + g->push_interval_s);
 	}
 out:
@@ -1009,6 +1253,7 @@ static int group_join(struct call *c, Externalscaler__ScaledObjectRef **ref,
 		sheap_node_init(&g->node);
 		g->hash = h;
 		memcpy(g->fprint, c->fprint, sizeof(g->fprint));
+		memcpy(g->caller, c->caller, sizeof(g->caller));
 		g->ref = *ref;
 		*ref = NULL;
 		g->push_interval_s = push_interval_s;
@@ -1038,7 +1283,8 @@ static void on_stream_closed(struct call *c, int ok)
 	pthread_mutex_lock(&c->srv->smu);
 	group_leave(c);
 	/* OK when we ended it (shutdown), else KEDA went away */
-	call_count(c, c->status_sent ? GRPC_STATUS_OK : GRPC_STATUS_CANCELLED);
+	call_count(c, c->status_sent ? c->status_code :
+		   GRPC_STATUS_CANCELLED);
 	c->closed = 1;
 	c->refs--;               /* the group's reference */
 	stream_unref_unlock(c);  /* the close batch's reference */
@@ -1164,7 +1410,8 @@ static void streams_end(struct rpc_server *srv)
 				c->want_status = 1;
 				if (!c->send_inflight && !c->status_sent &&
 				    !c->closed)
-					stream_send_status(c);
+					stream_end(c, GRPC_STATUS_OK,
+						   "server stopping");
 			}
 	pthread_mutex_unlock(&srv->smu);
 }
@@ -1210,7 +1457,8 @@ struct rpc_server *rpc_server_new(const struct rpc_options *o,
 {
 	struct rpc_server *srv = NULL;
 	grpc_server_credentials *creds = NULL;
-	grpc_arg arg[2];
+	grpc_arg arg[3];
+	grpc_resource_quota *quota = NULL;
 	grpc_channel_args args;
 	char addr[300];
 	int i, port;
@@ -1224,6 +1472,8 @@ struct rpc_server *rpc_server_new(const struct rpc_options *o,
 	srv->fetch = f;
 	srv->grace_s = o->grace_s;
 	srv->stats = o->stats;
+	srv->mtls = o->mtls;
+	srv->budget = o->budget;
 	srv->reload = o->reload;
 	srv->on_reload = o->on_reload;
 	srv->reload_arg = o->reload_arg;
@@ -1248,6 +1498,18 @@ struct rpc_server *rpc_server_new(const struct rpc_options *o,
 	arg[1].key = (char *)GRPC_ARG_ALLOW_REUSEPORT;
 	arg[1].value.integer = 0;
 	args.num_args = 2;
+	/* gRPC's own buffers (requests read before staffer sees them) under
+	 * the same bound as the calls staffer holds (budget.h): over it gRPC
+	 * refuses streams ("Buffers full") and slows its readers. */
+	if (o->quota_bytes) {
+		quota = grpc_resource_quota_create("staffer-requests");
+		grpc_resource_quota_resize(quota, o->quota_bytes);
+		arg[2].type = GRPC_ARG_POINTER;
+		arg[2].key = (char *)GRPC_ARG_RESOURCE_QUOTA;
+		arg[2].value.pointer.p = quota;
+		arg[2].value.pointer.vtable = grpc_resource_quota_arg_vtable();
+		args.num_args = 3;
+	}
 	args.args = arg;
 	srv->cq = grpc_completion_queue_create_for_next(NULL);
 	/* Non-polling: the stream thread only takes events off it.  A
@@ -1263,6 +1525,8 @@ struct rpc_server *rpc_server_new(const struct rpc_options *o,
 			grpc_completion_queue_factory_lookup(&qa), &qa, NULL);
 	}
 	srv->server = grpc_server_create(&args, NULL);
+	if (quota)
+		grpc_resource_quota_unref(quota);   /* the server holds it */
 	grpc_server_register_completion_queue(srv->server, srv->cq, NULL);
 	for (i = 0; i < M_COUNT; i++) {
 		srv->handles[i] = grpc_server_register_method(

@@ -22,7 +22,17 @@
  * on the fetch thread), then the scaler's and fetch's own (scaler.h,
  * fetch.h), which are never held while a callback runs.  A unary call's
  * callback may run inside scaler_evaluate_now(), so no lock is held
- * around it.  Served methods:
+ * around it.
+ *
+ * Every ExternalScaler call is first given its caller (under mTLS the
+ * identity of its certificate, matched against the config's `clients`,
+ * which refuses unlisted certificates and namespaces an entry may not
+ * claim; else the connection's address without its port), whose queues
+ * and quotas it counts in (fetch.h, stab.h), then takes its request's
+ * cost from the request budget (budget.h) until it is answered, or is
+ * answered RESOURCE_EXHAUSTED at once; its namespace and name must be
+ * Kubernetes names (kname.h).  The health check needs none of this.
+ * Served methods:
  *   /externalscaler.ExternalScaler/{IsActive,StreamIsActive,GetMetricSpec,
  *   GetMetrics}, /grpc.health.v1.Health/Check; every other method,
  *   StreamMetricSpec included, gets UNIMPLEMENTED.
@@ -38,6 +48,7 @@
 #define RPC_ERR_MAX 256
 #define RPC_RECV_MAX (1u << 20)   /* bytes in one request message */
 
+struct budget;
 struct certs;
 struct stats;
 
@@ -47,6 +58,11 @@ struct rpc_options {
 	struct certs *certs;      /* TLS files (certs.h); NULL: plaintext.
 				   * Must outlive the server. */
 	int mtls;                 /* certs require client certificates */
+	struct budget *budget;    /* request bytes in flight (budget.h);
+				   * NULL: unbounded.  Must outlive the
+				   * server. */
+	size_t quota_bytes;       /* gRPC's own buffers, at most; 0: gRPC's
+				   * default (unbounded) */
 	struct stats *stats;      /* calls counted here (stats.h); NULL: not
 				   * counted.  Must outlive the server. */
 	/* SIGHUP: when *reload becomes non-zero, the serving thread sets it

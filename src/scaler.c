@@ -61,6 +61,7 @@ _Static_assert(SIG_N <= FETCH_QUERIES_MAX, "every signal fits one job");
 
 #define STATE_FILE_MAX (64u << 20)
 #define STATE_KEY_MAX 1024       /* bytes of a key in the state file */
+#define STATE_NS_MAX 253         /* ... of a namespace (kname.h) */
 #define SAVE_EVERY_S 1.0
 /* The saver spends at most about this share of a core: after a save that
  * took t seconds the next waits at least t / SAVE_SHARE. */
@@ -87,6 +88,11 @@ struct state {
 	double good_w;          /* last known service time, s; 0 = none */
 	int64_t logged_raw;     /* ... its raw */
 	int64_t logged_target;  /* and its target */
+	/* The last answer made while every optional signal was known too:
+	 * the floor while one is unknown (opt_floor()). */
+	int have_opt;
+	int64_t opt_target;
+	double opt_at;          /* wall clock, s */
 };
 
 struct scaler {
@@ -135,10 +141,11 @@ struct eval {
 	struct meta *own;            /* heap: base, a deep copy; else NULL */
 	char *names;                 /* heap: ns and name, copied; else NULL */
 	enum scaler_kind kind;
+	const char *caller;          /* who asked (rpc.c), "" for tools */
 	const char *ns, *name;       /* the ScaledObject's */
 	char *key;                   /* the state's key (scaler_key()):
 				      * keybuf, or malloc()ed */
-	size_t max_states, max_states_ns;
+	struct stab_limits lim;      /* the config's maxStates* */
 	int slot[SIG_N];             /* answer index per signal, -1 if none */
 	struct scaler_read reads[SIG_N]; /* what was sent, in that order */
 	size_t n_reads;
@@ -205,8 +212,8 @@ static struct state *state_for(struct scaler *s, const struct eval *e,
 	struct state *st;
 	int evicted = 0;
 
-	n = stab_put(s->states, e->key, e->ns, e->max_states,
-		     e->max_states_ns, &evicted);
+	n = stab_put(s->states, e->key, e->caller, e->ns, &e->lim, now,
+		     &evicted);
 	if (!n)
 		return NULL;
 	st = state_of(n);     /* a new one is zeroed: smooth_init()'s state */
@@ -214,12 +221,20 @@ static struct state *state_for(struct scaler *s, const struct eval *e,
 		s->evicted++;
 		s->dirty = 1;
 		if (now - s->evict_logged >= EVICT_LOG_EVERY_S) {
+			char who[SCALER_SHOW_MAX + 4];
+
+			show_text(who, SCALER_SHOW_MAX, n->owner,
+				  strlen(n->owner));
 			log_warn("state table: %lu trigger states evicted to "
-				 "make room (maxStates %zu, "
-				 "maxStatesPerNamespace %zu; namespace '%s' "
-				 "has %zu); least recently used first",
-				 s->evicted, e->max_states, e->max_states_ns,
-				 n->ns, stab_count_ns(s->states, n->ns));
+				 "make room (maxStates %zu, maxStatesPerCaller "
+				 "%zu, maxStatesPerNamespace %zu; caller '%s' "
+				 "has %zu, %zu in namespace '%s'; %zu states "
+				 "are new); new states and the least recently "
+				 "used first", s->evicted, e->lim.max,
+				 e->lim.max_owner, e->lim.max_ns, who,
+				 stab_count_owner(s->states, n->owner),
+				 stab_count_ns(s->states, n->owner, n->ns),
+				 n->ns, stab_count_new(s->states));
 			s->evicted = 0;
 			s->evict_logged = now;
 		}
@@ -247,9 +262,11 @@ static void states_sweep(struct scaler *s, double now)
 /* ---- the state file ------------------------------------------------------- */
 
 /*
- * Format: {"version":2,"states":[{"key":K,"ns":NS,"target":N,"lastDown":T,
+ * Format: {"version":2,"states":[{"key":K,"ns":NS,"caller":C,"regular":B,
+ * "target":N,"lastDown":T,
  * "primed":B,"haveGood":B,"goodTarget":N,"haveActive":B,"goodActive":B,
- * "activeAt":T,"goodAt":T,"goodW":W,"lastSeen":T}]}, K as scaler_key()
+ * "activeAt":T,"goodAt":T,"goodW":W,"lastSeen":T,"haveOpt":B,
+ * "optTarget":N,"optAt":T}]}, K as scaler_key()
  * makes it, wall-clock times in seconds, the least recently used first (so
  * that loading in order restores the recency).  Version 1 had keys without
  * the metadata fingerprint; such a file is ignored.  Written to a
@@ -307,7 +324,8 @@ static int snap_take(struct scaler *s, struct snap *sn)
 
 	for (n = stab_oldest(s->states); n; n = stab_newer(n)) {
 		count++;
-		bytes += strlen(n->key) + strlen(n->ns) + 2;
+		bytes += strlen(n->key) + strlen(n->ns) + strlen(n->owner) +
+			 3;
 	}
 	v = malloc((count ? count : 1) * sizeof(*v));
 	strs = malloc(bytes ? bytes : 1);
@@ -318,6 +336,7 @@ static int snap_take(struct scaler *s, struct snap *sn)
 	}
 	for (n = stab_oldest(s->states); n; n = stab_newer(n), i++) {
 		size_t kl = strlen(n->key) + 1, nl = strlen(n->ns) + 1;
+		size_t ol = strlen(n->owner) + 1;
 
 		v[i] = *state_of(n);
 		memcpy(strs + off, n->key, kl);
@@ -326,6 +345,9 @@ static int snap_take(struct scaler *s, struct snap *sn)
 		memcpy(strs + off, n->ns, nl);
 		v[i].node.ns = strs + off;
 		off += nl;
+		memcpy(strs + off, n->owner, ol);
+		v[i].node.owner = strs + off;
+		off += ol;
 	}
 	sn->v = v;
 	sn->n = count;
@@ -376,6 +398,9 @@ static int snap_put(FILE *fp, const struct snap *sn)
 		bad |= put_str(fp, st->node.key);
 		bad |= fputs(",\"ns\":", fp) < 0;
 		bad |= put_str(fp, st->node.ns);
+		bad |= fputs(",\"caller\":", fp) < 0;
+		bad |= put_str(fp, st->node.owner);
+		bad |= put_bool(fp, "regular", st->node.regular);
 		bad |= put_num(fp, "target", (double)st->sm.target);
 		bad |= put_num(fp, "lastDown", st->sm.last_down_s);
 		bad |= put_bool(fp, "primed", st->sm.primed);
@@ -387,6 +412,9 @@ static int snap_put(FILE *fp, const struct snap *sn)
 		bad |= put_num(fp, "goodAt", st->good_at);
 		bad |= put_num(fp, "goodW", st->good_w);
 		bad |= put_num(fp, "lastSeen", st->last_seen);
+		bad |= put_bool(fp, "haveOpt", st->have_opt);
+		bad |= put_num(fp, "optTarget", (double)st->opt_target);
+		bad |= put_num(fp, "optAt", st->opt_at);
 		bad |= fputc('}', fp) == EOF;
 	}
 	bad |= fputs("]}", fp) < 0;
@@ -565,6 +593,7 @@ static int states_load(struct scaler *s)
 	char *text = NULL;
 	cJSON *root = NULL;
 	const cJSON *arr, *o, *ver;
+	struct stab_limits lim;
 	enum slurp_err se;
 	size_t len;
 	size_t n = 0;
@@ -595,21 +624,32 @@ static int states_load(struct scaler *s)
 			 s->state_path, ver->valuedouble, STATE_VERSION);
 		goto out;
 	}
+	lim.max = s->cfg->max_states;
+	lim.max_owner = s->cfg->max_states_caller;
+	lim.max_ns = s->cfg->max_states_ns;
 	cJSON_ArrayForEach(o, arr) {
 		const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "key");
 		const cJSON *ns = cJSON_GetObjectItemCaseSensitive(o, "ns");
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "caller");
+		const cJSON *reg = cJSON_GetObjectItemCaseSensitive(o,
+								    "regular");
+		const char *caller = cJSON_IsString(c) ? c->valuestring : "";
 		struct stab_node *node;
 		struct state *st;
 
 		if (!cJSON_IsString(k) || !cJSON_IsString(ns) ||
 		    strlen(k->valuestring) > STATE_KEY_MAX ||
-		    strlen(ns->valuestring) > STATE_KEY_MAX)
+		    strlen(ns->valuestring) > STATE_NS_MAX ||
+		    strlen(caller) >= FETCH_CALLER_MAX || strchr(caller, '\n'))
 			continue;
-		node = stab_put(s->states, k->valuestring, ns->valuestring,
-				s->cfg->max_states, s->cfg->max_states_ns,
-				NULL);
+		node = stab_put(s->states, k->valuestring, caller,
+				ns->valuestring, &lim, wall_now(), NULL);
 		if (!node)
 			break;
+		/* a file without the flag is older than it: its states were
+		 * all asked for before */
+		if (!reg || cJSON_IsTrue(reg))
+			stab_promote(s->states, node);
 		st = state_of(node);
 		st->sm.target = (int64_t)num(o, "target", 0,
 					     (double)MODEL_REPLICAS_MAX);
@@ -624,6 +664,10 @@ static int states_load(struct scaler *s)
 		st->good_at = num(o, "goodAt", 0, 1e12);
 		st->good_w = num(o, "goodW", 0, 86400);
 		st->last_seen = num(o, "lastSeen", 0, 1e12);
+		st->have_opt = flag(o, "haveOpt");
+		st->opt_target = (int64_t)num(o, "optTarget", 0,
+					      (double)MODEL_REPLICAS_MAX);
+		st->opt_at = num(o, "optAt", 0, 1e12);
 		n++;
 	}
 	log_info("state file '%s': %zu trigger states restored",
@@ -685,6 +729,11 @@ struct scaler *scaler_new(struct config *cfg, struct fetch *f,
 		s->saver_on = 1;
 	}
 	return s;
+}
+
+const struct config *scaler_config(const struct scaler *s)
+{
+	return s->cfg;
 }
 
 void scaler_set_config(struct scaler *s, struct config *cfg)
@@ -973,14 +1022,15 @@ static size_t miss_points(const struct meta *m)
 }
 
 static size_t miss_grid(const struct eval *e, const struct fetch_answer *x,
-			const struct fetch_answer *series)
+			const struct fetch_answer *series, double now)
 {
 	double step = e->series_step_s, end, k;
 	size_t n = e->n_miss, i, j;
 
 	for (i = 0; i < n; i++)
 		e->miss[i] = NAN;
-	if (!x || x->err != PROM_OK || x->n == 0)
+	if (!x || x->err != PROM_OK || x->n == 0 ||
+	    !answer_fresh(e, x, now, step))
 		return n;
 	end = series && series->n > 0 ? series->ts[series->n - 1]
 				      : x->ts[x->n - 1];
@@ -1075,16 +1125,16 @@ static void read_observations(const struct eval *e,
 		o->n_surge = x->n;
 		o->surge_step_s = e->surge_step_s;
 	} else if (x) {
-		log_debug("%s: arrivalRateQuery (surge range): %s; no surge "
-			  "headroom", e->ref, x->err ? x->msg :
-			  "old or future data, or gaps in the series");
+		log_eval(LOG_DEBUG, e, "%s: arrivalRateQuery (surge range): "
+			 "%s; no surge headroom", e->ref, x->err ? x->msg :
+			 "old or future data, or gaps in the series");
 	}
 
 	if (e->miss) {
 		o->miss = e->miss;
 		o->n_miss = miss_grid(e, answer(e, a, SIG_MISS),
 				      o->n_series > 0 ? answer(e, a, SIG_SERIES)
-						      : NULL);
+						      : NULL, now);
 		if (!(o->series_step_s > 0))
 			o->series_step_s = e->series_step_s;
 	}
@@ -1111,13 +1161,137 @@ static void read_observations(const struct eval *e,
 
 
 /*
+ * Which optional signal of the decision is unknown now (NULL: none), with
+ * why in why[len].  Unknown is no usable value where one is expected:
+ *  - slaMissQuery's range while there is demand: no point with a share
+ *    from 0 to 1 (no series, NaN or +-Inf at every point, old or future
+ *    data);
+ *  - coldStartQuery: no value in (0, META_COLD_START_MAX] (no series, NaN,
+ *    +-Inf, old or future data, out of range);
+ *  - arrivalRateQuery's range (forecast, hold, peakedness) and its surge
+ *    range (surge headroom): failed, no series, NaN or +-Inf at every
+ *    point, old or future data, gaps;
+ *  - currentReplicasQuery's recent range while its instant answered:
+ *    failed, no series, NaN or +-Inf, old or future data.
+ * A failing slaMissQuery or coldStartQuery does not get here: it fails the
+ * evaluation as a required signal does (optional_failed()).
+ */
+static const char *optional_unknown(const struct eval *e,
+				    const struct fetch_answer *a,
+				    const struct decide_obs *o, double now,
+				    char *why, size_t len)
+{
+	const struct fetch_answer *x;
+	int demand = o->arrival_rate > 0 || o->queue_depth > 0 ||
+		     o->shed_rate > 0;
+	size_t i;
+
+	x = answer(e, a, SIG_MISS);
+	if (x && o->miss && demand) {
+		for (i = 0; i < o->n_miss; i++)
+			if (o->miss[i] >= 0 && o->miss[i] <= 1)
+				break;
+		if (i >= o->n_miss) {
+			snprintf(why, len, "%s", x->err ? x->msg :
+				 !answer_fresh(e, x, now, e->series_step_s) ?
+				 "old or future data" :
+				 "no point with a share from 0 to 1");
+			return sig_keys[SIG_MISS];
+		}
+	}
+	x = answer(e, a, SIG_COLD);
+	if (x && !(o->cold_measured > 0 &&
+		   o->cold_measured <= META_COLD_START_MAX)) {
+		if (x->err)
+			snprintf(why, len, "%s", x->msg);
+		else if (!answer_fresh(e, x, now, 0))
+			snprintf(why, len, "old or future data");
+		else
+			snprintf(why, len, "%g s is not a cold start from 0 "
+				 "to %g s", x->value, META_COLD_START_MAX);
+		return sig_keys[SIG_COLD];
+	}
+	x = answer(e, a, SIG_SERIES);
+	if (x && o->n_series == 0) {
+		snprintf(why, len, "%s", x->err ? x->msg :
+			 !answer_fresh(e, x, now, e->series_step_s) ?
+			 "old or future data" : "gaps in the series");
+		return sig_keys[SIG_SERIES];
+	}
+	x = answer(e, a, SIG_SURGE);
+	if (x && o->n_surge == 0) {
+		snprintf(why, len, "%s", x->err ? x->msg :
+			 !answer_fresh(e, x, now, e->surge_step_s) ?
+			 "old or future data" : "gaps in the series");
+		return sig_keys[SIG_SURGE];
+	}
+	x = answer(e, a, SIG_CURRENT_RECENT);
+	if (x && o->have_view &&
+	    (x->err || !answer_fresh(e, x, now, RECENT_STEP_MAX_S) ||
+	     range_max(x) < 0)) {
+		snprintf(why, len, "%s", x->err ? x->msg :
+			 range_max(x) < 0 ? "no value" : "old or future data");
+		return sig_keys[SIG_CURRENT_RECENT];
+	}
+	return NULL;
+}
+
+/*
+ * Unknown data never lowers the answer (docs/metadata.md,
+ * staleHoldSeconds): while an optional signal is unknown (unknown, why),
+ * the answer is at least the last one made with every signal known, for
+ * staleHoldSeconds from then; after that the signal's documented fallback
+ * alone decides.  Known signals may still raise it.  When the floor
+ * raises r->target, st's smoothing is set back to sm0 (its state before
+ * this decision, which did not happen) and then to the answer given.
+ * With every signal known the answer becomes the new floor.
+ */
+static void opt_floor(const struct eval *e, struct state *st,
+		      const struct smooth *sm0, const char *unknown,
+		      const char *why, double now, struct scaler_result *r)
+{
+	int64_t floor;
+
+	if (!st)
+		return;
+	if (!unknown) {
+		st->have_opt = 1;
+		st->opt_target = r->target;
+		st->opt_at = now;
+		return;
+	}
+	if (!st->have_opt || now - st->opt_at > e->m->stale_hold_s) {
+		log_debug("%s: %s unknown (%s); answering with its fallback "
+			  "(no answer with it known within staleHoldSeconds "
+			  "%g)", e->ref, unknown, why, e->m->stale_hold_s);
+		return;
+	}
+	floor = st->opt_target;
+	/* maxReplicas may have been lowered since */
+	if (e->m->model.max_replicas > 0 && floor > e->m->model.max_replicas)
+		floor = e->m->model.max_replicas;
+	if (r->target >= floor)
+		return;
+	log_warn("%s: %s unknown (%s); answering at least %lld, the last "
+		 "answer with every signal known, from %.0fs ago, instead of "
+		 "%lld (staleHoldSeconds %g)", e->ref, unknown, why,
+		 (long long)floor, now - st->opt_at, (long long)r->target,
+		 e->m->stale_hold_s);
+	r->target = floor;
+	r->floored = 1;
+	st->sm = *sm0;
+	smooth_seed(&st->sm, r->target, now);
+}
+
+/*
  * One line per decision: at info when the answer (raw or target) changed
  * since the last line of this trigger, else at debug, so that a steady
  * fleet costs no log volume (every call is there at debug).
  */
 static void log_decision(const struct eval *e, struct state *st,
 			 const struct scaler_result *r,
-			 const struct decision *d, int observed)
+			 const struct decision *d, int observed,
+			 const char *unknown)
 {
 	enum log_level lvl = LOG_INFO;
 	struct declog dl;
@@ -1133,7 +1307,8 @@ static void log_decision(const struct eval *e, struct state *st,
 	if (lvl < log__level)
 		return;
 	/* every term, from one table for text and JSON (declog.c) */
-	declog_build(&dl, r, e->ref, e->be ? e->be->name : NULL, observed);
+	declog_build(&dl, r, e->ref, e->be ? e->be->name : NULL, observed,
+		     unknown);
 	if (dl.n < LOG_FIELDS_MAX)
 		dl.f[dl.n++] = (struct log_field)LOG_F_STR("method",
 			e->kind == SCALER_METRICS ? "GetMetrics" : "IsActive");
@@ -1207,11 +1382,15 @@ static void eval_finish(struct eval *e, const struct fetch_answer *a,
 	struct decision d;
 	struct decide_obs o;
 	struct state *st;
+	struct smooth sm0;
 	enum model_err merr = MODEL_OK;
 	double now = wall_now();
+	const char *unknown;
+	char why[PROM_ERR_MAX];
 	size_t i;
 
 	memset(&r, 0, sizeof(r));
+	memset(&sm0, 0, sizeof(sm0));
 	memcpy(r.metric_name, e->m->metric_name, sizeof(r.metric_name));
 	for (i = 0; i < e->n_reads && i < n; i++)
 		e->reads[i].answer = &a[i];
@@ -1245,6 +1424,8 @@ static void eval_finish(struct eval *e, const struct fetch_answer *a,
 		goto done;
 	}
 	read_observations(e, a, st, g, &o, now);
+	if (st)
+		sm0 = st->sm;
 	switch (decide_observations(e->m, &o, now,
 				    st ? &st->sm : NULL, g, &d, &merr)) {
 	case DECIDE_OK:
@@ -1271,18 +1452,17 @@ static void eval_finish(struct eval *e, const struct fetch_answer *a,
 	r.target = d.target;
 	r.obs = &o;
 	r.d = &d;
+	unknown = optional_unknown(e, a, &o, now, why, sizeof(why));
+	opt_floor(e, st, &sm0, unknown, why, now, &r);
 	if (st) {
 		if (o.w_measured > 0)
 			st->good_w = o.w_measured;
-		if (e->kind == SCALER_METRICS) {
-			st->good_target = d.target;
-			st->good_at = now;
-			st->have_good = 1;
-		}
+		st->good_target = r.target;
+		st->good_at = now;
+		st->have_good = 1;
 		note_active(s, st, r.active, now);
 	}
-	if (e->kind == SCALER_METRICS)
-		log_decision(e, st, &r, &d, o.have_view);
+	log_decision(e, st, &r, &d, o.have_view, unknown);
 done:
 	hold_or_fail(e, st, now, &r);
 	pthread_mutex_unlock(&s->mu);
@@ -1313,8 +1493,8 @@ static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
  * evaluation replaces them, eval_new()).  0; -1 when out of memory or m's
  * backend is not in the config (e then still needs eval_release()).
  */
-static int eval_setup(struct eval *e, struct scaler *s, const char *ns,
-		      const char *name, const char *fprint,
+static int eval_setup(struct eval *e, struct scaler *s, const char *caller,
+		      const char *ns, const char *name, const char *fprint,
 		      const struct meta *m, enum scaler_kind kind,
 		      scaler_done_fn *cb, void *arg, time_t t,
 		      struct fetch_query q[SIG_N], size_t *nq)
@@ -1329,11 +1509,13 @@ static int eval_setup(struct eval *e, struct scaler *s, const char *ns,
 	e->own = NULL;
 	e->names = NULL;
 	e->kind = kind;
+	e->caller = caller;
 	e->ns = ns;
 	e->name = name;
 	e->key = NULL;
-	e->max_states = s->cfg->max_states;
-	e->max_states_ns = s->cfg->max_states_ns;
+	e->lim.max = s->cfg->max_states;
+	e->lim.max_owner = s->cfg->max_states_caller;
+	e->lim.max_ns = s->cfg->max_states_ns;
 	e->n_reads = 0;
 	e->series_step_s = 0;
 	e->surge_step_s = 0;
@@ -1448,15 +1630,16 @@ static int eval_setup(struct eval *e, struct scaler *s, const char *ns,
  * fetch thread after the caller's have gone.  NULL when out of memory or
  * m's backend is not in the config.
  */
-static struct eval *eval_new(struct scaler *s, const char *ns,
-			     const char *name, const char *fprint,
-			     const struct meta *m, enum scaler_kind kind,
-			     scaler_done_fn *cb, void *arg, time_t t,
-			     struct fetch_query q[SIG_N], size_t *nq)
+static struct eval *eval_new(struct scaler *s, const char *caller,
+			     const char *ns, const char *name,
+			     const char *fprint, const struct meta *m,
+			     enum scaler_kind kind, scaler_done_fn *cb,
+			     void *arg, time_t t, struct fetch_query q[SIG_N],
+			     size_t *nq)
 {
-	size_t lns = strlen(ns), lname = strlen(name);
+	size_t lc = strlen(caller), lns = strlen(ns), lname = strlen(name);
 	struct meta *own = malloc(sizeof(*own));
-	char *names = malloc(lns + lname + 2);
+	char *names = malloc(lc + lns + lname + 3);
 	struct eval *e = malloc(sizeof(*e));
 
 	if (!own || !names || !e || meta_copy(own, m)) {
@@ -1465,10 +1648,11 @@ static struct eval *eval_new(struct scaler *s, const char *ns,
 		free(e);
 		return NULL;
 	}
-	memcpy(names, ns, lns + 1);
-	memcpy(names + lns + 1, name, lname + 1);
-	if (eval_setup(e, s, names, names + lns + 1, fprint, own, kind, cb,
-		       arg, t, q, nq)) {
+	memcpy(names, caller, lc + 1);
+	memcpy(names + lc + 1, ns, lns + 1);
+	memcpy(names + lc + lns + 2, name, lname + 1);
+	if (eval_setup(e, s, names, names + lc + 1, names + lc + lns + 2,
+		       fprint, own, kind, cb, arg, t, q, nq)) {
 		eval_release(e);
 		meta_release(own);
 		free(own);
@@ -1482,16 +1666,18 @@ static struct eval *eval_new(struct scaler *s, const char *ns,
 	return e;
 }
 
-static int evaluate(struct scaler *s, const char *ns, const char *name,
-		    const char *fprint, const struct meta *m,
-		    enum scaler_kind kind, scaler_done_fn *cb, void *arg,
-		    int now_ok)
+static int evaluate(struct scaler *s, const char *caller, const char *ns,
+		    const char *name, const char *fprint,
+		    const struct meta *m, enum scaler_kind kind,
+		    scaler_done_fn *cb, void *arg, int now_ok)
 {
 	struct fetch_query q[SIG_N];
 	time_t t = time(NULL);
 	struct eval *e;
 	size_t n = 0;
 
+	if (!caller)
+		caller = "";
 	if (now_ok) {
 		/* On the stack: a cached answer allocates no evaluation and
 		 * copies no metadata.  Nothing can change the scaler's config
@@ -1500,9 +1686,9 @@ static int evaluate(struct scaler *s, const char *ns, const char *name,
 		struct fetch_hit hit;  /* not zeroed: fetch_lookup() fills it */
 		int done = 0;
 
-		if (!eval_setup(&tmp, s, ns, name, fprint, m, kind, cb, arg,
-				t, q, &n) &&
-		    !fetch_lookup(s->fetch, ns, q, n, &hit)) {
+		if (!eval_setup(&tmp, s, caller, ns, name, fprint, m, kind, cb,
+				arg, t, q, &n) &&
+		    !fetch_lookup(s->fetch, caller, ns, q, n, &hit)) {
 			eval_finish(&tmp, hit.ans, hit.n);
 			fetch_hit_release(&hit);
 			done = 1;
@@ -1511,26 +1697,28 @@ static int evaluate(struct scaler *s, const char *ns, const char *name,
 		if (done)
 			return 0;
 	}
-	e = eval_new(s, ns, name, fprint, m, kind, cb, arg, t, q, &n);
+	e = eval_new(s, caller, ns, name, fprint, m, kind, cb, arg, t, q, &n);
 	if (!e)
 		return -1;
-	if (fetch_submit(s->fetch, ns, q, n, on_answers, e)) {
+	if (fetch_submit(s->fetch, caller, ns, q, n, on_answers, e)) {
 		eval_free(e);
 		return -1;
 	}
 	return 0;
 }
 
-int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
-		    const char *fprint, const struct meta *m,
-		    enum scaler_kind kind, scaler_done_fn *cb, void *arg)
+int scaler_evaluate(struct scaler *s, const char *caller, const char *ns,
+		    const char *name, const char *fprint,
+		    const struct meta *m, enum scaler_kind kind,
+		    scaler_done_fn *cb, void *arg)
 {
-	return evaluate(s, ns, name, fprint, m, kind, cb, arg, 0);
+	return evaluate(s, caller, ns, name, fprint, m, kind, cb, arg, 0);
 }
 
-int scaler_evaluate_now(struct scaler *s, const char *ns, const char *name,
-			const char *fprint, const struct meta *m,
-			enum scaler_kind kind, scaler_done_fn *cb, void *arg)
+int scaler_evaluate_now(struct scaler *s, const char *caller, const char *ns,
+			const char *name, const char *fprint,
+			const struct meta *m, enum scaler_kind kind,
+			scaler_done_fn *cb, void *arg)
 {
-	return evaluate(s, ns, name, fprint, m, kind, cb, arg, 1);
+	return evaluate(s, caller, ns, name, fprint, m, kind, cb, arg, 1);
 }

@@ -10,9 +10,10 @@
  * its whole metadata (fprint.h), so that only an identical trigger (which
  * computes the same answer anyway) shares smoothing and hold state; a
  * caller with other metadata under the same name gets its own.  The table
- * is bounded by the config's maxStates and maxStatesPerNamespace and
- * evicts the least recently used entry (stab.h), never refusing a new
- * trigger.
+ * is bounded by the config's maxStates, maxStatesPerCaller and
+ * maxStatesPerNamespace (of one caller) and evicts new states before the
+ * ones asked for regularly, then the least recently used (stab.h), never
+ * refusing a new trigger.
  *
  * Threading: scaler_parse(), scaler_evaluate(), scaler_evaluate_now() and
  * scaler_set_config() run on one thread (the gRPC completion-queue thread
@@ -73,6 +74,9 @@ struct scaler_result {
 	struct model_breakdown b;     /* every term */
 	int64_t target;               /* smoothed replicas (METRICS) */
 	int held;                     /* 1: signals unknown, last good held */
+	int floored;                  /* 1: an optional signal unknown, the
+				       * answer raised to the last one with
+				       * every signal known (METRICS) */
 	char metric_name[META_NAME_MAX];
 	int active;
 	/* What the answer was made of, for `staffer explain`.  Borrowed:
@@ -110,6 +114,10 @@ struct scaler *scaler_new(struct config *cfg, struct fetch *f,
  * started with; states are kept. */
 void scaler_set_config(struct scaler *s, struct config *cfg);
 
+/* The config in force (same thread as scaler_set_config(); valid until
+ * it is replaced there). */
+const struct config *scaler_config(const struct scaler *s);
+
 /* Write the state file now (any thread; saves are one at a time; serve's
  * last one runs after fetch_stop()).  0, or -1 (logged).  A no-op without
  * a state file. */
@@ -138,15 +146,19 @@ enum scaler_err scaler_check(const struct scaler *s, const char *ns,
 /*
  * Evaluate one trigger of ScaledObject namespace/name whose metadata map
  * has fingerprint fprint (fprint.h; NULL: the trigger is known by its
- * metricName alone, for one-off tools).  m must have passed scaler_parse()
- * with the same config.  ns, name and m are borrowed for the call only:
- * an evaluation that outlives it keeps copies of its own.  Returns 0 and
- * later calls cb exactly once on the fetch thread; -1 when out of memory
- * or the fetch module refuses the job (cb never called).
+ * metricName alone, for one-off tools), for caller: who asked (rpc.c's
+ * caller key, at most FETCH_CALLER_MAX - 1 bytes without a newline; NULL
+ * is ""), whose backend queues (fetch.h) and state quota (stab.h) it
+ * counts in.  m must have passed scaler_parse() with the same config.
+ * caller, ns, name and m are borrowed for the call only: an evaluation
+ * that outlives it keeps copies of its own.  Returns 0 and later calls cb
+ * exactly once on the fetch thread; -1 when out of memory or the fetch
+ * module refuses the job (cb never called).
  */
-int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
-		    const char *fprint, const struct meta *m,
-		    enum scaler_kind kind, scaler_done_fn *cb, void *arg);
+int scaler_evaluate(struct scaler *s, const char *caller, const char *ns,
+		    const char *name, const char *fprint,
+		    const struct meta *m, enum scaler_kind kind,
+		    scaler_done_fn *cb, void *arg);
 
 /*
  * scaler_evaluate(), except that when every answer is in the cache
@@ -157,8 +169,9 @@ int scaler_evaluate(struct scaler *s, const char *ns, const char *name,
  * copies no metadata.  Otherwise it goes to the fetch thread as
  * scaler_evaluate() does.  Same answers either way.
  */
-int scaler_evaluate_now(struct scaler *s, const char *ns, const char *name,
-			const char *fprint, const struct meta *m,
-			enum scaler_kind kind, scaler_done_fn *cb, void *arg);
+int scaler_evaluate_now(struct scaler *s, const char *caller, const char *ns,
+			const char *name, const char *fprint,
+			const struct meta *m, enum scaler_kind kind,
+			scaler_done_fn *cb, void *arg);
 
 #endif

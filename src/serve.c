@@ -18,12 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
 #include "certs.h"
 #include "cmd.h"
 #include "config.h"
 #include "fetch.h"
 #include "httpd.h"
 #include "log.h"
+#include "memlimit.h"
 #include "opt.h"
 #include "rpc.h"
 #include "scaler.h"
@@ -46,7 +48,22 @@ struct serve_reload {
 	const char *cfg_path;        /* NULL: --prometheus, nothing to read */
 	struct scaler *sc;
 	struct certs *certs;         /* NULL: plaintext */
+	int mtls;                    /* client certificates are required */
 };
+
+/* A config's `clients` only mean something under mTLS: without it there
+ * is no identity to match, and an allowlist that allows everyone must not
+ * look like one.  0, or -1 with err. */
+static int check_clients(const struct config *c, int mtls,
+			 char err[CONFIG_ERR_MAX])
+{
+	if (!c->n_clients || mtls)
+		return 0;
+	snprintf(err, CONFIG_ERR_MAX, "the config's 'clients' (%zu entries) "
+		 "needs mTLS: --tls-cert, --tls-key and --tls-client-ca "
+		 "(docs/security.md)", c->n_clients);
+	return -1;
+}
 
 /* Warn about backends that send credentials or headers to every
  * namespace: in a shared cluster any tenant could read with them. */
@@ -76,7 +93,9 @@ static void serve_reload(void *arg)
 
 	if (r->cfg_path) {
 		config_init(&cfg);
-		if (config_load_file(&cfg, r->cfg_path, err)) {
+		if (config_load_file(&cfg, r->cfg_path, err) ||
+		    check_clients(&cfg, r->mtls, err)) {
+			config_release(&cfg);
 			log_error("SIGHUP: %s; keeping the config in use", err);
 		} else if (!(shared = config_share(&cfg))) {
 			config_release(&cfg);
@@ -130,13 +149,19 @@ static void usage(FILE *fp)
 "                        serve TLS; with a client CA, require mTLS\n"
 "  --metrics-listen ADDR serve /metrics (Prometheus) and /healthz over\n"
 "                        HTTP on :PORT or IPV4:PORT (default off; env\n"
-"                        STAFFER_METRICS_LISTEN)\n");
+"                        STAFFER_METRICS_LISTEN)\n"
+"  --request-budget SIZE bytes of requests in flight at once, e.g. 64Mi\n"
+"                        (env STAFFER_REQUEST_BUDGET; default a quarter\n"
+"                        of the memory limit)\n"
+"  --memory-limit SIZE   the container's memory limit, when its cgroup\n"
+"                        does not say (env STAFFER_MEMORY_LIMIT)\n");
 }
 
 /* The flags; the environment fills what they leave unset. */
 struct serve_args {
 	const char *listen, *cfg_path, *prom, *level, *format;
 	const char *state_path, *metrics, *tls_cert, *tls_key, *tls_ca;
+	const char *budget, *mem_limit;
 	double grace_s;
 };
 
@@ -154,12 +179,59 @@ static const struct opt serve_opts[] = {
 	OPT_S("--tls-cert", SA(tls_cert), 0),
 	OPT_S("--tls-key", SA(tls_key), 0),
 	OPT_S("--tls-client-ca", SA(tls_ca), 0),
+	OPT_S("--request-budget", SA(budget), 0),
+	OPT_S("--memory-limit", SA(mem_limit), 0),
 	OPT_END,
 };
 
 static const struct opt_spec serve_spec = {
 	"staffer serve", serve_opts, usage, NULL
 };
+
+/*
+ * The request budget's size (budget.h): --request-budget, else a quarter
+ * of the memory limit (--memory-limit, else the cgroup's), else
+ * BUDGET_DEFAULT.  0, or -1 with a message on stderr (exit status 2).
+ */
+static int budget_size(const struct serve_args *a, size_t *out)
+{
+	const char *b = config_env_or(a->budget, "STAFFER_REQUEST_BUDGET");
+	const char *m = config_env_or(a->mem_limit, "STAFFER_MEMORY_LIMIT");
+	char err[MEMLIMIT_ERR_MAX];
+	size_t mem = 0, v;
+
+	if (b) {
+		if (memlimit_parse(b, &v, err)) {
+			fprintf(stderr, "staffer serve: --request-budget: %s\n",
+				err);
+			return -1;
+		}
+		if (v < BUDGET_MIN) {
+			fprintf(stderr, "staffer serve: --request-budget: "
+				"'%s' is below %u bytes (4Mi); allowed: 4Mi "
+				"or more\n", b, BUDGET_MIN);
+			return -1;
+		}
+		*out = v;
+		log_info("request budget %zu bytes (--request-budget)", v);
+		return 0;
+	}
+	if (m && memlimit_parse(m, &mem, err)) {
+		fprintf(stderr, "staffer serve: --memory-limit: %s\n", err);
+		return -1;
+	}
+	if (!mem)
+		mem = memlimit_cgroup();
+	*out = budget_for_limit(mem);
+	if (mem)
+		log_info("request budget %zu bytes: a quarter of the memory "
+			 "limit %zu (%s)", *out, mem, m ? "--memory-limit" :
+			 "the container's cgroup");
+	else
+		log_info("request budget %zu bytes (no memory limit known; "
+			 "--request-budget or --memory-limit set it)", *out);
+	return 0;
+}
 
 int cmd_serve(int argc, char **argv)
 {
@@ -177,6 +249,8 @@ int cmd_serve(int argc, char **argv)
 	struct rpc_server *srv = NULL;
 	struct stats *st = NULL;
 	struct httpd *web = NULL;
+	struct budget *budget = NULL;
+	size_t budget_bytes = 0;
 	char err[CONFIG_ERR_MAX + RPC_ERR_MAX + CERTS_ERR_MAX];
 	char herr[HTTPD_ERR_MAX];
 	struct serve_args sa_args;
@@ -221,6 +295,8 @@ int cmd_serve(int argc, char **argv)
 			"text, json\n", format);
 		return 2;
 	}
+	if (budget_size(&sa_args, &budget_bytes))
+		return 2;
 	if (config_from_flags(&cfg, cfg_path, prom, err)) {
 		fprintf(stderr, "staffer serve: %s\n", err);
 		return 2;
@@ -256,6 +332,11 @@ int cmd_serve(int argc, char **argv)
 		o.certs = certs;
 		o.mtls = tls_ca != NULL;
 	}
+	if (check_clients(shared, o.mtls, err)) {
+		log_error("%s", err);
+		rc = 2;
+		goto out;
+	}
 
 	/* Before any thread starts: glibc gives each thread that allocates
 	 * its own arena (up to 8 per core), and gRPC's, the fetch thread's
@@ -285,12 +366,18 @@ int cmd_serve(int argc, char **argv)
 		goto out;
 	}
 	st = stats_new();
-	if (!st) {
+	budget = budget_new(budget_bytes);
+	if (!st || !budget) {
 		log_error("out of memory");
 		goto out;
 	}
 	o.stats = st;
+	o.budget = budget;
+	o.quota_bytes = budget_quota(budget_bytes);
+	stats_watch_budget(st, budget);
 	fetch_observe(f, stats_fetch_observer, st);
+	if (certs)
+		certs_observe(certs, stats_certs_observer, st);
 	/* before the gRPC server: once created, it must run to shut down */
 	if (metrics && *metrics) {
 		web = httpd_start(metrics, st, f, herr);
@@ -303,6 +390,7 @@ int cmd_serve(int argc, char **argv)
 	rl.cfg_path = config_env_or(cfg_path, "STAFFER_CONFIG");
 	rl.sc = sc;
 	rl.certs = certs;
+	rl.mtls = o.mtls;
 	o.reload = &reload_requested;
 	o.on_reload = serve_reload;
 	o.reload_arg = &rl;
@@ -344,6 +432,7 @@ out:
 	scaler_free(sc);
 	fetch_free(f);
 	stats_free(st);
+	budget_free(budget);            /* the calls that held it are gone */
 	config_drop(shared);
 	if (grpc_up)
 		grpc_shutdown();

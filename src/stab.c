@@ -1,9 +1,11 @@
 /*
  * stab.c - see stab.h.
  *
- * Two hash tables (entries by key, namespaces by name) with chaining, and
- * two doubly linked recency lists: all entries, and each namespace's.
- * Every operation is O(1) but the hash chains.
+ * Two hash tables (entries by key; groups by name, a group being an owner
+ * or an (owner, namespace) named "owner\nnamespace") with chaining, and
+ * four doubly linked recency lists (stab.h's STAB_L_*): all entries, each
+ * (owner, namespace)'s, each owner's, and the new entries'.  Every
+ * operation is O(1) but the hash chains.
  */
 #include "stab.h"
 
@@ -12,20 +14,26 @@
 #include <string.h>
 
 #define STAB_BUCKETS 16384       /* entries; a chain of ~6 at 100000 */
-#define STAB_NS_BUCKETS 1024
+#define STAB_GROUP_BUCKETS 1024
 
-struct stab_ns {
-	struct stab_ns *hnext;
+struct stab_list {
 	struct stab_node *head, *tail;   /* most recent first */
 	size_t n;
+};
+
+/* An owner, or an (owner, namespace): its entries, and its new ones, by
+ * recency. */
+struct stab_group {
+	struct stab_group *hnext;
+	struct stab_list list, fresh;
 	char name[];
 };
 
 struct stab {
-	size_t node_size, n;
-	struct stab_node *head, *tail;   /* most recent first */
+	size_t node_size;
+	struct stab_list all, fresh;     /* every entry; the new ones */
 	struct stab_node *buckets[STAB_BUCKETS];
-	struct stab_ns *ns_buckets[STAB_NS_BUCKETS];
+	struct stab_group *groups[STAB_GROUP_BUCKETS];
 };
 
 static uint32_t stab_hash(const char *p)
@@ -51,75 +59,145 @@ struct stab *stab_new(size_t node_size)
 
 /* ---- recency lists ------------------------------------------------------ */
 
-static void unlink_all(struct stab *t, struct stab_node *n)
+static void list_unlink(struct stab_list *L, struct stab_node *n, int i)
 {
-	if (n->prev)
-		n->prev->next = n->next;
+	struct stab_link *k = &n->l[i];
+
+	if (k->prev)
+		k->prev->l[i].next = k->next;
 	else
-		t->head = n->next;
-	if (n->next)
-		n->next->prev = n->prev;
+		L->head = k->next;
+	if (k->next)
+		k->next->l[i].prev = k->prev;
 	else
-		t->tail = n->prev;
-	n->prev = n->next = NULL;
+		L->tail = k->prev;
+	k->prev = k->next = NULL;
+	L->n--;
 }
 
-static void unlink_ns(struct stab_node *n)
+static void list_push(struct stab_list *L, struct stab_node *n, int i)
 {
-	struct stab_ns *s = n->nsp;
+	struct stab_link *k = &n->l[i];
 
-	if (n->nprev)
-		n->nprev->nnext = n->nnext;
-	else
-		s->head = n->nnext;
-	if (n->nnext)
-		n->nnext->nprev = n->nprev;
-	else
-		s->tail = n->nprev;
-	n->nprev = n->nnext = NULL;
+	k->prev = NULL;
+	k->next = L->head;
+	if (L->head)
+		L->head->l[i].prev = n;
+	L->head = n;
+	if (!L->tail)
+		L->tail = n;
+	L->n++;
 }
 
-static void push_front(struct stab *t, struct stab_node *n)
+/* The lists n is on, in list index order. */
+static void node_lists(struct stab *t, struct stab_node *n,
+		       struct stab_list *ls[STAB_LISTS])
 {
-	struct stab_ns *s = n->nsp;
-
-	n->next = t->head;
-	if (t->head)
-		t->head->prev = n;
-	t->head = n;
-	if (!t->tail)
-		t->tail = n;
-	n->nnext = s->head;
-	if (s->head)
-		s->head->nprev = n;
-	s->head = n;
-	if (!s->tail)
-		s->tail = n;
+	ls[STAB_L_ALL] = &t->all;
+	ls[STAB_L_NS] = &n->grp->list;
+	ls[STAB_L_OWNER] = &n->own->list;
+	ls[STAB_L_NEW] = n->regular ? NULL : &t->fresh;
+	ls[STAB_L_NS_NEW] = n->regular ? NULL : &n->grp->fresh;
+	ls[STAB_L_OWNER_NEW] = n->regular ? NULL : &n->own->fresh;
 }
 
-/* ---- namespaces ------------------------------------------------------------ */
-
-static struct stab_ns **ns_slot(struct stab *t, const char *ns)
+static void node_unlink(struct stab *t, struct stab_node *n)
 {
-	struct stab_ns **pp = &t->ns_buckets[stab_hash(ns) % STAB_NS_BUCKETS];
+	struct stab_list *ls[STAB_LISTS];
+	int i;
 
-	while (*pp && strcmp((*pp)->name, ns))
+	node_lists(t, n, ls);
+	for (i = 0; i < STAB_LISTS; i++)
+		if (ls[i])
+			list_unlink(ls[i], n, i);
+}
+
+static void node_push(struct stab *t, struct stab_node *n)
+{
+	struct stab_list *ls[STAB_LISTS];
+	int i;
+
+	node_lists(t, n, ls);
+	for (i = 0; i < STAB_LISTS; i++)
+		if (ls[i])
+			list_push(ls[i], n, i);
+}
+
+/* ---- groups ------------------------------------------------------------------ */
+
+/* "owner" or "owner\nns" into buf (newlines in owner made '?'); its
+ * length, or 0 when it does not fit. */
+static size_t group_name(char *buf, size_t size, const char *owner,
+			 const char *ns)
+{
+	size_t n = 0, i;
+
+	for (i = 0; owner[i]; i++) {
+		if (n + 1 >= size)
+			return 0;
+		buf[n++] = owner[i] == '\n' ? '?' : owner[i];
+	}
+	if (ns) {
+		size_t l = strlen(ns);
+
+		if (n + l + 2 > size)
+			return 0;
+		buf[n++] = '\n';
+		memcpy(buf + n, ns, l);
+		n += l;
+	}
+	buf[n] = '\0';
+	return n;
+}
+
+static struct stab_group **group_slot(struct stab *t, const char *name)
+{
+	struct stab_group **pp =
+		&t->groups[stab_hash(name) % STAB_GROUP_BUCKETS];
+
+	while (*pp && strcmp((*pp)->name, name))
 		pp = &(*pp)->hnext;
 	return pp;
 }
 
-static struct stab_ns *ns_get(struct stab *t, const char *ns, int create)
+static struct stab_group *group_get(struct stab *t, const char *name,
+				    int create)
 {
-	struct stab_ns **pp = ns_slot(t, ns);
+	struct stab_group **pp = group_slot(t, name);
 	size_t len;
 
 	if (*pp || !create)
 		return *pp;
-	len = strlen(ns);
+	len = strlen(name);
 	*pp = calloc(1, sizeof(**pp) + len + 1);
 	if (*pp)
-		memcpy((*pp)->name, ns, len + 1);
+		memcpy((*pp)->name, name, len + 1);
 	return *pp;
+}
+
+static void group_maybe_free(struct stab *t, struct stab_group *g)
+{
+	struct stab_group **pp;
+
+	if (g->list.n)
+		return;
+	pp = group_slot(t, g->name);
+	if (*pp == g)
+		*pp = g->hnext;
+	free(g);
+}
+
+/* A group's entry count by its name parts; 0 when absent. */
+static size_t group_count(const struct stab *t, const char *owner,
+			  const char *ns)
+{
+	char name[1024];
+	struct stab_group *g;
+
+	if (!group_name(name, sizeof(name), owner, ns))
+		return 0;
+	g = group_get((struct stab *)t, name, 0);
+	return g ? g->list.n : 0;
 }
 
 /* ---- entries ----------------------------------------------------------------- */
@@ -136,76 +214,114 @@ static struct stab_node **node_slot(struct stab *t, const char *key)
 void stab_del(struct stab *t, struct stab_node *n)
 {
 	struct stab_node **pp = node_slot(t, n->key);
-	struct stab_ns *s = n->nsp;
+	struct stab_group *g = n->grp, *o = n->own;
 
 	if (*pp == n)
 		*pp = n->hnext;
-	unlink_all(t, n);
-	unlink_ns(n);
-	t->n--;
-	if (--s->n == 0) {
-		struct stab_ns **sp = ns_slot(t, s->name);
-
-		if (*sp == s)
-			*sp = s->hnext;
-		free(s);
-	}
+	node_unlink(t, n);
+	group_maybe_free(t, g);
+	group_maybe_free(t, o);
 	free(n);
 }
 
-struct stab_node *stab_get(struct stab *t, const char *key)
+void stab_promote(struct stab *t, struct stab_node *n)
+{
+	if (n->regular)
+		return;
+	list_unlink(&t->fresh, n, STAB_L_NEW);
+	list_unlink(&n->grp->fresh, n, STAB_L_NS_NEW);
+	list_unlink(&n->own->fresh, n, STAB_L_OWNER_NEW);
+	n->regular = 1;
+}
+
+struct stab_node *stab_get(struct stab *t, const char *key, double now)
 {
 	struct stab_node *n = *node_slot(t, key);
 
-	if (n && t->head != n) {
-		unlink_all(t, n);
-		unlink_ns(n);
-		push_front(t, n);
+	if (!n)
+		return NULL;
+	if (!n->regular && now - n->born >= STAB_REGULAR_S)
+		stab_promote(t, n);
+	if (t->all.head != n) {
+		node_unlink(t, n);
+		node_push(t, n);
 	}
 	return n;
 }
 
-struct stab_node *stab_put(struct stab *t, const char *key, const char *ns,
-			   size_t max, size_t max_ns, int *evicted)
+/* The entry of all (fresh: its new ones) to evict: the least recently
+ * used new one, else the least recently used. */
+static struct stab_node *victim(const struct stab_list *all,
+				const struct stab_list *fresh)
 {
-	struct stab_node *n = stab_get(t, key);
-	struct stab_ns *s;
+	return fresh->tail ? fresh->tail : all->tail;
+}
+
+/* Make room for one entry of (owner o, group g) as stab.h says: 1 when
+ * an entry was evicted. */
+static int make_room(struct stab *t, struct stab_group *g,
+		     struct stab_group *o, const struct stab_limits *lim)
+{
+	size_t max = lim->max ? lim->max : 1;
+	size_t max_owner = lim->max_owner ? lim->max_owner : 1;
+	size_t max_ns = lim->max_ns ? lim->max_ns : 1;
+
+	if (g && g->list.n >= max_ns) {
+		stab_del(t, victim(&g->list, &g->fresh));
+		return 1;
+	}
+	if (o && o->list.n >= max_owner) {
+		stab_del(t, victim(&o->list, &o->fresh));
+		return 1;
+	}
+	if (t->all.n >= max && t->all.tail) {
+		stab_del(t, victim(&t->all, &t->fresh));
+		return 1;
+	}
+	return 0;
+}
+
+struct stab_node *stab_put(struct stab *t, const char *key, const char *owner,
+			   const char *ns, const struct stab_limits *lim,
+			   double now, int *evicted)
+{
+	char gname[1024], oname[1024];
+	struct stab_node *n = stab_get(t, key, now);
+	struct stab_group *g, *o;
 	size_t klen;
 	int ev = 0;
 
 	if (n)
 		goto out;
-	s = ns_get(t, ns, 1);
-	if (!s)
+	if (!group_name(gname, sizeof(gname), owner, ns) ||
+	    !group_name(oname, sizeof(oname), owner, NULL))
 		goto out;
-	/* Room first: the namespace's own oldest, else the oldest of all. */
-	if (max_ns < 1)
-		max_ns = 1;
-	if (max < 1)
-		max = 1;
-	if (s->n >= max_ns && s->tail) {
-		stab_del(t, s->tail);
-		ev = 1;
-	} else if (t->n >= max && t->tail) {
-		stab_del(t, t->tail);
-		ev = 1;
-	}
-	/* the eviction may have freed an emptied s: look it up again */
-	s = ns_get(t, ns, 1);
+	/* Room first, with the groups as they are (an absent one is
+	 * empty); the eviction may free a group, so they are made after. */
+	ev = make_room(t, group_get(t, gname, 0), group_get(t, oname, 0),
+		       lim);
+	g = group_get(t, gname, 1);
+	o = g ? group_get(t, oname, 1) : NULL;
 	/* the key in the same block, after the caller's struct: one
 	 * allocation per trigger instead of two (stab.h) */
 	klen = strlen(key);
-	n = s ? calloc(1, t->node_size + klen + 1) : NULL;
-	if (!n)
+	n = o ? calloc(1, t->node_size + klen + 1) : NULL;
+	if (!n) {
+		if (g)
+			group_maybe_free(t, g);
+		if (o)
+			group_maybe_free(t, o);
 		goto out;
+	}
 	n->key = (char *)n + t->node_size;
 	memcpy(n->key, key, klen + 1);
-	n->nsp = s;
-	n->ns = s->name;
-	s->n++;
-	t->n++;
+	n->grp = g;
+	n->own = o;
+	n->ns = strchr(g->name, '\n') + 1;
+	n->owner = o->name;
+	n->born = now;
 	*node_slot(t, key) = n;
-	push_front(t, n);
+	node_push(t, n);
 out:
 	if (evicted)
 		*evicted = ev;
@@ -216,29 +332,37 @@ void stab_free(struct stab *t)
 {
 	if (!t)
 		return;
-	while (t->tail)
-		stab_del(t, t->tail);
+	while (t->all.tail)
+		stab_del(t, t->all.tail);
 	free(t);
 }
 
 size_t stab_count(const struct stab *t)
 {
-	return t->n;
+	return t->all.n;
 }
 
-size_t stab_count_ns(const struct stab *t, const char *ns)
+size_t stab_count_new(const struct stab *t)
 {
-	struct stab_ns *s = ns_get((struct stab *)t, ns, 0);
+	return t->fresh.n;
+}
 
-	return s ? s->n : 0;
+size_t stab_count_owner(const struct stab *t, const char *owner)
+{
+	return group_count(t, owner, NULL);
+}
+
+size_t stab_count_ns(const struct stab *t, const char *owner, const char *ns)
+{
+	return group_count(t, owner, ns);
 }
 
 struct stab_node *stab_oldest(const struct stab *t)
 {
-	return t->tail;
+	return t->all.tail;
 }
 
 struct stab_node *stab_newer(const struct stab_node *n)
 {
-	return n->prev;
+	return n->l[STAB_L_ALL].prev;
 }

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
 #include "procstat.h"
+#include "utf8.h"
 #include "version.h"
 
 /* The methods KEDA and Kubernetes call; the last is everything else. */
@@ -56,7 +58,7 @@ struct target {
 	double at;
 	unsigned ns_len, name_len; /* offsets into key */
 	unsigned key_len;        /* all of it, the NULs too (3 labels of at
-				  * most 2 * STATS_LABEL_MAX + 1 bytes) */
+				  * most STATS_LABEL_OUT bytes) */
 	int held;
 	int have_terms;          /* terms hold a decision (not only holds) */
 	struct stats_terms terms;
@@ -65,7 +67,7 @@ struct target {
 
 /* One backend's responses by result, and their latency. */
 struct backend_stats {
-	char name[2 * STATS_LABEL_MAX + 1];   /* escaped */
+	char name[STATS_LABEL_OUT];   /* escaped */
 	unsigned long long n[FETCH_R_COUNT];
 	unsigned long long bucket[FETCH_R_COUNT][STATS_BACKEND_BUCKETS];
 	double sum[FETCH_R_COUNT];
@@ -81,6 +83,10 @@ struct counters {
 	long streams;
 	unsigned long long pushes[2];
 	unsigned long long meta_cache[2];   /* [0] parsed, [1] found */
+	unsigned long long http[STATS_HTTP_COUNT];
+	int have_tls;                       /* TLS files observed: */
+	double tls_not_after;               /* the certificate in use's */
+	unsigned long long tls[CERTS_R_COUNT]; /* reads by result */
 };
 
 struct stats {
@@ -90,9 +96,11 @@ struct stats {
 	struct target *targets[STATS_BUCKETS_T];
 	size_t n_targets;
 	unsigned long long targets_dropped;
+	unsigned long long omitted;  /* targets left out of pages */
 	pthread_mutex_t bmu;         /* the backends: the fetch thread, scrapes */
 	struct backend_stats backends[STATS_BACKENDS_MAX + 1]; /* + "other" */
 	size_t n_backends;
+	struct budget *budget;       /* NULL: not rendered; set at start-up */
 };
 
 struct stats *stats_new(void)
@@ -125,19 +133,34 @@ void stats_free(struct stats *s)
 	free(s);
 }
 
-/* A label value as the text format wants it (\\, \", \n escaped), cut
- * at STATS_LABEL_MAX bytes of input; dst holds 2 * STATS_LABEL_MAX + 1. */
+/*
+ * A label value as the text format wants it: \\, \" and \n escaped, and
+ * every byte that is not part of valid UTF-8 written as U+FFFD, so that
+ * the page is valid UTF-8 (which Prometheus requires of a scrape) whatever
+ * reached it.  Cut at STATS_LABEL_MAX bytes of input.  dst holds
+ * STATS_LABEL_OUT bytes.
+ */
 static size_t stats_escape(char *dst, const char *src)
 {
-	size_t n = 0, i;
+	const unsigned char *s = (const unsigned char *)src;
+	size_t left = src ? strnlen(src, STATS_LABEL_MAX) : 0;
+	size_t n = 0, k;
 
-	for (i = 0; src && src[i] && i < STATS_LABEL_MAX; i++) {
-		if (src[i] == '\\' || src[i] == '"' || src[i] == '\n') {
+	while (left) {
+		k = utf8_len(s, left);
+		if (k == 0) {
+			memcpy(dst + n, "\xef\xbf\xbd", 3);
+			n += 3;
+			k = 1;
+		} else if (*s == '\\' || *s == '"' || *s == '\n') {
 			dst[n++] = '\\';
-			dst[n++] = src[i] == '\n' ? 'n' : src[i];
+			dst[n++] = *s == '\n' ? 'n' : (char)*s;
 		} else {
-			dst[n++] = src[i];
+			memcpy(dst + n, s, k);
+			n += k;
 		}
+		s += k;
+		left -= k;
 	}
 	dst[n] = '\0';
 	return n;
@@ -157,7 +180,7 @@ void stats_target(struct stats *s, const char *ns, const char *name,
 		  const char *metric, long long target,
 		  const struct stats_terms *terms, double now)
 {
-	char e[3][2 * STATS_LABEL_MAX + 1], key[3 * (2 * STATS_LABEL_MAX + 1)];
+	char e[3][STATS_LABEL_OUT], key[3 * (STATS_LABEL_OUT)];
 	size_t l[3], len, b;
 	struct target *t;
 
@@ -200,27 +223,6 @@ void stats_target(struct stats *s, const char *ns, const char *name,
 		s->targets_dropped++;
 	}
 	pthread_mutex_unlock(&s->tmu);
-}
-
-/* Forget targets unasked since before now - STATS_TARGET_IDLE_S (tmu
- * held). */
-static void stats_expire(struct stats *s, double now)
-{
-	struct target **pp, *t;
-	size_t b;
-
-	for (b = 0; b < STATS_BUCKETS_T; b++) {
-		pp = &s->targets[b];
-		while ((t = *pp) != NULL) {
-			if (now - t->at > STATS_TARGET_IDLE_S) {
-				*pp = t->next;
-				free(t);
-				s->n_targets--;
-			} else {
-				pp = &t->next;
-			}
-		}
-	}
 }
 
 static size_t stats_method(const char *m)
@@ -313,7 +315,7 @@ void stats_push(struct stats *s, int active)
 void stats_backend(struct stats *s, const char *backend,
 		   enum fetch_result r, double seconds)
 {
-	char name[2 * STATS_LABEL_MAX + 1];
+	char name[STATS_LABEL_OUT];
 	struct backend_stats *b = NULL;
 	size_t i;
 
@@ -348,11 +350,83 @@ void stats_fetch_observer(void *arg, const struct backend *be,
 	stats_backend(arg, be ? be->name : NULL, r, seconds);
 }
 
-/* An appender that counts what did not fit, as snprintf does. */
+void stats_http(struct stats *s, enum stats_http e)
+{
+	if (!s || (unsigned)e >= STATS_HTTP_COUNT)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->n.http[e]++;
+	pthread_mutex_unlock(&s->mu);
+}
+
+void stats_watch_budget(struct stats *s, struct budget *b)
+{
+	s->budget = b;
+}
+
+void stats_certs_observer(void *arg, enum certs_result r, double not_after)
+{
+	struct stats *s = arg;
+
+	if (!s || (unsigned)r >= CERTS_R_COUNT)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->n.have_tls = 1;
+	if (r == CERTS_R_IN_USE || r == CERTS_R_TAKEN)
+		s->n.tls_not_after = not_after;
+	s->n.tls[r]++;
+	pthread_mutex_unlock(&s->mu);
+}
+
+
+/* An appender that counts what did not fit, as snprintf does; or, with
+ * grow, a buffer it enlarges (failed set when that fails). */
 struct out {
 	char *buf;
 	size_t size, len;
+	int grow, failed;
 };
+
+/* Room for n more bytes and a NUL: 1, or 0 when there is none (the
+ * bytes are then only counted). */
+static int out_room(struct out *o, size_t n)
+{
+	size_t want;
+	char *nb;
+
+	if (o->len + n < o->size)
+		return 1;
+	if (!o->grow || o->failed)
+		return 0;
+	want = o->size ? o->size : 4096;
+	while (want <= o->len + n)
+		want *= 2;
+	nb = realloc(o->buf, want);
+	if (!nb) {
+		o->failed = 1;
+		return 0;
+	}
+	o->buf = nb;
+	o->size = want;
+	return 1;
+}
+
+/* Bytes that may still be written at o->len without the room for n
+ * more: what is left of a fixed buffer before its NUL (as snprintf
+ * keeps a prefix). */
+static size_t out_left(const struct out *o)
+{
+	return !o->grow && o->len + 1 < o->size ? o->size - 1 - o->len : 0;
+}
+
+static void out_put(struct out *o, const char *p, size_t n)
+{
+	if (out_room(o, n))
+		memcpy(o->buf + o->len, p, n);
+	else if (out_left(o))
+		memcpy(o->buf + o->len, p, n < out_left(o) ? n : out_left(o));
+	o->len += n;
+}
 
 static void out_printf(struct out *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -360,14 +434,21 @@ static void out_printf(struct out *o, const char *fmt, ...)
 static void out_printf(struct out *o, const char *fmt, ...)
 {
 	va_list ap;
-	size_t room = o->len < o->size ? o->size - o->len : 0;
+	size_t room;
 	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(room ? o->buf + o->len : NULL, room, fmt, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	if (n > 0)
-		o->len += (size_t)n;
+	if (n <= 0)
+		return;
+	if (out_room(o, (size_t)n) || out_left(o)) {
+		room = o->size - o->len;
+		va_start(ap, fmt);
+		vsnprintf(o->buf + o->len, room, fmt, ap);
+		va_end(ap);
+	}
+	o->len += (size_t)n;
 }
 
 /* A number as the text format writes it: NaN, +Inf, -Inf or %.9g. */
@@ -431,75 +512,223 @@ static const struct {
 };
 #define STATS_TFAMS (sizeof(stats_tfam) / sizeof(stats_tfam[0]))
 
-/* One gauge family over every target (tmu held). */
-static void stats_render_family(struct stats *s, struct out *o, enum tv v)
+/* Bytes of one target line beyond its family's name and its labels, at
+ * most: the braces, ",term=\"headroom\"", a number of %.9g and the
+ * newline. */
+#define STATS_LINE_EXTRA 48
+
+/* One target as a scrape renders it: copied under tmu, rendered without
+ * it, so that rendering a large page never holds up an answer. */
+struct tsnap {
+	long long value;
+	int held, have_terms;
+	struct stats_terms terms;
+	size_t cost;             /* its lines' bytes, at most */
+	size_t labels_len;
+	char *labels;            /* ns, name and metric as label pairs */
+};
+
+/* Copy buckets [b0, b1) of the targets into *v (growing it; *n and *cap
+ * its length and room), forgetting those idle since before now -
+ * STATS_TARGET_IDLE_S (tmu held).  0, or -1 when out of memory. */
+static int stats_snap_chunk(struct stats *s, size_t b0, size_t b1, double now,
+			    struct tsnap **v, size_t *n, size_t *cap)
+{
+	static const char f1[] = "scaledobject_namespace=\"";
+	static const char f2[] = "\",scaledobject=\"", f3[] = "\",metric=\"";
+	struct target **pp, *t;
+	size_t b, fam = 0, i;
+
+	for (i = 0; i < STATS_TFAMS; i++)
+		fam += strlen(stats_tfam[i].name) + STATS_LINE_EXTRA;
+	fam += 4 * (strlen(stats_tfam[TV_SLOTS].name) + STATS_LINE_EXTRA);
+	for (b = b0; b < b1; b++) {
+		pp = &s->targets[b];
+		while ((t = *pp) != NULL) {
+			const char *ns = t->key, *name = ns + t->ns_len + 1;
+			const char *metric = name + t->name_len + 1;
+			size_t ml = t->key_len - t->ns_len - t->name_len - 3;
+			struct tsnap *x;
+			char *p;
+
+			if (now - t->at > STATS_TARGET_IDLE_S) {
+				*pp = t->next;
+				free(t);
+				s->n_targets--;
+				continue;
+			}
+			pp = &t->next;
+			if (*n == *cap) {
+				size_t nc = *cap ? 2 * *cap : 256;
+				struct tsnap *nv = realloc(*v, nc * sizeof(**v));
+
+				if (!nv)
+					return -1;
+				*v = nv;
+				*cap = nc;
+			}
+			x = &(*v)[*n];
+			x->value = t->value;
+			x->held = t->held;
+			x->have_terms = t->have_terms;
+			x->terms = t->terms;
+			x->labels_len = sizeof(f1) + sizeof(f2) + sizeof(f3) - 3 +
+					t->ns_len + t->name_len + ml + 1;
+			x->labels = p = malloc(x->labels_len + 1);
+			if (!p)
+				return -1;
+			memcpy(p, f1, sizeof(f1) - 1);
+			p += sizeof(f1) - 1;
+			memcpy(p, ns, t->ns_len);
+			p += t->ns_len;
+			memcpy(p, f2, sizeof(f2) - 1);
+			p += sizeof(f2) - 1;
+			memcpy(p, name, t->name_len);
+			p += t->name_len;
+			memcpy(p, f3, sizeof(f3) - 1);
+			p += sizeof(f3) - 1;
+			memcpy(p, metric, ml);
+			p += ml;
+			*p++ = '"';
+			*p = '\0';
+			x->cost = fam + STATS_TARGET_LINES * x->labels_len;
+			(*n)++;
+		}
+	}
+	return 0;
+}
+
+/* Bucket chunks a snapshot takes tmu for: stats_target() waits at most
+ * for one chunk's copy. */
+#define STATS_SNAP_CHUNK 256
+
+static void stats_snap_free(struct tsnap *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		free(v[i].labels);
+	free(v);
+}
+
+/* Every target, copied a chunk of buckets at a time.  0 with *v (the
+ * caller frees it with stats_snap_free()) and *n; -1 when out of memory. */
+static int stats_snap(struct stats *s, double now, struct tsnap **v,
+		      size_t *n)
+{
+	size_t b, cap = 0;
+	int rc = 0;
+
+	*v = NULL;
+	*n = 0;
+	for (b = 0; b < STATS_BUCKETS_T && !rc; b += STATS_SNAP_CHUNK) {
+		pthread_mutex_lock(&s->tmu);
+		rc = stats_snap_chunk(s, b, b + STATS_SNAP_CHUNK, now, v, n,
+				      &cap);
+		pthread_mutex_unlock(&s->tmu);
+	}
+	if (rc) {
+		stats_snap_free(*v, *n);
+		*v = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+/* One line "family{labels[,term="T"]} value". */
+static void stats_tline(struct out *o, const char *fam, size_t fam_len,
+			const struct tsnap *x, const char *term, double v)
+{
+	char num[32];
+	const char *s = stats_num(num, v);
+
+	out_put(o, fam, fam_len);
+	out_put(o, "{", 1);
+	out_put(o, x->labels, x->labels_len);
+	if (term) {
+		out_put(o, ",term=\"", 7);
+		out_put(o, term, strlen(term));
+		out_put(o, "\"", 1);
+	}
+	out_put(o, "} ", 2);
+	out_put(o, s, strlen(s));
+	out_put(o, "\n", 1);
+}
+
+/* One gauge family over the first n targets of v. */
+static void stats_render_family(struct out *o, const struct tsnap *v,
+				size_t n, enum tv f)
 {
 	static const char *const terms[] = { "busy", "headroom", "drain",
 					     "boost", "feedback" };
-	const struct target *t;
-	char num[32];
+	const char *fam = stats_tfam[f].name;
+	size_t fl = strlen(fam), i, k;
 	double x[5];
-	size_t b, i;
 
-	out_printf(o, "# HELP %s %s\n# TYPE %s gauge\n", stats_tfam[v].name,
-		   stats_tfam[v].help, stats_tfam[v].name);
-	for (b = 0; b < STATS_BUCKETS_T; b++)
-		for (t = s->targets[b]; t; t = t->next) {
-			const struct stats_terms *m = &t->terms;
-			const char *ns = t->key;
-			const char *name = t->key + t->ns_len + 1;
-			const char *metric = name + t->name_len + 1;
+	out_printf(o, "# HELP %s %s\n# TYPE %s gauge\n", fam,
+		   stats_tfam[f].help, fam);
+	for (i = 0; i < n; i++) {
+		const struct tsnap *t = &v[i];
+		const struct stats_terms *m = &t->terms;
 
-			if ((v == TV_RAW || v > TV_HELD) && !t->have_terms)
-				continue;
-			if ((v == TV_CORRECTION && !m->feedback) ||
-			    (v == TV_COLD && !m->have_cold))
-				continue;
-			if (v == TV_SLOTS) {
-				x[0] = m->busy_slots;
-				x[1] = m->headroom_slots;
-				x[2] = m->drain_slots;
-				x[3] = m->boost_slots;
-				x[4] = m->feedback_slots;
-				for (i = 0; i < (m->feedback ? 5u : 4u); i++)
-					out_printf(o, "%s{scaledobject_namespace="
-						   "\"%s\",scaledobject=\"%s\","
-						   "metric=\"%s\",term=\"%s\"} "
-						   "%s\n", stats_tfam[v].name, ns,
-						   name, metric, terms[i],
-						   stats_num(num, x[i]));
-				continue;
-			}
-			x[0] = v == TV_TARGET ? (double)t->value :
-			       v == TV_RAW ? (double)m->raw :
-			       v == TV_HELD ? (double)(t->held != 0) :
-			       v == TV_CAPPED ? (double)(m->capped != 0) :
-			       v == TV_LAMBDA ? m->arrival_rate :
-			       v == TV_FORECAST ? m->arrival_forecast :
-			       v == TV_SURGE ? m->arrival_surge :
-			       v == TV_W ? m->service_time_s :
-			       v == TV_Q ? m->queue_depth :
-			       v == TV_CORRECTION ? m->correction :
-			       v == TV_COLD ? m->cold_start_s : m->shed_rate;
-			out_printf(o, "%s{scaledobject_namespace=\"%s\","
-				   "scaledobject=\"%s\",metric=\"%s\"} %s\n",
-				   stats_tfam[v].name, ns, name, metric,
-				   stats_num(num, x[0]));
+		if ((f == TV_RAW || f > TV_HELD) && !t->have_terms)
+			continue;
+		if ((f == TV_CORRECTION && !m->feedback) ||
+		    (f == TV_COLD && !m->have_cold))
+			continue;
+		if (f == TV_SLOTS) {
+			x[0] = m->busy_slots;
+			x[1] = m->headroom_slots;
+			x[2] = m->drain_slots;
+			x[3] = m->boost_slots;
+			x[4] = m->feedback_slots;
+			for (k = 0; k < (m->feedback ? 5u : 4u); k++)
+				stats_tline(o, fam, fl, t, terms[k], x[k]);
+			continue;
 		}
+		stats_tline(o, fam, fl, t, NULL,
+			    f == TV_TARGET ? (double)t->value :
+			    f == TV_RAW ? (double)m->raw :
+			    f == TV_HELD ? (double)(t->held != 0) :
+			    f == TV_CAPPED ? (double)(m->capped != 0) :
+			    f == TV_LAMBDA ? m->arrival_rate :
+			    f == TV_FORECAST ? m->arrival_forecast :
+			    f == TV_SURGE ? m->arrival_surge :
+			    f == TV_W ? m->service_time_s :
+			    f == TV_Q ? m->queue_depth :
+			    f == TV_CORRECTION ? m->correction :
+			    f == TV_COLD ? m->cold_start_s : m->shed_rate);
+	}
 }
 
-/* The target gauges (tmu held). */
-static void stats_render_targets(struct stats *s, struct out *o)
+/* The target gauges of the targets whose lines fit in room bytes (all
+ * when room is SIZE_MAX), in snapshot order; the others are counted as
+ * omitted, with the objects beyond STATS_TARGETS_MAX. */
+static void stats_render_targets(struct stats *s, struct out *o,
+				 const struct tsnap *v, size_t n, size_t room)
 {
-	size_t v;
+	size_t used = 0, k, f;
+	unsigned long long dropped, omitted;
 
-	for (v = 0; v < STATS_TFAMS; v++)
-		stats_render_family(s, o, (enum tv)v);
+	for (k = 0; k < n && v[k].cost <= room - used; k++)
+		used += v[k].cost;
+	for (f = 0; f < STATS_TFAMS; f++)
+		stats_render_family(o, v, k, (enum tv)f);
+	pthread_mutex_lock(&s->tmu);
+	s->omitted += n - k;
+	omitted = s->omitted;
+	dropped = s->targets_dropped;
+	pthread_mutex_unlock(&s->tmu);
 	out_printf(o, "# HELP staffer_target_series_dropped_total Answers not "
 		   "shown as a gauge: more than %d ScaledObjects.\n"
 		   "# TYPE staffer_target_series_dropped_total counter\n"
-		   "staffer_target_series_dropped_total %llu\n",
-		   STATS_TARGETS_MAX, s->targets_dropped);
+		   "staffer_target_series_dropped_total %llu\n"
+		   "# HELP staffer_target_series_omitted_total ScaledObjects "
+		   "whose series were left out of a /metrics page to keep it "
+		   "within its size, summed over the pages rendered.\n"
+		   "# TYPE staffer_target_series_omitted_total counter\n"
+		   "staffer_target_series_omitted_total %llu\n",
+		   STATS_TARGETS_MAX, dropped, omitted);
 }
 
 /* Each backend's responses by result, and their latency (bmu held). */
@@ -595,48 +824,97 @@ static void stats_render_process(struct out *o)
 			   "process_max_fds %.0f\n", p.max_fds);
 }
 
-size_t stats_render(struct stats *s, const struct fetch_stats *fs,
-		    double now, char *buf, size_t size)
+/* The request budget's series. */
+static void stats_render_budget(struct out *o, struct budget *b)
+{
+	struct budget_stats bs;
+
+	if (!b)
+		return;
+	budget_get_stats(b, &bs);
+	out_printf(o, "# HELP staffer_request_budget_bytes The request budget: "
+		   "bytes of requests in flight at once (--request-budget).\n"
+		   "# TYPE staffer_request_budget_bytes gauge\n"
+		   "staffer_request_budget_bytes %zu\n"
+		   "# HELP staffer_request_bytes_in_flight Bytes of the request "
+		   "budget held now by calls in flight and open streams.\n"
+		   "# TYPE staffer_request_bytes_in_flight gauge\n"
+		   "staffer_request_bytes_in_flight %zu\n"
+		   "# HELP staffer_request_budget_refused_total Calls answered "
+		   "RESOURCE_EXHAUSTED because the request budget was full (or "
+		   "their caller held half of it).\n"
+		   "# TYPE staffer_request_budget_refused_total counter\n"
+		   "staffer_request_budget_refused_total %llu\n",
+		   bs.limit, bs.used, bs.refused);
+}
+
+/* The TLS series (from a copy of the counters). */
+static void stats_render_tls(struct out *o, const struct counters *c)
+{
+	size_t r;
+
+	if (!c->have_tls)
+		return;
+	out_printf(o, "# HELP staffer_tls_certificate_expiry_seconds When the "
+		   "gRPC server's certificate in use expires (its notAfter, "
+		   "Unix seconds).\n"
+		   "# TYPE staffer_tls_certificate_expiry_seconds gauge\n"
+		   "staffer_tls_certificate_expiry_seconds %.0f\n"
+		   "# HELP staffer_tls_certificate_reloads_total TLS files "
+		   "read again because they changed (or on SIGHUP), by what "
+		   "became of them: taken, or refused as expired, "
+		   "not_yet_valid or invalid.\n"
+		   "# TYPE staffer_tls_certificate_reloads_total counter\n",
+		   c->tls_not_after);
+	for (r = CERTS_R_TAKEN; r < CERTS_R_COUNT; r++)
+		out_printf(o, "staffer_tls_certificate_reloads_total{result="
+			   "\"%s\"} %llu\n",
+			   certs_result_name((enum certs_result)r), c->tls[r]);
+}
+
+/*
+ * Everything into o: the fixed families first, then the targets of the
+ * snapshot v (n of them) whose lines fit within max bytes of the page in
+ * all (SIZE_MAX: every one).
+ */
+static void stats_write(struct stats *s, const struct fetch_stats *fs,
+			struct out *o, const struct tsnap *v, size_t n,
+			size_t max)
 {
 	struct counters c;
-	struct out o = { buf, size, 0 };
-	size_t m, k;
+	size_t m, k, room;
 
-	if (size)
-		buf[0] = '\0';
 	pthread_mutex_lock(&s->mu);
 	c = s->n;
 	pthread_mutex_unlock(&s->mu);
-	stats_render_process(&o);
-	pthread_mutex_lock(&s->tmu);
-	stats_expire(s, now);
-	stats_render_targets(s, &o);
-	pthread_mutex_unlock(&s->tmu);
+	stats_render_process(o);
+	stats_render_tls(o, &c);
+	stats_render_budget(o, s->budget);
 	pthread_mutex_lock(&s->bmu);
-	stats_render_backends(s, &o);
+	stats_render_backends(s, o);
 	pthread_mutex_unlock(&s->bmu);
 
-	out_printf(&o, "# HELP staffer_rpc_requests_total gRPC calls answered, "
+	out_printf(o, "# HELP staffer_rpc_requests_total gRPC calls answered, "
 		   "by method and status code.\n"
 		   "# TYPE staffer_rpc_requests_total counter\n");
 	for (m = 0; m < STATS_METHODS; m++)
 		for (k = 0; k < STATS_CODES; k++)
 			if (c.calls[m][k] || k == 0 || stats_code_early(m, k))
-				out_printf(&o, "staffer_rpc_requests_total{"
+				out_printf(o, "staffer_rpc_requests_total{"
 					   "method=\"%s\",code=\"%s\"} %llu\n",
 					   stats_methods[m], stats_codes[k],
 					   c.calls[m][k]);
-	out_printf(&o, "# HELP staffer_rpc_duration_seconds Time from a "
+	out_printf(o, "# HELP staffer_rpc_duration_seconds Time from a "
 		   "call's arrival to its answer (a stream: how long it was "
 		   "open).\n"
 		   "# TYPE staffer_rpc_duration_seconds histogram\n");
 	for (m = 0; m < STATS_METHODS; m++) {
 		for (k = 0; k < STATS_BUCKETS; k++)
-			out_printf(&o, "staffer_rpc_duration_seconds_bucket{"
+			out_printf(o, "staffer_rpc_duration_seconds_bucket{"
 				   "method=\"%s\",le=\"%g\"} %llu\n",
 				   stats_methods[m], stats_le[k],
 				   c.bucket[m][k]);
-		out_printf(&o, "staffer_rpc_duration_seconds_bucket{method="
+		out_printf(o, "staffer_rpc_duration_seconds_bucket{method="
 			   "\"%s\",le=\"+Inf\"} %llu\n"
 			   "staffer_rpc_duration_seconds_sum{method=\"%s\"} "
 			   "%.6f\n"
@@ -645,7 +923,7 @@ size_t stats_render(struct stats *s, const struct fetch_stats *fs,
 			   stats_methods[m], c.sum[m], stats_methods[m],
 			   c.count[m]);
 	}
-	out_printf(&o, "# HELP staffer_streams_open StreamIsActive streams "
+	out_printf(o, "# HELP staffer_streams_open StreamIsActive streams "
 		   "open now.\n"
 		   "# TYPE staffer_streams_open gauge\n"
 		   "staffer_streams_open %ld\n"
@@ -659,11 +937,27 @@ size_t stats_render(struct stats *s, const struct fetch_stats *fs,
 		   "(miss).\n"
 		   "# TYPE staffer_metadata_cache_total counter\n"
 		   "staffer_metadata_cache_total{result=\"hit\"} %llu\n"
-		   "staffer_metadata_cache_total{result=\"miss\"} %llu\n",
+		   "staffer_metadata_cache_total{result=\"miss\"} %llu\n"
+		   "# HELP staffer_http_connections_closed_total Connections "
+		   "to /metrics and /healthz closed past their deadline: a "
+		   "request not whole within 5 s (slow_request), an answer "
+		   "not read within 30 s (slow_response).\n"
+		   "# TYPE staffer_http_connections_closed_total counter\n"
+		   "staffer_http_connections_closed_total{reason="
+		   "\"slow_request\"} %llu\n"
+		   "staffer_http_connections_closed_total{reason="
+		   "\"slow_response\"} %llu\n"
+		   "# HELP staffer_http_scrapes_limited_total Scrapes of "
+		   "/metrics answered 429 (Retry-After), after a wait of 5 s, "
+		   "because pages were asked for faster than 8 MiB/s after a "
+		   "64 MiB burst.\n"
+		   "# TYPE staffer_http_scrapes_limited_total counter\n"
+		   "staffer_http_scrapes_limited_total %llu\n",
 		   c.streams, c.pushes[0], c.pushes[1], c.meta_cache[1],
-		   c.meta_cache[0]);
+		   c.meta_cache[0], c.http[STATS_HTTP_SLOW_REQUEST],
+		   c.http[STATS_HTTP_SLOW_RESPONSE], c.http[STATS_HTTP_LIMITED]);
 	if (fs)
-		out_printf(&o, "# HELP staffer_backend_requests_total HTTP "
+		out_printf(o, "# HELP staffer_backend_requests_total HTTP "
 			   "requests sent to metrics backends.\n"
 			   "# TYPE staffer_backend_requests_total counter\n"
 			   "staffer_backend_requests_total %lu\n"
@@ -688,7 +982,47 @@ size_t stats_render(struct stats *s, const struct fetch_stats *fs,
 			   "\"error\"} %lu\n",
 			   fs->requests, fs->cache_hits, fs->coalesced,
 			   fs->cred_ok, fs->cred_failed);
+	/* the targets last, with the room that is left (the counters after
+	 * them are small: STATS_PAGE_RESERVE) */
+	room = max == SIZE_MAX ? SIZE_MAX :
+	       max > o->len + STATS_PAGE_RESERVE ?
+	       max - o->len - STATS_PAGE_RESERVE : 0;
+	stats_render_targets(s, o, v, n, room);
+}
+
+size_t stats_render(struct stats *s, const struct fetch_stats *fs,
+		    double now, char *buf, size_t size)
+{
+	struct out o = { buf, size, 0, 0, 0 };
+	struct tsnap *v;
+	size_t n;
+
+	if (size)
+		buf[0] = '\0';
+	if (stats_snap(s, now, &v, &n))
+		n = 0;
+	stats_write(s, fs, &o, v, n, SIZE_MAX);
+	stats_snap_free(v, n);
 	if (size)
 		buf[o.len < size ? o.len : size - 1] = '\0';
+	return o.len;
+}
+
+size_t stats_page(struct stats *s, const struct fetch_stats *fs, double now,
+		  size_t max, char **buf, size_t *size)
+{
+	struct out o = { *buf, *size, 0, 1, 0 };
+	struct tsnap *v;
+	size_t n;
+
+	if (stats_snap(s, now, &v, &n))
+		return (size_t)-1;
+	stats_write(s, fs, &o, v, n, max);
+	stats_snap_free(v, n);
+	*buf = o.buf;
+	*size = o.size;
+	if (o.failed || !out_room(&o, 0))
+		return (size_t)-1;
+	o.buf[o.len] = '\0';
 	return o.len;
 }

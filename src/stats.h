@@ -16,30 +16,36 @@
  * 0..16 as 2, UNKNOWN); backends are at most STATS_BACKENDS_MAX (the
  * config's own limit); the last answer per ScaledObject is kept for at
  * most STATS_TARGETS_MAX of them, each forgotten STATS_TARGET_IDLE_S
- * after its last answer (label values escaped, cut at STATS_LABEL_MAX
- * bytes).  STATS_TARGET_LINES lines per ScaledObject: with Kubernetes'
- * longest names (63-byte namespace, 253-byte name) the full table
- * renders in about 70 MB, within httpd.h's HTTPD_BODY_MAX
- * (tests/unit/test_stats.c checks it).
+ * after its last answer (label values escaped, invalid UTF-8 as U+FFFD,
+ * cut at STATS_LABEL_MAX bytes).  STATS_TARGET_LINES lines per
+ * ScaledObject: with Kubernetes' longest names (63-byte namespace,
+ * 253-byte name) the full table would take about 75 MB, so a page keeps
+ * within a size of its own (stats_page(), httpd.h's HTTPD_PAGE_MAX) and
+ * counts the ScaledObjects it leaves out (tests/unit/test_stats.c).
  *
  * Threading: every function may be called from any thread.  The counters
  * the RPC threads bump have their own mutex, held only for a copy during
- * a scrape; the target table has another (the fetch thread and scrapes);
- * the backend table a third (the fetch thread and scrapes).
+ * a scrape; the target table has another (the fetch thread and scrapes;
+ * a scrape copies it a chunk at a time and renders without it); the
+ * backend table a third (the fetch thread and scrapes).
  */
 #ifndef STAFFER_STATS_H
 #define STAFFER_STATS_H
 
 #include <stddef.h>
 
+#include "certs.h"
 #include "fetch.h"
 
 #define STATS_TARGETS_MAX 10000     /* ScaledObjects with a target gauge */
 #define STATS_TARGET_IDLE_S 600.0   /* forget one unasked this long */
 #define STATS_LABEL_MAX 253         /* bytes of a label value kept */
+#define STATS_LABEL_OUT (3 * STATS_LABEL_MAX + 1) /* ... escaped, at most */
 #define STATS_BACKENDS_MAX CONFIG_BACKENDS_MAX /* backends with series */
 #define STATS_TARGET_LINES 16       /* lines per ScaledObject, the SLO
 				     * feedback's two included */
+#define STATS_PAGE_RESERVE 4096     /* bytes kept for the counters that
+				     * follow the targets on a page */
 
 struct stats;
 
@@ -112,15 +118,53 @@ void stats_backend(struct stats *s, const char *backend,
  * stats. */
 fetch_observe_fn stats_fetch_observer;
 
+/* What the metrics endpoint did to a client (httpd.h). */
+enum stats_http {
+	STATS_HTTP_SLOW_REQUEST,   /* closed: no whole request in time */
+	STATS_HTTP_SLOW_RESPONSE,  /* closed: its answer not read in time */
+	STATS_HTTP_LIMITED,        /* a scrape answered 429: too many bytes */
+	STATS_HTTP_COUNT
+};
+void stats_http(struct stats *s, enum stats_http e);
+
+/* Render b's figures too (budget.h; NULL: none): the request budget, the
+ * bytes in flight and the calls refused.  b must outlive s. */
+struct budget;
+void stats_watch_budget(struct stats *s, struct budget *b);
+
+/* The certs_observe_fn (certs.h) for the gRPC server's TLS files: the
+ * expiry of the certificate in use, and the files read again by result.
+ * arg is the struct stats.  Without it no staffer_tls_* series are
+ * rendered. */
+certs_observe_fn stats_certs_observer;
+
 /*
  * Render everything, with the backend counters fs (NULL: left out), into
  * buf[size], NUL-terminated; targets idle since before now -
  * STATS_TARGET_IDLE_S are dropped first.  The process_* metrics are read
  * now (procstat.h; left out where /proc cannot be read).  Returns the
  * length, or the size needed (>= size) when buf is too small, as
- * snprintf does.
+ * snprintf does.  Every target is shown (for tests; /metrics uses
+ * stats_page()).
  */
 size_t stats_render(struct stats *s, const struct fetch_stats *fs,
 		    double now, char *buf, size_t size);
+
+/*
+ * The /metrics page: as stats_render(), into the buffer *buf of *size
+ * bytes (malloc()ed, or NULL and 0), grown with realloc() as needed, of
+ * the returned length plus a NUL, at most max bytes (>= STATS_PAGE_RESERVE
+ * plus the fixed families, some 100 KB): ScaledObjects whose series would
+ * pass max are left out of the page and counted in
+ * staffer_target_series_omitted_total, never an error.  Give back the
+ * buffer of an earlier page to spare the allocator a page's worth of
+ * fresh memory at each rendering.  The targets are copied
+ * STATS_SNAP_CHUNK hash buckets at a time under their lock and rendered
+ * without it, so a large page never holds up stats_target() (GetMetrics).
+ * (size_t)-1 when out of memory (*buf and *size still the caller's to
+ * free).
+ */
+size_t stats_page(struct stats *s, const struct fetch_stats *fs, double now,
+		  size_t max, char **buf, size_t *size);
 
 #endif

@@ -8,7 +8,9 @@
  * flight), streams.c (open streams: idle CPU and unary throughput beside
  * them; memory by objects and streams), keda.c (KEDA's and the HPA's
  * cycle over many ScaledObjects), isolation.c (a slow namespace on the
- * same backend host), backend.c (the fake Prometheus).
+ * same backend host), bigreq.c (requests near the size cap, many at
+ * once), scrape.c (GetMetrics beside scrapers of a large /metrics),
+ * backend.c (the fake Prometheus).
  *
  * Output: one "result KIND key=value ..." line per measurement on stdout
  * (bench/service.py reads them), progress on stderr.  Times in
@@ -50,6 +52,9 @@ struct load_opts {
 	uint64_t seed;
 	int warm;                  /* unary: ask every object once first */
 	const char *ns;
+	const char *metrics_url;   /* scrape: staffer's /metrics */
+	int scrapers;              /* scrape: threads fetching it */
+	int scraper_nice;          /* scrape: their nice value */
 	/* lists */
 	int methods[LOAD_STEPS_MAX];  /* enum lc_method */
 	int n_methods;
@@ -107,5 +112,7 @@ int load_streams(struct lc *c, const struct load_opts *o);
 int load_memory(struct lc *c, const struct load_opts *o);
 int load_keda(struct lc *c, const struct load_opts *o);
 int load_isolation(struct lc *c, const struct load_opts *o);
+int load_bigreq(struct lc *c, const struct load_opts *o);
+int load_scrape(struct lc *c, const struct load_opts *o);
 
 #endif

@@ -23,6 +23,10 @@ static void usage(FILE *fp)
 "               anonymous and file-backed\n"
 "    keda       --objects 10000: KEDA's cycle (HPA every 15 s, poll 30 s)\n"
 "    isolation  --noisy 20 --rate 200: a slow namespace, same backend\n"
+"    bigreq     --inflight 256: ~1 MiB GetMetrics at once: answers by\n"
+"               status, the server's peak RSS\n"
+"    scrape     --metrics-url URL --scrapers 4 --objects 10000: GetMetrics\n"
+"               p99 with scrapers over without (--scraper-nice N)\n"
 "    backend    a fake Prometheus (its own options: backend --help)\n"
 "  options (defaults in brackets):\n"
 "    --addr HOST:PORT   staffer's gRPC address (required)\n"
@@ -74,6 +78,9 @@ static const struct opt opts[] = {
 	{ "--seed", OPT_U64, O(seed), 0, 0, 1e15 },
 	{ "--warm", OPT_INT, O(warm), 0, 0, 1 },
 	{ "--ns", OPT_STR, O(ns), 0, 0, 0 },
+	{ "--metrics-url", OPT_STR, O(metrics_url), 0, 0, 0 },
+	{ "--scrapers", OPT_INT, O(scrapers), 0, 1, 64 },
+	{ "--scraper-nice", OPT_INT, O(scraper_nice), 0, 0, 19 },
 	{ "--methods", OPT_METHODS, O(methods), O(n_methods), 0, 0 },
 	{ "--steps", OPT_LIST, O(steps), O(n_steps), 1, 100000 },
 	{ "--streams", OPT_LIST, O(stream_steps), O(n_stream_steps), 0,
@@ -192,6 +199,7 @@ static void opts_defaults(struct load_opts *o)
 	o->seed = 1;
 	o->warm = 1;
 	o->ns = "bench";
+	o->scrapers = 4;
 	o->methods[0] = LC_HEALTH;
 	o->methods[1] = LC_GET_METRICS;
 	o->n_methods = 2;
@@ -211,7 +219,8 @@ int main(int argc, char **argv)
 	} scenarios[] = {
 		{ "unary", load_unary }, { "streams", load_streams },
 		{ "memory", load_memory }, { "keda", load_keda },
-		{ "isolation", load_isolation },
+		{ "isolation", load_isolation }, { "bigreq", load_bigreq },
+		{ "scrape", load_scrape },
 	};
 	struct load_opts o;
 	struct lc *c = NULL;

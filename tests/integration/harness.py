@@ -138,7 +138,10 @@ class Metrics:
     """The exporter (with a never-answering 'slow' listener) and a Prometheus
     scraping it every second."""
 
-    def __init__(self, base=None):
+    def __init__(self, base=None, targets=()):
+        """targets: more host:port for Prometheus to scrape (e.g. a
+        staffer's --metrics-listen), besides the exporter."""
+        self.targets = list(targets)
         self.dir = base or tmpdir()
         self.exp_port = free_port()
         self.slow_port = free_port()
@@ -172,7 +175,7 @@ class Metrics:
         if self.prom_dir not in _prom_dirs:
             _prom_dirs.append(self.prom_dir)
         r = subprocess.run(["sh", PROM_SH, "start", self.prom_dir, str(self.prom_port),
-                            "127.0.0.1:%d" % self.exp_port],
+                            "127.0.0.1:%d" % self.exp_port] + self.targets,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
         if r.returncode != 0:
             raise RuntimeError("prometheus did not start:\n" + r.stdout.decode(errors="replace"))
@@ -315,13 +318,19 @@ class Staffer:
         self.proc = None
         self.rc = None
 
-    def start(self, ready_timeout=20):
+    def spawn(self):
+        """Start the process without waiting for it (a TLS server, whose
+        readiness the plaintext health check cannot see)."""
         self.logf = open(self.log_path, "wb")
         self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL,
                                      stdout=self.logf, stderr=subprocess.STDOUT,
                                      env=self.env)
         _procs.append(self.proc)
         self.t_start = time.monotonic()
+        return self
+
+    def start(self, ready_timeout=20):
+        self.spawn()
 
         def ready():
             if self.proc.poll() is not None:
@@ -668,6 +677,24 @@ def suite_main(registry, setup, teardown, select=None, extra_args=()):
             os.environ["STAFFER_TEST_KEEP"] = "1"  # keep logs and data for a look
         teardown(c, failed != 0)
     return 1 if failed else 0
+
+
+def start_proxy(c):
+    """proxy.py in front of c.m's Prometheus: c.proxy, c.proxy_port,
+    c.proxy_url (its log in c.m.dir)."""
+    c.proxy_port = free_port()
+    c.proxy_url = "http://127.0.0.1:%d" % c.proxy_port
+    log = open(os.path.join(c.m.dir, "proxy.log"), "wb")
+    c.proxy = subprocess.Popen([PY, os.path.join(HERE, "proxy.py"), "--port",
+                                str(c.proxy_port), "--upstream", c.m.prom_url],
+                               stdout=log, stderr=subprocess.STDOUT)
+    _procs.append(c.proxy)
+    wait_until(lambda: tcp_open(c.proxy_port), 10, what="the proxy")
+
+
+def proxy_stats(c):
+    """What the proxy saw (proxy.py's /_stats)."""
+    return json.loads(http_get(c.proxy_url + "/_stats"))
 
 
 def shared_start(c, backends, args=(), env=None, ready_timeout=20):

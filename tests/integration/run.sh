@@ -11,7 +11,8 @@
 #    test_tune.py: `staffer tune` on three days of history in TSDB
 #    blocks, ~35 s, then test_cookbook.py: docs/cookbook.md's queries
 #    against the engine emulators of engines/ and a real Prometheus,
-#    ~85 s, then test_tenant.py: multi-tenant safety, ~100 s) against
+#    ~85 s, then test_tenant.py: multi-tenant safety, ~100 s, then
+#    test_attack.py: the attacks of hardening round 3, ~90 s) against
 #    build/staffer;
 # 2. their smoke subsets against build/staffer-asan (ASan+UBSan), if it
 #    exists.
@@ -83,6 +84,8 @@ echo "# docs/cookbook.md's queries against engine-shaped metrics: $bin"
 run_suite "$py" -u "$here/test_cookbook.py" --bin "$bin"
 echo "# multi-tenant safety: $bin"
 run_suite "$py" -u "$here/test_tenant.py" --bin "$bin"
+echo "# hardening round 3, an attack each: $bin"
+run_suite "$py" -u "$here/test_attack.py" --bin "$bin"
 
 if [ -x "$asan" ]; then
 	if [ -z "${ASAN_OPTIONS:-}" ]; then
@@ -103,6 +106,7 @@ if [ -x "$asan" ]; then
 	run_suite "$py" -u "$here/test_explain.py" --bin "$asan" --smoke --label "asan: "
 	run_suite "$py" -u "$here/test_aws.py" --bin "$asan" --smoke --label "asan: "
 	run_suite "$py" -u "$here/test_tenant.py" --bin "$asan" --smoke --label "asan: "
+	run_suite "$py" -u "$here/test_attack.py" --bin "$asan" --smoke --label "asan: "
 	run_suite "$py" -u "$here/test_tune.py" --bin "$asan" --smoke --label "asan: "
 else
 	echo "# $asan not built: sanitizer smoke run skipped"

@@ -41,7 +41,10 @@ _uniq = [0]
 
 def uniq(tag):
     _uniq[0] += 1
-    return "e%d_%s_%04d" % (_uniq[0], tag, random.randrange(10000))
+    # letters and digits only: a Prometheus metric name and a Kubernetes
+    # name (DNS-1123) at once
+    return "e%d%s%04d" % (_uniq[0], tag.replace("_", "").lower(),
+                            random.randrange(10000))
 
 
 class Run:

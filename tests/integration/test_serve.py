@@ -42,7 +42,10 @@ def uniq(tag):
     """A fresh metric/ScaledObject name, so tests never share series or
     smoothing state."""
     _uniq[0] += 1
-    return "t%d_%s_%04d" % (_uniq[0], tag, random.randrange(10000))
+    # letters and digits only: a Prometheus metric name and a Kubernetes
+    # name (DNS-1123) at once
+    return "t%d%s%04d" % (_uniq[0], tag.replace("_", "").lower(),
+                            random.randrange(10000))
 
 
 # ----------------------------------------------------------------------------

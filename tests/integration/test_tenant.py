@@ -45,8 +45,7 @@ def gauge(tag):
     return "tn%d_%s" % (_uniq[0], tag)
 
 
-def proxy_stats(c):
-    return json.loads(h.http_get(c.proxy_url + "/_stats"))
+proxy_stats = h.proxy_stats
 
 
 def base_backends(c):
@@ -372,11 +371,7 @@ def t_tls_reload(c):
                 f.write(data)
             os.replace(dst + ".new", dst)
     install(a)
-    s = h.Staffer(c.bin, config=c.cfg, args=["--tls-cert", crt, "--tls-key", key])
-    s.logf = open(s.log_path, "wb")
-    s.proc = subprocess.Popen(s.cmd, stdin=subprocess.DEVNULL, stdout=s.logf,
-                              stderr=subprocess.STDOUT)
-    h._procs.append(s.proc)
+    s = h.Staffer(c.bin, config=c.cfg, args=["--tls-cert", crt, "--tls-key", key]).spawn()
 
     def health(ca):
         r = subprocess.run([c.bin, "health", "--timeout", "2", "--tls-ca", ca,
@@ -545,14 +540,7 @@ def main():
     def setup(c, a):
         c.m = h.Metrics().start()
         d = c.m.dir
-        c.proxy_port = h.free_port()
-        c.proxy_url = "http://127.0.0.1:%d" % c.proxy_port
-        log = open(os.path.join(d, "proxy.log"), "wb")
-        c.proxy = subprocess.Popen([h.PY, os.path.join(HERE, "proxy.py"), "--port",
-                                    str(c.proxy_port), "--upstream", c.m.prom_url],
-                                   stdout=log, stderr=subprocess.STDOUT)
-        h._procs.append(c.proxy)
-        h.wait_until(lambda: h.tcp_open(c.proxy_port), 10, what="the proxy")
+        h.start_proxy(c)
         c.token = os.path.join(d, "token")
         with open(c.token, "w") as f:
             f.write("tenant-a-token\n")

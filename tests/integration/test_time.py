@@ -46,7 +46,10 @@ _uniq = [0]
 def uniq(tag):
     """A fresh metric/ScaledObject name: tests never share series or state."""
     _uniq[0] += 1
-    return "u%d_%s_%04d" % (_uniq[0], tag, random.randrange(10000))
+    # letters and digits only: a Prometheus metric name and a Kubernetes
+    # name (DNS-1123) at once
+    return "u%d%s%04d" % (_uniq[0], tag.replace("_", "").lower(),
+                            random.randrange(10000))
 
 
 def key(name, metric="staffer", ns="default"):

@@ -630,9 +630,9 @@ def by_kind(docs):
 
 
 CONFIG_TOP = {"defaultBackend", "cacheTTLSeconds", "maxBodyBytes", "maxStates",
-              "maxStatesPerNamespace", "backends"}
+              "maxStatesPerNamespace", "maxStatesPerCaller", "clients", "backends"}
 CONFIG_BACKEND = {"name", "url", "timeoutSeconds", "auth", "headers", "tls", "namespaces",
-                  "maxConnections", "maxConnectionsPerNamespace"}
+                  "maxConnections", "maxConnectionsPerNamespace", "maxConnectionsPerCaller"}
 CONFIG_AUTH = {"none": set(), "bearer": {"tokenFile"}, "basic": {"usernameFile", "passwordFile"},
                "sigv4": {"region"}}
 CONFIG_TLS = {"caFile", "certFile", "keyFile"}
@@ -653,6 +653,12 @@ def validate_config(cfg):
     if "maxBodyBytes" in cfg:
         m = cfg["maxBodyBytes"]
         assert is_num(m) and m == int(m) and 1024 <= m <= 67108864, f"maxBodyBytes {m}"
+    for i, cl in enumerate(cfg.get("clients", [])):
+        ids = set(cl) & {"uri", "dns", "cn"}
+        assert len(ids) == 1 and set(cl) <= {"uri", "dns", "cn", "namespaces"}, \
+            f"clients[{i}]: exactly one of uri, dns, cn (and namespaces): {cl}"
+        v = cl[ids.pop()]
+        assert isinstance(v, str) and re.match(r"^[!-~]{1,1024}$", v), f"clients[{i}] {v!r}"
     names, files = [], []
     for i, be in enumerate(b):
         where = f"backends[{i}]"
@@ -668,7 +674,7 @@ def validate_config(cfg):
             assert isinstance(ns, list) and 1 <= len(ns) <= 256 and all(
                 isinstance(n, str) and re.match(r"^[a-z0-9*-]{1,63}$", n) for n in ns), \
                 f"{where}.namespaces {ns!r}"
-        for k in ("maxConnections", "maxConnectionsPerNamespace"):
+        for k in ("maxConnections", "maxConnectionsPerNamespace", "maxConnectionsPerCaller"):
             if k in be:
                 assert is_num(be[k]) and be[k] == int(be[k]) and 1 <= be[k] <= 256, f"{where}.{k}"
         if "maxConnectionsPerNamespace" in be:
@@ -892,6 +898,14 @@ def check_rendered(r, values, configcheck=None):
     assert (sc.get("runAsUser") or psc.get("runAsUser")) == 65532
     assert pod.get("automountServiceAccountToken") is False or values["automountServiceAccountToken"]
 
+    # the request budget: from the memory limit (Downward API), or given
+    env = {e["name"]: e for e in c.get("env", [])}
+    if values["resources"].get("limits", {}).get("memory"):
+        ref = env["STAFFER_MEMORY_LIMIT"]["valueFrom"]["resourceFieldRef"]
+        assert ref == {"containerName": c["name"], "resource": "limits.memory"}, ref
+    if values.get("requestBudget"):
+        assert env["STAFFER_REQUEST_BUDGET"]["value"] == values["requestBudget"]
+
     # config.json
     raw = cm["data"]["config.json"]
     cfg = json.loads(raw)
@@ -1063,6 +1077,16 @@ def check_certificates(r, values, tls_secret):
     assert len(client) == (1 if values["tls"]["clientAuth"] else 0), "KEDA's client certificate iff clientAuth"
     if client:
         assert client[0]["secretName"] == cm["clientSecretName"]
+        # KEDA's identity is its service account's SPIFFE ID, and the
+        # config lets only it call (docs/security.md)
+        k = values["clientIdentities"]["keda"]
+        spiffe = f"spiffe://{k['trustDomain']}/ns/{ns}/sa/{k['serviceAccount']}"
+        assert client[0].get("uris") == [spiffe], client[0].get("uris")
+        cfg = json.loads([d for d in r.kinds["ConfigMap"]
+                          if "config.json" in d.get("data", {})][0]["data"]["config.json"])
+        assert cfg.get("clients", [None])[0] == dict(
+            {"uri": spiffe}, **({"namespaces": k["namespaces"]} if k["namespaces"] else {})), \
+            cfg.get("clients")
     for name, c in certs.items():
         ref = c["issuerRef"]
         if cm["issuerRef"].get("name"):

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -244,7 +245,25 @@ static const struct bad bad[] = {
 	/* top-level fields */
 	{ "{\"zzz\":1}", "unknown field 'zzz'; allowed: defaultBackend, "
 	  "cacheTTLSeconds, maxBodyBytes, maxStates, maxStatesPerNamespace, "
-	  "backends" },
+	  "maxStatesPerCaller, clients, backends" },
+	{ "{\"maxStates\":1000,\"maxStatesPerCaller\":2000}",
+	  "maxStatesPerCaller: 2000 is more than maxStates 1000" },
+	/* clients */
+	{ "{\"clients\":{}}", "clients: expected an array of clients, got "
+	  "an object" },
+	{ "{\"clients\":[]}", "clients: has 0 entries; allowed: 1 to 256" },
+	{ "{\"clients\":[{}]}", "clients[0]: no identity; allowed: an object "
+	  "with exactly one of 'uri'" },
+	{ "{\"clients\":[{\"cn\":\"a\",\"dns\":\"b\"}]}",
+	  "clients[0].cn: a client has one identity" },
+	{ "{\"clients\":[{\"uri\":\"spiffe://x y\"}]}",
+	  "clients[0].uri: 'spiffe://x y' is not allowed; allowed: 1 to 1024 "
+	  "printable ASCII characters without spaces" },
+	{ "{\"clients\":[{\"cn\":\"a\",\"namespace\":[\"x\"]}]}",
+	  "clients[0]: unknown field 'namespace'; did you mean "
+	  "'namespaces'?" },
+	{ "{\"clients\":[{\"cn\":\"a\",\"namespaces\":[\"Team\"]}]}",
+	  "clients[0].namespaces[0]: 'Team' is not allowed" },
 	{ "{\"maxStates\":10}", "maxStates: '10' is out of range; allowed: "
 	  "a whole number from 100 to 1000000" },
 	{ "{\"maxStates\":1000,\"maxStatesPerNamespace\":2000}",
@@ -439,6 +458,9 @@ static void test_tenancy(void **state)
 	assert_false(config_namespace_ok(a, "team-a2"));
 	assert_false(config_namespace_ok(a, "xml-1"));
 	assert_true(config_namespace_ok(open, "anything"));
+	/* one caller: half of maxStates by default */
+	assert_int_equal(c.max_states_caller, 2500);
+	assert_int_equal(c.n_clients, 0);
 
 	/* shared: the last reference frees it (ASan checks) */
 	s = config_share(&c);
@@ -452,6 +474,49 @@ static void test_tenancy(void **state)
 	assert_ptr_equal(config_hold(&c), &c);
 	config_drop(&c);
 	config_drop(NULL);
+}
+
+/* The mTLS allowlist: the first entry whose identity the certificate
+ * has, each kind compared on its own (a CN is never a URI SAN), DNS
+ * ignoring case; and the namespaces each may claim. */
+static void test_clients(void **state)
+{
+	struct config c = CONFIG_INIT;
+	char err[CONFIG_ERR_MAX];
+	const struct config_client *cl;
+	const char *uri[] = { "spiffe://cluster.local/ns/keda/sa/keda-operator" };
+	const char *dns[] = { "Tenant-B.example" };
+	struct config_peer keda = { uri, 1, NULL, 0, "keda-operator" };
+	struct config_peer b = { NULL, 0, dns, 1, "tenant-b-pod" };
+	struct config_peer cn_only = { NULL, 0, NULL, 0,
+		"spiffe://cluster.local/ns/keda/sa/keda-operator" };
+
+	(void)state;
+	if (config_load_text(&c, "{\"clients\":["
+			     "{\"uri\":\"spiffe://cluster.local/ns/keda/sa/"
+			     "keda-operator\"},"
+			     "{\"dns\":\"tenant-b.example\",\"namespaces\":"
+			     "[\"tenant-b\",\"tenant-b-*\"]}],"
+			     "\"maxStatesPerCaller\":300,"
+			     "\"backends\":[{\"name\":\"p\",\"url\":"
+			     "\"http://p\"}]}", "t.json", err)) {
+		print_error("%s\n", err);
+		fail();
+	}
+	assert_int_equal(c.n_clients, 2);
+	assert_int_equal(c.max_states_caller, 300);
+	cl = config_client(&c, &keda);
+	assert_non_null(cl);
+	assert_int_equal(cl->kind, CONFIG_ID_URI);
+	assert_true(config_client_ns_ok(cl, "team-a"));
+	cl = config_client(&c, &b);
+	assert_non_null(cl);
+	assert_string_equal(config_id_kind_name(cl->kind), "dns");
+	assert_true(config_client_ns_ok(cl, "tenant-b"));
+	assert_true(config_client_ns_ok(cl, "tenant-b-2"));
+	assert_false(config_client_ns_ok(cl, "team-a"));
+	assert_null(config_client(&c, &cn_only));
+	config_release(&c);
 }
 
 static void test_errors(void **state)
@@ -655,8 +720,23 @@ static void test_files(void **state)
 	assert_string_equal(err, "config /nonexistent/staffer.json: cannot "
 			    "open: No such file or directory");
 	assert_int_equal(config_load_file(&c, "/tmp", err), -1);
-	check_contains(err, "config /tmp: cannot read: Is a directory");
+	check_contains(err, "config /tmp: is not a regular file");
 	check_empty(&c);
+	{
+		/* a FIFO with no writer: refused at once, never a hang
+		 * (SIGHUP reloads run on the gRPC thread) */
+		char fifo[] = "/tmp/staffer-test-fifo-XXXXXX";
+		int fd = mkstemp(fifo);
+
+		assert_true(fd >= 0);
+		close(fd);
+		unlink(fifo);
+		assert_int_equal(mkfifo(fifo, 0600), 0);
+		assert_int_equal(config_load_file(&c, fifo, err), -1);
+		check_contains(err, "is not a regular file (a FIFO");
+		check_empty(&c);
+		unlink(fifo);
+	}
 }
 
 int main(void)
@@ -670,6 +750,7 @@ int main(void)
 		cmocka_unit_test(test_message_format),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_tenancy),
+		cmocka_unit_test(test_clients),
 		cmocka_unit_test(test_docs_example),
 		cmocka_unit_test(test_many_backends),
 		cmocka_unit_test(test_late_error_frees),

@@ -68,7 +68,9 @@ static void test_text(void **state)
 	(void)state;
 	for (extras = 0; extras <= 1; extras++) {
 		fill(&r, &d, &o, extras);
-		declog_build(&dl, &r, "llm/chat/staffer", "prom", extras);
+		r.floored = extras;
+		declog_build(&dl, &r, "llm/chat/staffer", "prom", extras,
+			     extras ? "slaMissQuery" : NULL);
 		/* the format of scaler.c's log line before declog.c */
 		snprintf(want, sizeof(want), "decision ref=%s lambda=%.4g "
 			 "forecast=%.4g held=%.4g surge=%.4g z=%.3g W=%.4g "
@@ -82,7 +84,8 @@ static void test_text(void **state)
 			 decide_down_name(DECIDE_DOWN_FREE),
 			 extras ? "observed" : "memory",
 			 extras ? " capped=1" : "",
-			 extras ? " c=1.25 cold=180" : "",
+			 extras ? " unknown=\"slaMissQuery\" floored=1 c=1.25 "
+				  "cold=180" : "",
 			 extras ? " window=" : "", extras ? "nights" : "");
 		assert_string_equal(dl.text, want);
 	}
@@ -105,7 +108,7 @@ static void test_json(void **state)
 
 	(void)state;
 	fill(&r, &d, &o, 1);
-	declog_build(&dl, &r, "llm/chat/staffer", "prom", 1);
+	declog_build(&dl, &r, "llm/chat/staffer", "prom", 1, NULL);
 	log_format_fields(line, sizeof(line), 1, "T", LOG_INFO, dl.text,
 			  dl.f, dl.n);
 	j = cJSON_Parse(line);
@@ -135,7 +138,7 @@ static void test_json(void **state)
 	cJSON_Delete(j);
 	/* without the optional terms, their fields are absent */
 	fill(&r, &d, &o, 0);
-	declog_build(&dl, &r, "llm/chat/staffer", NULL, 0);
+	declog_build(&dl, &r, "llm/chat/staffer", NULL, 0, NULL);
 	log_format_fields(line, sizeof(line), 1, "T", LOG_INFO, dl.text,
 			  dl.f, dl.n);
 	j = cJSON_Parse(line);

@@ -122,7 +122,7 @@ static void test_lanes_bounded(void **state)
 
 		snprintf(ns, sizeof(ns), "tenant-%d", i);
 		snprintf(q, sizeof(q), "up{n=\"%d\"}", i);
-		assert_int_equal(fetch_submit(f, ns, &fq, 1, on_done, &d), 0);
+		assert_int_equal(fetch_submit(f, "caller", ns, &fq, 1, on_done, &d), 0);
 	}
 	assert_int_equal(wait_done(&d, NS_COUNT), 0);
 	fetch_get_stats(f, &st);
@@ -134,7 +134,7 @@ static void test_lanes_bounded(void **state)
 					  .query = "up{shared=\"1\"}" };
 
 		snprintf(ns, sizeof(ns), "other-%d", i);
-		assert_int_equal(fetch_submit(f, ns, &fq, 1, on_done, &d), 0);
+		assert_int_equal(fetch_submit(f, "caller", ns, &fq, 1, on_done, &d), 0);
 	}
 	assert_int_equal(wait_done(&d, 2 * NS_COUNT), 0);
 	fetch_get_stats(f, &st);

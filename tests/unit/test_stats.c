@@ -17,9 +17,11 @@
 
 #include <cmocka.h>
 
+#include "check.h"
 #include "httpd.h"
 #include "procstat.h"
 #include "stats.h"
+#include "utf8.h"
 #include "version.h"
 
 #define BUF 65536
@@ -237,15 +239,18 @@ static void test_targets(void **state)
 	stats_free(s);
 }
 
-/* The largest page: STATS_TARGETS_MAX ScaledObjects with Kubernetes'
+/* The largest table: STATS_TARGETS_MAX ScaledObjects with Kubernetes'
  * longest names (namespace 63, name 253, metric 63 bytes) and every
- * backend fits HTTPD_BODY_MAX, with STATS_TARGET_LINES lines each. */
+ * backend.  stats_render() shows every line of it (STATS_TARGET_LINES
+ * each); the /metrics page (stats_page()) keeps within HTTPD_PAGE_MAX,
+ * shows as many whole ScaledObjects as fit and counts the others, never
+ * failing. */
 static void test_largest_page(void **state)
 {
 	struct stats *s = stats_new();
 	struct stats_terms t = terms(123.456789, 12.3456789, 2147483647LL);
-	char ns[64], name[254], metric[64], be[64];
-	size_t n, lines = 0;
+	char ns[64], name[254], metric[64], be[64], count[96];
+	size_t n, m, m2, size, lines = 0;
 	char *buf, *p;
 	int i;
 
@@ -269,9 +274,39 @@ static void test_largest_page(void **state)
 		stats_backend(s, be, FETCH_R_OK, 0.01);
 		stats_backend(s, be, FETCH_R_TIMEOUT, 2);
 	}
+	buf = NULL;
+	n = 0;
+	m = stats_page(s, NULL, 0, HTTPD_PAGE_MAX, &buf, &n);
+	assert_true(m != (size_t)-1);
+	/* again into the same buffer: the same page but the omitted
+	 * counter's digits, and no larger buffer */
+	size = n;
+	p = buf;
+	m2 = stats_page(s, NULL, 0, HTTPD_PAGE_MAX, &buf, &n);
+	assert_true(m2 >= m && m2 < m + 8);
+	assert_ptr_equal(buf, p);
+	assert_int_equal(n, size);
+	m = m2;
+	print_message("page: %zu bytes (cap %u)\n", m, HTTPD_PAGE_MAX);
+	assert_true(m <= HTTPD_PAGE_MAX);
+	assert_true(m > HTTPD_PAGE_MAX / 2);      /* used, not wasted */
+	assert_int_equal(strlen(buf), m);
+	for (p = buf; p < buf + m; p++)
+		if (*p == 'x' && !memcmp(p, "xxxxxxxxxx\"", 11)) {
+			lines++;
+			p += 10;
+		}
+	/* whole ScaledObjects only, the rest counted */
+	assert_int_equal(lines % STATS_TARGET_LINES, 0);
+	assert_true(lines > 0 && lines < (size_t)STATS_TARGETS_MAX *
+					   STATS_TARGET_LINES);
+	/* two pages rendered, each leaving out the same ones */
+	snprintf(count, sizeof(count), "staffer_target_series_omitted_total "
+		 "%zu", 2 * (STATS_TARGETS_MAX - lines / STATS_TARGET_LINES));
+	has_line(buf, count);
+	free(buf);
+	lines = 0;
 	n = stats_render(s, NULL, 0, NULL, 0);
-	print_message("largest page: %zu bytes (cap %d)\n", n, HTTPD_BODY_MAX);
-	assert_true(n < HTTPD_BODY_MAX);
 	buf = malloc(n + 1);
 	assert_non_null(buf);
 	assert_int_equal(stats_render(s, NULL, 0, buf, n + 1), n);
@@ -283,6 +318,40 @@ static void test_largest_page(void **state)
 			p += 10;
 		}
 	assert_int_equal(lines, (size_t)STATS_TARGETS_MAX * STATS_TARGET_LINES);
+	free(buf);
+	stats_free(s);
+}
+
+/* The page is valid UTF-8 whatever bytes reach a label value: invalid
+ * sequences (a stray 0xff, a surrogate, an overlong form, a sequence cut
+ * at STATS_LABEL_MAX) become U+FFFD, valid ones stay. */
+static void test_utf8(void **state)
+{
+	struct stats *s = stats_new();
+	struct stats_terms t = terms(1, 1, 1);
+	char *buf = malloc(BUF), name[400];
+	size_t n, i, k;
+
+	(void)state;
+	stats_target(s, "rt\xff\xfe", "caf\xc3\xa9-\xed\xa0\x80-\xc0\xaf",
+		     "staffer", 1, &t, 0);
+	memset(name, 'a', sizeof(name));
+	memcpy(name + STATS_LABEL_MAX - 1, "\xe2\x82\xac", 3); /* cut */
+	name[sizeof(name) - 1] = '\0';
+	stats_target(s, "ns", name, "staffer", 2, &t, 0);
+	n = stats_render(s, NULL, 0, buf, BUF);
+	assert_true(n < BUF);
+	for (i = 0; i < n; i += k) {
+		k = utf8_len((const unsigned char *)buf + i, n - i);
+		if (!k) {
+			print_error("invalid UTF-8 at byte %zu: %.40s\n", i,
+				    buf + i);
+			fail();
+		}
+	}
+	check_contains(buf, "scaledobject_namespace=\"rt\xef\xbf\xbd"
+		       "\xef\xbf\xbd\"");
+	check_contains(buf, "scaledobject=\"caf\xc3\xa9-\xef\xbf\xbd");
 	free(buf);
 	stats_free(s);
 }
@@ -452,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_backend_and_small_buffer),
 		cmocka_unit_test(test_targets),
 		cmocka_unit_test(test_largest_page),
+		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_backends),
 		cmocka_unit_test(test_build_and_process),
 		cmocka_unit_test(test_procstat_boot_time),

@@ -28,13 +28,23 @@ struct item {
 	int value;
 };
 
-static struct stab_node *put(struct stab *t, const char *ns, int i,
-			     size_t max, size_t max_ns, int *ev)
+/* Entry ns/i of owner "keda" at time now (in seconds). */
+static struct stab_node *put_at(struct stab *t, const char *owner,
+				const char *ns, int i, size_t max,
+				size_t max_owner, size_t max_ns, double now,
+				int *ev)
 {
+	struct stab_limits lim = { max, max_owner, max_ns };
 	char key[64];
 
 	snprintf(key, sizeof(key), "%s/%d", ns, i);
-	return stab_put(t, key, ns, max, max_ns, ev);
+	return stab_put(t, key, owner, ns, &lim, now, ev);
+}
+
+static struct stab_node *put(struct stab *t, const char *ns, int i,
+			     size_t max, size_t max_ns, int *ev)
+{
+	return put_at(t, "keda", ns, i, max, max, max_ns, 0, ev);
 }
 
 /* One namespace at its quota evicts its own oldest; the others keep
@@ -54,15 +64,16 @@ static void test_stab_quota(void **state)
 		assert_non_null(n);
 		assert_int_equal(ev, i >= 50);
 	}
-	assert_int_equal(stab_count_ns(t, "flood"), 50);
-	assert_int_equal(stab_count_ns(t, "calm"), 3);
-	assert_non_null(stab_get(t, "calm/0"));
-	assert_null(stab_get(t, "flood/0"));
-	assert_non_null(stab_get(t, "flood/9999"));
+	assert_int_equal(stab_count_ns(t, "keda", "flood"), 50);
+	assert_int_equal(stab_count_ns(t, "keda", "calm"), 3);
+	assert_non_null(stab_get(t, "calm/0", 0));
+	assert_null(stab_get(t, "flood/0", 0));
+	assert_non_null(stab_get(t, "flood/9999", 0));
 	/* a new trigger always gets its entry */
 	n = put(t, "new", 1, 1000, 50, &ev);
 	assert_non_null(n);
 	assert_string_equal(n->ns, "new");
+	assert_string_equal(n->owner, "keda");
 	assert_int_equal(ev, 0);
 	stab_free(t);
 }
@@ -81,28 +92,96 @@ static void test_stab_lru(void **state)
 		((struct item *)n)->value = i;
 	}
 	assert_int_equal(stab_count(t), 100);
-	assert_non_null(stab_get(t, "a/0"));      /* now the newest */
+	assert_non_null(stab_get(t, "a/0", 0));   /* now the newest */
 	n = put(t, "c", 0, 100, 100, &ev);
 	assert_int_equal(ev, 1);
 	assert_int_equal(stab_count(t), 100);
-	assert_null(stab_get(t, "b/1"));          /* the oldest went */
-	it = (struct item *)stab_get(t, "a/0");
+	assert_null(stab_get(t, "b/1", 0));       /* the oldest went */
+	it = (struct item *)stab_get(t, "a/0", 0);
 	assert_non_null(it);
 	assert_int_equal(it->value, 0);
 	/* oldest first, then newer: the sweep's and the save's order */
 	n = stab_oldest(t);
 	assert_string_equal(n->key, "a/2");
 	assert_string_equal(stab_newer(n)->key, "b/3");
-	/* an existing key keeps its entry and its namespace */
-	n = stab_put(t, "a/2", "other", 100, 100, &ev);
+	/* an existing key keeps its entry, its owner and its namespace */
+	n = stab_put(t, "a/2", "other", "other",
+		     &(struct stab_limits){ 100, 100, 100 }, 0, &ev);
 	assert_string_equal(n->ns, "a");
+	assert_string_equal(n->owner, "keda");
 	assert_int_equal(ev, 0);
 	while ((n = stab_oldest(t)))
 		stab_del(t, n);
 	assert_int_equal(stab_count(t), 0);
-	assert_int_equal(stab_count_ns(t, "a"), 0);
+	assert_int_equal(stab_count_ns(t, "keda", "a"), 0);
+	assert_int_equal(stab_count_owner(t, "keda"), 0);
 	stab_free(t);
 	stab_free(NULL);
+}
+
+/*
+ * The attack of issue 23 (4), in the table: a trigger asked every 30 s
+ * by KEDA, and a burst of made-up triggers over 40 namespaces, each under
+ * its quota, from another caller, filling the table many times over
+ * between two polls.  The victim became regular at its second poll and
+ * is never evicted while new entries are left; the burst evicts its own.
+ * Then the same burst from KEDA's own address: the regular entry still
+ * stays.  And a caller at its own quota evicts its own entries even when
+ * the table has room.
+ */
+static void test_stab_regular(void **state)
+{
+	struct stab *t = stab_new(sizeof(struct item));
+	struct stab_node *n;
+	char ns[16];
+	int i, ev, round;
+	double now = 1000;
+
+	(void)state;
+	n = put_at(t, "keda", "calm", 0, 1000, 1000, 100, now, &ev);
+	assert_int_equal(n->regular, 0);
+	now += 30;
+	n = put_at(t, "keda", "calm", 0, 1000, 1000, 100, now, &ev);
+	assert_int_equal(n->regular, 1);           /* its second poll */
+	assert_int_equal(stab_count_new(t), 0);
+	for (round = 0; round < 2; round++) {
+		const char *who = round ? "keda" : "flood";
+
+		for (i = 0; i < 12000; i++) {
+			snprintf(ns, sizeof(ns), "ns%d", i % 40);
+			/* asked once each, a burst within a second */
+			n = put_at(t, who, ns, 10000 * round + i, 1000, 1000,
+				   100, now + i / 12000.0, &ev);
+			assert_non_null(n);
+			assert_int_equal(n->regular, 0);
+		}
+		assert_int_equal(stab_count(t), 1000);
+		assert_non_null(stab_get(t, "calm/0", now + 1));
+		now += 30;
+		n = stab_get(t, "calm/0", now);
+		assert_non_null(n);
+		assert_int_equal(n->regular, 1);
+	}
+	/* a caller at its quota evicts its own, not another's new ones */
+	stab_free(t);
+	t = stab_new(sizeof(struct item));
+	for (i = 0; i < 10; i++)
+		assert_non_null(put_at(t, "a", "x", i, 1000, 50, 100, 0, &ev));
+	for (i = 0; i < 200; i++) {
+		snprintf(ns, sizeof(ns), "ns%d", i);
+		assert_non_null(put_at(t, "b", ns, i, 1000, 50, 100, 0, &ev));
+		assert_int_equal(ev, i >= 50);
+	}
+	assert_int_equal(stab_count_owner(t, "a"), 10);
+	assert_int_equal(stab_count_owner(t, "b"), 50);
+	/* namespaces are the caller's: another caller claiming "x" has its
+	 * own quota there */
+	for (i = 0; i < 200; i++)
+		assert_non_null(put_at(t, "b", "x", 100 + i, 1000, 1000, 5, 0,
+				       &ev));
+	assert_int_equal(stab_count_ns(t, "a", "x"), 10);
+	assert_int_equal(stab_count_ns(t, "b", "x"), 5);
+	stab_free(t);
 }
 
 static void test_fprint(void **state)
@@ -240,6 +319,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stab_quota),
 		cmocka_unit_test(test_stab_lru),
+		cmocka_unit_test(test_stab_regular),
 		cmocka_unit_test(test_fprint),
 		cmocka_unit_test(test_secret_control),
 		cmocka_unit_test(test_log_escape),

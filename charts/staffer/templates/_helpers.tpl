@@ -217,6 +217,13 @@ float64, and plain printing would turn 4194304 into 4.194304e+06.
 {{- if ne (toJson (index .Values "maxStatesPerNamespace")) "null" }}
   "maxStatesPerNamespace": {{ toJson (index .Values "maxStatesPerNamespace") }},
 {{- end }}
+{{- if ne (toJson (index .Values "maxStatesPerCaller")) "null" }}
+  "maxStatesPerCaller": {{ toJson (index .Values "maxStatesPerCaller") }},
+{{- end }}
+{{- $clients := include "staffer.clients" . }}
+{{- if $clients }}
+  "clients": {{ $clients }},
+{{- end }}
   "backends": [
 {{- range $i, $b := .Values.backends }}
 {{- $name := required "backends[].name is required" (index $b "name") }}
@@ -242,6 +249,9 @@ float64, and plain printing would turn 4194304 into 4.194304e+06.
 {{- end }}
 {{- if ne (toJson (index $b "maxConnectionsPerNamespace")) "null" }},
       "maxConnectionsPerNamespace": {{ toJson (index $b "maxConnectionsPerNamespace") }}
+{{- end }}
+{{- if ne (toJson (index $b "maxConnectionsPerCaller")) "null" }},
+      "maxConnectionsPerCaller": {{ toJson (index $b "maxConnectionsPerCaller") }}
 {{- end }}
 {{- with (index $b "auth") }}
 {{- $type := default "none" (index . "type") }}
@@ -302,5 +312,39 @@ series; the Operator sets namespace to the pods' namespace in both.
 {{- printf "job=%q,namespace=%q" (printf "%s/%s" (default .Release.Namespace .Values.metrics.podMonitor.namespace) (include "staffer.fullname" .)) .Release.Namespace -}}
 {{- else -}}
 {{- fail "metrics.prometheusRule needs metrics.prometheusRule.selector (the label matchers of staffer's series in your Prometheus, e.g. job=\"staffer\",namespace=\"keda\") when neither metrics.serviceMonitor nor metrics.podMonitor is enabled" -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+KEDA's identity in the client certificate the chart issues
+(tls.certManager with tls.clientAuth): a SPIFFE ID for its service
+account, spiffe://TRUST-DOMAIN/ns/RELEASE-NAMESPACE/sa/SERVICE-ACCOUNT.
+*/}}
+{{- define "staffer.kedaIdentity" -}}
+{{- $k := .Values.clientIdentities.keda -}}
+{{- printf "spiffe://%s/ns/%s/sa/%s" $k.trustDomain .Release.Namespace $k.serviceAccount -}}
+{{- end -}}
+
+{{/*
+The config's `clients` (docs/config.md) as JSON, or nothing: KEDA's
+identity when the chart issues its certificate, then clientIdentities.extra.
+Only with tls.clientAuth: without mTLS there is no identity to check.
+*/}}
+{{- define "staffer.clients" -}}
+{{- $ci := .Values.clientIdentities -}}
+{{- $keda := and .Values.tls.clientAuth .Values.tls.certManager.enabled -}}
+{{- if and $ci.extra (not .Values.tls.clientAuth) -}}
+{{- fail "clientIdentities.extra needs tls.clientAuth (an allowlist of client certificates needs mTLS)" -}}
+{{- end -}}
+{{- if or $keda $ci.extra -}}
+[
+{{- if $keda -}}
+{"uri": {{ include "staffer.kedaIdentity" . | toJson }}
+{{- with $ci.keda.namespaces }}, "namespaces": {{ toJson . }}{{ end }}}
+{{- end -}}
+{{- range $i, $e := $ci.extra -}}
+{{- if or $keda $i }}, {{ end }}{{ toJson $e }}
+{{- end -}}
+]
 {{- end -}}
 {{- end -}}
