@@ -392,7 +392,7 @@ class Release:
                 out.append(line[2:])
                 ks.append(kind)
             elif out and line.startswith(" "):
-                out[-1] += " " + line.strip()
+                out[-1] += " " + line.strip().lstrip("- ")
         flat = [" ".join(re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", b).split()) for b in out]
         return flat, ks
 
