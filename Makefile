@@ -36,7 +36,7 @@ CORE_SRC = src/arr.c src/num.c src/near.c src/mono.c src/meta.c src/decide.c src
            src/show.c src/csv.c src/slurp.c src/log.c src/version.c
 # the service: backends, the decision per trigger, KEDA's gRPC, /metrics
 SVC_SRC  = src/config.c src/prom.c src/secret.c src/fprint.c src/stab.c \
-           src/sheap.c src/mcache.c \
+           src/sheap.c src/mcache.c src/series.c \
            src/certs.c src/http.c src/awscred.c src/stats.c src/procstat.c \
            src/httpd.c src/fetch.c src/scaler.c src/pb.c src/rpc.c \
            src/serve.c src/health.c
@@ -187,6 +187,16 @@ $(B)/tests/test_fuzz: tests/unit/test_fuzz.c $(FUZZ_SRC) tests/unit/fuzz/fuzz.h 
 		$(B)/asan/libstaffer.a $(B)/asan/libstaffer-model.a $(LIBS) \
 		-lcmocka
 
+# The integration tests' check of range answers kept and extended against
+# full fetches on a real Prometheus (tests/integration/rangecheck.c,
+# test_range.py), sanitized like the unit tests.
+$(B)/tests/rangecheck: tests/integration/rangecheck.c $(B)/asan/libstaffer.a \
+		$(B)/asan/libstaffer-model.a
+	@mkdir -p $(B)/tests
+	@echo "  CC-TEST  $<"
+	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $< $(B)/asan/libstaffer.a \
+		$(B)/asan/libstaffer-model.a $(LIBS)
+
 # ---- the model as a library (include/staffer/, docs/library.md): one
 # program that sees only include/ and links only the model and libm.
 $(B)/example/model: tests/example/model.c $(B)/libstaffer-model.a \
@@ -230,12 +240,12 @@ deps:
 unit: $(UNIT_BIN)
 	@tests/run-unit.sh $(UNIT_BIN)
 
-integration: $(B)/staffer $(B)/staffer-asan py
+integration: $(B)/staffer $(B)/staffer-asan $(B)/tests/rangecheck py
 	@tests/integration/run.sh
 
 test: deps
 	@$(MAKE) --no-print-directory all py $(B)/staffer-asan $(UNIT_BIN) \
-		$(B)/staffer-load-asan $(B)/example/model
+		$(B)/staffer-load-asan $(B)/example/model $(B)/tests/rangecheck
 	@tests/run-all.sh
 
 demo: deps

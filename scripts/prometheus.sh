@@ -4,6 +4,8 @@
 #
 #   scripts/prometheus.sh start DIR PORT TARGET...   scrape TARGETs (host:port)
 #                                                   every 1 s; wait until ready
+#                                                   (PROM_SCRAPE_INTERVAL=15s:
+#                                                   another interval)
 #   scripts/prometheus.sh stop DIR                   stop it, keep DIR
 #
 # DIR holds the config, the TSDB, prometheus.log and prometheus.pid.  Starting
@@ -49,8 +51,8 @@ start)
 	done
 	cat > "$dir/prometheus.yml" <<YML
 global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
+  scrape_interval: ${PROM_SCRAPE_INTERVAL:-1s}
+  evaluation_interval: ${PROM_SCRAPE_INTERVAL:-1s}
 scrape_configs:
   - job_name: staffer-test
     static_configs:

@@ -180,6 +180,10 @@ struct fetch_stats {
 	unsigned long cred_failed;/* ... and that failed (awscred.h) */
 	unsigned long lanes;      /* (backend, namespace) queues now: those
 				   * with requests waiting or in flight */
+	unsigned long range_full; /* range requests for a whole grid */
+	unsigned long range_tail; /* ... for the points not settled */
+	unsigned long range_renewed; /* range answers taken as fetched
+				   * again without a request (series.h) */
 };
 void fetch_get_stats(struct fetch *f, struct fetch_stats *out);
 

@@ -31,6 +31,8 @@ struct bk {
 	unsigned long keys, requests, used, max;
 	long slow;                    /* slow requests in flight */
 	double slow_s, value;
+	unsigned series;              /* /metrics: counters exported */
+	double t0;                    /* when the counters were 0 */
 };
 
 static volatile sig_atomic_t bk_stop;
@@ -47,6 +49,11 @@ static double bk_wall(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double backend_rate(unsigned i)
+{
+	return 0.5 + 0.25 * (double)(i % 8);
 }
 
 static uint32_t bk_hash(char kind, const char *q)
@@ -181,6 +188,32 @@ static enum MHD_Result bk_range(struct bk *b, struct MHD_Connection *conn)
 	return bk_reply(conn, MHD_HTTP_OK, body, len, "application/json");
 }
 
+/*
+ * /metrics: b->series counters bench_requests_total{obj="obj-I"}, each
+ * growing at backend_rate(I) a second since the backend started, for a
+ * real Prometheus to scrape (bench/service.py's Prometheus run).
+ */
+static enum MHD_Result bk_metrics(struct bk *b, struct MHD_Connection *conn)
+{
+	size_t cap = (size_t)b->series * 64 + 128, len = 0;
+	double t = bk_wall() - b->t0;
+	char *body = malloc(cap);
+	unsigned i;
+
+	if (!body)
+		return MHD_NO;
+	len += (size_t)snprintf(body, cap, "# TYPE bench_requests_total "
+				"counter\n");
+	for (i = 0; i < b->series && len < cap; i++)
+		len += (size_t)snprintf(body + len, cap - len,
+					"bench_requests_total{obj=\"obj-%u\"} "
+					"%.3f\n", i, backend_rate(i) * t);
+	if (len >= cap)
+		len = cap - 1;
+	return bk_reply(conn, MHD_HTTP_OK, body, len,
+			"text/plain; version=0.0.4");
+}
+
 static enum MHD_Result bk_request(void *cls, struct MHD_Connection *conn,
 				  const char *url, const char *method,
 				  const char *version, const char *upload,
@@ -205,6 +238,8 @@ static enum MHD_Result bk_request(void *cls, struct MHD_Connection *conn,
 		return bk_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "GET only\n");
 	if (!strcmp(url, "/-/healthy"))
 		return bk_text(conn, MHD_HTTP_OK, "ok\n");
+	if (!strcmp(url, "/metrics"))
+		return bk_metrics(b, conn);
 	if (!strcmp(url, "/-/reset")) {
 		bk_reset(b);
 		return bk_text(conn, MHD_HTTP_OK, "ok\n");
@@ -254,7 +289,7 @@ static enum MHD_Result bk_request(void *cls, struct MHD_Connection *conn,
 static void bk_usage(FILE *fp)
 {
 	fprintf(fp, "usage: staffer-load backend [--port P] [--slow-ms MS] "
-		"[--value V]\n");
+		"[--value V] [--series N]\n");
 }
 
 int backend_main(int argc, char **argv)
@@ -263,7 +298,7 @@ int backend_main(int argc, char **argv)
 	struct MHD_Daemon *d = NULL;
 	struct sockaddr_in sin;
 	const union MHD_DaemonInfo *info;
-	double port = 0, slow_ms = 1900;
+	double port = 0, slow_ms = 1900, series = 0;
 	int i, rc = 2;
 
 	b = calloc(1, sizeof(*b));
@@ -281,6 +316,8 @@ int backend_main(int argc, char **argv)
 			dst = &slow_ms, lo = 0, hi = 60000;
 		else if (!strcmp(a, "--value"))
 			dst = &b->value, lo = 0, hi = 1e9;
+		else if (!strcmp(a, "--series"))
+			dst = &series, lo = 0, hi = BACKEND_SERIES_MAX;
 		if (!dst || !v || num_parse_double(v, dst) || *dst < lo ||
 		    *dst > hi) {
 			fprintf(stderr, "staffer-load backend: bad option "
@@ -291,6 +328,8 @@ int backend_main(int argc, char **argv)
 		i++;
 	}
 	b->slow_s = slow_ms / 1000;
+	b->series = (unsigned)series;
+	b->t0 = bk_wall();
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons((uint16_t)port);

@@ -11,7 +11,8 @@
 #    test_tune.py: `staffer tune` on three days of history in TSDB
 #    blocks, ~35 s, then test_cookbook.py: docs/cookbook.md's queries,
 #    ~70 s, then test_tenant.py: multi-tenant safety, ~100 s) against
-#    build/staffer;
+#    build/staffer, then test_range.py: range answers kept and extended
+#    against full fetches (build/tests/rangecheck, sanitized), ~125 s;
 # 2. their smoke subsets against build/staffer-asan (ASan+UBSan), if it
 #    exists.
 #    LeakSanitizer stays on when it works here (detect_leaks=1); where it
@@ -82,6 +83,8 @@ echo "# docs/cookbook.md's queries against engine-shaped metrics: $bin"
 run_suite "$py" -u "$here/test_cookbook.py" --bin "$bin"
 echo "# multi-tenant safety: $bin"
 run_suite "$py" -u "$here/test_tenant.py" --bin "$bin"
+echo "# range answers kept and extended vs full fetches (build/tests/rangecheck)"
+run_suite "$py" -u "$here/test_range.py"
 
 if [ -x "$asan" ]; then
 	if [ -z "${ASAN_OPTIONS:-}" ]; then
