@@ -36,7 +36,7 @@ CORE_SRC = src/arr.c src/num.c src/near.c src/mono.c src/meta.c src/decide.c src
            src/show.c src/csv.c src/slurp.c src/log.c src/version.c
 # the service: backends, the decision per trigger, KEDA's gRPC, /metrics
 SVC_SRC  = src/config.c src/prom.c src/secret.c src/fprint.c src/stab.c \
-           src/sheap.c src/mcache.c src/series.c \
+           src/sheap.c src/mcache.c src/series.c src/memtrim.c \
            src/certs.c src/http.c src/awscred.c src/stats.c src/procstat.c \
            src/httpd.c src/fetch.c src/scaler.c src/pb.c src/rpc.c \
            src/serve.c src/health.c

@@ -2,6 +2,7 @@
 #include "backend.h"
 
 #include <arpa/inet.h>
+#include <math.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -33,6 +34,8 @@ struct bk {
 	double slow_s, value;
 	unsigned series;              /* /metrics: counters exported */
 	double t0;                    /* when the counters were 0 */
+	double slot;                  /* > 0: samples stamped at the last
+				       * multiple of slot seconds */
 };
 
 static volatile sig_atomic_t bk_stop;
@@ -195,19 +198,24 @@ static enum MHD_Result bk_range(struct bk *b, struct MHD_Connection *conn)
  */
 static enum MHD_Result bk_metrics(struct bk *b, struct MHD_Connection *conn)
 {
-	size_t cap = (size_t)b->series * 64 + 128, len = 0;
-	double t = bk_wall() - b->t0;
-	char *body = malloc(cap);
+	size_t cap = (size_t)b->series * 80 + 128, len = 0;
+	double now = bk_wall(), t;
+	char *body = malloc(cap), stamp[32] = "";
 	unsigned i;
 
 	if (!body)
 		return MHD_NO;
+	if (b->slot > 0) {
+		now = floor(now / b->slot) * b->slot;
+		snprintf(stamp, sizeof(stamp), " %.0f", now * 1000);
+	}
+	t = now - b->t0;
 	len += (size_t)snprintf(body, cap, "# TYPE bench_requests_total "
 				"counter\n");
 	for (i = 0; i < b->series && len < cap; i++)
 		len += (size_t)snprintf(body + len, cap - len,
 					"bench_requests_total{obj=\"obj-%u\"} "
-					"%.3f\n", i, backend_rate(i) * t);
+					"%.3f%s\n", i, backend_rate(i) * t, stamp);
 	if (len >= cap)
 		len = cap - 1;
 	return bk_reply(conn, MHD_HTTP_OK, body, len,
@@ -289,7 +297,7 @@ static enum MHD_Result bk_request(void *cls, struct MHD_Connection *conn,
 static void bk_usage(FILE *fp)
 {
 	fprintf(fp, "usage: staffer-load backend [--port P] [--slow-ms MS] "
-		"[--value V] [--series N]\n");
+		"[--value V] [--series N [--origin UNIX_S] [--slot S]]\n");
 }
 
 int backend_main(int argc, char **argv)
@@ -298,7 +306,7 @@ int backend_main(int argc, char **argv)
 	struct MHD_Daemon *d = NULL;
 	struct sockaddr_in sin;
 	const union MHD_DaemonInfo *info;
-	double port = 0, slow_ms = 1900, series = 0;
+	double port = 0, slow_ms = 1900, series = 0, origin = 0, slot = 0;
 	int i, rc = 2;
 
 	b = calloc(1, sizeof(*b));
@@ -318,6 +326,10 @@ int backend_main(int argc, char **argv)
 			dst = &b->value, lo = 0, hi = 1e9;
 		else if (!strcmp(a, "--series"))
 			dst = &series, lo = 0, hi = BACKEND_SERIES_MAX;
+		else if (!strcmp(a, "--origin"))
+			dst = &origin, lo = 0, hi = 1e11;
+		else if (!strcmp(a, "--slot"))
+			dst = &slot, lo = 0, hi = 3600;
 		if (!dst || !v || num_parse_double(v, dst) || *dst < lo ||
 		    *dst > hi) {
 			fprintf(stderr, "staffer-load backend: bad option "
@@ -329,7 +341,8 @@ int backend_main(int argc, char **argv)
 	}
 	b->slow_s = slow_ms / 1000;
 	b->series = (unsigned)series;
-	b->t0 = bk_wall();
+	b->t0 = origin > 0 ? origin : bk_wall();
+	b->slot = slot;
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons((uint16_t)port);

@@ -2,7 +2,8 @@
  * backend.h - `staffer-load backend`: a fake Prometheus for the service
  * benchmark, fast enough never to be what is measured.
  *
- *   staffer-load backend [--port P] [--slow-ms MS] [--value V] [--series N]
+ *   staffer-load backend [--port P] [--slow-ms MS] [--value V]
+ *                        [--series N [--origin UNIX_S] [--slot S]]
  *
  * Answers GET /api/v1/query (one series, value V, default 2) and
  * /api/v1/query_range (a matrix from start to end at step, value V) on
@@ -21,8 +22,12 @@
  *   GET /-/healthy "ok".
  * With --series N it is also a scrape target for a real Prometheus:
  *   GET /metrics  N counters bench_requests_total{obj="obj-I"}, I < N,
- *                 each growing at backend_rate(I) a second from 0 when
- *                 the backend started.
+ *                 each growing at backend_rate(I) a second from 0 at
+ *                 --origin (default: when the backend started), so that
+ *                 they continue a history written before (bench/
+ *                 service.py backfills one); with --slot S each
+ *                 sample is stamped with the last multiple of S
+ *                 seconds, the grid such a history is written on.
  * Prints "listening PORT" on stdout once it listens (--port 0 picks a
  * free port); runs until SIGINT or SIGTERM.
  */
