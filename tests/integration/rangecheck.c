@@ -15,6 +15,9 @@
  * fetches (a scrape landing between them may change the newest points):
  * the same error, or the same points, times and values bit for bit.
  *
+ * RANGECHECK_COMPRESSION in the environment sets the backend's
+ * `compression` (docs/config.md; default auto).
+ *
  * Prints a line per difference and, last,
  *   rangecheck: rounds R compared C differed D tail T full F renewed N
  *       requests Q
@@ -189,6 +192,7 @@ int main(int argc, char **argv)
 	struct got got;
 	CURL *easy = NULL;
 	char text[1024], err[CONFIG_ERR_MAX];
+	const char *gz = getenv("RANGECHECK_COMPRESSION");
 	double seconds, range_s, step_s, settle_s, end;
 	long rounds = 0, compared = 0, differed = 0;
 	size_t n, i;
@@ -205,7 +209,8 @@ int main(int argc, char **argv)
 	n = (size_t)(argc - 6);
 	snprintf(text, sizeof(text), "{\"cacheTTLSeconds\":0,\"backends\":"
 		 "[{\"name\":\"p\",\"url\":\"%s\",\"timeoutSeconds\":10,"
-		 "\"rangeSettleSeconds\":%g}]}", argv[1], settle_s);
+		 "\"rangeSettleSeconds\":%g,\"compression\":\"%s\"}]}", argv[1],
+		 settle_s, gz && *gz ? gz : "auto");
 	config_init(&c);
 	if (config_load_text(&c, text, "rangecheck", err)) {
 		fprintf(stderr, "rangecheck: %s\n", err);

@@ -30,6 +30,7 @@ rangecheck is itself built with ASan and UBSan; --bin is not used.
 Prints `ok N - name` / `not ok N - name` per test and `N passed, N failed`.
 """
 
+import json
 import os
 import random
 import subprocess
@@ -172,6 +173,54 @@ def t_range_identity(c):
     assert r7["renewed"] > 0, r7
     assert d.counts["resets"] >= 2 and d.counts["gaps"] >= 2 and \
         d.counts["relabels"] >= 2, d.counts
+
+
+def proxy_gzip(c):
+    """Requests through the proxy that asked for a compressed reply."""
+    st = json.loads(h.http_get(c.proxy_url + "/_stats"))
+    return sum(n for v, n in st["headers"].get("accept-encoding", {}).items()
+               if "gzip" in v)
+
+
+def check(c, env, rng, step, seconds=4):
+    """rangecheck through the proxy: (its counts, gzip requests seen)."""
+    g0 = proxy_gzip(c)
+    r = subprocess.run([CHECK, c.proxy_url, str(seconds), str(rng), str(step),
+                        str(SETTLE), "sum(rate(test_rc_a[5s]))"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       env=dict(os.environ, **env), timeout=seconds + 60)
+    res = parse(r.stdout.decode())
+    assert r.returncode == 0 and res, r.stderr.decode()[-2000:]
+    return res, proxy_gzip(c) - g0
+
+
+@test("compression: auto asks for gzip only for a reply over 16 KiB (a "
+      "whole grid of 1200 points, not its tails); always and never",
+      timeout=120)
+def t_compression(c):
+    port = h.free_port()
+    p = subprocess.Popen([h.PY, os.path.join(h.HERE, "proxy.py"), "--port",
+                          str(port), "--upstream", c.m.prom_url],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    h._procs.append(p)
+    c.proxy_url = "http://127.0.0.1:%d" % port
+    try:
+        h.wait_until(lambda: h.tcp_open(port), 10, what="proxy")
+        c.m.set(test_rc_a=1)
+        # 31 points (about 1 KB): never compressed
+        r, gz = check(c, {}, 30, 1)
+        assert r["requests"] > 5 and gz == 0, (r, gz)
+        # 1200 points (about 38 KB whole): the full fetch is, the tails
+        # (a few points) are not
+        r, gz = check(c, {}, 1199, 1)
+        assert r["tail"] > 5 and gz == r["full"] >= 1, (r, gz)
+        r, gz = check(c, {"RANGECHECK_COMPRESSION": "always"}, 30, 1)
+        assert gz == r["requests"] > 5, (r, gz)
+        r, gz = check(c, {"RANGECHECK_COMPRESSION": "never"}, 1199, 1)
+        assert gz == 0 and r["full"] >= 1, (r, gz)
+    finally:
+        p.terminate()
+        p.wait(5)
 
 
 def main():
