@@ -8,8 +8,9 @@
  *
  * Every round, for all the queries at once: a full fetch of each one's
  * grid (libcurl and prom_parse_range(): what any client gets), then the
- * fetch module's answers (cacheTTLSeconds 0, so every round asks the
- * backend, for the points not settled or the whole grid), then a second
+ * fetch module's answers (cacheTTLSeconds 0.001, so that every round asks
+ * the backend, for the points not settled or the whole grid; at 0 nothing
+ * is reused), then a second
  * full fetch.  A round whose grid moved between the two full fetches is
  * not compared.  Otherwise each answer must equal one of the two full
  * fetches (a scrape landing between them may change the newest points):
@@ -207,7 +208,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	n = (size_t)(argc - 6);
-	snprintf(text, sizeof(text), "{\"cacheTTLSeconds\":0,\"backends\":"
+	snprintf(text, sizeof(text), "{\"cacheTTLSeconds\":0.001,\"backends\":"
 		 "[{\"name\":\"p\",\"url\":\"%s\",\"timeoutSeconds\":10,"
 		 "\"rangeSettleSeconds\":%g,\"compression\":\"%s\"}]}", argv[1],
 		 settle_s, gz && *gz ? gz : "auto");
