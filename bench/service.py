@@ -601,14 +601,15 @@ def sc_prometheus(b, P):
                 # of 15 s), from 2 s into a window 4 s longer
                 pr.query_log(True)
                 t0 = time.time()
+                count_s = P.get("prom_count", PROM_COUNT_S)
                 res = run_load("keda", s, pr.target, args[:-2] + [
-                    "--window", PROM_COUNT_S + 4, "--warmup", 0, "--windows", 1,
+                    "--window", count_s + 4, "--warmup", 0, "--windows", 1,
                     "--backend-pid", pr.pid])
                 pr.query_log(False)
                 cfg["count_window"] = [d for k, d in res if k == "keda"]
                 cfg["log"] = read_query_log(pr.log_path, t0 + 2,
-                                            t0 + 2 + PROM_COUNT_S)
-                cfg["log_s"] = PROM_COUNT_S
+                                            t0 + 2 + count_s)
+                cfg["log_s"] = count_s
                 try:
                     os.unlink(pr.log_path)
                 except OSError:
@@ -1190,19 +1191,15 @@ def report(R, P, meta):
                        ", ".join("%s %.2f" % kv for kv in meta["noise"].items()),
                        NOISY))
     out.append("")
-    out.append("## Targets (issue 12)")
-    out.append("")
-    table_head(out, ["what", "measured", "target", ""],
-               left=("what", "measured", "target", ""))
-    for r in rows:
-        out.append("| %s | %s | %s | %s |" % r)
-    out.append("")
-    if rows26:
-        out.append("## Targets (issue 26: light on the backend)")
+    for title, rs in (("Targets (issue 12)", rows),
+                      ("Targets (issue 26: light on the backend)", rows26)):
+        if not rs:
+            continue
+        out.append("## " + title)
         out.append("")
         table_head(out, ["what", "measured", "target", ""],
                    left=("what", "measured", "target", ""))
-        for r in rows26:
+        for r in rs:
             out.append("| %s | %s | %s | %s |" % r)
         out.append("")
     out.append("## What these numbers are, and are not")

@@ -26,14 +26,7 @@ static void *memtrim_main(void *arg)
 
 	pthread_mutex_lock(&t->mu);
 	while (!t->stop) {
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_sec += (time_t)t->period_s;
-		until.tv_nsec += (long)((t->period_s -
-					 (double)(time_t)t->period_s) * 1e9);
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
+		mono_deadline(t->period_s, &until);
 		while (!t->stop &&
 		       pthread_cond_timedwait(&t->cv, &t->mu, &until) == 0)
 			;         /* woken early: only stop counts */
