@@ -220,6 +220,12 @@ float64, and plain printing would turn 4194304 into 4.194304e+06.
 {{- if ne (toJson (index $b "maxConnectionsPerNamespace")) "null" }},
       "maxConnectionsPerNamespace": {{ toJson (index $b "maxConnectionsPerNamespace") }}
 {{- end }}
+{{- with (index $b "compression") }},
+      "compression": {{ toJson . }}
+{{- end }}
+{{- if ne (toJson (index $b "rangeSettleSeconds")) "null" }},
+      "rangeSettleSeconds": {{ toJson (index $b "rangeSettleSeconds") }}
+{{- end }}
 {{- with (index $b "auth") }}
 {{- $type := default "none" (index . "type") }}
 {{- if eq $type "none" }},
