@@ -4,7 +4,8 @@
 #   make test       install what is missing, build, run every test
 #   make demo       install what is missing, build, run the live demo
 #   make bench      the decision-quality benchmark (bench/)
-#   make bench-service  the service benchmark: load, latency, memory
+#   make bench-service  the service benchmark: load, latency, memory, and
+#                   what staffer costs a real Prometheus
 #                   (bench/service.py + bench/load/; BENCH_QUICK=1: short)
 #   make V=1        show full commands
 

@@ -28,8 +28,8 @@ against a baseline of the same run where the target is a ratio):
 
 BENCH_QUICK=1 is --quick: one repetition, short windows, a smaller and
 time-compressed KEDA cycle (a smoke run, not a result).  Progress goes to
-stderr.  About 8 minutes on 2 cores (more when a scenario measured on a
-busy machine runs again); --quick about 1.5.
+stderr.  About 16 minutes on 2 cores (more when a scenario measured on a
+busy machine runs again); --quick about 4.
 """
 
 import argparse

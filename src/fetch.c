@@ -65,7 +65,6 @@
 #define FETCH_IDLE_CONNS_MAX 256    /* open connections kept, all backends:
 				     * CONFIG_CONNECTIONS_MAX */
 #define FETCH_POINT_BYTES 32        /* [1700000000.000,"12.345678901"], */
-#define FETCH_GRID_LAG_S 0.25       /* a range's refresh after its grid point */
 
 enum entry_state { ENTRY_IDLE, ENTRY_QUEUED, ENTRY_INFLIGHT, ENTRY_READY };
 
@@ -1315,42 +1314,13 @@ static struct entry *entry_of_rnode(struct sheap_node *x)
 /* Plan e's refresh, if it holds a fresh answer that can be refreshed (a
  * fixed past range cannot change).  Out of memory: no refresh ahead; the
  * next caller after the TTL waits for the backend as before. */
-/*
- * When a range kept on its grid (series.h) is refreshed: just after the
- * last point of its grid that falls between its fetch and due, rather
- * than at due, so that the answer served until the next refresh ends
- * within FETCH_GRID_LAG_S of when it was fetched, as one asked "now"
- * would.  In KEDA's cycle (a 15 s step, a 20 s TTL) the refreshes then
- * land just after each point; the first one after a miss may come early
- * once, to fall in step.  due otherwise (mono seconds).
- */
-static double refresh_due_time(const struct entry *e, double due)
-{
-	const struct series *s = e->range_s > 0 ? e->series : NULL;
-	double off = wall_now() - mono_now(), lag;
-	long long g;
-
-	if (!s || s->settled_ms == SERIES_UNALIGNED || s->step_ms <= 0 ||
-	    !(due + off > 0) || !(due + off < 1e12))
-		return due;
-	g = (long long)floor((due + off) * 1000.0);
-	g -= g % s->step_ms;               /* the last point at or before due */
-	lag = (e->cfg->cache_ttl_s - FETCH_REFRESH_AHEAD *
-	       e->cfg->cache_ttl_s) / 2;
-	lag = lag < FETCH_GRID_LAG_S ? lag : FETCH_GRID_LAG_S;
-	if ((double)g / 1000.0 - off <= e->fetched_at)
-		return due;                /* none since the fetch */
-	return (double)g / 1000.0 - off + lag;
-}
-
 static int refresh_plan(struct fetch *f, struct entry *e)
 {
 	if (e->state != ENTRY_READY || e->end_s > 0 || !e->tenant ||
 	    !(e->cfg->cache_ttl_s > 0) || sheap_queued(&e->rnode))
 		return 0;
-	if (sheap_push(&f->refresh, &e->rnode, refresh_due_time(e,
-		       e->fetched_at + FETCH_REFRESH_AHEAD *
-		       e->cfg->cache_ttl_s)))
+	if (sheap_push(&f->refresh, &e->rnode, e->fetched_at +
+		       FETCH_REFRESH_AHEAD * e->cfg->cache_ttl_s))
 		return 0;
 	return sheap_peek(&f->refresh) == &e->rnode; /* 1: the earliest */
 }

@@ -31,10 +31,10 @@
  * kept, and a refresh asks only for the points not yet settled
  * (series.h; the backend's rangeSettleSeconds), or nothing when the grid
  * has not moved and every point is settled (then the answer is renewed
- * as if fetched); such a range is refreshed just after a grid time rather
- * than at exactly 0.75 x TTL.  The answer is the one a full fetch of the
- * grid gives.  With a TTL of 0, and for a past range (end_s > 0), the
- * range is fetched whole, as asked.
+ * as if fetched).  The answer is the one a full fetch of the grid gives;
+ * its newest point is the last grid time before the request.  With a TTL
+ * of 0, and for a past range (end_s > 0), the range is fetched whole, as
+ * asked, ending when it is sent.
  *
  * Compression: a request asks for a gzip-compressed reply only when the
  * backend's `compression` says so (config.h): by default when the reply
