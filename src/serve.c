@@ -275,8 +275,9 @@ int cmd_serve(int argc, char **argv)
 	if (!getenv("MALLOC_TRIM_THRESHOLD_"))
 		mallopt(M_TRIM_THRESHOLD, SERVE_TRIM_THRESHOLD);
 	/* What the threshold keeps, and the free pages between chunks in
-	 * use, go back every MEMTRIM_PERIOD_S (memtrim.h): half the heap at
-	 * 10,000 triggers.  Without the thread, only RSS is higher. */
+	 * use, go back every MEMTRIM_PERIOD_S (memtrim.h): what a burst of
+	 * streams or calls took is returned once it is over.  Without the
+	 * thread, only RSS is higher. */
 	trim = memtrim_start(MEMTRIM_PERIOD_S);
 	if (!trim)
 		log_warn("cannot start the heap trimmer; freed memory stays "
