@@ -1172,7 +1172,8 @@ def report(R, P, meta):
                "[docs/service-bench.md](../../docs/service-bench.md)). "
                "`staffer serve` on loopback against a fake Prometheus in C "
                "(`staffer-load backend`, one thread per connection, answers in "
-               "microseconds); every number below comes from this one run. "
+               "microseconds), and in the `prometheus` scenario against "
+               "Debian's Prometheus; every number below comes from this one run. "
                "Where the target is a ratio, the baseline was measured in the "
                "same run. Each figure is the median of %d repetitions (min in "
                "brackets)." % P["reps"])
@@ -1217,7 +1218,8 @@ CAVEATS = [
     "The backend is a fake Prometheus that answers in microseconds, so "
     "latencies of calls that miss the cache are staffer's own cost plus a "
     "loopback HTTP request; against a real Prometheus add its query time. "
-    "Backend queries per distinct query are counted at that fake backend.",
+    "Backend queries per distinct query are counted at that fake backend "
+    "(in the `prometheus` scenario, from Prometheus' own query log).",
     "gRPC over loopback, plaintext, one HTTP/2 connection as KEDA keeps: no TLS "
     "cost, no network latency.",
     "Idle CPU is the server's user + system time from /proc/PID/stat (clock "
