@@ -85,21 +85,70 @@ int64_t smooth_step(struct smooth *s, int64_t raw, double now_s,
 	return s->target;
 }
 
+/* Spans of width a serve a hold of spans b when they differ by at most
+ * an eighth: the hold is whole spans anyway (up to one more, smooth.h),
+ * and a measured cold start that moves a little must not re-span the
+ * answers on every call (each re-spanning keeps a span's highest a
+ * little longer, which repeated would never age out). */
+static int smooth_near(double a, double b)
+{
+	return fabs(a - b) <= b / SMOOTH_BUCKETS;
+}
+
+/* The same answers under spans of another width: each span's highest
+ * goes to the new span holding that span's end (the latest it can have
+ * been seen, so nothing is released earlier than under either width);
+ * what is older than the new spans reach is dropped.  hold_since stays:
+ * the answers were seen. */
+static void smooth_rebucket(struct smooth *s, double width, double now_s)
+{
+	int64_t old[SMOOTH_SLOTS], j, kk, now_k, i;
+	double ow = s->hold_width;
+
+	for (i = 0; i < SMOOTH_SLOTS; i++) {
+		old[i] = s->hold_max[i];
+		s->hold_max[i] = INT64_MIN;
+	}
+	now_k = (int64_t)floor((now_s - s->hold_t0) / width);
+	for (j = s->hold_k - SMOOTH_SLOTS + 1; j <= s->hold_k; j++) {
+		if (j < 0 || old[j % SMOOTH_SLOTS] == INT64_MIN)
+			continue;
+		kk = (int64_t)floor((double)(j + 1) * ow / width);
+		if (kk > now_k)
+			kk = now_k;
+		if (kk <= now_k - SMOOTH_SLOTS)
+			continue;
+		if (old[j % SMOOTH_SLOTS] > s->hold_max[kk % SMOOTH_SLOTS])
+			s->hold_max[kk % SMOOTH_SLOTS] = old[j % SMOOTH_SLOTS];
+	}
+	s->hold_width = width;
+	s->hold_k = now_k;
+}
+
 int64_t smooth_hold(struct smooth *s, int64_t answer, double now_s,
 		    double hold_s)
 {
 	double width = hold_s / SMOOTH_BUCKETS, kf;
 	int64_t k, i, out = answer;
+	int fresh;
 
 	if (!(hold_s > 0) || !isfinite(now_s)) {
 		s->hold_on = 0;
 		return answer;
 	}
-	/* A new hold, a clock gone backwards, or nothing for a whole hold:
-	 * start afresh. */
-	if (!s->hold_on || s->hold_width != width || now_s < s->hold_t0 ||
-	    (now_s - s->hold_t0) / width - (double)s->hold_k >
-	    SMOOTH_SLOTS) {
+	/* A first hold, a clock gone back before the newest span, or
+	 * nothing for a whole hold: start afresh.  A hold that changes
+	 * length (a measured cold start moves with every pod that starts)
+	 * keeps what it has seen. */
+	fresh = !s->hold_on ||
+		(now_s - s->hold_t0) / s->hold_width < (double)s->hold_k ||
+		(now_s - s->hold_t0) / s->hold_width - (double)s->hold_k >
+		SMOOTH_SLOTS;
+	if (!fresh && !smooth_near(s->hold_width, width))
+		smooth_rebucket(s, width, now_s);
+	if (!fresh)
+		width = s->hold_width;
+	if (fresh) {
 		s->hold_on = 1;
 		s->hold_width = width;
 		s->hold_t0 = now_s;
@@ -126,7 +175,7 @@ int64_t smooth_hold(struct smooth *s, int64_t answer, double now_s,
 int smooth_hold_ready(const struct smooth *s, double now_s, double hold_s)
 {
 	return hold_s > 0 && s->hold_on &&
-	       s->hold_width == hold_s / SMOOTH_BUCKETS &&
+	       smooth_near(s->hold_width, hold_s / SMOOTH_BUCKETS) &&
 	       now_s - s->hold_since >= hold_s &&
 	       (now_s - s->hold_t0) / s->hold_width - (double)s->hold_k <=
 	       SMOOTH_SLOTS;

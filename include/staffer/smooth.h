@@ -69,9 +69,12 @@ void smooth_seed(struct smooth *s, int64_t current, double now_s);
  * more: the spans are whole), so an answer at or above every recent one
  * takes effect at once and a lower one only as the higher ones age out
  * (the HPA's scale-down stabilization, with the hold as its window).  A
- * state that has not seen a whole hold of answers (a fresh process, a new
- * hold_s, or no call for longer than the hold) knows only what it has
- * seen: the caller holds on something else until smooth_hold_ready()
+ * hold_s that changes keeps the answers seen: by up to an eighth, under
+ * the spans it has; by more, re-spanned (none released earlier than
+ * under either length).  A state that has not seen a whole
+ * hold of answers (a fresh process, or no call for longer than the hold)
+ * knows only what it has seen: the caller holds on something else until
+ * smooth_hold_ready()
  * (decide.c: the arrival rate's series).  hold_s <= 0: the answer itself.
  */
 int64_t smooth_hold(struct smooth *s, int64_t answer, double now_s,

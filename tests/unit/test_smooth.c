@@ -228,9 +228,11 @@ static void test_hold(void **state)
 		if (smooth_hold(&s, 5, t, 80) == 5)
 			break;
 	assert_true(t >= 255 && t <= 265);
-	/* another hold starts afresh, as does a clock gone backwards */
-	assert_int_equal(smooth_hold(&s, 5, 300, 40), 5);
-	assert_false(smooth_hold_ready(&s, 300, 40));
+	/* a shorter hold keeps what it saw within it (the 5s of the
+	 * last 40 s), and stands on its own */
+	assert_int_equal(smooth_hold(&s, 3, 300, 40), 5);
+	assert_true(smooth_hold_ready(&s, 300, 40));
+	/* a clock gone backwards starts afresh */
 	assert_int_equal(smooth_hold(&s, 6, 100, 40), 6);
 	assert_false(smooth_hold_ready(&s, 100, 40));
 	/* no calls for longer than the hold: afresh too, and not ready */
@@ -241,6 +243,48 @@ static void test_hold(void **state)
 	/* hold 0: the answer itself */
 	assert_int_equal(smooth_hold(&s, 5, 1001, 0), 5);
 	assert_false(smooth_hold_ready(&s, 1001, 0));
+}
+
+/*
+ * A hold whose length moves (a measured cold start changes as pods
+ * start): the answers seen are kept under the new length, none released
+ * earlier than the new hold says, and the state stays ready.  Before,
+ * every change started afresh and the hold fell back to the arrival
+ * rate's series for a whole hold.
+ */
+static void test_hold_moves(void **state)
+{
+	struct smooth s = SMOOTH_INIT;
+	double t;
+
+	(void)state;
+	for (t = 0; t <= 200; t += 5)
+		smooth_hold(&s, t < 150 ? 10 : 4, t, 80);
+	assert_true(smooth_hold_ready(&s, 200, 80));
+	/* 80 -> 83 s (within an eighth): the 10 seen at 145 s is kept, and
+	 * ages out as a hold of 80-83 s plus a span says */
+	assert_int_equal(smooth_hold(&s, 4, 205, 83), 10);
+	assert_true(smooth_hold_ready(&s, 205, 83));
+	for (t = 206; t < 225; t += 1)
+		assert_int_equal(smooth_hold(&s, 4, t, 83), 10);
+	for (; t < 260; t += 1)
+		if (smooth_hold(&s, 4, t, 83) == 4)
+			break;
+	assert_true(t >= 225 && t <= 145 + 83 + 11);
+	/* 83 -> 160 s: re-spanned, the 7 seen is kept and the state ready;
+	 * a much shorter hold drops what is older than it */
+	assert_int_equal(smooth_hold(&s, 7, 262, 83), 7);
+	assert_int_equal(smooth_hold(&s, 4, 263, 160), 7);
+	assert_true(smooth_hold_ready(&s, 263, 160));
+	assert_int_equal(smooth_hold(&s, 4, 300, 10), 4);
+	assert_true(smooth_hold_ready(&s, 300, 10));
+	/* a hold moving by a second on every call still releases */
+	for (t = 400; t <= 420; t += 5)
+		smooth_hold(&s, 9, t, 100);
+	for (t = 425; t < 700; t += 5)
+		if (smooth_hold(&s, 2, t, 100 + (t - 420) / 5) == 2)
+			break;
+	assert_true(t > 420 + 100 && t < 420 + 100 + 2 * 100 / 8.0 + 20);
 }
 
 int main(void)
@@ -256,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_period_zero),
 		cmocka_unit_test(test_seed),
 		cmocka_unit_test(test_hold),
+		cmocka_unit_test(test_hold_moves),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
