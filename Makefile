@@ -36,7 +36,7 @@ GEN_HDR  = $(PROTOS:%=$(GEN)/%.pb-c.h)
 # the pure decision model: no I/O, no logging, no global state; its
 # public headers are include/staffer/, and it is build/libstaffer-model.a
 MODEL_SRC = src/model.c src/erlang.c src/smooth.c src/forecast.c src/peak.c \
-           src/safety.c \
+           src/safety.c src/pool.c \
            src/feedback.c
 # metadata and one decision from it, and the text helpers every layer shares
 CORE_SRC = src/arr.c src/num.c src/kname.c src/near.c src/mono.c src/meta.c src/decide.c src/sched.c src/tz.c src/promql.c \
