@@ -40,12 +40,12 @@ long pool_batch_within(const struct pool_profile *pr, double itl_target_s)
 
 	if (n == 0 || !(itl_target_s >= pr->itl_s[0]))
 		return 0;
-	if (itl_target_s >= pr->itl_s[n - 1])
-		return (long)fmin(pr->batch[n - 1], POOL_BATCH_MAX);
 	/* the first point above the target: the crossing is in the segment
-	 * before it (ITL is non-decreasing, so the segment rises) */
+	 * before it, which rises to it */
 	for (i = 1; i < n && pr->itl_s[i] <= itl_target_s; i++)
 		;
+	if (i == n)
+		return (long)fmin(pr->batch[n - 1], POOL_BATCH_MAX);
 	b = pr->batch[i - 1] + (itl_target_s - pr->itl_s[i - 1]) *
 	    (pr->batch[i] - pr->batch[i - 1]) /
 	    (pr->itl_s[i] - pr->itl_s[i - 1]);

@@ -51,7 +51,9 @@ enum pool_kind {
 
 struct pool_profile {
 	double batch[POOL_PROFILE_MAX];  /* ascending, >= 1 */
-	double itl_s[POOL_PROFILE_MAX];  /* non-decreasing, > 0 */
+	double itl_s[POOL_PROFILE_MAX];  /* > 0; measured, so a point may
+					  * be a hair faster than the one
+					  * before */
 	size_t n;                        /* points; 0: none */
 };
 
@@ -129,8 +131,9 @@ double pool_itl_at(const struct pool_profile *pr, double b);
 
 /*
  * b*: the largest whole batch from 1 to the profile's last batch whose
- * ITL is at most itl_target_s; 0 when even the first point is slower (or
- * no profile).
+ * ITL is at most itl_target_s, and every point's before it too (the
+ * first point above the target ends the search, within the segment that
+ * rises to it); 0 when even the first point is slower (or no profile).
  */
 long pool_batch_within(const struct pool_profile *pr, double itl_target_s);
 

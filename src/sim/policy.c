@@ -480,7 +480,7 @@ int policy_parse(struct policy *p, const char *spec,
 
 /* ---- running ----------------------------------------------------------- */
 
-static int policy_range_init(struct policy_range *g)
+int policy_range_init(struct policy_range *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->raw = malloc(DECIDE_SERIES_MAX * sizeof(*g->raw));
@@ -488,7 +488,7 @@ static int policy_range_init(struct policy_range *g)
 	return g->raw && g->out ? 0 : -1;
 }
 
-static void policy_range_free(struct policy_range *g)
+void policy_range_free(struct policy_range *g)
 {
 	free(g->raw);
 	free(g->out);
@@ -571,9 +571,9 @@ static int policy_staffer_obs(struct policy_run *r,
  * no data there, the series is shorter); a gap after data began, or no
  * point, gives none (*n 0), as in the server.
  */
-static void policy_range(struct policy_range *g, double range_s,
-			 double step_s, const struct policy_view *v,
-			 const double **out, size_t *n)
+void policy_range_read(struct policy_range *g, double range_s,
+		       double step_s, const struct policy_view *v,
+		       const double **out, size_t *n)
 {
 	double end, start, x, shift;
 	size_t np, k, got = 0, keep = 0;
@@ -631,11 +631,13 @@ static void policy_series(struct policy_run *r, const struct meta *m,
 	double range, step;
 
 	decide_series_query(m, &range, &step);
-	policy_range(&r->series, range, step, v, &o->series, &o->n_series);
+	policy_range_read(&r->series, range, step, v, &o->series,
+			  &o->n_series);
 	if (o->n_series)
 		o->series_step_s = step;
 	decide_surge_query(m, &range, &step);
-	policy_range(&r->surge, range, step, v, &o->surge, &o->n_surge);
+	policy_range_read(&r->surge, range, step, v, &o->surge,
+			  &o->n_surge);
 	if (o->n_surge)
 		o->surge_step_s = step;
 }

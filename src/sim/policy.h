@@ -198,6 +198,24 @@ struct policy_range {
 	size_t n;
 };
 
+/* A range's buffers (DECIDE_SERIES_MAX points each): 0, or -1 when out
+ * of memory (then free it).  The split fleet's staffer reads its pools'
+ * series the same way (splitpol.h). */
+int policy_range_init(struct policy_range *g);
+void policy_range_free(struct policy_range *g);
+
+/*
+ * A range query of v->arrivals' rate over range_s at step_s, ending on
+ * the grid at or before v->now (rate() over v->rate_window_s): *out and
+ * *n the points after the first one with data (before the first scrape
+ * Prometheus has none: the series is shorter); a gap after data began,
+ * or no point, gives none (*n 0), as in the server.  Reads v->now,
+ * v->arrivals and v->rate_window_s only.
+ */
+void policy_range_read(struct policy_range *g, double range_s,
+		       double step_s, const struct policy_view *v,
+		       const double **out, size_t *n);
+
 struct policy_run {
 	const struct policy *p;
 	struct hpa *hpa;          /* allocated */
