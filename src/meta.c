@@ -1444,11 +1444,6 @@ static const char *meta_idle_beta(const struct meta *m, int need_queries)
 	};
 
 	(void)need_queries;
-	if (m->pool.kind == POOL_PREFILL && meta_given(m, MK_TTFT_TARGET) &&
-	    !meta_given(m, MK_STAFFING))
-		return "with pool prefill and 'ttftTargetSeconds' (the TTFT "
-		       "target sets the headroom; give 'staffing' sqrt to "
-		       "have the larger of the two)";
 	if (m->model.staffing == MODEL_STAFF_NONE &&
 	    !meta_given(m, MK_STAFFING))
 		return "with staffing 'none' (from workload 'batch')";
@@ -1922,7 +1917,6 @@ void meta_pool_params(const struct meta *m, struct pool_params *out)
 {
 	*out = m->pool;
 	out->ttft_miss = 1.0 - m->sla_target;
-	out->ttft_staffing = !meta_given(m, MK_STAFFING);
 }
 
 int meta_slots_given(const struct meta *m)

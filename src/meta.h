@@ -284,11 +284,9 @@ double meta_hold_seconds(const struct meta *m);
 int meta_step_limited(const struct meta *m);
 
 /*
- * The pool parameters in force for a decision (m->pool with what depends
- * on other keys): the share of requests the TTFT target may miss,
- * 1 - slaTarget, and whether the TTFT target alone sets the headroom (no
- * 'staffing' given, in the metadata or the schedule window in force).
- * m must have passed meta_check().
+ * The pool parameters in force for a decision: m->pool with the share of
+ * requests the TTFT target may miss, 1 - slaTarget.  m must have passed
+ * meta_check().
  */
 void meta_pool_params(const struct meta *m, struct pool_params *out);
 

@@ -217,21 +217,11 @@ enum model_err pool_evaluate(const struct model_params *mp,
 				 p->kv_transfer_s;
 		pt.ttft_reachable = pt.ttft_wait_s > 0;
 	}
-	/* The TTFT target alone sets the headroom: the staffing's is not
-	 * needed (an Erlang search for an unreachable target is not run). */
-	if (pt.ttft_reachable && p->ttft_staffing) {
-		e = pool_ttft(&q, p, &x, &pt, &mb);
-		if (e != MODEL_OK)
-			return e;
-		pt.ttft_sets = 1;
-		pt.ttft_slots = mb.total_slots;
-		*b = mb;
-		*t = pt;
-		return MODEL_OK;
-	}
 	e = model_evaluate(&q, &x, &mb);
 	if (e != MODEL_OK)
 		return e;
+	/* the TTFT target only adds (an Erlang search for an unreachable
+	 * target is not run) */
 	if (pt.ttft_reachable) {
 		e = pool_ttft(&q, p, &x, &pt, &tb);
 		if (e != MODEL_OK)

@@ -13,9 +13,9 @@
  *   prefill  W = (input tokens / request) / C, C a replica's input
  *            tokens per second; n = 1, a replica being one server of
  *            rate C.  So L = lambda_in / C replicas.  With a TTFT
- *            target T the headroom is Erlang C's for the wait budget
- *            tau = T - W - KV transfer at the share 1 - slaTarget
- *            (with an explicit staffing: the larger of the two).
+ *            target T the answer is at least what Erlang C needs for
+ *            the wait budget tau = T - W - KV transfer at the share
+ *            1 - slaTarget (staffing none: that alone).
  *   decode   W = (output tokens / request) x ITL(b*), b* the largest
  *            batch whose inter-token latency ITL(b) (the engine's
  *            profile) is within the ITL target; so L = lambda_out x
@@ -67,9 +67,6 @@ struct pool_params {
 	double kv_transfer_s;        /* the KV transfer within T, >= 0 */
 	double ttft_miss;            /* the share of requests T may miss,
 				      * (0, 1) (1 - slaTarget) */
-	int ttft_staffing;           /* 1: T sets the headroom alone (no
-				      * explicit staffing); 0: the larger of
-				      * T's and the staffing's */
 	double itl_target_s;         /* 0: none */
 	struct pool_profile profile; /* decode's ITL(b); n 0: none */
 };
@@ -118,7 +115,8 @@ struct pool_terms {
 	enum pool_bind bind;
 	double ttft_wait_s;      /* tau = T - W - transfer (prefill, T) */
 	int ttft_reachable;      /* tau > 0 */
-	int ttft_sets;           /* Erlang C for T gave the headroom */
+	int ttft_sets;           /* Erlang C for T asked more than the
+				  * staffing: its answer is b */
 	double ttft_slots;       /* the total T asks for (0: none) */
 };
 
@@ -151,7 +149,7 @@ enum model_err pool_service_time(const struct pool_params *p,
  * Evaluate a pool: the terms above, then model_evaluate() on the pool's
  * W and n, s->service_time_s being the W to use where the tokens say
  * nothing (decide.h's chain), and for a prefill pool with a reachable
- * TTFT target Erlang C's headroom as described.  slots_given: the
+ * TTFT target the larger of that and Erlang C's answer for it.  slots_given: the
  * slotsPerReplica a user set (0: not set; a prefill pool ignores it).
  * On success fills *b (its terms in the pool's slots) and *t.
  * MODEL_EINVAL for a unified p, a prefill pool without C, a decode pool

@@ -78,7 +78,7 @@ static void splitcmd_usage(FILE *fp)
 "  --hpa-sync S (15)\n"
 "policies (repeat --policy; default: staffer planner llm-d keda static):\n"
 "  staffer[:prefill.KEY=V,decode.KEY=V,KEY=V]   metadata per pool\n"
-"  planner[:interval=S]        demand / throughput per replica (Dynamo)\n"
+"  planner[:interval=S,scale=X] demand / throughput per replica (Dynamo)\n"
 "  llm-d[:interval=S,kv=U,queue=N,kvSpare=U,queueSpare=N]  saturation\n"
 "  keda[:prefill=queue|running|sum,prefillThreshold=T,\n"
 "       decode=running|queue|sum|kv,decodeThreshold=T]\n"

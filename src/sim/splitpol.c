@@ -247,6 +247,9 @@ static int splitpol_set(struct splitpol *p, const char *k, const char *v,
 		if (!strcmp(k, "interval"))
 			return splitpol_num(k, v, 0, 86400, &p->interval_s,
 					    err, errlen);
+		if (p->kind == SPLITPOL_PLANNER && !strcmp(k, "scale"))
+			return splitpol_num(k, v, 0, 100, &p->scale, err,
+					    errlen);
 		if (p->kind == SPLITPOL_LLMD) {
 			double *f = !strcmp(k, "kv") ? &p->kv_sat :
 				    !strcmp(k, "queue") ? &p->queue_sat :
@@ -323,6 +326,7 @@ static void splitpol_defaults(struct splitpol *p,
 	p->metric[SPLIT_DECODE] = SPM_RUNNING;
 	p->threshold[SPLIT_DECODE] = 0.75 * (double)c->decode_slots;
 	p->interval_s = p->kind == SPLITPOL_PLANNER ? 180 : 60;
+	p->scale = 1;
 	p->kv_sat = 0.8;
 	p->queue_sat = 5;
 	p->kv_spare = 0.1;
@@ -655,7 +659,7 @@ static int32_t splitpol_planner(struct splitpol_run *r, int k,
 		thpt = (double)b / perf_token_s(c->perf, (double)b);
 		need = req * osl / iv / thpt;
 	}
-	need = ceil(need - 1e-9);
+	need = ceil(need * r->p->scale - 1e-9);
 	return need < 1 ? 1 : need > SPLIT_REPLICAS_MAX ?
 	       (int32_t)SPLIT_REPLICAS_MAX : (int32_t)need;
 }

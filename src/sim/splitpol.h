@@ -25,7 +25,9 @@
  *             / interval / (b / ITL(b))), b the largest batch within the
  *             ITL target that fits the KV-cache at input + output / 2
  *             tokens a sequence; at least 1 each, set at once (no HPA).
- *             Keys: interval.
+ *             Keys: interval, scale (each answer x scale before the
+ *             ceiling, default 1: a practitioner's margin, not
+ *             Dynamo's; the benchmark sweeps it).
  *   llm-d     llm-d's workload variant autoscaler's saturation analyzer
  *             (V1): every interval (60 s) per pool, a replica is saturated
  *             at KV use >= kv (0.8) or a queue >= queue (5) prompts; over
@@ -89,6 +91,7 @@ struct splitpol {
 	enum splitpol_metric metric[SPLIT_POOLS]; /* keda */
 	double threshold[SPLIT_POOLS];
 	double interval_s;              /* planner, llm-d */
+	double scale;                   /* planner: its answer x scale */
 	double kv_sat, queue_sat, kv_spare, queue_spare; /* llm-d */
 	int32_t fixed[SPLIT_POOLS];     /* static; -1: the warm start */
 };
