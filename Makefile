@@ -73,7 +73,7 @@ else
 Q = @
 endif
 
-.PHONY: all deps test unit integration demo bench bench-service clean lint valgrind py FORCE \
+.PHONY: all deps test unit integration demo bench bench-service bench-split clean lint valgrind py FORCE \
 	image chart-package release
 # Keep the generated protobuf-c sources: they are inputs, not leftovers.
 .SECONDARY:
@@ -261,6 +261,10 @@ bench: deps
 bench-service: deps
 	@$(MAKE) --no-print-directory all $(B)/staffer-load
 	@/usr/bin/python3 bench/service.py
+
+bench-split: deps
+	@$(MAKE) --no-print-directory all
+	@python3 bench/split.py
 
 # ---- the release (docs/install.md): image, chart package, dist/ -----------
 # `make image` packs build/staffer as it is (a development build says

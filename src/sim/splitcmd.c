@@ -26,7 +26,7 @@
 #include "splitpol.h"
 #include "trace.h"
 
-#define SPLITCMD_POLICIES_MAX 64
+#define SPLITCMD_POLICIES_MAX 128
 #define SPLITCMD_ERR_MAX 1024
 #define SPLITCMD_PROG "staffer simulate --split"
 
@@ -81,10 +81,11 @@ static void splitcmd_usage(FILE *fp)
 "  planner[:interval=S,scale=X] demand / throughput per replica (Dynamo)\n"
 "  llm-d[:interval=S,kv=U,queue=N,kvSpare=U,queueSpare=N]  saturation\n"
 "  keda[:prefill=queue|running|sum,prefillThreshold=T,\n"
-"       decode=running|queue|sum|kv,decodeThreshold=T]\n"
+"       decode=running|queue|sum|kv,decodeThreshold=T,\n"
+"       behavior=default|staffer]\n"
 "  static[:prefill=N,decode=M]\n"
-"  common keys: minReplicaCount maxReplicaCount pollingInterval\n"
-"  cooldownPeriod\n"
+"  common keys: minReplicaCount maxReplicaCount (1, 100; every policy\n"
+"  but static) pollingInterval cooldownPeriod\n"
 "output:\n"
 "  --json              one JSON object per policy per line\n"
 "  --timeseries FILE   CSV of every policy over time (--ts-step S, 15)\n");

@@ -193,6 +193,23 @@ static int splitpol_metric_parse(const char *v, int decode,
 	return 0;
 }
 
+/* staffer's HPA behaviour (docs/deploy.md: tolerance 0, no scale-down
+ * window), or KEDA's default HPA (behavior nil). */
+static void splitpol_hpa_behavior(struct hpa_config *h, int staffer)
+{
+	struct hpa_config d;
+
+	hpa_config_init(&d);
+	h->behavior = staffer;
+	h->up = d.up;
+	h->down = d.down;
+	if (staffer) {
+		h->up.tolerance = 0;
+		h->down.tolerance = 0;
+		h->down.window_s = 0;
+	}
+}
+
 /* One key=value of p.  0, or -1 with err. */
 static int splitpol_set(struct splitpol *p, const char *k, const char *v,
 			const struct split_config *c, char *err,
@@ -231,6 +248,18 @@ static int splitpol_set(struct splitpol *p, const char *k, const char *v,
 	if (!strcmp(k, "cooldownPeriod"))
 		return splitpol_num(k, v, -1, 86400, &p->keda.cooldown_s, err,
 				    errlen);
+	if (p->kind == SPLITPOL_KEDA && !strcmp(k, "behavior")) {
+		if (strcmp(v, "default") && strcmp(v, "staffer")) {
+			snprintf(err, errlen, "'behavior': '%.40s' is not "
+				 "allowed; allowed: default (KEDA's HPA: "
+				 "tolerance 0.1, a 300-s scale-down window), "
+				 "staffer (tolerance 0, no window)", v);
+			return -1;
+		}
+		for (i = 0; i < SPLIT_POOLS; i++)
+			splitpol_hpa_behavior(&p->hpa[i], !strcmp(v, "staffer"));
+		return 0;
+	}
 	switch (p->kind) {
 	case SPLITPOL_STAFFER:
 		for (i = 0; i < SPLIT_POOLS; i++) {
@@ -313,13 +342,8 @@ static void splitpol_defaults(struct splitpol *p,
 		p->hpa[i].max_replicas = SPLITPOL_MAX_REPLICAS;
 		meta_init(&p->meta[i]);
 		p->fixed[i] = -1;
-		if (p->kind == SPLITPOL_STAFFER) {
-			/* the behaviour staffer recommends (docs/deploy.md) */
-			p->hpa[i].behavior = 1;
-			p->hpa[i].up.tolerance = 0;
-			p->hpa[i].down.tolerance = 0;
-			p->hpa[i].down.window_s = 0;
-		}
+		if (p->kind == SPLITPOL_STAFFER)
+			splitpol_hpa_behavior(&p->hpa[i], 1);
 	}
 	p->metric[SPLIT_PREFILL] = SPM_QUEUE;
 	p->threshold[SPLIT_PREFILL] = 5;
@@ -707,12 +731,23 @@ static int32_t splitpol_llmd(struct splitpol_run *r, int k,
 int32_t splitpol_direct(struct splitpol_run *r, int k,
 			const struct split_view *v)
 {
+	const struct hpa_config *h = &r->p->hpa[k];
+	int32_t n;
+
 	switch (r->p->kind) {
 	case SPLITPOL_PLANNER:
-		return splitpol_planner(r, k, v);
+		n = splitpol_planner(r, k, v);
+		break;
 	case SPLITPOL_LLMD:
-		return splitpol_llmd(r, k, v);
+		n = splitpol_llmd(r, k, v);
+		break;
 	default:
 		return -1;
 	}
+	/* the same bounds as the HPA's policies (minReplicaCount,
+	 * maxReplicaCount): a planner's Deployment has them too */
+	if (n < 0)
+		return -1;
+	return n < h->min_replicas ? h->min_replicas :
+	       n > h->max_replicas ? h->max_replicas : n;
 }

@@ -42,10 +42,13 @@
  *             replica, KEDA's default HPA: prefill=queue|running|sum,
  *             prefillThreshold (default queue, 5), decode=running|queue|
  *             sum|kv, decodeThreshold (default running, 0.75 x decode
- *             slots; kv: the mean KV use, 0.8).
+ *             slots; kv: the mean KV use, 0.8); behavior=default (KEDA's
+ *             HPA: tolerance 0.1, a 300-s scale-down window) or staffer
+ *             (staffer's: tolerance 0, no window).
  *   static    fixed pools: prefill=N, decode=M (default: the warm start).
- * Common keys (not static): minReplicaCount, maxReplicaCount,
- * pollingInterval, cooldownPeriod for both pools.
+ * Common keys (not static): minReplicaCount, maxReplicaCount (default 1
+ * and 100, KEDA's; the planner's and llm-d's answers are held within
+ * them too), pollingInterval, cooldownPeriod for both pools.
  *
  * splitpol_parse fills a struct splitpol (it owns its metadata: release
  * it); struct splitpol_run holds one run's controller state.
