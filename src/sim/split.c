@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "sim.h"
+#include "simcold.h"
 #include "simheap.h"
 #include "simroute.h"
 #include "simrng.h"
@@ -55,9 +56,8 @@ struct split_pool {
 	int32_t spec, n_starting, n_ready, n_draining, peak;
 	uint64_t scale_events;
 	double replica_s;
-	struct simrng crng;      /* this pool's cold starts */
-	double *cold;
-	size_t ncold, capcold, made;
+	struct simcold cold;     /* this pool's cold starts */
+	size_t made;
 };
 
 struct split {
@@ -232,29 +232,8 @@ void split_first_minute(const struct split_config *c, const struct trace *t,
 
 static int split_cold(struct split *s, int k, size_t i, double *out)
 {
-	struct split_pool *p = &s->pool[k];
-	double sigma;
-
-	if (!(s->c->cold_start_cv > 0)) {
-		*out = s->c->cold_start_s;
-		return 0;
-	}
-	sigma = sqrt(log(1 + s->c->cold_start_cv * s->c->cold_start_cv));
-	while (p->ncold <= i) {
-		if (p->ncold == p->capcold) {
-			size_t cap = p->capcold ? p->capcold * 2 : 256;
-			double *x = realloc(p->cold, cap * sizeof(*x));
-
-			if (!x)
-				return -1;
-			p->cold = x;
-			p->capcold = cap;
-		}
-		p->cold[p->ncold++] = s->c->cold_start_s *
-				      exp(sigma * simrng_normal(&p->crng));
-	}
-	*out = p->cold[i];
-	return 0;
+	return simcold_get(&s->pool[k].cold, s->c->cold_start_s,
+			   s->c->cold_start_cv, i, out);
 }
 
 static double split_overlap(const struct split *s, double from, double to)
@@ -831,7 +810,7 @@ static void split_free(struct split *s)
 		for (r = 0; r < s->pool[k].nrep; r++)
 			free(s->pool[k].rep[r].work);
 		free(s->pool[k].rep);
-		free(s->pool[k].cold);
+		simcold_release(&s->pool[k].cold);
 	}
 	simq_links_free(&s->links);
 	free(s->gen);
@@ -882,8 +861,8 @@ int split_run(const struct split_config *c, const struct trace *t,
 	}
 	s.c = c;
 	s.t = t;
-	simrng_seed(&s.pool[SPLIT_PREFILL].crng, c->cold_seed);
-	simrng_seed(&s.pool[SPLIT_DECODE].crng, c->cold_seed + 1);
+	simcold_init(&s.pool[SPLIT_PREFILL].cold, c->cold_seed);
+	simcold_init(&s.pool[SPLIT_DECODE].cold, c->cold_seed + 1);
 	cap = split_series_cap(c, p);
 	for (k = 0; k < SS_N; k++)
 		if (simseries_init(&s.ser[k], cap))

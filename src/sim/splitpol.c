@@ -65,34 +65,6 @@ long splitpol_batch_within(const struct perf *pf, double itl_s, long slots)
 
 /* ---- parsing ---------------------------------------------------------- */
 
-static int splitpol_num(const char *key, const char *val, double lo,
-			double hi, double *out, char *err, size_t errlen)
-{
-	double v;
-
-	if (num_parse_double(val, &v) || !(v > lo) || v > hi) {
-		snprintf(err, errlen, "'%s': '%.40s' is not allowed; allowed: "
-			 "a number above %g up to %g", key, val, lo, hi);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static int splitpol_int(const char *key, const char *val, long lo, long hi,
-			int32_t *out, char *err, size_t errlen)
-{
-	long v;
-
-	if (num_parse_long(val, &v) || v < lo || v > hi) {
-		snprintf(err, errlen, "'%s': '%.40s' is not allowed; allowed: "
-			 "a whole number from %ld to %ld", key, val, lo, hi);
-		return -1;
-	}
-	*out = (int32_t)v;
-	return 0;
-}
-
 /* One metadata key on pool k's trigger (k -1: both). */
 static int splitpol_meta(struct splitpol *p, int k, const char *key,
 			 const char *val, char *err, size_t errlen)
@@ -222,15 +194,17 @@ static int splitpol_set(struct splitpol *p, const char *k, const char *v,
 	if (p->kind == SPLITPOL_STATIC) {
 		for (i = 0; i < SPLIT_POOLS; i++)
 			if (!strcmp(k, splitpol_pool_names[i]))
-				return splitpol_int(k, v, 0, SPLIT_REPLICAS_MAX,
-						    &p->fixed[i], err, errlen);
+				return policy_parse_int(k, v, 0,
+							SPLIT_REPLICAS_MAX,
+							&p->fixed[i], err,
+							errlen);
 		snprintf(err, errlen, "unknown key '%.60s' for policy "
 			 "'static'; allowed: prefill, decode", k);
 		return -1;
 	}
 	if (!strcmp(k, "minReplicaCount") || !strcmp(k, "maxReplicaCount")) {
-		if (splitpol_int(k, v, k[1] == 'i' ? 0 : 1, HPA_REPLICAS_MAX,
-				 &n, err, errlen))
+		if (policy_parse_int(k, v, k[1] == 'i' ? 0 : 1,
+				     HPA_REPLICAS_MAX, &n, err, errlen))
 			return -1;
 		for (i = 0; i < SPLIT_POOLS; i++) {
 			if (k[1] == 'a') {
@@ -243,11 +217,11 @@ static int splitpol_set(struct splitpol *p, const char *k, const char *v,
 		return 0;
 	}
 	if (!strcmp(k, "pollingInterval"))
-		return splitpol_num(k, v, 0, 3600, &p->keda.poll_s, err,
-				    errlen);
+		return policy_parse_num(k, v, 0, 1, 3600, &p->keda.poll_s,
+					err, errlen);
 	if (!strcmp(k, "cooldownPeriod"))
-		return splitpol_num(k, v, -1, 86400, &p->keda.cooldown_s, err,
-				    errlen);
+		return policy_parse_num(k, v, 0, 0, 86400, &p->keda.cooldown_s,
+					err, errlen);
 	if (p->kind == SPLITPOL_KEDA && !strcmp(k, "behavior")) {
 		if (strcmp(v, "default") && strcmp(v, "staffer")) {
 			snprintf(err, errlen, "'behavior': '%.40s' is not "
@@ -274,11 +248,11 @@ static int splitpol_set(struct splitpol *p, const char *k, const char *v,
 	case SPLITPOL_PLANNER:
 	case SPLITPOL_LLMD:
 		if (!strcmp(k, "interval"))
-			return splitpol_num(k, v, 0, 86400, &p->interval_s,
-					    err, errlen);
+			return policy_parse_num(k, v, 0, 1, 86400,
+						&p->interval_s, err, errlen);
 		if (p->kind == SPLITPOL_PLANNER && !strcmp(k, "scale"))
-			return splitpol_num(k, v, 0, 100, &p->scale, err,
-					    errlen);
+			return policy_parse_num(k, v, 0, 1, 100, &p->scale,
+						err, errlen);
 		if (p->kind == SPLITPOL_LLMD) {
 			double *f = !strcmp(k, "kv") ? &p->kv_sat :
 				    !strcmp(k, "queue") ? &p->queue_sat :
@@ -287,8 +261,9 @@ static int splitpol_set(struct splitpol *p, const char *k, const char *v,
 				    NULL;
 
 			if (f)
-				return splitpol_num(k, v, 0, k[0] == 'k' ? 1 :
-						    1e6, f, err, errlen);
+				return policy_parse_num(k, v, 0, 1,
+							k[0] == 'k' ? 1 : 1e6,
+							f, err, errlen);
 		}
 		break;
 	case SPLITPOL_KEDA:
@@ -314,8 +289,9 @@ static int splitpol_set(struct splitpol *p, const char *k, const char *v,
 				return 0;
 			}
 			if (!strcmp(k + len, "Threshold")) {
-				if (splitpol_num(k, v, 0, SPLITPOL_THRESHOLD_MAX,
-						 &d, err, errlen))
+				if (policy_parse_num(k, v, 0, 1,
+						     SPLITPOL_THRESHOLD_MAX,
+						     &d, err, errlen))
 					return -1;
 				p->threshold[i] = d;
 				return 0;
