@@ -694,8 +694,7 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 	[MK_PREFILL_TOKENS] = {
 		.name = "prefillTokensPerSecond", .type = META_T_DOUBLE,
 		.flags = META_F_MINX, .min = 0, .max = 1e9,
-		.note = "required with pool prefill unless "
-			"'prefillCapacityQuery' is given",
+		.note = "required with pool prefill",
 		.unit = "tokens/s",
 		.what = "the input tokens one prefill replica processes per "
 			"second at full load (the engine's profile)",
@@ -1977,14 +1976,13 @@ static enum meta_err meta_check_pool(struct meta *m, int need_queries,
 		if (need_queries && !m->input_token_rate_query)
 			return meta_missing(err, MK_INPUT_TOKEN_RATE_QUERY,
 					    " with pool prefill");
-		if (!meta_given(m, MK_PREFILL_TOKENS) &&
-		    !(need_queries && m->prefill_capacity_query))
+		/* the capacity in force while prefillCapacityQuery has no
+		 * value: without it the pool could not be sized at all */
+		if (!meta_given(m, MK_PREFILL_TOKENS))
 			return meta_missing(err, MK_PREFILL_TOKENS,
-					    need_queries ?
-					    " with pool prefill unless "
-					    "'prefillCapacityQuery' is given" :
-					    " with pool prefill here (its "
-					    "query is not run)");
+					    " with pool prefill (the capacity "
+					    "while 'prefillCapacityQuery', if "
+					    "any, has no value)");
 		if (meta_given(m, MK_TTFT_TARGET) &&
 		    !(m->pool.ttft_target_s > m->pool.kv_transfer_s))
 			return meta_fail(err, META_ECONFLICT, "ttftTargetSeconds",
@@ -2003,6 +2001,14 @@ static enum meta_err meta_check_pool(struct meta *m, int need_queries,
 			return meta_missing(err, MK_SLOTS_PER_REPLICA,
 					    " with pool decode unless "
 					    "'itlTargetSeconds' is given");
+		/* the KV bound while kvCacheTokensQuery has no value: its
+		 * loss would lower the answer */
+		if (m->kv_cache_tokens_query &&
+		    !meta_given(m, MK_KV_CACHE_TOKENS))
+			return meta_missing(err, MK_KV_CACHE_TOKENS,
+					    " with 'kvCacheTokensQuery' (the "
+					    "capacity while the query has no "
+					    "value)");
 		if (meta_given(m, MK_ITL_TARGET) && !m->decode_profile)
 			return meta_missing(err, MK_DECODE_PROFILE,
 					    " with 'itlTargetSeconds'");
@@ -2060,6 +2066,10 @@ enum meta_err meta_check(struct meta *m, int need_queries,
 	if (rc != META_OK)
 		goto out;
 
+	/* "auto" is the default spelt out: as if not given (it stored
+	 * META_AUTO, which no rate window is) */
+	if (meta_given(m, MK_RATE_WINDOW) && m->rate_window_s == META_AUTO)
+		m->given &= ~meta_bit(MK_RATE_WINDOW);
 	if (!meta_given(m, MK_RATE_WINDOW) &&
 	    !promql_range_max(m->arrival_rate_query, &m->rate_window_s))
 		m->rate_window_s = META_RATE_WINDOW_DEFAULT;

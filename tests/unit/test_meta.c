@@ -1589,8 +1589,17 @@ static void test_pool_keys(void **state)
 	};
 	static const char *const prefill_ttft[] = {
 		ARRIVAL, "pool", "prefill", INPUT,
+		"prefillTokensPerSecond", "8000",
 		"prefillCapacityQuery", "max(cap)", "ttftTargetSeconds", "0.1",
 		"kvTransferSeconds", "0.2",
+	};
+	static const char *const prefill_query_only[] = {
+		ARRIVAL, "pool", "prefill", INPUT,
+		"prefillCapacityQuery", "max(cap)",
+	};
+	static const char *const decode_kq_only[] = {
+		ARRIVAL, "pool", "decode", OUTPUT, "itlTargetSeconds", "0.04",
+		PROFILE, "kvCacheTokensQuery", "max(k)",
 	};
 	static const char *const decode[] = {
 		ARRIVAL, "pool", "decode", OUTPUT, INPUT,
@@ -1631,7 +1640,13 @@ static void test_pool_keys(void **state)
 	assert_true(m.pool.profile.itl_s[2] == 0.052);
 	meta_release(&m);
 	pool_case(prefill_no_c, COUNT(prefill_no_c), META_EMISSING,
-		  "prefillTokensPerSecond", "prefillCapacityQuery");
+		  "prefillTokensPerSecond", "with pool prefill");
+	/* a capacity query needs the given capacity as its fallback */
+	pool_case(prefill_query_only, COUNT(prefill_query_only),
+		  META_EMISSING, "prefillTokensPerSecond",
+		  "while 'prefillCapacityQuery', if any, has no value");
+	pool_case(decode_kq_only, COUNT(decode_kq_only), META_EMISSING,
+		  "kvCacheTokens", "with 'kvCacheTokensQuery'");
 	pool_case(prefill_no_in, COUNT(prefill_no_in), META_EMISSING,
 		  "inputTokenRateQuery", "with pool prefill");
 	pool_case(prefill_ttft, COUNT(prefill_ttft), META_ECONFLICT,
@@ -1646,6 +1661,20 @@ static void test_pool_keys(void **state)
 		  "inputTokenRateQuery", "no effect with pool unified");
 	pool_case(prefill_itl, COUNT(prefill_itl), META_ECONFLICT,
 		  "itlTargetSeconds", "decode");
+	/* rateWindowSeconds "auto" is the default spelt out: the longest
+	 * range of arrivalRateQuery (1m), not META_AUTO's -1 (a fuzz find) */
+	{
+		static const char *const rw[] = {
+			ARRIVAL, SERVICE, "rateWindowSeconds", "auto",
+		};
+
+		assert_int_equal(parse_pairs(&m, rw, COUNT(rw), &err),
+				 META_OK);
+		assert_true(m.rate_window_s == 60);
+		assert_string_equal(meta_rate_window_source(&m),
+				    "arrivalRateQuery");
+		meta_release(&m);
+	}
 	expect_bad("pool", "sideways", "is not allowed");
 	expect_bad("decodeProfile", "2:0.1,1:0.2",
 		   "has batch sizes that do not rise");
