@@ -469,6 +469,14 @@ status "empty file" 0
 
 # ---- pools of one model: a prefill and a decode ScaledObject as a pair -----
 
+# docs/pools.md's split pair, as a user would apply it
+awk '/^```yaml$/ { n++; on = (n == 1); next } /^```$/ { on = 0 } on' \
+	docs/pools.md >"$TMP/pools-doc.yaml"
+lint --strict "$TMP/pools-doc.yaml"
+status "docs/pools.md's pair" 0
+quiet "docs/pools.md's pair"
+grep -q "pool: decode" "$TMP/pools-doc.yaml" && ok || bad "docs/pools.md's pair: no decode pool read"
+
 lint --strict "$FIX/pools-prefill.yaml" "$FIX/pools-decode.yaml"
 status "a split pair across two files" 0
 quiet "a split pair across two files"
