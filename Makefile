@@ -4,7 +4,8 @@
 #   make test       install what is missing, build, run every test
 #   make demo       install what is missing, build, run the live demo
 #   make bench      the decision-quality benchmark (bench/)
-#   make bench-service  the service benchmark: load, latency, memory
+#   make bench-service  the service benchmark: load, latency, memory, and
+#                   what staffer costs a real Prometheus
 #                   (bench/service.py + bench/load/; BENCH_QUICK=1: short)
 #   make image      the OCI image of build/staffer, without a container
 #                   engine (scripts/image.sh: umoci, skopeo) into dist/
@@ -43,7 +44,7 @@ CORE_SRC = src/arr.c src/num.c src/kname.c src/near.c src/mono.c src/meta.c src/
            src/show.c src/csv.c src/slurp.c src/utf8.c src/log.c src/version.c
 # the service: backends, the decision per trigger, KEDA's gRPC, /metrics
 SVC_SRC  = src/config.c src/prom.c src/secret.c src/fprint.c src/stab.c \
-           src/sheap.c src/mcache.c \
+           src/sheap.c src/mcache.c src/series.c src/memtrim.c \
            src/certs.c src/http.c src/awscred.c src/stats.c src/procstat.c \
            src/budget.c src/memlimit.c \
            src/httpd.c src/fetch.c src/scaler.c src/pb.c src/rpc.c \
@@ -199,6 +200,16 @@ $(B)/tests/test_fuzz: tests/unit/test_fuzz.c $(FUZZ_SRC) tests/unit/fuzz/fuzz.h 
 		$(B)/asan/libstaffer.a $(B)/asan/libstaffer-model.a $(LIBS) \
 		-lcmocka
 
+# The integration tests' check of range answers kept and extended against
+# full fetches on a real Prometheus (tests/integration/rangecheck.c,
+# test_range.py), sanitized like the unit tests.
+$(B)/tests/rangecheck: tests/integration/rangecheck.c $(B)/asan/libstaffer.a \
+		$(B)/asan/libstaffer-model.a
+	@mkdir -p $(B)/tests
+	@echo "  CC-TEST  $<"
+	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $< $(B)/asan/libstaffer.a \
+		$(B)/asan/libstaffer-model.a $(LIBS)
+
 # ---- the model as a library (include/staffer/, docs/library.md): one
 # program that sees only include/ and links only the model and libm.
 $(B)/example/model: tests/example/model.c $(B)/libstaffer-model.a \
@@ -242,12 +253,14 @@ deps:
 unit: $(UNIT_BIN)
 	@tests/run-unit.sh $(UNIT_BIN)
 
-integration: $(B)/staffer $(B)/staffer-asan $(B)/staffer-load py
+integration: $(B)/staffer $(B)/staffer-asan $(B)/staffer-load \
+		$(B)/tests/rangecheck py
 	@tests/integration/run.sh
 
 test: deps
 	@$(MAKE) --no-print-directory all py $(B)/staffer-asan $(UNIT_BIN) \
-		$(B)/staffer-load $(B)/staffer-load-asan $(B)/example/model
+		$(B)/staffer-load $(B)/staffer-load-asan $(B)/example/model \
+		$(B)/tests/rangecheck
 	@tests/run-all.sh
 
 demo: deps

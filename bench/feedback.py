@@ -34,7 +34,8 @@ import time
 import traces as T
 
 ROOT = T.ROOT
-STAFFER = os.path.join(ROOT, "build", "staffer")
+# STAFFER: another binary (a copy, so that a rebuild does not reach a run)
+STAFFER = os.environ.get("STAFFER", os.path.join(ROOT, "build", "staffer"))
 JOBS = int(os.environ.get("JOBS", "2"))
 COLD = 120
 SLA = 2

@@ -27,7 +27,8 @@ import time
 import traces as T
 
 ROOT = T.ROOT
-STAFFER = os.path.join(ROOT, "build", "staffer")
+# STAFFER: another binary (a copy, so that a rebuild does not reach a run)
+STAFFER = os.environ.get("STAFFER", os.path.join(ROOT, "build", "staffer"))
 OUT = os.path.join(ROOT, "bench", "out")
 RES = os.path.join(ROOT, "bench", "results")
 JOBS = int(os.environ.get("JOBS", "2"))

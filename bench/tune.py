@@ -10,7 +10,8 @@ default; at 300 s staffer is told 300: rules are chosen on correct
 inputs, and suite.py shows separately what a wrong coldStartSeconds
 costs).  It varies one rule at a time around the shipped defaults: the
 scale-down (v1's step, v2's hold on the arrival rate, v3's hold on the
-answer and its length), the forecast (Holt's or none), the surge headroom
+answer and its length), the forecast (Holt's always, none, or auto: Holt's
+while its backtest beats no change), the surge headroom
 together with the peakedness ceiling (they share the same bursts), beta,
 drainSeconds, and the shed boost.  For each rule it applies the issue's
 own targets as the criterion:
@@ -53,7 +54,8 @@ import time
 import traces as T
 
 ROOT = T.ROOT
-STAFFER = os.path.join(ROOT, "build", "staffer")
+# STAFFER: another binary (a copy, so that a rebuild does not reach a run)
+STAFFER = os.environ.get("STAFFER", os.path.join(ROOT, "build", "staffer"))
 JOBS = int(os.environ.get("JOBS", "2"))
 COLDS = (120, 300)
 SEEDS = (1, 2, 3)      # the one-hour cases; a week is one seed

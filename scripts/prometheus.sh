@@ -3,10 +3,11 @@
 # the demo.
 #
 #   scripts/prometheus.sh start DIR PORT TARGET...   scrape TARGETs (host:port)
-#                                                   every 1 s; wait until ready;
-#                                                   a TARGET @FILE is a file_sd
-#                                                   file (targets with their
-#                                                   labels, job included)
+#                                                   every 1 s (PROM_SCRAPE_INTERVAL=15s:
+#                                                   another interval); wait until
+#                                                   ready; a TARGET @FILE is a
+#                                                   file_sd file (targets with
+#                                                   their labels, job included)
 #   scripts/prometheus.sh stop DIR                   stop it, keep DIR
 #
 # DIR holds the config, the TSDB, prometheus.log and prometheus.pid.  Starting
@@ -57,8 +58,8 @@ start)
 	{
 		cat <<YML
 global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
+  scrape_interval: ${PROM_SCRAPE_INTERVAL:-1s}
+  evaluation_interval: ${PROM_SCRAPE_INTERVAL:-1s}
 scrape_configs:
 YML
 		[ -z "$targets" ] || cat <<YML

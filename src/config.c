@@ -62,7 +62,7 @@ static const char *const cfg_client_keys[] = {
 static const char *const cfg_backend_keys[] = {
 	"name", "url", "timeoutSeconds", "auth", "headers", "tls",
 	"namespaces", "maxConnections", "maxConnectionsPerNamespace",
-	"maxConnectionsPerCaller", NULL
+	"maxConnectionsPerCaller", "compression", "rangeSettleSeconds", NULL
 };
 /* The order is the bit order of cfg_auth_kinds[].fields. */
 static const char *const cfg_auth_keys[] = {
@@ -108,6 +108,8 @@ static const struct cfg_auth_kind {
 	"common name), and optionally 'namespaces'"
 #define CFG_ALLOWED_ID "1 to 1024 printable ASCII characters without " \
 	"spaces"
+#define CFG_ALLOWED_COMPRESS "'auto', 'always' or 'never'"
+#define CFG_ALLOWED_SETTLE "a number of seconds from 1 to 86400"
 
 /* Where errors go: prefix is "config <file>" or "--prometheus". */
 struct cfg_ctx {
@@ -696,6 +698,35 @@ static int cfg_connections(const struct cfg_ctx *x, const char *parent,
 	return 0;
 }
 
+/* compression and rangeSettleSeconds: how replies are fetched. */
+static int cfg_replies(const struct cfg_ctx *x, const char *parent,
+		       const cJSON *obj, struct backend *b)
+{
+	static const char *const kinds[] = { "auto", "always", "never" };
+	const char *v;
+	char path[CFG_PATH_MAX], shown[CFG_SHOW_MAX + 4];
+	size_t i;
+
+	if (cfg_string(x, parent, obj, "compression", 0, 16,
+		       CFG_ALLOWED_COMPRESS, &v))
+		return -1;
+	b->compression = CONFIG_COMPRESS_AUTO;
+	for (i = 0; v && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(v, kinds[i]))
+			break;
+	if (v && i == sizeof(kinds) / sizeof(kinds[0])) {
+		cfg_join(path, parent, "compression");
+		cfg_show(shown, v);
+		return cfg_fail(x, path, "'%s' is not allowed; allowed: %s",
+				shown, CFG_ALLOWED_COMPRESS);
+	}
+	if (v)
+		b->compression = (enum config_compression)i;
+	return cfg_number(x, parent, obj, "rangeSettleSeconds", 1,
+			  CONFIG_SETTLE_MAX, 0, CFG_ALLOWED_SETTLE,
+			  CONFIG_SETTLE_DEFAULT, &b->range_settle_s);
+}
+
 /* backends[i]; bs[0..i) are done and their names are taken. */
 static int cfg_backend(const struct cfg_ctx *x, const cJSON *obj,
 		       struct backend *bs, size_t i)
@@ -749,7 +780,8 @@ static int cfg_backend(const struct cfg_ctx *x, const cJSON *obj,
 	if (cfg_object(x, path, obj, "tls", &tls) ||
 	    (tls && cfg_tls(x, path, tls, b)))
 		return -1;
-	if (cfg_namespaces(x, path, obj, &b->namespaces, &b->n_namespaces))
+	if (cfg_namespaces(x, path, obj, &b->namespaces, &b->n_namespaces) ||
+	    cfg_replies(x, path, obj, b))
 		return -1;
 	return cfg_connections(x, path, obj, b);
 }
@@ -1154,6 +1186,7 @@ int config_from_url(struct config *c, const char *url,
 	tmp.backends[0].max_connections = CONFIG_CONNECTIONS_DEFAULT;
 	tmp.backends[0].max_connections_ns = CONFIG_CONNECTIONS_DEFAULT / 2;
 	tmp.backends[0].max_connections_caller = CONFIG_CONNECTIONS_DEFAULT - 1;
+	tmp.backends[0].range_settle_s = CONFIG_SETTLE_DEFAULT;
 	if (cfg_url(&x, NULL, url ? url : "", &tmp.backends[0].url))
 		goto out;
 	rc = 0;

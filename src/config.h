@@ -32,6 +32,17 @@ enum config_auth {
 	CONFIG_AUTH_SIGV4,    /* AWS SigV4 (Amazon Managed Prometheus) */
 };
 
+/* When a request asks for a compressed reply (docs/config.md,
+ * "compression"): by its expected size, always, or never. */
+enum config_compression {
+	CONFIG_COMPRESS_AUTO = 0,
+	CONFIG_COMPRESS_ALWAYS,
+	CONFIG_COMPRESS_NEVER,
+};
+
+#define CONFIG_SETTLE_DEFAULT 60.0  /* rangeSettleSeconds */
+#define CONFIG_SETTLE_MAX 86400.0
+
 struct backend {
 	char name[CONFIG_NAME_MAX];
 	char *url;                 /* base URL, no trailing slash */
@@ -52,6 +63,10 @@ struct backend {
 	int max_connections;       /* requests in flight at once (16) */
 	int max_connections_ns;    /* ... of them for one namespace (half) */
 	int max_connections_caller;/* ... for one caller (all but one) */
+	enum config_compression compression; /* Accept-Encoding (fetch.c) */
+	double range_settle_s;     /* a range point fetched this long after
+				    * its time is final (series.h); <= 0:
+				    * CONFIG_SETTLE_DEFAULT */
 };
 
 /*

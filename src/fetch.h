@@ -31,6 +31,20 @@
  * answer until the TTL ends, never an older one.  A query asked at least
  * once per 0.75 x TTL is always warm and costs one request per 0.75 x TTL.
  *
+ * Range queries ending now (end_s 0), with a TTL above 0, are asked on
+ * the grid of Unix times that are multiples of their step, their points
+ * kept, and a refresh asks only for the points not yet settled
+ * (series.h; the backend's rangeSettleSeconds), or nothing when the grid
+ * has not moved and every point is settled (then the answer is renewed
+ * as if fetched).  The answer is the one a full fetch of the grid gives;
+ * its newest point is the last grid time before the request.  With a TTL
+ * of 0, and for a past range (end_s > 0), the range is fetched whole, as
+ * asked, ending when it is sent.
+ *
+ * Compression: a request asks for a gzip-compressed reply only when the
+ * backend's `compression` says so (config.h): by default when the reply
+ * is expected to exceed FETCH_COMPRESS_MIN_BYTES (fetch.c).
+ *
  * Threading: fetch_submit() and fetch_lookup() may be called from any
  * thread.  Callbacks run on the fetch thread, one at a time, with no lock
  * of this module held, so a callback may take its caller's locks.  The
@@ -191,6 +205,10 @@ struct fetch_stats {
 	unsigned long lanes;      /* (backend, caller, namespace) queues now:
 				   * those with requests waiting or in
 				   * flight */
+	unsigned long range_full; /* range requests for a whole grid */
+	unsigned long range_tail; /* ... for the points not settled */
+	unsigned long range_renewed; /* range answers taken as fetched
+				   * again without a request (series.h) */
 };
 void fetch_get_stats(struct fetch *f, struct fetch_stats *out);
 

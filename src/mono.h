@@ -11,4 +11,10 @@
 /* Seconds since an arbitrary point (the boot), with nanosecond bits. */
 double mono_now(void);
 
+struct timespec;
+
+/* *ts = now + s (s >= 0) on CLOCK_MONOTONIC, for a wait on a condition
+ * variable set to that clock (pthread_condattr_setclock()). */
+void mono_deadline(double s, struct timespec *ts);
+
 #endif

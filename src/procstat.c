@@ -19,6 +19,7 @@
 #define PROCSTAT_LINE_MAX 64     /* of a /proc/stat line, what is kept:
 				  * "btime" and its number fit */
 #define PROCSTAT_STAT_MAX (16u << 20) /* bytes of /proc/stat read at most */
+#define PROCSTAT_STATUS_MAX 8192 /* /proc/self/status fits (about 1.5 KB) */
 
 /* Read at most size - 1 bytes of path into buf, NUL-terminated.  The
  * length, or -1. */
@@ -156,6 +157,35 @@ out:
 	return boot;
 }
 
+int procstat_parse_anon(const char *text, size_t len, double *out)
+{
+	static const char key[] = "RssAnon:";
+	const char *p = text, *end = text + len, *nl;
+	unsigned long long kb = 0;
+	int digits = 0;
+
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if ((size_t)(nl - p) < sizeof(key) - 1 ||
+		    memcmp(p, key, sizeof(key) - 1))
+			continue;
+		p += sizeof(key) - 1;
+		while (p < nl && (*p == ' ' || *p == '\t'))
+			p++;
+		for (; p < nl && *p >= '0' && *p <= '9' && digits < 15; p++) {
+			kb = kb * 10 + (unsigned long long)(*p - '0');
+			digits++;
+		}
+		if (!digits || nl - p != 3 || memcmp(p, " kB", 3))
+			return -1;
+		*out = (double)kb * 1024;
+		return 0;
+	}
+	return -1;
+}
+
 static double procstat_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -192,6 +222,15 @@ int procstat_read(struct procstat *out)
 		goto out;
 	out->max_fds = getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
 		       rl.rlim_cur != RLIM_INFINITY ? (double)rl.rlim_cur : -1;
+	out->anon_bytes = -1;
+	{
+		char st[PROCSTAT_STATUS_MAX];
+
+		n = procstat_slurp("/proc/self/status", st, sizeof(st));
+		if (n > 0)
+			(void)procstat_parse_anon(st, (size_t)n,
+						  &out->anon_bytes);
+	}
 	rc = 0;
 out:
 	if (rc)

@@ -3,9 +3,10 @@
  * start time, for the process_* metrics every Prometheus client exports
  * (stats.h renders them with the standard names).
  *
- * Read from Linux's /proc/self/stat, /proc/stat (the boot time),
- * /proc/self/fd and getrlimit(2) at each scrape: a few small reads, no
- * state, no allocation.  Thread-safe.
+ * Read from Linux's /proc/self/stat, /proc/self/status (the anonymous
+ * part of RSS), /proc/stat (the boot time), /proc/self/fd and
+ * getrlimit(2) at each scrape: a few small reads, no state, no
+ * allocation.  Thread-safe.
  */
 #ifndef STAFFER_PROCSTAT_H
 #define STAFFER_PROCSTAT_H
@@ -15,6 +16,9 @@
 struct procstat {
 	double cpu_seconds;      /* user + system CPU time */
 	double resident_bytes;   /* RSS */
+	double anon_bytes;       /* of it, anonymous (RssAnon: heap, stacks,
+				  * arenas: the process's own data, not the
+				  * libraries' pages); -1 when unknown */
 	double virtual_bytes;    /* VSZ */
 	double open_fds;         /* entries of /proc/self/fd */
 	double max_fds;          /* RLIMIT_NOFILE soft limit */
@@ -38,6 +42,14 @@ int procstat_read(struct procstat *out);
  */
 int procstat_parse(const char *text, size_t len, long ticks,
 		   long page_size, double boot_time, struct procstat *out);
+
+/*
+ * The pure part of anon_bytes, for tests: the "RssAnon:  N kB" line of
+ * the text of a /proc/PID/status (len bytes) as bytes in *out.  0, or -1
+ * (out untouched) when there is no such line (kernels before 4.5) or it
+ * is malformed.
+ */
+int procstat_parse_anon(const char *text, size_t len, double *out);
 
 /*
  * The boot time (Unix seconds) from the "btime" line of path (/proc/stat,

@@ -478,6 +478,16 @@ out:
 	return rc;
 }
 
+/* The text of an empty result. */
+static enum prom_err prom_no_series(char *err, size_t errlen)
+{
+	prom_seterr(err, errlen, "query returned no series: the signal is "
+		    "unknown (if no series means zero while the exporter is "
+		    "up, append 'or (0 * max(up{job=\"...\"} == 1))': "
+		    "docs/cookbook.md)");
+	return PROM_EEMPTY;
+}
+
 /*
  * The one series of a vector or matrix result.  Empty is PROM_EEMPTY (the
  * signal is unknown, not zero); several is PROM_EMULTI, naming the count
@@ -499,11 +509,7 @@ static enum prom_err prom_series(const cJSON *result, const cJSON **out,
 	n = cJSON_GetArraySize(result);
 	s = result->child;
 	if (n == 0) {
-		rc = PROM_EEMPTY;
-		prom_seterr(err, errlen, "query returned no series: the "
-			    "signal is unknown (if no series means zero while "
-			    "the exporter is up, append 'or (0 * max(up{job="
-			    "\"...\"} == 1))': docs/cookbook.md)");
+		rc = prom_no_series(err, errlen);
 		goto out;
 	}
 	if (!cJSON_IsObject(s)) {
@@ -680,18 +686,70 @@ static enum prom_err prom_range_point(const cJSON *pair, int i,
 	return rc;
 }
 
+/* The bits of prom_nan_point(): a quiet NaN with a payload of 1. */
+#define PROM_NAN_POINT_BITS 0x7ff8000000000001ULL
+
+double prom_nan_point(void)
+{
+	uint64_t b = PROM_NAN_POINT_BITS;
+	double v;
+
+	memcpy(&v, &b, sizeof(v));
+	return v;
+}
+
+int prom_is_nan_point(double v)
+{
+	uint64_t b;
+
+	memcpy(&b, &v, sizeof(b));
+	return b == PROM_NAN_POINT_BITS;
+}
+
+enum prom_err prom_range_none(int nan_points, char *err, size_t errlen)
+{
+	if (!nan_points)
+		return prom_no_series(err, errlen);
+	prom_seterr(err, errlen, "every point of the series is NaN or "
+		    "infinite: the signal is unknown");
+	return PROM_ENAN;
+}
+
+/* FNV-1a over a series' label names and values, in the order given
+ * (Prometheus sorts them); never 0, which says "no series". */
+static uint32_t prom_labels_hash(const cJSON *metric)
+{
+	const cJSON *labels = cJSON_IsObject(metric) ? metric : NULL, *l;
+	const unsigned char *p;
+	uint32_t h = 2166136261u;
+
+	cJSON_ArrayForEach(l, labels) {
+		for (p = (const unsigned char *)(l->string ? l->string : "");
+		     *p; p++)
+			h = (h ^ *p) * 16777619u;
+		h = (h ^ 0xff) * 16777619u;   /* between name and value */
+		p = (const unsigned char *)(cJSON_IsString(l) ?
+					    l->valuestring : "");
+		for (; *p; p++)
+			h = (h ^ *p) * 16777619u;
+		h = (h ^ 0xfe) * 16777619u;
+	}
+	return h ? h : 1;
+}
+
 /*
  * Two passes over the points: the first checks every time and finds the
  * grid (its step is the gcd of the distances from the first point), so
  * that the values can go straight into their slots in the second, with
- * no array of times allocated even for a moment.
+ * no array of times allocated even for a moment.  keep_nan: see
+ * prom_parse_range_nan().
  */
-enum prom_err prom_parse_range(const char *body, size_t len,
-			       struct prom_range *out, char *err,
-			       size_t errlen)
+static enum prom_err prom_range_parse(const char *body, size_t len,
+				      struct prom_range *out, int keep_nan,
+				      char *err, size_t errlen)
 {
 	struct prom_reply r = { NULL, NULL, NULL };
-	const cJSON *series, *values, *pair;
+	const cJSON *series = NULL, *values, *pair;
 	const char *text;
 	double *v = NULL, x;
 	long long first = 0, last = 0, step = 0, ms, slots;
@@ -782,19 +840,20 @@ enum prom_err prom_parse_range(const char *body, size_t len,
 		if (rc)
 			goto out;
 		rc = prom_value(text, &x, err, errlen);
+		k = step ? (size_t)((ms - first) / step) : 0;
 		if (rc == PROM_OK) {
-			k = step ? (size_t)((ms - first) / step) : 0;
 			v[k] = x;
 			points++;
-		} else if (rc != PROM_ENAN) {
+		} else if (rc == PROM_ENAN) {
+			if (keep_nan)
+				v[k] = prom_nan_point();
+		} else {
 			goto out;
 		}
 		i++;
 	}
-	if (points == 0) {
-		rc = PROM_ENAN;
-		prom_seterr(err, errlen, "every point of the series is NaN "
-			    "or infinite: the signal is unknown");
+	if (points == 0 && !keep_nan) {
+		rc = prom_range_none(1, err, errlen);
 		goto out;
 	}
 	rc = PROM_OK;
@@ -805,11 +864,27 @@ out:
 		out->vals = v;
 		out->n = (unsigned)slots;
 		out->points = (unsigned)points;
+		out->labels = prom_labels_hash(cJSON_GetObjectItemCaseSensitive(
+			series, "metric"));
 	} else {
 		free(v);
 	}
 	cJSON_Delete(r.root);
 	return rc;
+}
+
+enum prom_err prom_parse_range(const char *body, size_t len,
+			       struct prom_range *out, char *err,
+			       size_t errlen)
+{
+	return prom_range_parse(body, len, out, 0, err, errlen);
+}
+
+enum prom_err prom_parse_range_nan(const char *body, size_t len,
+				   struct prom_range *out, char *err,
+				   size_t errlen)
+{
+	return prom_range_parse(body, len, out, 1, err, errlen);
 }
 
 double prom_range_time(const struct prom_range *r, size_t k)

@@ -10,6 +10,7 @@
 #define STAFFER_PROM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define PROM_ERR_MAX 256
 #define PROM_RANGE_MAX 11000  /* Prometheus' own limit on points per series */
@@ -84,7 +85,11 @@ struct prom_range {
 	long long step_ms;      /* ms between slots; 0 when n == 1 */
 	double *vals;           /* n values, NaN in a gap; malloc()ed */
 	unsigned n;             /* slots, 1..PROM_RANGE_MAX */
-	unsigned points;        /* slots with a value, 1..n */
+	unsigned points;        /* slots with a value, 1..n (0..n from
+				 * prom_parse_range_nan()) */
+	uint32_t labels;        /* a hash of the series' label set: two
+				 * answers with different ones are two
+				 * series (series.h) */
 };
 
 /*
@@ -101,6 +106,31 @@ struct prom_range {
 enum prom_err prom_parse_range(const char *body, size_t len,
 			       struct prom_range *out, char *err,
 			       size_t errlen);
+
+/*
+ * prom_parse_range() for an answer that is kept and extended (series.h),
+ * where a point that is NaN must be told from no point: a NaN or +-Inf
+ * point's slot holds PROM_NAN_POINT (a NaN too, so isnan() and
+ * prom_range_points() skip it as before; prom_is_nan_point() tells it),
+ * and a series whose every point is NaN or +-Inf is PROM_OK with
+ * out->points 0 rather than PROM_ENAN.  Everything else as
+ * prom_parse_range(), no series (PROM_EEMPTY) included.
+ */
+enum prom_err prom_parse_range_nan(const char *body, size_t len,
+				   struct prom_range *out, char *err,
+				   size_t errlen);
+
+/* The NaN that marks a NaN or +-Inf point (prom_parse_range_nan()). */
+double prom_nan_point(void);
+
+/* Whether v is prom_nan_point()'s NaN, bit for bit. */
+int prom_is_nan_point(double v);
+
+/* The error and its text prom_parse_range() gives for a range without a
+ * finite point, for callers that build a range answer from kept points:
+ * with NaN points (nan_points), PROM_ENAN; without any point (no
+ * series), PROM_EEMPTY. */
+enum prom_err prom_range_none(int nan_points, char *err, size_t errlen);
 
 /* The Unix time in seconds of slot k: exactly the double that parsing
  * the reply's "S.mmm" gave. */

@@ -26,6 +26,7 @@
 #include "httpd.h"
 #include "log.h"
 #include "memlimit.h"
+#include "memtrim.h"
 #include "opt.h"
 #include "rpc.h"
 #include "scaler.h"
@@ -251,6 +252,7 @@ int cmd_serve(int argc, char **argv)
 	struct httpd *web = NULL;
 	struct budget *budget = NULL;
 	size_t budget_bytes = 0;
+	struct memtrim *trim = NULL;
 	char err[CONFIG_ERR_MAX + RPC_ERR_MAX + CERTS_ERR_MAX];
 	char herr[HTTPD_ERR_MAX];
 	struct serve_args sa_args;
@@ -353,6 +355,14 @@ int cmd_serve(int argc, char **argv)
 	 * anyway.  A user's own setting (MALLOC_TRIM_THRESHOLD_) wins. */
 	if (!getenv("MALLOC_TRIM_THRESHOLD_"))
 		mallopt(M_TRIM_THRESHOLD, SERVE_TRIM_THRESHOLD);
+	/* What the threshold keeps, and the free pages between chunks in
+	 * use, go back every MEMTRIM_PERIOD_S (memtrim.h): what a burst of
+	 * streams or calls took is returned once it is over.  Without the
+	 * thread, only RSS is higher. */
+	trim = memtrim_start(MEMTRIM_PERIOD_S);
+	if (!trim)
+		log_warn("cannot start the heap trimmer; freed memory stays "
+			 "resident");
 	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
 		log_error("curl_global_init failed");
 		goto out;
@@ -425,6 +435,15 @@ out:
 	 *     start-up.
 	 */
 	httpd_stop(web);
+	if (trim) {
+		unsigned long trims;
+		double longest;
+
+		memtrim_stats(trim, &trims, &longest);
+		log_debug("heap trimmed %lu times, the longest %.2f ms", trims,
+			  longest * 1e3);
+		memtrim_stop(trim);
+	}
 	fetch_stop(f);
 	rpc_server_free(srv);
 	if (sc)

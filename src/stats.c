@@ -822,6 +822,13 @@ static void stats_render_process(struct out *o)
 			   "file descriptors.\n"
 			   "# TYPE process_max_fds gauge\n"
 			   "process_max_fds %.0f\n", p.max_fds);
+	if (p.anon_bytes >= 0)
+		out_printf(o, "# HELP staffer_anonymous_memory_bytes Resident "
+			   "anonymous memory (heap, stacks; RssAnon), in "
+			   "bytes: the process's own data, without the "
+			   "libraries' pages.\n"
+			   "# TYPE staffer_anonymous_memory_bytes gauge\n"
+			   "staffer_anonymous_memory_bytes %.0f\n", p.anon_bytes);
 }
 
 /* The request budget's series. */

@@ -2,6 +2,7 @@
 #include "backend.h"
 
 #include <arpa/inet.h>
+#include <math.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -31,6 +32,10 @@ struct bk {
 	unsigned long keys, requests, used, max;
 	long slow;                    /* slow requests in flight */
 	double slow_s, value;
+	unsigned series;              /* /metrics: counters exported */
+	double t0;                    /* when the counters were 0 */
+	double slot;                  /* > 0: samples stamped at the last
+				       * multiple of slot seconds */
 };
 
 static volatile sig_atomic_t bk_stop;
@@ -47,6 +52,11 @@ static double bk_wall(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double backend_rate(unsigned i)
+{
+	return 0.5 + 0.25 * (double)(i % 8);
 }
 
 static uint32_t bk_hash(char kind, const char *q)
@@ -181,6 +191,37 @@ static enum MHD_Result bk_range(struct bk *b, struct MHD_Connection *conn)
 	return bk_reply(conn, MHD_HTTP_OK, body, len, "application/json");
 }
 
+/*
+ * /metrics: b->series counters bench_requests_total{obj="obj-I"}, each
+ * growing at backend_rate(I) a second since the backend started, for a
+ * real Prometheus to scrape (bench/service.py's Prometheus run).
+ */
+static enum MHD_Result bk_metrics(struct bk *b, struct MHD_Connection *conn)
+{
+	size_t cap = (size_t)b->series * 80 + 128, len = 0;
+	double now = bk_wall(), t;
+	char *body = malloc(cap), stamp[32] = "";
+	unsigned i;
+
+	if (!body)
+		return MHD_NO;
+	if (b->slot > 0) {
+		now = floor(now / b->slot) * b->slot;
+		snprintf(stamp, sizeof(stamp), " %.0f", now * 1000);
+	}
+	t = now - b->t0;
+	len += (size_t)snprintf(body, cap, "# TYPE bench_requests_total "
+				"counter\n");
+	for (i = 0; i < b->series && len < cap; i++)
+		len += (size_t)snprintf(body + len, cap - len,
+					"bench_requests_total{obj=\"obj-%u\"} "
+					"%.3f%s\n", i, backend_rate(i) * t, stamp);
+	if (len >= cap)
+		len = cap - 1;
+	return bk_reply(conn, MHD_HTTP_OK, body, len,
+			"text/plain; version=0.0.4");
+}
+
 static enum MHD_Result bk_request(void *cls, struct MHD_Connection *conn,
 				  const char *url, const char *method,
 				  const char *version, const char *upload,
@@ -205,6 +246,8 @@ static enum MHD_Result bk_request(void *cls, struct MHD_Connection *conn,
 		return bk_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "GET only\n");
 	if (!strcmp(url, "/-/healthy"))
 		return bk_text(conn, MHD_HTTP_OK, "ok\n");
+	if (!strcmp(url, "/metrics"))
+		return bk_metrics(b, conn);
 	if (!strcmp(url, "/-/reset")) {
 		bk_reset(b);
 		return bk_text(conn, MHD_HTTP_OK, "ok\n");
@@ -254,7 +297,7 @@ static enum MHD_Result bk_request(void *cls, struct MHD_Connection *conn,
 static void bk_usage(FILE *fp)
 {
 	fprintf(fp, "usage: staffer-load backend [--port P] [--slow-ms MS] "
-		"[--value V]\n");
+		"[--value V] [--series N [--origin UNIX_S] [--slot S]]\n");
 }
 
 int backend_main(int argc, char **argv)
@@ -263,7 +306,7 @@ int backend_main(int argc, char **argv)
 	struct MHD_Daemon *d = NULL;
 	struct sockaddr_in sin;
 	const union MHD_DaemonInfo *info;
-	double port = 0, slow_ms = 1900;
+	double port = 0, slow_ms = 1900, series = 0, origin = 0, slot = 0;
 	int i, rc = 2;
 
 	b = calloc(1, sizeof(*b));
@@ -281,6 +324,12 @@ int backend_main(int argc, char **argv)
 			dst = &slow_ms, lo = 0, hi = 60000;
 		else if (!strcmp(a, "--value"))
 			dst = &b->value, lo = 0, hi = 1e9;
+		else if (!strcmp(a, "--series"))
+			dst = &series, lo = 0, hi = BACKEND_SERIES_MAX;
+		else if (!strcmp(a, "--origin"))
+			dst = &origin, lo = 0, hi = 1e11;
+		else if (!strcmp(a, "--slot"))
+			dst = &slot, lo = 0, hi = 3600;
 		if (!dst || !v || num_parse_double(v, dst) || *dst < lo ||
 		    *dst > hi) {
 			fprintf(stderr, "staffer-load backend: bad option "
@@ -291,6 +340,9 @@ int backend_main(int argc, char **argv)
 		i++;
 	}
 	b->slow_s = slow_ms / 1000;
+	b->series = (unsigned)series;
+	b->t0 = origin > 0 ? origin : bk_wall();
+	b->slot = slot;
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons((uint16_t)port);

@@ -39,6 +39,7 @@ enum keda_ev { KEDA_EV_HPA, KEDA_EV_POLL };
 struct keda_win {
 	struct lat first, all, lag;
 	double bursts, calls, errors;
+	double wrong;             /* GetMetrics answers not as --expect */
 	struct proc_sample s0, s1, m0, m1, b0, b1, a0, a1;
 	struct bstats bs;
 	int bs_ok;                /* the backend's counts could be read */
@@ -80,6 +81,10 @@ static void keda_done(void *arg, const struct lc_result *r)
 		lat_add(&w->all, r->latency_s);
 		if (b->step == 1)
 			lat_add(&w->first, r->latency_s);
+		if (b->step == 1 && r->reply_ok && k->o->n_expect &&
+		    r->value != k->o->expect[b->obj %
+					     (uint32_t)k->o->n_expect])
+			w->wrong++;
 	}
 	b->step++;
 	keda_next(b);
@@ -171,7 +176,8 @@ static void keda_win_print(struct keda *k, int i)
 	double cycles = o->window_s / KEDA_HPA_S;
 
 	printf("result keda window=%d objects=%d compress=%g bursts=%.0f "
-	       "calls=%.0f errors=%.0f first_p50_ms=%.4f first_p99_ms=%.4f "
+	       "calls=%.0f errors=%.0f wrong=%.0f first_p50_ms=%.4f "
+	       "first_p99_ms=%.4f "
 	       "first_max_ms=%.4f all_p50_ms=%.4f all_p99_ms=%.4f "
 	       "all_max_ms=%.4f lag_p99_ms=%.4f lag_max_ms=%.4f "
 	       "backend_requests=%.0f backend_used=%.0f backend_max=%.0f "
@@ -179,6 +185,7 @@ static void keda_win_print(struct keda *k, int i)
 	       "server_cpu=%.4f client_cpu=%.4f backend_cpu=%.4f "
 	       "machine_cpu=%.4f backend_ok=%d\n",
 	       i + 1, o->objects, o->compress, w->bursts, w->calls, w->errors,
+	       w->wrong,
 	       ms(&w->first, 0.5), ms(&w->first, 0.99), ms(&w->first, 1),
 	       ms(&w->all, 0.5), ms(&w->all, 0.99), ms(&w->all, 1),
 	       ms(&w->lag, 0.99), ms(&w->lag, 1), w->bs.requests,
@@ -213,8 +220,8 @@ int load_keda(struct lc *c, const struct load_opts *o)
 	}
 	k->c = c;
 	k->o = o;
-	k->refs = load_pack(o->ns, "obj", o->objects, 0);
-	k->metrics = load_pack(o->ns, "obj", o->objects, 1);
+	k->refs = load_pack(o->ns, "obj", o->objects, 0, o->query);
+	k->metrics = load_pack(o->ns, "obj", o->objects, 1, o->query);
 	if (!k->refs || !k->metrics)
 		goto out;
 	simrng_seed(&rng, o->seed);

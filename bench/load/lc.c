@@ -159,43 +159,45 @@ static int lc_call_start(struct lc_call *k, int ch, grpc_slice req,
 	return k->send && k->call ? 0 : -1;
 }
 
-/* What makes a reply of each method sane (*active: IsActive's result). */
-static int lc_ok_health(const ProtobufCMessage *m, int *active)
+/* What makes a reply of each method sane (out: IsActive's result,
+ * GetMetrics' value). */
+static int lc_ok_health(const ProtobufCMessage *m, struct lc_result *out)
 {
 	const Grpc__Health__V1__HealthCheckResponse *r = (const void *)m;
 
-	(void)active;
+	(void)out;
 	return r->status ==
 	       GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING;
 }
 
-static int lc_ok_active(const ProtobufCMessage *m, int *active)
+static int lc_ok_active(const ProtobufCMessage *m, struct lc_result *out)
 {
-	*active = ((const Externalscaler__IsActiveResponse *)(const void *)m)
-			  ->result;
+	out->active = ((const Externalscaler__IsActiveResponse *)
+		       (const void *)m)->result;
 	return 1;
 }
 
-static int lc_ok_spec(const ProtobufCMessage *m, int *active)
+static int lc_ok_spec(const ProtobufCMessage *m, struct lc_result *out)
 {
 	const Externalscaler__GetMetricSpecResponse *r = (const void *)m;
 
-	(void)active;
+	(void)out;
 	return r->n_metricspecs == 1 && r->metricspecs[0]->targetsizefloat > 0;
 }
 
-static int lc_ok_metrics(const ProtobufCMessage *m, int *active)
+static int lc_ok_metrics(const ProtobufCMessage *m, struct lc_result *out)
 {
 	const Externalscaler__GetMetricsResponse *r = (const void *)m;
 
-	(void)active;
-	return r->n_metricvalues == 1 &&
-	       r->metricvalues[0]->metricvaluefloat >= 0;
+	if (r->n_metricvalues != 1 || !(r->metricvalues[0]->metricvaluefloat >= 0))
+		return 0;
+	out->value = r->metricvalues[0]->metricvaluefloat;
+	return 1;
 }
 
 static const struct {
 	const ProtobufCMessageDescriptor *d;
-	int (*ok)(const ProtobufCMessage *m, int *active);
+	int (*ok)(const ProtobufCMessage *m, struct lc_result *out);
 } lc_replies[LC_METHODS] = {
 	[LC_HEALTH] = { &grpc__health__v1__health_check_response__descriptor,
 			lc_ok_health },
@@ -213,7 +215,7 @@ static const struct {
 
 /* Unpack and check a reply of method m; 1 if it makes sense. */
 static int lc_check_reply(enum lc_method m, grpc_byte_buffer *bb,
-			  int *active)
+			  struct lc_result *out)
 {
 	ProtobufCMessage *msg;
 	int ok;
@@ -223,7 +225,7 @@ static int lc_check_reply(enum lc_method m, grpc_byte_buffer *bb,
 	msg = pb_unpack(lc_replies[m].d, bb, LC_REPLY_MAX, NULL);
 	if (!msg)
 		return 0;
-	ok = lc_replies[m].ok(msg, active);
+	ok = lc_replies[m].ok(msg, out);
 	protobuf_c_message_free_unpacked(msg, NULL);
 	return ok;
 }
@@ -250,7 +252,7 @@ static void lc_unary_done(struct lc_call *k, int ok)
 	r.started = k->started;
 	r.status = ok ? k->status : GRPC_STATUS_UNKNOWN;
 	r.reply_ok = r.status == GRPC_STATUS_OK &&
-		     lc_check_reply(k->m, k->recv, &r.active);
+		     lc_check_reply(k->m, k->recv, &r);
 	k->c->inflight--;
 	k->c->unary--;
 	k->cb(k->arg, &r);
@@ -354,7 +356,7 @@ static void lc_stream_got(struct lc_call *k, int ok)
 	r.status = GRPC_STATUS_OK;
 	r.started = k->started;
 	r.latency_s = lc_now() - k->started;
-	r.reply_ok = lc_check_reply(k->m, k->recv, &r.active);
+	r.reply_ok = lc_check_reply(k->m, k->recv, &r);
 	grpc_byte_buffer_destroy(k->recv);
 	k->recv = NULL;
 	k->cb(k->arg, &r);

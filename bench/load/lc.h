@@ -39,6 +39,7 @@ struct lc_result {
 	grpc_status_code status;  /* of the call; OK for a stream message */
 	int reply_ok;             /* the reply unpacked and made sense */
 	int active;               /* IsActive / StreamIsActive: the result */
+	double value;             /* GetMetrics: the metric's value */
 	int ended;                /* streams: 1 on the final callback */
 	double started;           /* monotonic seconds the call started */
 	double latency_s;         /* unary: start to completion */

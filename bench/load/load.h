@@ -55,6 +55,8 @@ struct load_opts {
 	const char *metrics_url;   /* scrape: staffer's /metrics */
 	int scrapers;              /* scrape: threads fetching it */
 	int scraper_nice;          /* scrape: their nice value */
+	const char *query;         /* keda: object I's query, "{i}" for I
+				    * (NULL: "obj_rate_I") */
 	/* lists */
 	int methods[LOAD_STEPS_MAX];  /* enum lc_method */
 	int n_methods;
@@ -64,6 +66,9 @@ struct load_opts {
 	int n_steps;
 	int stream_steps[LOAD_STEPS_MAX]; /* streams: counts */
 	int n_stream_steps;
+	int expect[LOAD_STEPS_MAX];   /* keda: object I's GetMetrics answer
+				       * must be expect[I % n_expect] */
+	int n_expect;
 };
 
 /* Closed-loop statistics of one window. */
@@ -101,10 +106,12 @@ void load_progress(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
 /* Pack the requests of objects [0, n) in namespace ns, named
- * "<prefix>-<i>" with query "<prefix>_rate_<i>": GetMetricsRequest when
- * metrics, else ScaledObjectRef.  NULL when out of memory. */
+ * "<prefix>-<i>" with query "<prefix>_rate_<i>", or query with each "{i}"
+ * replaced by i when query is not NULL: GetMetricsRequest when metrics,
+ * else ScaledObjectRef.  NULL when out of memory or a query is longer
+ * than REQ_NAME_MAX. */
 grpc_slice *load_pack(const char *ns, const char *prefix, int n,
-		      int metrics);
+		      int metrics, const char *query);
 void load_unpack(grpc_slice *reqs, int n);
 
 int load_unary(struct lc *c, const struct load_opts *o);

@@ -41,7 +41,10 @@ static void usage(FILE *fp)
 "    --compress C       keda time factor [1] --warmup S   keda warm-up [30]\n"
 "    --windows N        keda windows [3]    --window S    keda window [30]\n"
 "    --seed N [1]  --ns NAMESPACE [bench]  --methods LIST  --steps LIST\n"
-"    --streams LIST     --warm 0|1  unary: ask each object first [1]\n");
+"    --streams LIST     --warm 0|1  unary: ask each object first [1]\n"
+"    --query Q          keda: object I's query, {i} for I [obj_rate_I]\n"
+"    --expect LIST      keda: object I's GetMetrics answer must be\n"
+"                       LIST[I %% length] (a wrong one is counted)\n");
 }
 
 enum opt_type { OPT_STR, OPT_INT, OPT_DOUBLE, OPT_PID, OPT_U64, OPT_LIST,
@@ -81,6 +84,8 @@ static const struct opt opts[] = {
 	{ "--metrics-url", OPT_STR, O(metrics_url), 0, 0, 0 },
 	{ "--scrapers", OPT_INT, O(scrapers), 0, 1, 64 },
 	{ "--scraper-nice", OPT_INT, O(scraper_nice), 0, 0, 19 },
+	{ "--query", OPT_STR, O(query), 0, 0, 0 },
+	{ "--expect", OPT_LIST, O(expect), O(n_expect), 0, 1000000 },
 	{ "--methods", OPT_METHODS, O(methods), O(n_methods), 0, 0 },
 	{ "--steps", OPT_LIST, O(steps), O(n_steps), 1, 100000 },
 	{ "--streams", OPT_LIST, O(stream_steps), O(n_stream_steps), 0,

@@ -215,7 +215,7 @@ int load_streams(struct lc *c, const struct load_opts *o)
 
 	lat_init(&w.lat);
 	sreqs = calloc(k ? k : 1, sizeof(*sreqs));
-	metrics = load_pack(o->ns, "obj", o->objects, 1);
+	metrics = load_pack(o->ns, "obj", o->objects, 1, NULL);
 	if (!sreqs || !metrics)
 		goto out;
 	for (i = 0; i < k; i++) {
@@ -280,8 +280,8 @@ int load_memory(struct lc *c, const struct load_opts *o)
 			most = o->stream_steps[i];
 	if (st_init(&set, c, (size_t)most))
 		return -1;
-	metrics = load_pack(o->ns, "obj", most, 1);
-	refs = load_pack(o->ns, "obj", most, 0);
+	metrics = load_pack(o->ns, "obj", most, 1, NULL);
+	refs = load_pack(o->ns, "obj", most, 0, NULL);
 	if (!metrics || !refs)
 		goto out;
 	mem_print(o, c, 0, 0);

@@ -24,8 +24,8 @@ int load_unary(struct lc *c, const struct load_opts *o)
 	int i, r, k, rc = -1;
 
 	lat_init(&w.lat);
-	metrics = load_pack(o->ns, "obj", o->objects, 1);
-	refs = load_pack(o->ns, "obj", o->objects, 0);
+	metrics = load_pack(o->ns, "obj", o->objects, 1, NULL);
+	refs = load_pack(o->ns, "obj", o->objects, 0, NULL);
 	if (!metrics || !refs)
 		goto out;
 	if (o->warm) {

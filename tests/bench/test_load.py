@@ -10,7 +10,8 @@ and closed one for one, KEDA's bursts as many as the schedule says.  Then
 a soak of the sanitizer build of staffer (build/staffer-asan): unary
 calls, stream churn and SIGHUP reloads at once for SOAK_S seconds.  Last,
 bench/service.py's report is made from the results, so the arithmetic
-and the table code run too.  About a minute.
+and the table code run too.  The prometheus scenario runs small against a
+real Prometheus (about 40 s of it).  About two minutes.
 
     /usr/bin/python3 tests/bench/test_load.py
 Prints one line per check and `N passed, N failed`; exits 1 on failure.
@@ -156,10 +157,20 @@ def t_keda(b, R):
     try:
         res = sv.run_load("keda", s, b, [
             "--objects", 40, "--compress", 20, "--warmup", 15, "--windows", 1,
-            "--window", 30])
+            "--window", 30, "--expect", 27])
+        # the fake backend's 2 req/s at serviceTime 10 is 27 replicas: a
+        # wrong expectation counts every GetMetrics answer as wrong
+        bad = sv.run_load("keda", s, b, [
+            "--objects", 40, "--compress", 20, "--warmup", 0, "--windows", 1,
+            "--window", 10, "--expect", "26,27"])
     finally:
         s.stop()
     w = of(res, "keda")[0]
+    check("keda: every answer as expected", w["wrong"] == 0, w)
+    wb = of(bad, "keda")[0]
+    check("keda: answers not as expected are counted (half the objects)",
+          0 < wb["wrong"] < wb["bursts"] and
+          abs(wb["wrong"] - wb["bursts"] / 2) <= wb["bursts"] / 4, wb)
     # per object in 30 s: two HPA reads and one poll
     check("keda: bursts as scheduled (120 +- 10%)", 108 <= w["bursts"] <= 132, w)
     check("keda: three calls a burst, no error",
@@ -172,6 +183,35 @@ def t_keda(b, R):
     check("keda: every burst finished", t["finished"] == t["bursts"] and
           t["start_failed"] == 0, t)
     R["keda"] = res
+
+
+def t_prometheus(R):
+    """The prometheus scenario, small: a real Prometheus on backfilled
+    history, KEDA's cycle for 40 objects with every answer checked, the
+    query log counted, the per-query CPU and bytes."""
+    P = {"prom_objects": 40, "prom_idle": 1, "prom_warmup": 5,
+         "prom_window": 10, "prom_count": 15, "prom_configs": ("now",),
+         "prom_windows": {"now": 1}, "prom_q_n": 20, "prom_q_reps": 1}
+    X = sv.sc_prometheus(None, P)
+    c = X["configs"][0]
+    w = c["windows"][0]
+    check("prometheus: bursts answered, none wrong",
+          w["bursts"] > 20 and w["errors"] == 0 and w["wrong"] == 0 and
+          all(d["wrong"] == 0 and d["errors"] == 0 for d in c["count_window"]),
+          c)
+    check("prometheus: its CPU read", w["backend_cpu"] >= 0, w)
+    inst = [x for x in c["log"] if x[0].endswith("/query")]
+    rng = [x for x in c["log"] if x[0].endswith("query_range")]
+    check("prometheus: the query log counted instant and range requests "
+          "with samples", len(inst) >= 30 and len(rng) >= 30 and
+          all(x[3] > 0 for x in inst), (len(inst), len(rng), c["log"][:3]))
+    check("prometheus: range tails of a few points (warm)",
+          sv.med(x[2] for x in rng) <= 5, rng[:5])
+    q = {r["shape"]: r for r in X["per_query"]}
+    check("prometheus: gzip makes the large range smaller",
+          q["range, 1201 points"]["gzip_bytes"] <
+          q["range, 1201 points"]["plain_bytes"] / 4, q)
+    R["prometheus"] = X
 
 
 def t_isolation(R):
@@ -299,7 +339,10 @@ def t_report(R):
     text = sv.report(R, P, meta)
     check("report: targets table", "## Targets (issue 12)" in text and
           text.count("**met**") + text.count("**missed**") >= 6, text[:400])
-    check("report: raw tables", text.count("### ") >= 5, text[-400:])
+    check("report: raw tables", text.count("### ") >= 6, text[-400:])
+    check("report: issue 26's targets", "## Targets (issue 26" in text and
+          "Prometheus' CPU at 40 objects" in text and
+          "answers unchanged" in text, text[:2000])
 
 
 def asan_env():
@@ -330,6 +373,7 @@ def main():
         for t in (lambda: t_backend(b), lambda: t_unary(b, R),
                   lambda: t_streams(b, R), lambda: t_memory(b, R),
                   lambda: t_keda(b, R), lambda: t_isolation(R),
+                  lambda: t_prometheus(R),
                   lambda: t_soak(b),
                   lambda: t_report(R)):
             try:

@@ -13,7 +13,8 @@
 #    against the engine emulators of engines/ and a real Prometheus,
 #    ~85 s, then test_tenant.py: multi-tenant safety, ~100 s, then
 #    test_attack.py: the attacks of hardening round 3, ~90 s) against
-#    build/staffer;
+#    build/staffer, then test_range.py: range answers kept and extended
+#    against full fetches (build/tests/rangecheck, sanitized), ~125 s;
 # 2. their smoke subsets against build/staffer-asan (ASan+UBSan), if it
 #    exists.
 #    LeakSanitizer stays on when it works here (detect_leaks=1); where it
@@ -86,6 +87,8 @@ echo "# multi-tenant safety: $bin"
 run_suite "$py" -u "$here/test_tenant.py" --bin "$bin"
 echo "# hardening round 3, an attack each: $bin"
 run_suite "$py" -u "$here/test_attack.py" --bin "$bin"
+echo "# range answers kept and extended vs full fetches (build/tests/rangecheck)"
+run_suite "$py" -u "$here/test_range.py"
 
 if [ -x "$asan" ]; then
 	if [ -z "${ASAN_OPTIONS:-}" ]; then

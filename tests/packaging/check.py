@@ -632,7 +632,8 @@ def by_kind(docs):
 CONFIG_TOP = {"defaultBackend", "cacheTTLSeconds", "maxBodyBytes", "maxStates",
               "maxStatesPerNamespace", "maxStatesPerCaller", "clients", "backends"}
 CONFIG_BACKEND = {"name", "url", "timeoutSeconds", "auth", "headers", "tls", "namespaces",
-                  "maxConnections", "maxConnectionsPerNamespace", "maxConnectionsPerCaller"}
+                  "maxConnections", "maxConnectionsPerNamespace", "maxConnectionsPerCaller",
+                  "compression", "rangeSettleSeconds"}
 CONFIG_AUTH = {"none": set(), "bearer": {"tokenFile"}, "basic": {"usernameFile", "passwordFile"},
                "sigv4": {"region"}}
 CONFIG_TLS = {"caFile", "certFile", "keyFile"}
@@ -680,6 +681,11 @@ def validate_config(cfg):
         if "maxConnectionsPerNamespace" in be:
             assert be["maxConnectionsPerNamespace"] <= be.get("maxConnections", 16), \
                 f"{where}.maxConnectionsPerNamespace > maxConnections"
+        if "compression" in be:
+            assert be["compression"] in ("auto", "always", "never"), f"{where}.compression"
+        if "rangeSettleSeconds" in be:
+            assert is_num(be["rangeSettleSeconds"]) and \
+                1 <= be["rangeSettleSeconds"] <= 86400, f"{where}.rangeSettleSeconds"
         auth = be.get("auth", {"type": "none"})
         t = auth.get("type")
         assert t in CONFIG_AUTH, f"{where}.auth.type {t!r}"

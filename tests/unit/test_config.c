@@ -130,7 +130,24 @@ static void test_defaults(void **state)
 	assert_string_equal(c.backends[0].url, "HTTP://p:9090");
 	assert_true(c.backends[0].timeout_s == 2);
 	assert_int_equal(c.backends[0].auth, CONFIG_AUTH_NONE);
+	assert_int_equal(c.backends[0].compression, CONFIG_COMPRESS_AUTO);
+	assert_true(c.backends[0].range_settle_s == CONFIG_SETTLE_DEFAULT);
 	assert_ptr_equal(config_backend(&c, NULL), &c.backends[0]);
+	config_release(&c);
+	/* given */
+	assert_int_equal(config_load_text(&c, "{\"backends\":[{\"name\":\"p\","
+		"\"url\":\"http://p\",\"compression\":\"never\","
+		"\"rangeSettleSeconds\":1.5},{\"name\":\"q\",\"url\":\"http://q\","
+		"\"compression\":\"always\"}],\"defaultBackend\":\"p\"}", NULL,
+		err), 0);
+	assert_int_equal(c.backends[0].compression, CONFIG_COMPRESS_NEVER);
+	assert_true(c.backends[0].range_settle_s == 1.5);
+	assert_int_equal(c.backends[1].compression, CONFIG_COMPRESS_ALWAYS);
+	config_release(&c);
+	/* --prometheus: the defaults too */
+	assert_int_equal(config_from_url(&c, "http://p", err), 0);
+	assert_true(c.backends[0].range_settle_s == CONFIG_SETTLE_DEFAULT);
+	assert_int_equal(c.backends[0].compression, CONFIG_COMPRESS_AUTO);
 	config_release(&c);
 }
 
@@ -422,6 +439,17 @@ static const struct bad bad[] = {
 	{ B("\"maxConnections\":4,\"maxConnectionsPerNamespace\":5"),
 	  "maxConnectionsPerNamespace: 5 is more than maxConnections 4" },
 	{ B("\"namespace\":[\"a\"]"), "did you mean 'namespaces'?" },
+	/* how replies are fetched */
+	{ B("\"compression\":\"gzip\""), "backends[0].compression: 'gzip' is "
+	  "not allowed; allowed: 'auto', 'always' or 'never'" },
+	{ B("\"compression\":true"), "backends[0].compression: expected a "
+	  "string, got a boolean" },
+	{ B("\"rangeSettleSeconds\":0"), "backends[0].rangeSettleSeconds: '0' "
+	  "is out of range; allowed: a number of seconds from 1 to 86400" },
+	{ B("\"rangeSettleSeconds\":86401"), "out of range" },
+	{ B("\"rangeSettleSeconds\":\"60\""), "expected a number, got a "
+	  "string" },
+	{ B("\"rangeSettle\":60"), "did you mean 'rangeSettleSeconds'?" },
 };
 
 /* namespaces, per-backend connections and the state quotas: values,

@@ -253,6 +253,12 @@ float64, and plain printing would turn 4194304 into 4.194304e+06.
 {{- if ne (toJson (index $b "maxConnectionsPerCaller")) "null" }},
       "maxConnectionsPerCaller": {{ toJson (index $b "maxConnectionsPerCaller") }}
 {{- end }}
+{{- with (index $b "compression") }},
+      "compression": {{ toJson . }}
+{{- end }}
+{{- if ne (toJson (index $b "rangeSettleSeconds")) "null" }},
+      "rangeSettleSeconds": {{ toJson (index $b "rangeSettleSeconds") }}
+{{- end }}
 {{- with (index $b "auth") }}
 {{- $type := default "none" (index . "type") }}
 {{- if eq $type "none" }},

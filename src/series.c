@@ -1,0 +1,195 @@
+/* series.c - range answers kept and extended on an aligned grid; see
+ * series.h. */
+#include "series.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Beyond this a double holds no milliseconds of a time (prom.c's bound). */
+#define SERIES_TIME_MAX_S 1e12
+
+int series_grid(double range_s, double step_s, double now_s,
+		struct series_grid *g)
+{
+	double step_ms = step_s * 1000.0, n;
+	long long st, now_ms;
+
+	if (!isfinite(range_s) || range_s < 0 || !isfinite(step_ms) ||
+	    !(now_s > 0) || !(now_s < SERIES_TIME_MAX_S))
+		return -1;
+	st = llround(step_ms);
+	/* A step Prometheus would cut to whole ms: its points would not be
+	 * where the grid says. */
+	if (st < 1 || fabs(step_ms - (double)st) > 1e-6)
+		return -1;
+	n = floor(range_s * 1000.0 / (double)st + 1e-9) + 1;
+	if (n > PROM_RANGE_MAX)
+		return -1;
+	now_ms = (long long)floor(now_s * 1000.0);
+	g->end_ms = now_ms - now_ms % st;
+	g->step_ms = st;
+	g->n = (unsigned)n;
+	return 0;
+}
+
+long long series_grid_start(const struct series_grid *g)
+{
+	return g->end_ms - (long long)(g->n - 1) * g->step_ms;
+}
+
+enum series_plan series_plan(const struct series *s,
+			     const struct series_grid *g, long long *from_ms)
+{
+	long long start = series_grid_start(g);
+
+	if (!s || s->settled_ms == SERIES_UNALIGNED ||
+	    s->step_ms != g->step_ms || s->n != g->n ||
+	    s->end_ms > g->end_ms || s->settled_ms < start) {
+		*from_ms = start;
+		return SERIES_FULL;
+	}
+	if (s->settled_ms >= g->end_ms)
+		return SERIES_NONE;   /* then s->end_ms == g->end_ms too */
+	*from_ms = s->settled_ms + g->step_ms;
+	return SERIES_TAIL;
+}
+
+long long series_settled(const struct series_grid *g, double sent_s,
+			 double settle_s)
+{
+	double t = (sent_s - settle_s) * 1000.0;
+	long long ms, none = series_grid_start(g) - g->step_ms;
+
+	if (!(t > 0) || !(t < SERIES_TIME_MAX_S * 1000.0))
+		return none;
+	ms = (long long)floor(t);
+	ms -= ms % g->step_ms;
+	if (ms < none)
+		return none;
+	return ms < g->end_ms ? ms : g->end_ms;
+}
+
+/* A point: a finite value or a NaN point, not a gap. */
+static int series_has_point(double v)
+{
+	return !isnan(v) || prom_is_nan_point(v);
+}
+
+enum series_merge series_merge(const struct series *old,
+			       const struct series_grid *g, long long from_ms,
+			       const struct prom_range *tail,
+			       long long settled_ms, struct series **out)
+{
+	long long start = series_grid_start(g), st = g->step_ms, t;
+	struct series *s;
+	int kept = 0, fresh = 0;
+	unsigned k, j, points = 0;
+
+	if (from_ms < start || from_ms > g->end_ms || (from_ms - start) % st)
+		return SERIES_REFETCH;
+	s = malloc(sizeof(*s) + (size_t)g->n * sizeof(s->vals[0]));
+	if (!s)
+		return SERIES_ENOMEM;
+	s->end_ms = g->end_ms;
+	s->step_ms = st;
+	s->settled_ms = settled_ms;
+	s->n = g->n;
+	for (k = 0; k < g->n; k++)
+		s->vals[k] = NAN;
+	/* the kept points before from_ms; old is on the same step, so a
+	 * slot's time is a slot of old's too */
+	if (old && old->settled_ms != SERIES_UNALIGNED && old->step_ms == st) {
+		long long ostart = old->end_ms - (long long)(old->n - 1) * st;
+
+		for (k = 0; k < g->n; k++) {
+			t = start + (long long)k * st;
+			if (t >= from_ms)
+				break;
+			if (t < ostart || t > old->end_ms || (t - ostart) % st)
+				continue;
+			s->vals[k] = old->vals[(t - ostart) / st];
+			kept |= series_has_point(s->vals[k]);
+		}
+	}
+	if (tail && tail->n > 0) {
+		long long tstep = tail->n > 1 ? tail->step_ms : st;
+		long long last = tail->start_ms + (long long)(tail->n - 1) * tstep;
+
+		/* every point on the grid, within what was asked */
+		if (tail->start_ms < from_ms || last > g->end_ms ||
+		    (tail->start_ms - start) % st || tstep <= 0 || tstep % st)
+			goto refetch;
+		for (j = 0; j < tail->n; j++) {
+			double v = tail->vals[j];
+
+			if (!series_has_point(v))
+				continue;
+			fresh = 1;
+			t = tail->start_ms + (long long)j * tstep;
+			s->vals[(t - start) / st] = v;
+		}
+		/* two label sets in one range: a full fetch holds both */
+		if (fresh && kept && tail->labels != old->labels)
+			goto refetch;
+	}
+	s->labels = fresh ? tail->labels : kept ? old->labels : 0;
+	for (k = 0; k < g->n; k++)
+		points += !isnan(s->vals[k]);
+	s->points = points;
+	*out = s;
+	return SERIES_MERGED;
+refetch:
+	free(s);
+	return SERIES_REFETCH;
+}
+
+struct series *series_of_range(const struct prom_range *r)
+{
+	struct series *s = malloc(sizeof(*s) + (size_t)r->n *
+				  sizeof(s->vals[0]));
+
+	if (!s)
+		return NULL;
+	s->end_ms = r->start_ms + (long long)(r->n - 1) * r->step_ms;
+	s->step_ms = r->step_ms;
+	s->settled_ms = SERIES_UNALIGNED;
+	s->labels = r->labels;
+	s->n = r->n;
+	s->points = r->points;
+	memcpy(s->vals, r->vals, (size_t)r->n * sizeof(s->vals[0]));
+	return s;
+}
+
+enum prom_err series_status(const struct series *s, char *err,
+			    size_t errlen)
+{
+	unsigned k;
+	int nan_points = 0;
+
+	if (s->points > 0)
+		return PROM_OK;
+	for (k = 0; k < s->n && !nan_points; k++)
+		nan_points = prom_is_nan_point(s->vals[k]);
+	return prom_range_none(nan_points, err, errlen);
+}
+
+double series_time(const struct series *s, size_t k)
+{
+	long long start = s->end_ms - (long long)(s->n - 1) * s->step_ms;
+
+	/* ms / 1000 rounded once: the double strtod() gives for "S.mmm" */
+	return (double)(start + (long long)k * s->step_ms) / 1000.0;
+}
+
+void series_points(const struct series *s, double *ts, double *vals)
+{
+	size_t k, j = 0;
+
+	for (k = 0; k < s->n; k++) {
+		if (isnan(s->vals[k]))
+			continue;
+		ts[j] = series_time(s, k);
+		vals[j++] = s->vals[k];
+	}
+}

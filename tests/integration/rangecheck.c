@@ -1,0 +1,300 @@
+/*
+ * rangecheck.c - range answers kept and extended (src/series.h, through
+ * src/fetch.c) against full fetches of the same grid, on a real backend.
+ * tests/integration/test_range.py runs it beside Prometheus while it
+ * changes the data (counter resets, gaps, NaN points, a series replaced).
+ *
+ *   rangecheck URL SECONDS RANGE STEP SETTLE QUERY...
+ *
+ * Every round, for all the queries at once: a full fetch of each one's
+ * grid (libcurl and prom_parse_range(): what any client gets), then the
+ * fetch module's answers (cacheTTLSeconds 0.001, so that every round asks
+ * the backend, for the points not settled or the whole grid; at 0 nothing
+ * is reused), then a second
+ * full fetch.  A round whose grid moved between the two full fetches is
+ * not compared.  Otherwise each answer must equal one of the two full
+ * fetches (a scrape landing between them may change the newest points):
+ * the same error, or the same points, times and values bit for bit.
+ *
+ * RANGECHECK_COMPRESSION in the environment sets the backend's
+ * `compression` (docs/config.md; default auto).
+ *
+ * Prints a line per difference and, last,
+ *   rangecheck: rounds R compared C differed D tail T full F renewed N
+ *       requests Q
+ * (counts of answers; requests from fetch_get_stats()).  Exit 0 when
+ * none differed, 1 when some did or the backend could not be read, 2 on
+ * bad usage.
+ */
+#include <curl/curl.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "fetch.h"
+#include "http.h"
+#include "mono.h"
+#include "num.h"
+#include "prom.h"
+#include "series.h"
+
+#define RC_QUERIES_MAX FETCH_QUERIES_MAX
+
+/* One full fetch: its grid's end, its error and points. */
+struct full {
+	long long end_ms;
+	enum prom_err err;
+	double *ts, *vals;
+	size_t n;
+};
+
+/* The module's answers to one job, copied while they live. */
+struct got {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int done;
+	size_t n;
+	struct full a[RC_QUERIES_MAX];
+};
+
+static double wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void full_release(struct full *x)
+{
+	free(x->ts);
+	free(x->vals);
+	memset(x, 0, sizeof(*x));
+}
+
+static int copy_points(struct full *x, const double *ts, const double *vals,
+		       size_t n)
+{
+	x->n = n;
+	x->ts = malloc((n ? n : 1) * sizeof(double));
+	x->vals = malloc((n ? n : 1) * sizeof(double));
+	if (!x->ts || !x->vals)
+		return -1;
+	memcpy(x->ts, ts, n * sizeof(double));
+	memcpy(x->vals, vals, n * sizeof(double));
+	return 0;
+}
+
+static void on_done(void *arg, const struct fetch_answer *a, size_t n)
+{
+	struct got *g = arg;
+	size_t i;
+
+	pthread_mutex_lock(&g->mu);
+	for (i = 0; i < n; i++) {
+		g->a[i].err = a[i].err;
+		if (a[i].err == PROM_OK &&
+		    copy_points(&g->a[i], a[i].ts, a[i].vals, a[i].n))
+			g->a[i].err = PROM_ENOMEM;
+	}
+	g->n = n;
+	g->done = 1;
+	pthread_cond_signal(&g->cv);
+	pthread_mutex_unlock(&g->mu);
+}
+
+/* A full fetch of query q's grid (range_s, step_s) now, as any client
+ * makes it.  0, or -1 when the backend could not be read at all. */
+static int full_fetch(CURL *easy, const char *base, const char *q,
+		      double range_s, double step_s, struct full *out)
+{
+	struct series_grid g;
+	struct http_body body = { NULL, 0, 0, 0, 0 };
+	struct prom_range r;
+	char errbuf[CURL_ERROR_SIZE], why[PROM_ERR_MAX];
+	char *url = NULL;
+	long status = 0;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (series_grid(range_s, step_s, wall(), &g))
+		return -1;
+	url = prom_range_url(base, q, (double)series_grid_start(&g) / 1000.0,
+			     (double)g.end_ms / 1000.0,
+			     (double)g.step_ms / 1000.0);
+	if (!url)
+		return -1;
+	http_body_reset(&body, 64u << 20);
+	http_easy_setup(easy, url, &body, errbuf, 10);
+	if (curl_easy_perform(easy) != CURLE_OK)
+		goto out;
+	curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+	if (status != 200)
+		goto out;
+	out->end_ms = g.end_ms;
+	out->err = prom_parse_range(body.buf, body.len, &r, why, sizeof(why));
+	rc = 0;
+	if (out->err != PROM_OK)
+		goto out;
+	out->ts = malloc(r.points * sizeof(double));
+	out->vals = malloc(r.points * sizeof(double));
+	if (!out->ts || !out->vals) {
+		rc = -1;
+	} else {
+		prom_range_points(&r, out->ts, out->vals);
+		out->n = r.points;
+	}
+	prom_range_release(&r);
+out:
+	http_body_release(&body);
+	free(url);
+	return rc;
+}
+
+static int same(const struct full *a, const struct full *b)
+{
+	if (a->err != b->err)
+		return 0;
+	if (a->err != PROM_OK)
+		return 1;
+	return a->n == b->n &&
+	       !memcmp(a->ts, b->ts, a->n * sizeof(double)) &&
+	       !memcmp(a->vals, b->vals, a->n * sizeof(double));
+}
+
+static void show(const char *what, const struct full *x)
+{
+	size_t i;
+
+	fprintf(stderr, "  %s: %s, %zu points:", what, prom_strerror(x->err),
+		x->n);
+	for (i = 0; i < x->n; i++)
+		fprintf(stderr, " %.3f=%.17g", x->ts[i], x->vals[i]);
+	fprintf(stderr, "\n");
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: rangecheck URL SECONDS RANGE STEP SETTLE "
+		"QUERY...\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct config c, *cfg = NULL;
+	struct fetch *f = NULL;
+	struct fetch_query q[RC_QUERIES_MAX];
+	struct fetch_stats st;
+	struct full r1[RC_QUERIES_MAX], r2[RC_QUERIES_MAX];
+	struct got got;
+	CURL *easy = NULL;
+	char text[1024], err[CONFIG_ERR_MAX];
+	const char *gz = getenv("RANGECHECK_COMPRESSION");
+	double seconds, range_s, step_s, settle_s, end;
+	long rounds = 0, compared = 0, differed = 0;
+	size_t n, i;
+	int rc = 2;
+
+	if (argc < 7 || argc - 6 > RC_QUERIES_MAX ||
+	    num_parse_double(argv[2], &seconds) ||
+	    num_parse_double(argv[3], &range_s) ||
+	    num_parse_double(argv[4], &step_s) ||
+	    num_parse_double(argv[5], &settle_s)) {
+		usage();
+		return 2;
+	}
+	n = (size_t)(argc - 6);
+	snprintf(text, sizeof(text), "{\"cacheTTLSeconds\":0.001,\"backends\":"
+		 "[{\"name\":\"p\",\"url\":\"%s\",\"timeoutSeconds\":10,"
+		 "\"rangeSettleSeconds\":%g,\"compression\":\"%s\"}]}", argv[1],
+		 settle_s, gz && *gz ? gz : "auto");
+	config_init(&c);
+	if (config_load_text(&c, text, "rangecheck", err)) {
+		fprintf(stderr, "rangecheck: %s\n", err);
+		return 2;
+	}
+	rc = 1;
+	cfg = config_share(&c);
+	f = cfg ? fetch_new() : NULL;
+	easy = curl_easy_init();
+	if (!f || !easy)
+		goto out;
+	for (i = 0; i < n; i++) {
+		memset(&q[i], 0, sizeof(q[i]));
+		q[i].backend = &cfg->backends[0];
+		q[i].cfg = cfg;
+		q[i].query = argv[6 + i];
+		q[i].range_s = range_s;
+		q[i].step_s = step_s;
+	}
+	pthread_mutex_init(&got.mu, NULL);
+	pthread_cond_init(&got.cv, NULL);
+	end = mono_now() + seconds;
+	while (mono_now() < end) {
+		int moved = 0;
+
+		memset(r1, 0, sizeof(r1));
+		memset(r2, 0, sizeof(r2));
+		memset(got.a, 0, sizeof(got.a));
+		got.done = 0;
+		for (i = 0; i < n; i++)
+			if (full_fetch(easy, argv[1], q[i].query, range_s,
+				       step_s, &r1[i]))
+				goto out;
+		if (fetch_submit(f, "rangecheck", "", q, n, on_done, &got))
+			goto out;
+		pthread_mutex_lock(&got.mu);
+		while (!got.done)
+			pthread_cond_wait(&got.cv, &got.mu);
+		pthread_mutex_unlock(&got.mu);
+		for (i = 0; i < n; i++) {
+			if (full_fetch(easy, argv[1], q[i].query, range_s,
+				       step_s, &r2[i]))
+				goto out;
+			moved |= r1[i].end_ms != r2[i].end_ms;
+		}
+		rounds++;
+		for (i = 0; i < n && !moved; i++) {
+			compared++;
+			if (same(&got.a[i], &r1[i]) || same(&got.a[i], &r2[i]))
+				continue;
+			differed++;
+			fprintf(stderr, "rangecheck: round %ld, '%s' differs "
+				"from a full fetch of the grid ending %lld\n",
+				rounds, q[i].query, r1[i].end_ms);
+			show("kept and extended", &got.a[i]);
+			show("full fetch before", &r1[i]);
+			show("full fetch after", &r2[i]);
+		}
+		for (i = 0; i < n; i++) {
+			full_release(&r1[i]);
+			full_release(&r2[i]);
+			full_release(&got.a[i]);
+		}
+		/* a few rounds a step, at varying phases */
+		{
+			struct timespec ts = { 0, 150000000L +
+					       (rounds % 7) * 40000000L };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	fetch_get_stats(f, &st);
+	printf("rangecheck: rounds %ld compared %ld differed %ld tail %lu "
+	       "full %lu renewed %lu requests %lu\n", rounds, compared,
+	       differed, st.range_tail, st.range_full, st.range_renewed,
+	       st.requests);
+	rc = differed ? 1 : 0;
+out:
+	if (rc == 1 && !differed)
+		fprintf(stderr, "rangecheck: the backend could not be read\n");
+	fetch_free(f);
+	if (easy)
+		curl_easy_cleanup(easy);
+	config_drop(cfg);
+	return rc;
+}
