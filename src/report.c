@@ -241,14 +241,21 @@ static void text_pool(FILE *fp, const struct report *r)
 			m->pool.itl_target_s, t->batch_itl, t->itl_s,
 			t->service_from_tokens ? "" : "the last W or "
 			"serviceTime, ", t->service_s);
-	if (t->kv_capacity > 0 && t->kv_seq > 0)
+	if (t->kv_capacity > 0 && t->kv_seq > 0) {
+		char used[32];
+
+		/* not measured (no kvCacheUsageQuery, or no value): none,
+		 * not a 0 that reads like a measurement */
+		if (t->kv_seq_measured > 0)
+			snprintf(used, sizeof(used), "%g", t->kv_seq_measured);
+		else
+			snprintf(used, sizeof(used), "none");
 		fprintf(fp, "kv         K = %g tokens a replica (%s); a sequence "
-			"holds %g (input + output / 2: %g; in use / L: %g): "
+			"holds %g (input + output / 2: %g; in use / L: %s): "
 			"%ld sequences a replica\n", t->kv_capacity,
 			t->kv_measured ? "kvCacheTokensQuery" : "kvCacheTokens",
-			t->kv_seq, t->kv_seq_rates, t->kv_seq_measured,
-			t->slots_kv);
-	else if (t->kv_capacity > 0)
+			t->kv_seq, t->kv_seq_rates, used, t->slots_kv);
+	} else if (t->kv_capacity > 0)
 		fprintf(fp, "kv         K = %g tokens a replica; the KV a "
 			"sequence holds is unknown now: no KV bound\n",
 			t->kv_capacity);
