@@ -37,7 +37,7 @@ GEN_HDR  = $(PROTOS:%=$(GEN)/%.pb-c.h)
 # the pure decision model: no I/O, no logging, no global state; its
 # public headers are include/staffer/, and it is build/libstaffer-model.a
 MODEL_SRC = src/model.c src/erlang.c src/smooth.c src/forecast.c src/peak.c \
-           src/safety.c \
+           src/safety.c src/pool.c \
            src/feedback.c
 # metadata and one decision from it, and the text helpers every layer shares
 CORE_SRC = src/arr.c src/num.c src/kname.c src/near.c src/mono.c src/meta.c src/decide.c src/sched.c src/tz.c src/promql.c \
@@ -51,14 +51,15 @@ SVC_SRC  = src/config.c src/prom.c src/secret.c src/fprint.c src/stab.c \
            src/serve.c src/health.c src/declog.c
 # the tools: calc, explain, lint and what they read (YAML, the CRD, history)
 TOOL_SRC = src/opt.c src/report.c src/calc.c src/explain.c src/ydoc.c src/trigsel.c \
-           src/lint.c src/crd.c src/tunehist.c src/ask.c
+           src/lint.c src/lintpool.c src/crd.c src/tunehist.c src/ask.c
 # the closed-loop simulator (src/sim/) and the subcommands that drive it
 SIM_SRC  = src/sim/simrng.c src/sim/simheap.c src/sim/simroute.c \
            src/sim/clients.c src/sim/simsort.c \
            src/sim/perf.c src/sim/trace.c src/sim/simprom.c src/sim/hpa.c \
            src/sim/keda.c src/sim/demand.c src/sim/policy.c src/sim/sim.c \
            src/sim/simplot.c src/sim/simulate.c src/sim/tunesearch.c \
-           src/sim/tune.c
+           src/sim/tune.c src/sim/split.c src/sim/splitpol.c src/sim/simcold.c \
+           src/sim/splitcmd.c
 LIB_SRC  = $(CORE_SRC) $(SVC_SRC) $(TOOL_SRC) $(SIM_SRC)
 MAIN_SRC = src/main.c
 
@@ -73,7 +74,7 @@ else
 Q = @
 endif
 
-.PHONY: all deps test unit integration demo bench bench-service clean lint valgrind py FORCE \
+.PHONY: all deps test unit integration demo bench bench-service bench-split clean lint valgrind py FORCE \
 	image chart-package release
 # Keep the generated protobuf-c sources: they are inputs, not leftovers.
 .SECONDARY:
@@ -273,6 +274,10 @@ bench: deps
 bench-service: deps
 	@$(MAKE) --no-print-directory all $(B)/staffer-load
 	@/usr/bin/python3 bench/service.py
+
+bench-split: deps
+	@$(MAKE) --no-print-directory all
+	@python3 bench/split.py
 
 # ---- the release (docs/install.md): image, chart package, dist/ -----------
 # `make image` packs build/staffer as it is (a development build says

@@ -48,12 +48,27 @@ struct calc_series {
 	double step_s;        /* 0: not given */
 	int have_rate;        /* arrivalRate was given */
 	int have_signal;      /* any signal was given, 0 included */
+	int have_tokens;      /* a pool's token signal was given */
 	long current;         /* currentReplicas, or -1 */
 	double cold;          /* coldStart, as coldStartQuery; 0: none */
 	/* the time of the decision (now=) and the schedule window then */
 	const char *now_arg;  /* NULL: the current time */
 	char when[TZ_TIME_MAX];
 	const char *day, *zone, *window;
+	struct pool_signals pool; /* a pool's token signals (pool.h) */
+};
+
+/* A pool's signals calc takes (pool prefill or decode). */
+static const struct {
+	const char *key;
+	size_t off;
+	const char *unit;
+} pool_signals[] = {
+	{ "inputTokenRate", offsetof(struct pool_signals, input_rate),
+	  "tokens/s" },
+	{ "outputTokenRate", offsetof(struct pool_signals, output_rate),
+	  "tokens/s" },
+	{ "kvCacheUsage", offsetof(struct pool_signals, kv_used), "tokens" },
 };
 
 /* The signals calc takes besides metadata (serviceTime is both). */
@@ -86,6 +101,9 @@ static void usage(FILE *fp)
 "           what scale-down does\n"
 "  coldStart=S  the cold start coldStartQuery measured (s, above 0, at\n"
 "           most %g), in place of coldStartSeconds\n"
+"  pools:   with pool=prefill or pool=decode, inputTokenRate and\n"
+"           outputTokenRate (tokens/s) and kvCacheUsage (KV tokens in\n"
+"           use in the pool), as their queries read them\n"
 "  tuning:  any ScaledObject metadata key (docs/metadata.md), e.g.\n"
 "           beta=2 slotsPerReplica=32 staffing=erlangc\n"
 "  now=TIME the time of the decision, for schedule windows: an ISO time\n"
@@ -95,31 +113,44 @@ static void usage(FILE *fp)
 		SERIES_MAX, META_COLD_START_MAX);
 }
 
-/* Parse one signal; 1 if key is not a signal, 0 ok, -1 bad value. */
-static int set_signal(struct model_signals *s, const char *key,
-		      const char *val)
+/* A signal's value: 0 ok, -1 bad (message printed). */
+static int read_signal(const char *key, const char *val, const char *unit,
+		       double *out)
 {
-	size_t i;
 	double v;
 
-	for (i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
-		if (strcmp(key, signals[i].key))
-			continue;
-		if (num_parse_double(val, &v)) {
-			fprintf(stderr, "staffer calc: '%s': '%.60s' is not a "
-				"number; allowed: a number from 0 to %g %s\n",
-				key, val, SIGNAL_MAX, signals[i].unit);
-			return -1;
-		}
-		if (v < 0 || v > SIGNAL_MAX) {
-			fprintf(stderr, "staffer calc: '%s': '%.60s' is out of "
-				"range; allowed: a number from 0 to %g %s\n",
-				key, val, SIGNAL_MAX, signals[i].unit);
-			return -1;
-		}
-		*(double *)((char *)s + signals[i].off) = v;
-		return 0;
+	if (num_parse_double(val, &v)) {
+		fprintf(stderr, "staffer calc: '%s': '%.60s' is not a "
+			"number; allowed: a number from 0 to %g %s\n",
+			key, val, SIGNAL_MAX, unit);
+		return -1;
 	}
+	if (v < 0 || v > SIGNAL_MAX) {
+		fprintf(stderr, "staffer calc: '%s': '%.60s' is out of "
+			"range; allowed: a number from 0 to %g %s\n",
+			key, val, SIGNAL_MAX, unit);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Parse one signal; 1 if key is not a signal, 0 ok, -1 bad value. */
+static int set_signal(struct model_signals *s, struct pool_signals *ps,
+		      const char *key, const char *val)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+		if (!strcmp(key, signals[i].key))
+			return read_signal(key, val, signals[i].unit,
+					   (double *)((char *)s +
+						      signals[i].off));
+	for (i = 0; i < sizeof(pool_signals) / sizeof(pool_signals[0]); i++)
+		if (!strcmp(key, pool_signals[i].key))
+			return read_signal(key, val, pool_signals[i].unit,
+					   (double *)((char *)ps +
+						      pool_signals[i].off));
 	return 1;
 }
 
@@ -254,6 +285,7 @@ static int print_decision(const struct meta *m, const struct calc_series *c,
 static const char *const calc_keys[] = {
 	"arrivalRate", "queueDepth", "shedRate", "arrivalRateSeries",
 	"slaMissSeries", "stepSeconds", "currentReplicas", "coldStart", "now",
+	"inputTokenRate", "outputTokenRate", "kvCacheUsage",
 };
 
 /* A key that is one of calc's own but for case ("arrivalrate"): say so
@@ -325,9 +357,13 @@ static int set_input(struct model_signals *s, struct calc_series *c,
 		return set_current(c, val);
 	if (!strcmp(key, "coldStart"))
 		return set_cold(c, val);
-	r = set_signal(s, key, val);
+	r = set_signal(s, &c->pool, key, val);
 	if (r == 0)
 		c->have_signal = 1;
+	if (r == 0 && (!strcmp(key, "inputTokenRate") ||
+		       !strcmp(key, "outputTokenRate") ||
+		       !strcmp(key, "kvCacheUsage")))
+		c->have_tokens = 1;
 	if (r == 0 && !strcmp(key, "arrivalRate"))
 		c->have_rate = 1;
 	return r;
@@ -354,8 +390,15 @@ static int observations(const struct meta *m, const struct model_signals *s,
 			"off)\n");
 		return 2;
 	}
+	if (c->have_tokens && m->pool.kind == POOL_UNIFIED) {
+		fprintf(stderr, "staffer calc: 'inputTokenRate', "
+			"'outputTokenRate' and 'kvCacheUsage' have no effect "
+			"with pool unified; give pool=prefill or pool=decode\n");
+		return 2;
+	}
 	memset(o, 0, sizeof(*o));
 	o->arrival_rate = s->arrival_rate;
+	o->pool = c->pool;
 	if (c->cold > 0) {
 		o->have_cold = 1;
 		o->cold_measured = c->cold;

@@ -10,6 +10,8 @@ int cmd_serve(int argc, char **argv);
 int cmd_calc(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
+/* `staffer simulate --split`: a prefill and a decode pool (splitcmd.c) */
+int cmd_simulate_split(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
 int cmd_health(int argc, char **argv);

@@ -373,6 +373,8 @@ enum decide_err decide_observations(const struct meta *m,
 {
 	struct model_signals s;
 	struct decision d;
+	struct pool_params pp = { 0 };
+	struct pool_signals ps = { 0 };
 	enum model_err e;
 	int demand, have_series, hold_covered, memory;
 	double z = 1, horizon;
@@ -388,6 +390,15 @@ enum decide_err decide_observations(const struct meta *m,
 		s.service_time_s = o->w_last;
 	else
 		s.service_time_s = m->service_time_s;
+	if (m->pool.kind != POOL_UNIFIED) {
+		double wt = 0;
+
+		meta_pool_params(m, &pp);
+		ps = o->pool;
+		ps.arrival_rate = o->arrival_rate;
+		if (pool_service_time(&pp, &ps, &wt) == MODEL_OK && wt > 0)
+			s.service_time_s = wt;
+	}
 	demand = s.arrival_rate > 0 || s.queue_depth > 0 || s.shed_rate > 0;
 	if (!(s.service_time_s > 0)) {
 		if (demand)
@@ -451,7 +462,14 @@ enum decide_err decide_observations(const struct meta *m,
 		d.have_feedback = 1;
 	}
 
-	e = model_evaluate(&m->model, &s, &d.b);
+	if (m->pool.kind != POOL_UNIFIED) {
+		e = pool_evaluate(&m->model, &pp, meta_slots_given(m) ?
+				  m->model.slots_per_replica : 0, &ps, &s,
+				  &d.b, &d.pool);
+		d.have_pool = e == MODEL_OK;
+	} else {
+		e = model_evaluate(&m->model, &s, &d.b);
+	}
 	if (e != MODEL_OK) {
 		*merr = e;
 		return DECIDE_EMODEL;

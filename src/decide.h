@@ -38,6 +38,7 @@
 #include "forecast.h"
 #include "meta.h"
 #include "model.h"
+#include "pool.h"
 #include "safety.h"
 #include "smooth.h"
 
@@ -91,6 +92,9 @@ struct decision {
 	int hold_memory;            /* the answer hold had a whole hold of
 				     * answers: the arrival rate's hold was
 				     * not needed */
+	int have_pool;              /* pool prefill or decode: pool holds
+				     * its terms, b is in its slots */
+	struct pool_terms pool;
 };
 
 /*
@@ -178,6 +182,12 @@ struct decide_obs {
 	 * horizon, used instead of the Holt forecast (a perfect forecast). */
 	int have_truth;
 	double truth;
+	/* A pool's token signals (meta.h's pool; pool.h): input and output
+	 * tokens/s, KV tokens in use, the measured capacities; 0 (or
+	 * negative) where not asked or unknown, as pool.h reads them.
+	 * Its arrival_rate is decide's (arrival_rate above).  Unread for a
+	 * unified fleet. */
+	struct pool_signals pool;
 };
 
 enum decide_err {
@@ -188,7 +198,9 @@ enum decide_err {
 
 /*
  * W is the measured value, else the last good one, else the serviceTime
- * metadata (0 when none and there is no demand).  From the series (when
+ * metadata (0 when none and there is no demand); for a pool (pool prefill
+ * or decode) the one its tokens give when they give one
+ * (pool_service_time()), and the model is then pool_evaluate()'s.  From the series (when
  * there is a W): the forecast coldStartSeconds ahead, the highest lambda
  * over the hold, and with peakedness auto the estimate of z (peak.h; 1
  * without a series).  With o->miss the SLO correction (feedback.h) over

@@ -57,7 +57,7 @@
 
 #define EXPLAIN_TIMEOUT_MAX 3600.0  /* --timeout, s */
 #define EXPLAIN_PROG "staffer explain"
-#define EXPLAIN_ZEROS_MAX 8         /* instant queries of one trigger */
+#define EXPLAIN_ZEROS_MAX 12        /* instant queries of one trigger */
 #define EXPLAIN_NOTE_MAX 1024
 
 

@@ -67,7 +67,7 @@
 #include "config.h"
 #include "prom.h"
 
-#define FETCH_QUERIES_MAX 10      /* queries in one job */
+#define FETCH_QUERIES_MAX 16      /* queries in one job */
 #define FETCH_ENTRIES_MAX 100000  /* cached (backend, query) answers */
 #define FETCH_JOBS_MAX 100000     /* jobs waiting at once */
 #define FETCH_TENANT_JOBS_MAX 10000 /* ... of one (caller, namespace) */

@@ -38,7 +38,14 @@
  *             delta() not divided by its window, a _us/_ms service time
  *             not converted, serviceTime above 600 s.
  *
- * Findings go to stdout, one line each, in line order per document:
+ *   pairs     after the last file, the triggers of one model's split
+ *             fleet as a pair (lintpool.h): its prefill and decode pools
+ *             scaling one target (error), a pool without its mate in the
+ *             files, a pool sized twice, a unified trigger next to pools,
+ *             the pools reading different input-token queries (warnings).
+ *
+ * Findings go to stdout, one line each, in line order per document (the
+ * pairs' last):
  *   FILE:LINE: ScaledObject NS/NAME trigger N: MESSAGE
  *   FILE:LINE: warning: ScaledObject NS/NAME[ trigger N]: MESSAGE
  * N counts from 0, as in the HPA metric name sN-metricName; "NS/" is left
@@ -65,6 +72,7 @@
 #include "cmd.h"
 #include "config.h"
 #include "crd.h"
+#include "lintpool.h"
 #include "meta.h"
 #include "num.h"
 #include "opt.h"
@@ -100,6 +108,8 @@ struct lint {
 	const char *file;
 	struct finding *found;
 	size_t n_found, cap_found;
+	/* every staffer trigger that passed, for the pairs of pools */
+	struct lintpool pools;
 	/* totals */
 	unsigned long errors, warnings;
 	int nomem;
@@ -108,6 +118,8 @@ struct lint {
 /* The object a finding is about: "ScaledObject NS/NAME[ trigger N]". */
 struct lint_obj {
 	char who[YDOC_WHO_MAX];
+	char ns[YDOC_WHO_MAX];      /* metadata.namespace, "" none */
+	char target[YDOC_WHO_MAX];  /* scaleTargetRef's KIND/NAME, "" none */
 	long max_replicas;          /* spec.maxReplicaCount, or 100 */
 	int max_known;              /* 0: not a whole number, unknown */
 	/* metricName of each staffer trigger checked so far */
@@ -935,6 +947,9 @@ static int lint_trigger(struct lint *l, struct lint_obj *o, long t,
 	}
 	lint_backend(l, o, t, &md, &m, line);
 	lint_metric_name(l, o, t, &md, &m, line);
+	if (lintpool_add(&l->pools, l->file, line, o->who, o->ns, t, &m,
+			 o->target))
+		l->nomem = 1;
 	lint_trigger_warnings(l, o, t, d, trig, &md, &m);
 out:
 	meta_release(&m);
@@ -1211,6 +1226,23 @@ static void lint_crd_report(void *arg, unsigned long line, const char *msg)
 	lint_report(w->l, line, 0, w->o, -1, "%s", msg);
 }
 
+/* The object's namespace and scaleTargetRef (KIND/NAME, kind Deployment
+ * when not given, as KEDA reads it), for the pairs of pools. */
+static void lint_target(const struct ydoc *d, const struct ynode *obj,
+			const struct ynode *spec, struct lint_obj *o)
+{
+	const struct ynode *ref = ymap_get(d, spec, "scaleTargetRef", NULL);
+	const char *ns = ytext(ymap_get(d, ymap_get(d, obj, "metadata", NULL),
+					"namespace", NULL));
+	const char *kind = ytext(ymap_get(d, ref, "kind", NULL));
+	const char *name = ytext(ymap_get(d, ref, "name", NULL));
+
+	snprintf(o->ns, sizeof(o->ns), "%s", ns ? ns : "");
+	if (name)
+		snprintf(o->target, sizeof(o->target), "%s/%s",
+			 kind ? kind : "Deployment", name);
+}
+
 /* Check ScaledObject obj (ydoc_object_fn).  -1: no memory. */
 static int lint_object(void *arg, const struct ydoc *d,
 		       const struct ynode *obj)
@@ -1232,6 +1264,7 @@ static int lint_object(void *arg, const struct ydoc *d,
 		return 0;
 	}
 	spec = ymap_get(d, obj, "spec", NULL);
+	lint_target(d, obj, spec, &o);
 	o.max_replicas = KEDA_MAX_REPLICAS;
 	o.max_known = 1;
 	v = ymap_get(d, spec, "maxReplicaCount", NULL);
@@ -1282,6 +1315,21 @@ static int lint_file(struct lint *l, const char *path)
 	l->file = strcmp(path, "-") ? path : "<stdin>";
 	return ydoc_read_file(path, "staffer lint", stdout, lint_doc, l) ?
 	       2 : 0;
+}
+
+/* A finding about a pair of pools (lintpool_report_fn), printed as the
+ * others, after the last file. */
+static void lint_pool_report(void *arg, const struct lintpool_trigger *t,
+			     int warn, const char *msg)
+{
+	struct lint *l = arg;
+
+	if (warn)
+		l->warnings++;
+	else
+		l->errors++;
+	printf("%s:%lu: %sScaledObject %s trigger %ld: %s\n", t->file, t->line,
+	       warn ? "warning: " : "", t->who, t->trigger, msg);
 }
 
 static void usage(FILE *fp)
@@ -1340,6 +1388,7 @@ int cmd_lint(int argc, char **argv)
 	int i, n = 0, rc = 0;
 
 	memset(&l, 0, sizeof(l));
+	lintpool_init(&l.pools);
 	memset(&la, 0, sizeof(la));
 	config_init(&cfg);
 	files = calloc((size_t)argc + 1, sizeof(*files));
@@ -1375,12 +1424,14 @@ int cmd_lint(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		if (lint_file(&l, files[i]))
 			rc = 2;
+	lintpool_check(&l.pools, lint_pool_report, &l);
 	fflush(stdout);
 	if (rc == 0 && (l.errors || (l.strict && l.warnings)))
 		rc = 1;
 out:
 	free(files);
 	free(l.found);
+	lintpool_release(&l.pools);
 	config_release(&cfg);
 	return rc;
 }

@@ -95,6 +95,18 @@ enum meta_key_id {
 	MK_STALE_HOLD,
 	MK_PUSH_INTERVAL,
 	MK_METRIC_NAME,
+	MK_POOL,
+	MK_INPUT_TOKEN_RATE_QUERY,
+	MK_OUTPUT_TOKEN_RATE_QUERY,
+	MK_KV_CACHE_USAGE_QUERY,
+	MK_PREFILL_TOKENS,
+	MK_PREFILL_CAPACITY_QUERY,
+	MK_KV_CACHE_TOKENS,
+	MK_KV_CACHE_TOKENS_QUERY,
+	MK_TTFT_TARGET,
+	MK_KV_TRANSFER,
+	MK_ITL_TARGET,
+	MK_DECODE_PROFILE,
 	MK_SCALER_ADDRESS,
 	MK_ENABLE_TLS,
 	MK_UNSAFE_SSL,
@@ -178,6 +190,13 @@ static const struct meta_choice meta_forecasts[] = {
 	{ NULL, 0 },
 };
 
+static const struct meta_choice meta_pools[] = {
+	{ "unified", POOL_UNIFIED },
+	{ "prefill", POOL_PREFILL },
+	{ "decode", POOL_DECODE },
+	{ NULL, 0 },
+};
+
 static const struct meta_word meta_auto[] = {
 	{ "auto", META_AUTO },
 	{ NULL, 0 },
@@ -193,7 +212,9 @@ static void meta_store_workload(struct meta *m, int value);
 static void meta_store_staffing(struct meta *m, int value);
 static void meta_store_hold_on(struct meta *m, int value);
 static void meta_store_forecast(struct meta *m, int value);
+static void meta_store_pool(struct meta *m, int value);
 static const char *meta_check_text(const char *v, size_t len);
+static const char *meta_check_profile(const char *v, size_t len);
 static const char *meta_check_backend(const char *v, size_t len);
 static const char *meta_check_metric(const char *v, size_t len);
 static const char *meta_check_timezone(const char *v, size_t len);
@@ -629,6 +650,130 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 		.example = "chat-replicas",
 		.off = MOFF(metric_name), .check = meta_check_metric,
 	},
+	/* Pools of a disaggregated fleet (pool.h, docs/math.md). */
+	[MK_POOL] = {
+		.name = "pool", .type = META_T_ENUM,
+		.def = POOL_UNIFIED, .note = "default unified",
+		.what = "which pool of the model the trigger sizes: one "
+			"fleet doing both phases (unified), or the prefill or "
+			"the decode pool of a disaggregated fleet",
+		.example = "prefill",
+		.choices = meta_pools, .store = meta_store_pool,
+	},
+	[MK_INPUT_TOKEN_RATE_QUERY] = {
+		.name = "inputTokenRateQuery", .type = META_T_QUERY,
+		.min = 1, .max = META_QUERY_MAX - 1,
+		.note = "required with pool prefill",
+		.allowed = meta_query_allowed,
+		.what = "PromQL giving the input (prompt) tokens arriving per "
+			"second",
+		.example = "sum(rate(vllm:prompt_tokens_total[1m]))",
+		.off = MOFF(input_token_rate_query), .check = meta_check_text,
+	},
+	[MK_OUTPUT_TOKEN_RATE_QUERY] = {
+		.name = "outputTokenRateQuery", .type = META_T_QUERY,
+		.min = 1, .max = META_QUERY_MAX - 1,
+		.note = "required with pool decode",
+		.allowed = meta_query_allowed,
+		.what = "PromQL giving the output (generated) tokens per "
+			"second",
+		.example = "sum(rate(vllm:generation_tokens_total[1m]))",
+		.off = MOFF(output_token_rate_query), .check = meta_check_text,
+	},
+	[MK_KV_CACHE_USAGE_QUERY] = {
+		.name = "kvCacheUsageQuery", .type = META_T_QUERY,
+		.min = 1, .max = META_QUERY_MAX - 1,
+		.note = "default: none, the KV a sequence holds comes from "
+			"the token rates",
+		.allowed = meta_query_allowed,
+		.what = "PromQL giving the KV-cache tokens in use in the "
+			"decode pool (tokens in flight)",
+		.example = "sum(sglang:num_used_tokens)",
+		.off = MOFF(kv_cache_usage_query), .check = meta_check_text,
+	},
+	[MK_PREFILL_TOKENS] = {
+		.name = "prefillTokensPerSecond", .type = META_T_DOUBLE,
+		.flags = META_F_MINX, .min = 0, .max = 1e9,
+		.note = "required with pool prefill",
+		.unit = "tokens/s",
+		.what = "the input tokens one prefill replica processes per "
+			"second at full load (the engine's profile)",
+		.example = "9000",
+		.off = MOFF(pool.prefill_tokens_per_s),
+	},
+	[MK_PREFILL_CAPACITY_QUERY] = {
+		.name = "prefillCapacityQuery", .type = META_T_QUERY,
+		.min = 1, .max = META_QUERY_MAX - 1,
+		.note = "default: none, 'prefillTokensPerSecond' is the "
+			"capacity",
+		.allowed = meta_query_allowed,
+		.what = "PromQL giving the input tokens one prefill replica "
+			"processes per second at full load; used in place of "
+			"'prefillTokensPerSecond' while it answers",
+		.example = "max(prefill_capacity_tokens_per_second"
+			"{model=\"llama-70b\"})",
+		.off = MOFF(prefill_capacity_query), .check = meta_check_text,
+	},
+	[MK_KV_CACHE_TOKENS] = {
+		.name = "kvCacheTokens", .type = META_T_DOUBLE,
+		.flags = META_F_MINX, .min = 0, .max = 1e12,
+		.note = "default: none, no KV-cache bound",
+		.unit = "tokens",
+		.what = "the KV-cache tokens one decode replica holds",
+		.example = "400000",
+		.off = MOFF(pool.kv_tokens),
+	},
+	[MK_KV_CACHE_TOKENS_QUERY] = {
+		.name = "kvCacheTokensQuery", .type = META_T_QUERY,
+		.min = 1, .max = META_QUERY_MAX - 1,
+		.note = "default: none, 'kvCacheTokens' is the capacity",
+		.allowed = meta_query_allowed,
+		.what = "PromQL giving the KV-cache tokens one decode replica "
+			"holds; used in place of 'kvCacheTokens' while it "
+			"answers",
+		.example = "max(sglang:max_total_num_tokens)",
+		.off = MOFF(kv_cache_tokens_query), .check = meta_check_text,
+	},
+	[MK_TTFT_TARGET] = {
+		.name = "ttftTargetSeconds", .type = META_T_DOUBLE,
+		.flags = META_F_MINX, .min = 0, .max = 3600,
+		.note = "default: none", .unit = "seconds",
+		.what = "the time to first token (queue wait, prefill and KV "
+			"transfer) that only 1 - slaTarget of requests may "
+			"exceed",
+		.example = "2",
+		.off = MOFF(pool.ttft_target_s),
+	},
+	[MK_KV_TRANSFER] = {
+		.name = "kvTransferSeconds", .type = META_T_DOUBLE,
+		.min = 0, .max = 600, .def = 0, .unit = "seconds",
+		.what = "the time the KV cache of a mean request takes to "
+			"reach the decode pool, part of the TTFT",
+		.example = "0.05",
+		.off = MOFF(pool.kv_transfer_s),
+	},
+	[MK_ITL_TARGET] = {
+		.name = "itlTargetSeconds", .type = META_T_DOUBLE,
+		.flags = META_F_MINX, .min = 0, .max = 10,
+		.note = "default: none", .unit = "seconds",
+		.what = "the inter-token latency (time per output token) the "
+			"decode pool's batches must stay within",
+		.example = "0.04",
+		.off = MOFF(pool.itl_target_s),
+	},
+	[MK_DECODE_PROFILE] = {
+		.name = "decodeProfile", .type = META_T_TEXT,
+		.min = 1, .max = META_TEXT_MAX - 1,
+		.note = "required with 'itlTargetSeconds'",
+		.allowed = "the engine's inter-token latency by batch, "
+			"'batch:seconds' pairs separated by ',' (1 to "
+			"16 of them, batches whole numbers from 1 to 100000 "
+			"rising, seconds above 0 up to 10)",
+		.what = "the decode profile: inter-token latency (s) by batch "
+			"size, as measured for the engine",
+		.example = "1:0.029,16:0.033,32:0.037,64:0.052",
+		.off = MOFF(decode_profile), .check = meta_check_profile,
+	},
 	/* KEDA's own trigger keys, which it passes on verbatim. */
 	[MK_SCALER_ADDRESS] = {
 		.name = "scalerAddress", .type = META_T_IGNORED,
@@ -663,6 +808,11 @@ static void meta_store_hold_on(struct meta *m, int value)
 static void meta_store_forecast(struct meta *m, int value)
 {
 	m->forecast_method = (enum meta_forecast)value;
+}
+
+static void meta_store_pool(struct meta *m, int value)
+{
+	m->pool.kind = (enum pool_kind)value;
 }
 
 static void meta_store_staffing(struct meta *m, int value)
@@ -783,6 +933,85 @@ static const char *meta_check_timezone(const char *v, size_t len)
 	if (tz_check_name(v))
 		return "has an empty part (a '/' at the end, or '//')";
 	return NULL;
+}
+
+/*
+ * decodeProfile: "batch:seconds" pairs separated by ',' (white space
+ * around either allowed), batches whole numbers from 1 to POOL_BATCH_MAX
+ * rising, seconds above 0 up to META_ITL_MAX (measured: a point may be a
+ * hair faster than the one before), 1 to
+ * POOL_PROFILE_MAX pairs.  Into *out (may be NULL: check only); NULL when
+ * fine, else what is wrong, worded to follow the quoted value.
+ */
+#define META_ITL_MAX 10.0
+
+static const char *meta_profile_parse(const char *v, struct pool_profile *out)
+{
+	struct pool_profile pr;
+	char num[64];
+	const char *p = v, *q;
+	double x;
+	long b;
+	size_t len;
+
+	memset(&pr, 0, sizeof(pr));
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (pr.n == POOL_PROFILE_MAX)
+			return "has more than 16 points";
+		for (q = p; ascii_is_digit((unsigned char)*q); q++)
+			;
+		len = (size_t)(q - p);
+		if (len == 0 || len >= sizeof(num))
+			return "has a point that does not start with a whole "
+			       "batch size";
+		memcpy(num, p, len);
+		num[len] = '\0';
+		if (num_read_long(num, &b) != NUM_OK || b < 1 ||
+		    (double)b > POOL_BATCH_MAX)
+			return "has a batch size outside 1 to 100000";
+		if (pr.n > 0 && (double)b <= pr.batch[pr.n - 1])
+			return "has batch sizes that do not rise";
+		for (p = q; *p == ' ' || *p == '\t'; p++)
+			;
+		if (*p != ':')
+			return "has a point without ':' between batch and "
+			       "seconds";
+		for (p++; *p == ' ' || *p == '\t'; p++)
+			;
+		for (q = p; *q && *q != ',' && *q != ' ' && *q != '\t'; q++)
+			;
+		len = (size_t)(q - p);
+		if (len == 0 || len >= sizeof(num))
+			return "has a point without seconds after ':'";
+		memcpy(num, p, len);
+		num[len] = '\0';
+		if (num_read_double(num, &x) != NUM_OK || !(x > 0) ||
+		    x > META_ITL_MAX)
+			return "has an inter-token latency that is not a number "
+			       "above 0 up to 10 seconds";
+		pr.batch[pr.n] = (double)b;
+		pr.itl_s[pr.n] = x;
+		pr.n++;
+		for (p = q; *p == ' ' || *p == '\t'; p++)
+			;
+		if (*p == '\0')
+			break;
+		if (*p != ',')
+			return "has something other than ',' between points";
+		p++;
+	}
+	if (out)
+		*out = pr;
+	return NULL;
+}
+
+static const char *meta_check_profile(const char *v, size_t len)
+{
+	const char *bad = meta_check_text(v, len);
+
+	return bad ? bad : meta_profile_parse(v, NULL);
 }
 
 /* ---- numbers ------------------------------------------------------------- */
@@ -1274,6 +1503,88 @@ static const char *meta_idle_hold(const struct meta *m, int need_queries)
 		  "with 'coldStartSeconds' 0)";
 }
 
+/* slaTarget: the SLO feedback's share, and a prefill pool's TTFT
+ * target's. */
+static const char *meta_idle_sla(const struct meta *m, int need_queries)
+{
+	if (m->pool.kind == POOL_PREFILL && meta_given(m, MK_TTFT_TARGET))
+		return NULL;
+	return meta_idle_feedback(m, need_queries);
+}
+
+/* ---- pools ---- */
+
+static const char *meta_idle_pooled(const struct meta *m, int need_queries)
+{
+	(void)need_queries;
+	return m->pool.kind == POOL_UNIFIED ? "with pool unified (the "
+	       "default)" : NULL;
+}
+
+static const char *meta_idle_prefill(const struct meta *m, int need_queries)
+{
+	const char *idle = meta_idle_pooled(m, need_queries);
+
+	return idle ? idle : m->pool.kind != POOL_PREFILL ? "with pool decode"
+							   : NULL;
+}
+
+static const char *meta_idle_decode(const struct meta *m, int need_queries)
+{
+	const char *idle = meta_idle_pooled(m, need_queries);
+
+	return idle ? idle : m->pool.kind != POOL_DECODE ? "with pool prefill"
+							  : NULL;
+}
+
+static const char *meta_idle_transfer(const struct meta *m, int need_queries)
+{
+	const char *idle = meta_idle_prefill(m, need_queries);
+
+	return idle ? idle : meta_given(m, MK_TTFT_TARGET) ? NULL
+		: "without 'ttftTargetSeconds'";
+}
+
+static const char *meta_idle_profile(const struct meta *m, int need_queries)
+{
+	const char *idle = meta_idle_decode(m, need_queries);
+
+	return idle ? idle : meta_given(m, MK_ITL_TARGET) ? NULL
+		: "without 'itlTargetSeconds'";
+}
+
+/* K bounds the slots only with the KV a sequence holds: from the input
+ * tokens, or measured (calc takes both as numbers). */
+static const char *meta_idle_kv(const struct meta *m, int need_queries)
+{
+	const char *idle = meta_idle_decode(m, need_queries);
+
+	if (idle)
+		return idle;
+	return !need_queries || m->input_token_rate_query ||
+	       m->kv_cache_usage_query ? NULL
+		: "without 'inputTokenRateQuery' or 'kvCacheUsageQuery' (the "
+		  "KV a sequence holds)";
+}
+
+static const char *meta_idle_kv_usage(const struct meta *m, int need_queries)
+{
+	const char *idle = meta_idle_decode(m, need_queries);
+
+	if (idle)
+		return idle;
+	return meta_given(m, MK_KV_CACHE_TOKENS) ||
+	       meta_given(m, MK_KV_CACHE_TOKENS_QUERY) ? NULL
+		: "without 'kvCacheTokens' or 'kvCacheTokensQuery'";
+}
+
+static const char *meta_idle_slots(const struct meta *m, int need_queries)
+{
+	(void)need_queries;
+	return m->pool.kind == POOL_PREFILL ? "with pool prefill (a prefill "
+	       "replica is one server of 'prefillTokensPerSecond')" : NULL;
+}
+
 static const char *meta_idle_surge(const struct meta *m, int need_queries)
 {
 	(void)need_queries;
@@ -1315,8 +1626,33 @@ static const struct meta_rule meta_rules[] = {
 	{ MK_SURGE_WINDOW, meta_idle_surge,
 	  "to the surge headroom ('surgeQuantile' above 0, "
 	  "'coldStartSeconds' above 0)" },
-	{ MK_SLA_TARGET, meta_idle_feedback,
-	  "to the SLO feedback, which 'slaMissQuery' turns on" },
+	{ MK_SLA_TARGET, meta_idle_sla,
+	  "to the SLO feedback, which 'slaMissQuery' turns on, and to a "
+	  "prefill pool's 'ttftTargetSeconds'" },
+	{ MK_SLOTS_PER_REPLICA, meta_idle_slots,
+	  "to a unified fleet and a decode pool" },
+	{ MK_INPUT_TOKEN_RATE_QUERY, meta_idle_pooled,
+	  "to a pool ('pool' prefill or decode)" },
+	{ MK_OUTPUT_TOKEN_RATE_QUERY, meta_idle_decode,
+	  "to a decode pool ('pool' decode)" },
+	{ MK_PREFILL_TOKENS, meta_idle_prefill,
+	  "to a prefill pool ('pool' prefill)" },
+	{ MK_PREFILL_CAPACITY_QUERY, meta_idle_prefill,
+	  "to a prefill pool ('pool' prefill)" },
+	{ MK_TTFT_TARGET, meta_idle_prefill,
+	  "to a prefill pool ('pool' prefill)" },
+	{ MK_KV_TRANSFER, meta_idle_transfer,
+	  "to a prefill pool's 'ttftTargetSeconds'" },
+	{ MK_ITL_TARGET, meta_idle_decode,
+	  "to a decode pool ('pool' decode)" },
+	{ MK_DECODE_PROFILE, meta_idle_profile,
+	  "to a decode pool's 'itlTargetSeconds'" },
+	{ MK_KV_CACHE_TOKENS, meta_idle_kv,
+	  "to a decode pool that knows the KV a sequence holds" },
+	{ MK_KV_CACHE_TOKENS_QUERY, meta_idle_kv,
+	  "to a decode pool that knows the KV a sequence holds" },
+	{ MK_KV_CACHE_USAGE_QUERY, meta_idle_kv_usage,
+	  "to a decode pool with a KV-cache capacity" },
 	{ MK_FEEDBACK_WINDOW, meta_idle_feedback,
 	  "to the SLO feedback, which 'slaMissQuery' turns on" },
 };
@@ -1576,6 +1912,17 @@ int meta_step_limited(const struct meta *m)
 	       !(meta_hold_seconds(m) > 0);
 }
 
+void meta_pool_params(const struct meta *m, struct pool_params *out)
+{
+	*out = m->pool;
+	out->ttft_miss = 1.0 - m->sla_target;
+}
+
+int meta_slots_given(const struct meta *m)
+{
+	return meta_given(m, MK_SLOTS_PER_REPLICA);
+}
+
 const char *meta_rate_window_source(const struct meta *m)
 {
 	double q;
@@ -1610,6 +1957,76 @@ enum meta_err meta_parse_time(const struct meta *m, const char *s,
 			 "@1782907200", shown, tz_name(m->tz));
 }
 
+/*
+ * What a pool needs (pool.h): the token signals and capacities its terms
+ * read, a decode profile that can meet the ITL target, a TTFT target
+ * above the KV transfer.  Parses decodeProfile into m->pool.profile.
+ */
+static enum meta_err meta_check_pool(struct meta *m, int need_queries,
+				     struct meta_error *err)
+{
+	struct pool_profile *pr = &m->pool.profile;
+
+	memset(pr, 0, sizeof(*pr));
+	if (m->decode_profile &&
+	    meta_profile_parse(m->decode_profile, pr) != NULL)
+		memset(pr, 0, sizeof(*pr)); /* never: meta_set checked it */
+	switch (m->pool.kind) {
+	case POOL_PREFILL:
+		if (need_queries && !m->input_token_rate_query)
+			return meta_missing(err, MK_INPUT_TOKEN_RATE_QUERY,
+					    " with pool prefill");
+		/* the capacity in force while prefillCapacityQuery has no
+		 * value: without it the pool could not be sized at all */
+		if (!meta_given(m, MK_PREFILL_TOKENS))
+			return meta_missing(err, MK_PREFILL_TOKENS,
+					    " with pool prefill (the capacity "
+					    "while 'prefillCapacityQuery', if "
+					    "any, has no value)");
+		if (meta_given(m, MK_TTFT_TARGET) &&
+		    !(m->pool.ttft_target_s > m->pool.kv_transfer_s))
+			return meta_fail(err, META_ECONFLICT, "ttftTargetSeconds",
+					 "metadata 'ttftTargetSeconds' (%g s) must "
+					 "be above 'kvTransferSeconds' (%g s): the "
+					 "KV transfer is part of the time to "
+					 "first token", m->pool.ttft_target_s,
+					 m->pool.kv_transfer_s);
+		break;
+	case POOL_DECODE:
+		if (need_queries && !m->output_token_rate_query)
+			return meta_missing(err, MK_OUTPUT_TOKEN_RATE_QUERY,
+					    " with pool decode");
+		if (!meta_given(m, MK_SLOTS_PER_REPLICA) &&
+		    !meta_given(m, MK_ITL_TARGET))
+			return meta_missing(err, MK_SLOTS_PER_REPLICA,
+					    " with pool decode unless "
+					    "'itlTargetSeconds' is given");
+		/* the KV bound while kvCacheTokensQuery has no value: its
+		 * loss would lower the answer */
+		if (m->kv_cache_tokens_query &&
+		    !meta_given(m, MK_KV_CACHE_TOKENS))
+			return meta_missing(err, MK_KV_CACHE_TOKENS,
+					    " with 'kvCacheTokensQuery' (the "
+					    "capacity while the query has no "
+					    "value)");
+		if (meta_given(m, MK_ITL_TARGET) && !m->decode_profile)
+			return meta_missing(err, MK_DECODE_PROFILE,
+					    " with 'itlTargetSeconds'");
+		if (meta_given(m, MK_ITL_TARGET) && pr->n > 0 &&
+		    m->pool.itl_target_s < pr->itl_s[0])
+			return meta_fail(err, META_ECONFLICT, "itlTargetSeconds",
+					 "metadata 'itlTargetSeconds' (%g s) is "
+					 "below the fastest inter-token latency of "
+					 "'decodeProfile' (%g s at batch %g): no "
+					 "batch meets it", m->pool.itl_target_s,
+					 pr->itl_s[0], pr->batch[0]);
+		break;
+	case POOL_UNIFIED:
+		break;
+	}
+	return META_OK;
+}
+
 enum meta_err meta_check(struct meta *m, int need_queries,
 			 struct meta_error *err)
 {
@@ -1624,12 +2041,20 @@ enum meta_err meta_check(struct meta *m, int need_queries,
 		rc = meta_missing(err, MK_ARRIVAL_RATE_QUERY, "");
 		goto out;
 	}
+	/* A pool's W may come from its tokens alone (pool.h). */
 	if (need_queries && !meta_given(m, MK_SERVICE_TIME_QUERY) &&
-	    !meta_given(m, MK_SERVICE_TIME)) {
+	    !meta_given(m, MK_SERVICE_TIME) && m->pool.kind != POOL_PREFILL &&
+	    !(m->pool.kind == POOL_DECODE && meta_given(m, MK_ITL_TARGET))) {
 		rc = meta_missing(err, MK_SERVICE_TIME_QUERY,
+				  m->pool.kind == POOL_DECODE ?
+				  " with pool decode unless 'serviceTime' or "
+				  "'itlTargetSeconds' is given" :
 				  " unless 'serviceTime' is given");
 		goto out;
 	}
+	rc = meta_check_pool(m, need_queries, err);
+	if (rc != META_OK)
+		goto out;
 
 	/* An explicit staffing wins over workload, in whatever order the
 	 * keys came. */
@@ -1641,6 +2066,10 @@ enum meta_err meta_check(struct meta *m, int need_queries,
 	if (rc != META_OK)
 		goto out;
 
+	/* "auto" is the default spelt out: as if not given (it stored
+	 * META_AUTO, which no rate window is) */
+	if (meta_given(m, MK_RATE_WINDOW) && m->rate_window_s == META_AUTO)
+		m->given &= ~meta_bit(MK_RATE_WINDOW);
 	if (!meta_given(m, MK_RATE_WINDOW) &&
 	    !promql_range_max(m->arrival_rate_query, &m->rate_window_s))
 		m->rate_window_s = META_RATE_WINDOW_DEFAULT;

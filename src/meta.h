@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "model.h"
+#include "pool.h"
 #include "sched.h"
 
 struct tz;
@@ -129,6 +130,19 @@ struct meta {
 	double stale_hold_s;          /* hold the last target on unknown data */
 	double push_interval_s;       /* StreamIsActive re-check period */
 	char metric_name[META_NAME_MAX];
+
+	/* Pools (docs/metadata.md, "pool"): the pool this trigger sizes, its
+	 * capacities, SLA targets and decode profile (parsed from
+	 * decodeProfile by meta_check()), and the token queries (NULL unless
+	 * given).  pool.kind POOL_UNIFIED (the default) is the model as it
+	 * is, and then none of these may be given. */
+	struct pool_params pool;
+	char *input_token_rate_query;
+	char *output_token_rate_query;
+	char *kv_cache_usage_query;
+	char *prefill_capacity_query;
+	char *kv_cache_tokens_query;
+	char *decode_profile;
 
 	char *schedule;               /* NULL unless given */
 	char *timezone;               /* NULL: UTC */
@@ -268,6 +282,16 @@ double meta_hold_seconds(const struct meta *m);
  * start.
  */
 int meta_step_limited(const struct meta *m);
+
+/*
+ * The pool parameters in force for a decision: m->pool with the share of
+ * requests the TTFT target may miss, 1 - slaTarget.  m must have passed
+ * meta_check().
+ */
+void meta_pool_params(const struct meta *m, struct pool_params *out);
+
+/* 1 when slotsPerReplica was given (a decode pool's engine batch cap). */
+int meta_slots_given(const struct meta *m);
 
 /* Where rate_window_s came from, for calc and explain: "given",
  * "arrivalRateQuery" or "default". */

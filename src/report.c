@@ -193,6 +193,76 @@ static void text_peak(FILE *fp, const struct report *r)
 		fprintf(fp, "peakedness z = 1: no series to measure it\n");
 }
 
+/* A pool's terms (pool.h): its tokens, W, and what bounds its slots. */
+static void text_pool(FILE *fp, const struct report *r)
+{
+	const struct meta *m = r->m;
+	const struct decision *d = r->d;
+	const struct pool_terms *t = &d->pool;
+	const struct pool_signals *ps = &r->o->pool;
+
+	if (!d->have_pool)
+		return;
+	if (t->kind == POOL_PREFILL) {
+		fprintf(fp, "pool       prefill: lambda_in = %g tokens/s (%g "
+			"a request), C = %g tokens/s a replica (%s)\n",
+			ps->input_rate, t->mean_input, t->capacity,
+			t->capacity_measured ? "prefillCapacityQuery" :
+			"prefillTokensPerSecond");
+		if (t->service_from_tokens)
+			fprintf(fp, "           W = %g / %g = %g s a request "
+				"at full speed; a replica is one server: "
+				"n = 1\n", t->mean_input, t->capacity,
+				t->service_s);
+		else
+			fprintf(fp, "           W = %g s (no input tokens a "
+				"request now: the last W or serviceTime); "
+				"n = 1\n", t->service_s);
+		if (!(m->pool.ttft_target_s > 0))
+			return;
+		if (!t->ttft_reachable)
+			fprintf(fp, "ttft       target %g s unreachable: W %g s + "
+				"KV transfer %g s leave no time to wait; "
+				"staffed without it\n", m->pool.ttft_target_s,
+				t->service_s, m->pool.kv_transfer_s);
+		else
+			fprintf(fp, "ttft       target %g s: wait budget tau = "
+				"%g s, P(wait > tau) <= %g needs %.3f slots, "
+				"%s\n", m->pool.ttft_target_s, t->ttft_wait_s,
+				1 - m->sla_target, t->ttft_slots, t->ttft_sets ?
+				"used" : "not used (the staffing asks more)");
+		return;
+	}
+	fprintf(fp, "pool       decode: lambda_out = %g tokens/s (%g a "
+		"request)\n", ps->output_rate, t->mean_output);
+	if (t->batch_itl > 0)
+		fprintf(fp, "itl        target %g s: batch b* = %ld (ITL %g s, "
+			"decodeProfile); W = %s%g s a request\n",
+			m->pool.itl_target_s, t->batch_itl, t->itl_s,
+			t->service_from_tokens ? "" : "the last W or "
+			"serviceTime, ", t->service_s);
+	if (t->kv_capacity > 0 && t->kv_seq > 0) {
+		char used[32];
+
+		/* not measured (no kvCacheUsageQuery, or no value): none,
+		 * not a 0 that reads like a measurement */
+		if (t->kv_seq_measured > 0)
+			snprintf(used, sizeof(used), "%g", t->kv_seq_measured);
+		else
+			snprintf(used, sizeof(used), "none");
+		fprintf(fp, "kv         K = %g tokens a replica (%s); a sequence "
+			"holds %g (input + output / 2: %g; in use / L: %s): "
+			"%ld sequences a replica\n", t->kv_capacity,
+			t->kv_measured ? "kvCacheTokensQuery" : "kvCacheTokens",
+			t->kv_seq, t->kv_seq_rates, used, t->slots_kv);
+	} else if (t->kv_capacity > 0)
+		fprintf(fp, "kv         K = %g tokens a replica; the KV a "
+			"sequence holds is unknown now: no KV bound\n",
+			t->kv_capacity);
+	fprintf(fp, "slots      n = %ld sequences a replica, bound by %s\n",
+		t->slots, pool_bind_name(t->bind));
+}
+
 static const char *source_text(const struct model_breakdown *b)
 {
 	switch (b->source) {
@@ -308,18 +378,26 @@ void report_text(FILE *fp, const struct report *r)
 		"S = %g req/s\n", s->arrival_rate,
 		r->lambda_note ? r->lambda_note : "", s->service_time_s,
 		s->queue_depth, s->shed_rate);
+	text_pool(fp, r);
 	text_series(fp, r);
 	text_surge(fp, r);
 	text_peak(fp, r);
 	term(fp, "busy", source_text(b), b->busy_slots);
-	switch (p->staffing) {
+	switch (r->d->have_pool && r->d->pool.ttft_sets ?
+		MODEL_STAFF_ERLANGC : p->staffing) {
 	case MODEL_STAFF_SQRT:
 		snprintf(what, sizeof(what), "beta * sqrt(z * L), beta = %g",
 			 p->beta);
 		break;
 	case MODEL_STAFF_ERLANGC:
-		snprintf(what, sizeof(what), "erlangc: P(wait > %gs) <= %g",
-			 p->target_wait_s, p->wait_probability);
+		if (r->d->have_pool && r->d->pool.ttft_sets)
+			snprintf(what, sizeof(what), "ttft: P(wait > %.3gs) "
+				 "<= %g", r->d->pool.ttft_wait_s,
+				 1 - m->sla_target);
+		else
+			snprintf(what, sizeof(what), "erlangc: P(wait > %gs) "
+				 "<= %g", p->target_wait_s,
+				 p->wait_probability);
 		break;
 	case MODEL_STAFF_COST:
 		snprintf(what, sizeof(what), "cost: %g/h a replica, %g/h "
@@ -340,8 +418,8 @@ void report_text(FILE *fp, const struct report *r)
 	if (isfinite(b->total_slots)) {
 		term(fp, "total", "", b->total_slots);
 		snprintf(what, sizeof(what), "ceil(%.3f / %ld)%s",
-			 b->total_slots, p->slots_per_replica,
-			 b->capped ? ", capped" : "");
+			 b->total_slots, r->d->have_pool ? r->d->pool.slots :
+			 p->slots_per_replica, b->capped ? ", capped" : "");
 		fprintf(fp, "%-10s %-40s %10lld\n", "replicas", what,
 			(long long)b->replicas);
 	} else {
@@ -374,6 +452,55 @@ static void add_str(cJSON *o, const char *k, const char *v, int *bad)
 {
 	if (!cJSON_AddStringToObject(o, k, v))
 		*bad = 1;
+}
+
+/* A pool's terms as members of o (text_pool()'s).  0, or -1. */
+static int json_pool(cJSON *o, const struct report *r)
+{
+	const struct meta *m = r->m;
+	const struct pool_terms *t = &r->d->pool;
+	const struct pool_signals *ps = &r->o->pool;
+	int bad = 0;
+
+	add_str(o, "pool", pool_kind_name(t->kind), &bad);
+	add_num(o, "mean_input_tokens", t->mean_input, &bad);
+	add_num(o, "mean_output_tokens", t->mean_output, &bad);
+	add_bool(o, "service_from_tokens", t->service_from_tokens, &bad);
+	add_str(o, "slots_bound_by", pool_bind_name(t->bind), &bad);
+	if (t->kind == POOL_PREFILL) {
+		add_num(o, "input_token_rate", ps->input_rate, &bad);
+		add_num(o, "prefill_capacity", t->capacity, &bad);
+		add_bool(o, "prefill_capacity_measured",
+			 t->capacity_measured, &bad);
+		if (m->pool.ttft_target_s > 0) {
+			add_num(o, "ttft_target", m->pool.ttft_target_s, &bad);
+			add_num(o, "ttft_wait_budget", t->ttft_wait_s, &bad);
+			add_bool(o, "ttft_reachable", t->ttft_reachable, &bad);
+			add_num(o, "ttft_slots", t->ttft_slots, &bad);
+			add_bool(o, "ttft_used", t->ttft_sets, &bad);
+		}
+		return bad ? -1 : 0;
+	}
+	add_num(o, "output_token_rate", ps->output_rate, &bad);
+	if (ps->input_rate > 0)
+		add_num(o, "input_token_rate", ps->input_rate, &bad);
+	if (m->pool.itl_target_s > 0) {
+		add_num(o, "itl_target", m->pool.itl_target_s, &bad);
+		add_num(o, "batch_itl", (double)t->batch_itl, &bad);
+		add_num(o, "itl", t->itl_s, &bad);
+	}
+	if (t->kv_capacity > 0) {
+		add_num(o, "kv_capacity", t->kv_capacity, &bad);
+		add_bool(o, "kv_capacity_measured", t->kv_measured, &bad);
+		add_num(o, "kv_per_sequence", t->kv_seq, &bad);
+		add_num(o, "kv_per_sequence_rates", t->kv_seq_rates, &bad);
+		add_num(o, "kv_per_sequence_measured", t->kv_seq_measured,
+			&bad);
+		add_num(o, "slots_kv", (double)t->slots_kv, &bad);
+		if (ps->kv_used > 0)
+			add_num(o, "kv_used", ps->kv_used, &bad);
+	}
+	return bad ? -1 : 0;
 }
 
 int report_json(cJSON *o, const struct report *r)
@@ -448,8 +575,10 @@ int report_json(cJSON *o, const struct report *r)
 		add_num(o, "miss_points_empty", (double)d->fb.empty, &bad);
 	}
 	add_num(o, "total_slots", b->total_slots, &bad);
-	add_num(o, "slots_per_replica", (double)m->model.slots_per_replica,
-		&bad);
+	add_num(o, "slots_per_replica", d->have_pool ? (double)d->pool.slots :
+		(double)m->model.slots_per_replica, &bad);
+	if (d->have_pool && json_pool(o, r))
+		bad = 1;
 	add_num(o, "exact_replicas", b->exact_replicas, &bad);
 	add_num(o, "replicas", (double)b->replicas, &bad);
 	add_bool(o, "capped", b->capped, &bad);

@@ -46,6 +46,11 @@ enum {
 	SIG_MISS,           /* slaMissQuery over the same range and step */
 	SIG_COLD,           /* coldStartQuery now */
 	SIG_SURGE,          /* arrivalRateQuery over decide_surge_query() */
+	SIG_INPUT,          /* a pool's inputTokenRateQuery */
+	SIG_OUTPUT,         /* ... outputTokenRateQuery */
+	SIG_KV_USED,        /* ... kvCacheUsageQuery */
+	SIG_PREFILL_CAP,    /* ... prefillCapacityQuery */
+	SIG_KV_CAP,         /* ... kvCacheTokensQuery */
 	SIG_N
 };
 
@@ -54,7 +59,9 @@ static const char *const sig_keys[SIG_N] = {
 	"shedRateQuery", "currentReplicasQuery",
 	"currentReplicasQuery (recent range)",
 	"arrivalRateQuery (range)", "slaMissQuery (range)", "coldStartQuery",
-	"arrivalRateQuery (surge range)",
+	"arrivalRateQuery (surge range)", "inputTokenRateQuery",
+	"outputTokenRateQuery", "kvCacheUsageQuery", "prefillCapacityQuery",
+	"kvCacheTokensQuery",
 };
 
 _Static_assert(SIG_N <= FETCH_QUERIES_MAX, "every signal fits one job");
@@ -1067,6 +1074,21 @@ static int optional_failed(const struct eval *e, const struct fetch_answer *a,
 	return 1;
 }
 
+/* A pool's optional instant signal sig: its value when it answered
+ * with a fresh finite value of at least lo (lo 0: 0 allowed; above 0:
+ * strictly above it), else -1 (unknown, or not asked). */
+static double pool_value(const struct eval *e, const struct fetch_answer *a,
+			 int sig, double lo, double now)
+{
+	const struct fetch_answer *x = answer(e, a, sig);
+
+	if (!x || x->err != PROM_OK || !isfinite(x->value) ||
+	    !answer_fresh(e, x, now, 0) ||
+	    (lo > 0 ? !(x->value > lo) : !(x->value >= lo)))
+		return -1;
+	return x->value;
+}
+
 static void read_observations(const struct eval *e,
 			      const struct fetch_answer *a,
 			      const struct state *st,
@@ -1076,6 +1098,12 @@ static void read_observations(const struct eval *e,
 	const struct fetch_answer *x, *xr;
 
 	memset(o, 0, sizeof(*o));
+	/* a pool's measured KV and capacities (its token rates are read as
+	 * required signals, eval_finish()) */
+	o->pool.kv_used = pool_value(e, a, SIG_KV_USED, 0, now);
+	o->pool.prefill_capacity = pool_value(e, a, SIG_PREFILL_CAP, 1e-300,
+					      now);
+	o->pool.kv_capacity = pool_value(e, a, SIG_KV_CAP, 1e-300, now);
 	o->arrival_rate = g->arrival_rate;
 	o->queue_depth = g->queue_depth;
 	o->shed_rate = g->shed_rate;
@@ -1224,6 +1252,28 @@ static const char *optional_unknown(const struct eval *e,
 			 !answer_fresh(e, x, now, e->surge_step_s) ?
 			 "old or future data" : "gaps in the series");
 		return sig_keys[SIG_SURGE];
+	}
+	/* A pool's measured KV in use and capacities: a query that has no
+	 * usable value now falls back to the rates or the metadata. */
+	{
+		static const int pool_sigs[] = { SIG_KV_USED, SIG_PREFILL_CAP,
+						 SIG_KV_CAP };
+		const double got[] = { o->pool.kv_used,
+				       o->pool.prefill_capacity,
+				       o->pool.kv_capacity };
+
+		for (i = 0; i < sizeof(pool_sigs) / sizeof(pool_sigs[0]); i++) {
+			x = answer(e, a, pool_sigs[i]);
+			if (!x || got[i] >= 0)
+				continue;
+			snprintf(why, len, "%s", x->err ? x->msg :
+				 !answer_fresh(e, x, now, 0) ?
+				 "old or future data" :
+				 pool_sigs[i] == SIG_KV_USED ?
+				 "no value of 0 or more" :
+				 "no value above 0");
+			return sig_keys[pool_sigs[i]];
+		}
 	}
 	x = answer(e, a, SIG_CURRENT_RECENT);
 	if (x && o->have_view &&
@@ -1383,8 +1433,9 @@ static void eval_finish(struct eval *e, const struct fetch_answer *a,
 	struct decide_obs o;
 	struct state *st;
 	struct smooth sm0;
+	const struct fetch_answer *x;
 	enum model_err merr = MODEL_OK;
-	double now = wall_now();
+	double now = wall_now(), tokens_in = 0, tokens_out = 0;
 	const char *unknown;
 	char why[PROM_ERR_MAX];
 	size_t i;
@@ -1423,7 +1474,28 @@ static void eval_finish(struct eval *e, const struct fetch_answer *a,
 		note_active(s, st, r.active, now);
 		goto done;
 	}
+	/* A pool's token rates are required as lambda is; its KV in use
+	 * and capacities are optional (optional_unknown()). */
+	if (read_signal(e, a, SIG_INPUT, &tokens_in, &r, now) ||
+	    read_signal(e, a, SIG_OUTPUT, &tokens_out, &r, now) ||
+	    optional_failed(e, a, SIG_KV_USED, &r) ||
+	    optional_failed(e, a, SIG_PREFILL_CAP, &r) ||
+	    optional_failed(e, a, SIG_KV_CAP, &r))
+		goto done;
 	read_observations(e, a, st, g, &o, now);
+	o.pool.input_rate = tokens_in;
+	o.pool.output_rate = tokens_out;
+	if (e->m->pool.kind == POOL_PREFILL &&
+	    !(o.pool.prefill_capacity > 0) &&
+	    !(e->m->pool.prefill_tokens_per_s > 0)) {
+		x = answer(e, a, SIG_PREFILL_CAP);
+		r.err = SCALER_EUNAVAIL;
+		snprintf(r.msg, sizeof(r.msg), "prefillCapacityQuery: %s and "
+			 "no prefillTokensPerSecond fallback; the prefill "
+			 "capacity is unknown", x && x->err ? x->msg :
+			 "no value above 0");
+		goto done;
+	}
 	if (st)
 		sm0 = st->sm;
 	switch (decide_observations(e->m, &o, now,
@@ -1432,6 +1504,21 @@ static void eval_finish(struct eval *e, const struct fetch_answer *a,
 		break;
 	case DECIDE_ENOW:
 		r.err = SCALER_EUNAVAIL;
+		if (e->m->pool.kind == POOL_PREFILL ||
+		    (e->m->pool.kind == POOL_DECODE &&
+		     e->m->pool.itl_target_s > 0)) {
+			snprintf(r.msg, sizeof(r.msg), "%s: no %s tokens a "
+				 "request while there is demand (lambda %g "
+				 "req/s, %g tokens/s), no earlier W and no "
+				 "serviceTime fallback; the service time is "
+				 "unknown", e->m->pool.kind == POOL_PREFILL ?
+				 "inputTokenRateQuery" : "outputTokenRateQuery",
+				 e->m->pool.kind == POOL_PREFILL ? "input" :
+				 "output", g->arrival_rate,
+				 e->m->pool.kind == POOL_PREFILL ? tokens_in :
+				 tokens_out);
+			goto done;
+		}
 		snprintf(r.msg, sizeof(r.msg), "serviceTimeQuery: %s while "
 			 "there is demand, no earlier value and no serviceTime "
 			 "fallback; the service time is unknown",
@@ -1455,7 +1542,9 @@ static void eval_finish(struct eval *e, const struct fetch_answer *a,
 	unknown = optional_unknown(e, a, &o, now, why, sizeof(why));
 	opt_floor(e, st, &sm0, unknown, why, now, &r);
 	if (st) {
-		if (o.w_measured > 0)
+		if (d.have_pool && d.pool.service_from_tokens)
+			st->good_w = d.pool.service_s;
+		else if (o.w_measured > 0)
 			st->good_w = o.w_measured;
 		st->good_target = r.target;
 		st->good_at = now;
@@ -1584,6 +1673,26 @@ static int eval_setup(struct eval *e, struct scaler *s, const char *caller,
 				break;
 			query = e->m->arrival_rate_query;
 			e->surge_step_s = step;
+			break;
+		case SIG_INPUT:
+			query = kind == SCALER_METRICS ?
+				e->m->input_token_rate_query : NULL;
+			break;
+		case SIG_OUTPUT:
+			query = kind == SCALER_METRICS ?
+				e->m->output_token_rate_query : NULL;
+			break;
+		case SIG_KV_USED:
+			query = kind == SCALER_METRICS ?
+				e->m->kv_cache_usage_query : NULL;
+			break;
+		case SIG_PREFILL_CAP:
+			query = kind == SCALER_METRICS ?
+				e->m->prefill_capacity_query : NULL;
+			break;
+		case SIG_KV_CAP:
+			query = kind == SCALER_METRICS ?
+				e->m->kv_cache_tokens_query : NULL;
 			break;
 		case SIG_SERIES:
 		case SIG_MISS:

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Every test: unit (cmocka, build/tests/test_*), the model as a library (tests/example/), calc, the docs' calc examples, lint, explain
-# and tune (tests/cli/), packaging (tests/packaging/run.sh), integration (tests/integration/run.sh),
+# Every test: unit (cmocka, build/tests/test_*), the model as a library (tests/example/), calc, the docs' calc examples, lint, explain,
+# tune and simulate --split (tests/cli/), packaging (tests/packaging/run.sh), integration (tests/integration/run.sh),
 # the load client (tests/bench/test_load.py), valgrind
 # (tests/integration/valgrind.sh, one test).  Builds nothing: `make test` builds first and then calls this.
 # Prints one combined `N passed, N failed` last; exits non-zero on failure.
@@ -96,6 +96,11 @@ add_counts explain "$rc"
 echo "=== tune"
 run tests/cli/tune.sh
 add_counts tune "$rc"
+
+# ---- simulate --split through the real binary: usage, runs, determinism
+echo "=== split"
+run tests/cli/split.sh
+add_counts split "$rc"
 
 # ---- packaging: chart rendering, manifests, ScaledObjects against the CRD
 echo "=== packaging"

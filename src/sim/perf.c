@@ -4,6 +4,7 @@
 #include "perf.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,49 @@ static const double perf_def_token[][2] = {
 	{ 16, 32.8364 }, { 32, 36.9180 }, { 64, 51.9867 },
 };
 
+/* attn_ms: the quadratic coefficient of the least-squares fit
+ * a + b t + c t^2 to the prompt points (normal equations, 3 x 3), at
+ * least 0; 0 with fewer than 3 points. */
+static void perf_fit_attn(struct perf *p)
+{
+	double m[3][4] = { { 0 } }, f;
+	size_t i, j, k, r;
+
+	p->attn_ms = 0;
+	if (p->nprompt < 3)
+		return;
+	for (i = 0; i < p->nprompt; i++) {
+		double t = p->prompt_tokens[i], x[3] = { 1, t, t * t };
+
+		for (j = 0; j < 3; j++) {
+			for (k = 0; k < 3; k++)
+				m[j][k] += x[j] * x[k];
+			m[j][3] += x[j] * p->prompt_ms[i];
+		}
+	}
+	for (i = 0; i < 3; i++) {
+		for (r = i, j = i + 1; j < 3; j++)
+			if (fabs(m[j][i]) > fabs(m[r][i]))
+				r = j;
+		for (k = 0; k < 4; k++) {
+			f = m[i][k];
+			m[i][k] = m[r][k];
+			m[r][k] = f;
+		}
+		if (m[i][i] == 0)
+			return;
+		for (j = 0; j < 3; j++) {
+			if (j == i)
+				continue;
+			f = m[j][i] / m[i][i];
+			for (k = 0; k < 4; k++)
+				m[j][k] -= f * m[i][k];
+		}
+	}
+	f = m[2][3] / m[2][2];
+	p->attn_ms = f > 0 && isfinite(f) ? f : 0;
+}
+
 void perf_default(struct perf *p)
 {
 	size_t i;
@@ -41,6 +85,7 @@ void perf_default(struct perf *p)
 		p->token_ms[i] = perf_def_token[i][1];
 	}
 	p->nbatch = i;
+	perf_fit_attn(p);
 	snprintf(p->desc, sizeof(p->desc), "llama2-70b h100-80gb tp4");
 }
 
@@ -73,6 +118,16 @@ double perf_prefill_s(const struct perf *p, double tokens)
 				tokens, 1);
 
 	return ms > 0 ? ms / 1000.0 : 0.0;
+}
+
+double perf_prefill_batch_s(const struct perf *p, double tokens,
+			    double tokens_sq)
+{
+	double s = perf_prefill_s(p, tokens) -
+		   p->attn_ms / 1000.0 * (tokens * tokens - tokens_sq);
+	double longest = perf_prefill_s(p, sqrt(tokens_sq));
+
+	return s > longest ? s : longest;
 }
 
 double perf_token_s(const struct perf *p, double batch)
@@ -264,10 +319,44 @@ int perf_load(struct perf *p, const char *path, const char *model,
 		p->token_ms[i] = ta.sum[i] / (double)ta.cnt[i];
 	}
 	p->nbatch = ta.n;
+	perf_fit_attn(p);
 	snprintf(p->desc, sizeof(p->desc), "%.30s %.30s tp%d", model,
 		 hardware, tensor_parallel);
 	rc = 0;
 out:
 	fclose(fp);
 	return rc;
+}
+
+int perf_from_spec(struct perf *p, const char *file, const char *spec,
+		   char *err, size_t errlen)
+{
+	char model[64], hw[64];
+	const char *s = spec, *c1, *c2;
+	long tp;
+
+	c1 = strchr(s, ',');
+	c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+	if (!c1 || !c2 || c1 - s >= (long)sizeof(model) || c1 == s ||
+	    c2 - c1 - 1 >= (long)sizeof(hw) || c2 == c1 + 1 ||
+	    num_parse_long(c2 + 1, &tp) || tp < 1 || tp > 64) {
+		snprintf(err, errlen, "--perf-spec '%.60s': allowed "
+			 "MODEL,HARDWARE,TP e.g. llama2-70b,h100-80gb,4", s);
+		return -1;
+	}
+	if (!file) {
+		if (strcmp(s, "llama2-70b,h100-80gb,4")) {
+			snprintf(err, errlen, "--perf-spec other than the "
+				 "built-in llama2-70b,h100-80gb,4 needs "
+				 "--perf-model FILE");
+			return -1;
+		}
+		perf_default(p);
+		return 0;
+	}
+	memcpy(model, s, (size_t)(c1 - s));
+	model[c1 - s] = '\0';
+	memcpy(hw, c1 + 1, (size_t)(c2 - c1 - 1));
+	hw[c2 - c1 - 1] = '\0';
+	return perf_load(p, file, model, hw, (int)tp, err, errlen);
 }

@@ -36,6 +36,9 @@ struct perf {
 	double batch[PERF_POINTS_MAX];         /* ascending */
 	double token_ms[PERF_POINTS_MAX];
 	size_t nbatch;
+	double attn_ms;      /* prefill's quadratic term, ms per token^2:
+			      * the least-squares a + b t + c t^2 through
+			      * the prompt points (perf_prefill_batch_s) */
 	char desc[PERF_DESC_MAX];              /* "llama2-70b h100-80gb tp4" */
 };
 
@@ -52,8 +55,29 @@ int perf_load(struct perf *p, const char *path, const char *model,
 	      const char *hardware, int tensor_parallel, char *err,
 	      size_t errlen);
 
+/*
+ * The profile `staffer simulate` is given: spec "MODEL,HARDWARE,TP" from
+ * file (a Splitwise perf_model.csv), or the built-in table when file is
+ * NULL (then spec must be the built-in's, llama2-70b,h100-80gb,4).  0, or
+ * -1 with a sentence in err.
+ */
+int perf_from_spec(struct perf *p, const char *file, const char *spec,
+		   char *err, size_t errlen);
+
 /* Prefill seconds for a prompt of `tokens` (>= 0). */
 double perf_prefill_s(const struct perf *p, double tokens);
+/*
+ * Prefill seconds of a batch of prompts (the split fleet, split.h):
+ * `tokens` in all, `tokens_sq` the sum of each prompt's tokens squared.
+ * The profile's time for one prompt of `tokens`, less the attention it
+ * would have spent between the batch's prompts (a prompt attends to its
+ * own tokens only): perf_prefill_s(tokens) - attn_ms x (tokens^2 -
+ * tokens_sq), at least the time of the batch's longest prompt alone
+ * (which tokens_sq bounds from below: sqrt(tokens_sq)).  One prompt
+ * gives perf_prefill_s exactly.
+ */
+double perf_prefill_batch_s(const struct perf *p, double tokens,
+			    double tokens_sq);
 /* Decode seconds per output token at a batch of `batch` (>= 1). */
 double perf_token_s(const struct perf *p, double batch);
 /* The whole service time of one request, seconds. */

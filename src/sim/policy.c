@@ -37,9 +37,8 @@ void policy_release(struct policy *p)
 	meta_init(&p->meta);
 }
 
-/* A number in [lo, hi] (lo exclusive when lo_x). */
-static int policy_num(const char *key, const char *val, double lo, int lo_x,
-		      double hi, double *out, char *err, size_t errlen)
+int policy_parse_num(const char *key, const char *val, double lo, int lo_x,
+		     double hi, double *out, char *err, size_t errlen)
 {
 	double v;
 
@@ -54,8 +53,8 @@ static int policy_num(const char *key, const char *val, double lo, int lo_x,
 	return 0;
 }
 
-static int policy_int(const char *key, const char *val, long lo, long hi,
-		      int32_t *out, char *err, size_t errlen)
+int policy_parse_int(const char *key, const char *val, long lo, long hi,
+		     int32_t *out, char *err, size_t errlen)
 {
 	long v;
 
@@ -78,23 +77,23 @@ static int policy_common(struct policy *p, const char *k, const char *v,
 	int32_t i;
 
 	if (!strcmp(k, "minReplicaCount")) {
-		if (policy_int(k, v, 0, HPA_REPLICAS_MAX, &i, err, errlen))
+		if (policy_parse_int(k, v, 0, HPA_REPLICAS_MAX, &i, err, errlen))
 			return -1;
 		p->keda.min_replica_count = i;
 		h->min_replicas = i > 0 ? i : 1;
 		return 0;
 	}
 	if (!strcmp(k, "maxReplicaCount"))
-		return policy_int(k, v, 1, HPA_REPLICAS_MAX, &h->max_replicas,
+		return policy_parse_int(k, v, 1, HPA_REPLICAS_MAX, &h->max_replicas,
 				  err, errlen) ? -1 : 0;
 	if (!strcmp(k, "cooldownPeriod"))
-		return policy_num(k, v, 0, 0, 86400, &p->keda.cooldown_s, err,
+		return policy_parse_num(k, v, 0, 0, 86400, &p->keda.cooldown_s, err,
 				  errlen) ? -1 : 0;
 	if (!strcmp(k, "pollingInterval"))
-		return policy_num(k, v, 1, 0, 3600, &p->keda.poll_s, err,
+		return policy_parse_num(k, v, 1, 0, 3600, &p->keda.poll_s, err,
 				  errlen) ? -1 : 0;
 	if (!strcmp(k, "activationThreshold"))
-		return policy_num(k, v, 0, 0, POLICY_THRESHOLD_MAX,
+		return policy_parse_num(k, v, 0, 0, POLICY_THRESHOLD_MAX,
 				  &p->activation, err, errlen) ? -1 : 0;
 	if (!strcmp(k, "behavior")) {
 		if (strcmp(v, "none")) {
@@ -112,7 +111,7 @@ static int policy_common(struct policy *p, const char *k, const char *v,
 	}
 	if (!strcmp(k, "tolerance") || !strcmp(k, "upTolerance") ||
 	    !strcmp(k, "downTolerance")) {
-		if (policy_num(k, v, 0, 0, 10, &d, err, errlen))
+		if (policy_parse_num(k, v, 0, 0, 10, &d, err, errlen))
 			return -1;
 		if (k[0] != 'd')
 			h->up.tolerance = d;
@@ -122,7 +121,7 @@ static int policy_common(struct policy *p, const char *k, const char *v,
 		return 0;
 	}
 	if (!strcmp(k, "upWindow") || !strcmp(k, "downWindow")) {
-		if (policy_int(k, v, 0, HPA_WINDOW_MAX, &i, err, errlen))
+		if (policy_parse_int(k, v, 0, HPA_WINDOW_MAX, &i, err, errlen))
 			return -1;
 		if (k[0] == 'u')
 			h->up.window_s = i;
@@ -279,34 +278,34 @@ static int policy_own(struct policy *p, const char *k, const char *v,
 	case POLICY_KEDA_RUNNING:
 		if (strcmp(k, "threshold"))
 			return 1;
-		return policy_num(k, v, 0, 1, POLICY_THRESHOLD_MAX,
+		return policy_parse_num(k, v, 0, 1, POLICY_THRESHOLD_MAX,
 				  p->kind == POLICY_KEDA_QUEUE ?
 				  &p->queue_threshold : &p->running_threshold,
 				  err, errlen) ? -1 : 0;
 	case POLICY_KEDA_COMBINED:
 		if (!strcmp(k, "queue"))
-			return policy_num(k, v, 0, 1, POLICY_THRESHOLD_MAX,
+			return policy_parse_num(k, v, 0, 1, POLICY_THRESHOLD_MAX,
 					  &p->queue_threshold, err, errlen)
 				? -1 : 0;
 		if (!strcmp(k, "running"))
-			return policy_num(k, v, 0, 1, POLICY_THRESHOLD_MAX,
+			return policy_parse_num(k, v, 0, 1, POLICY_THRESHOLD_MAX,
 					  &p->running_threshold, err, errlen)
 				? -1 : 0;
 		return 1;
 	case POLICY_HPA_UTIL:
 		if (strcmp(k, "target"))
 			return 1;
-		return policy_num(k, v, 0, 1, 1, &p->util_target, err,
+		return policy_parse_num(k, v, 0, 1, 1, &p->util_target, err,
 				  errlen) ? -1 : 0;
 	case POLICY_KEDA_SUM:
 		if (strcmp(k, "threshold"))
 			return 1;
-		return policy_num(k, v, 0, 1, POLICY_THRESHOLD_MAX,
+		return policy_parse_num(k, v, 0, 1, POLICY_THRESHOLD_MAX,
 				  &p->sum_threshold, err, errlen) ? -1 : 0;
 	case POLICY_STATIC:
 		if (strcmp(k, "replicas"))
 			return 1;
-		return policy_int(k, v, 0, HPA_REPLICAS_MAX,
+		return policy_parse_int(k, v, 0, HPA_REPLICAS_MAX,
 				  &p->static_replicas, err, errlen) ? -1 : 0;
 	case POLICY_ORACLE:
 		return 1;
@@ -480,7 +479,7 @@ int policy_parse(struct policy *p, const char *spec,
 
 /* ---- running ----------------------------------------------------------- */
 
-static int policy_range_init(struct policy_range *g)
+int policy_range_init(struct policy_range *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->raw = malloc(DECIDE_SERIES_MAX * sizeof(*g->raw));
@@ -488,7 +487,7 @@ static int policy_range_init(struct policy_range *g)
 	return g->raw && g->out ? 0 : -1;
 }
 
-static void policy_range_free(struct policy_range *g)
+void policy_range_free(struct policy_range *g)
 {
 	free(g->raw);
 	free(g->out);
@@ -571,9 +570,9 @@ static int policy_staffer_obs(struct policy_run *r,
  * no data there, the series is shorter); a gap after data began, or no
  * point, gives none (*n 0), as in the server.
  */
-static void policy_range(struct policy_range *g, double range_s,
-			 double step_s, const struct policy_view *v,
-			 const double **out, size_t *n)
+void policy_range_read(struct policy_range *g, double range_s,
+		       double step_s, const struct policy_view *v,
+		       const double **out, size_t *n)
 {
 	double end, start, x, shift;
 	size_t np, k, got = 0, keep = 0;
@@ -631,11 +630,13 @@ static void policy_series(struct policy_run *r, const struct meta *m,
 	double range, step;
 
 	decide_series_query(m, &range, &step);
-	policy_range(&r->series, range, step, v, &o->series, &o->n_series);
+	policy_range_read(&r->series, range, step, v, &o->series,
+			  &o->n_series);
 	if (o->n_series)
 		o->series_step_s = step;
 	decide_surge_query(m, &range, &step);
-	policy_range(&r->surge, range, step, v, &o->surge, &o->n_surge);
+	policy_range_read(&r->surge, range, step, v, &o->surge,
+			  &o->n_surge);
 	if (o->n_surge)
 		o->surge_step_s = step;
 }

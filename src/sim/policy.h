@@ -198,6 +198,34 @@ struct policy_range {
 	size_t n;
 };
 
+/* A range's buffers (DECIDE_SERIES_MAX points each): 0, or -1 when out
+ * of memory (then free it).  The split fleet's staffer reads its pools'
+ * series the same way (splitpol.h). */
+int policy_range_init(struct policy_range *g);
+void policy_range_free(struct policy_range *g);
+
+/*
+ * A policy key's number (policy.c's and splitpol.c's specs): in [lo, hi],
+ * lo exclusive when lo_x; a whole number in [lo, hi].  0 with *out set,
+ * or -1 with a sentence naming key, val and what is allowed in err.
+ */
+int policy_parse_num(const char *key, const char *val, double lo, int lo_x,
+		     double hi, double *out, char *err, size_t errlen);
+int policy_parse_int(const char *key, const char *val, long lo, long hi,
+		     int32_t *out, char *err, size_t errlen);
+
+/*
+ * A range query of v->arrivals' rate over range_s at step_s, ending on
+ * the grid at or before v->now (rate() over v->rate_window_s): *out and
+ * *n the points after the first one with data (before the first scrape
+ * Prometheus has none: the series is shorter); a gap after data began,
+ * or no point, gives none (*n 0), as in the server.  Reads v->now,
+ * v->arrivals and v->rate_window_s only.
+ */
+void policy_range_read(struct policy_range *g, double range_s,
+		       double step_s, const struct policy_view *v,
+		       const double **out, size_t *n);
+
 struct policy_run {
 	const struct policy *p;
 	struct hpa *hpa;          /* allocated */

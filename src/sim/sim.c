@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "simcold.h"
 #include "simheap.h"
 #include "simprom.h"
 #include "simroute.h"
@@ -96,12 +97,11 @@ struct sim {
 	uint64_t scale_events, shed, within, shed_sampled;
 
 	/* The cold starts: the k-th replica created after the start takes
-	 * cold[k] (drawn as needed from crng); made replicas so far.  The
-	 * cold starts seen (ready - created), a ring of the last
+	 * its k-th draw (simcold.h); made replicas so far.  The cold
+	 * starts seen (ready - created), a ring of the last
 	 * SIM_COLD_SEEN_MAX with when each was seen. */
-	struct simrng crng;
-	double *cold;
-	size_t ncold, capcold, made;
+	struct simcold cold;
+	size_t made;
 	double seen[SIM_COLD_SEEN_MAX], seen_at[SIM_COLD_SEEN_MAX];
 	size_t nseen, seen_next;
 };
@@ -332,28 +332,8 @@ static void sim_list_del(struct sim *s, uint32_t r)
  * 0 and *out set; -1 when out of memory. */
 static int sim_cold(struct sim *s, size_t k, double *out)
 {
-	double sigma;
-
-	if (!(s->c->cold_start_cv > 0)) {
-		*out = s->c->cold_start_s;
-		return 0;
-	}
-	sigma = sqrt(log(1 + s->c->cold_start_cv * s->c->cold_start_cv));
-	while (s->ncold <= k) {
-		if (s->ncold == s->capcold) {
-			size_t cap = s->capcold ? s->capcold * 2 : 256;
-			double *p = realloc(s->cold, cap * sizeof(*p));
-
-			if (!p)
-				return -1;
-			s->cold = p;
-			s->capcold = cap;
-		}
-		s->cold[s->ncold++] = s->c->cold_start_s *
-				      exp(sigma * simrng_normal(&s->crng));
-	}
-	*out = s->cold[k];
-	return 0;
+	return simcold_get(&s->cold, s->c->cold_start_s, s->c->cold_start_cv,
+			   k, out);
 }
 
 /* A replica became ready after its cold start: remember it for
@@ -1040,7 +1020,7 @@ static void sim_free(struct sim *s)
 	free(s->req_rep);
 	free(s->waits);
 	free(s->moved);
-	free(s->cold);
+	simcold_release(&s->cold);
 }
 
 int sim_run(const struct sim_config *c, const struct trace *t,
@@ -1067,7 +1047,7 @@ int sim_run(const struct sim_config *c, const struct trace *t,
 	s.t = t;
 	s.d = d;
 	s.p = p;
-	simrng_seed(&s.crng, c->cold_seed);
+	simcold_init(&s.cold, c->cold_seed);
 	/* Keep what the longest query looks back over. */
 	span = c->rate_window_s > c->service_window_s ? c->rate_window_s
 						      : c->service_window_s;

@@ -136,6 +136,7 @@ static void simulate_usage(FILE *fp)
 "  --json              one JSON object per policy per line\n"
 "  --timeseries FILE   CSV of every policy over time (--ts-step S, 15)\n"
 "  --plot FILE.png     replicas, demand, queue, shed (needs gnuplot)\n"
+"a split fleet (prefill and decode pools): staffer simulate --split --help\n"
 "example: staffer simulate --trace conv.csv --overlay 8 --cold-start 120 \\\n"
 "           --policy staffer --policy keda-queue:threshold=5 beta=2\n");
 }
@@ -274,34 +275,7 @@ static const char *simulate_base(const char *path)
 static int simulate_perf(const struct simulate_opts *o, struct perf *p,
 			 char *err, size_t errlen)
 {
-	char model[64], hw[64];
-	const char *s = o->perf_spec, *c1, *c2;
-	long tp;
-
-	c1 = strchr(s, ',');
-	c2 = c1 ? strchr(c1 + 1, ',') : NULL;
-	if (!c1 || !c2 || c1 - s >= (long)sizeof(model) || c1 == s ||
-	    c2 - c1 - 1 >= (long)sizeof(hw) || c2 == c1 + 1 ||
-	    num_parse_long(c2 + 1, &tp) || tp < 1 || tp > 64) {
-		snprintf(err, errlen, "--perf-spec '%.60s': allowed "
-			 "MODEL,HARDWARE,TP e.g. llama2-70b,h100-80gb,4", s);
-		return -1;
-	}
-	if (!o->perf_file) {
-		if (strcmp(s, "llama2-70b,h100-80gb,4")) {
-			snprintf(err, errlen, "--perf-spec other than the "
-				 "built-in llama2-70b,h100-80gb,4 needs "
-				 "--perf-model FILE");
-			return -1;
-		}
-		perf_default(p);
-		return 0;
-	}
-	memcpy(model, s, (size_t)(c1 - s));
-	model[c1 - s] = '\0';
-	memcpy(hw, c1 + 1, (size_t)(c2 - c1 - 1));
-	hw[c2 - c1 - 1] = '\0';
-	return perf_load(p, o->perf_file, model, hw, (int)tp, err, errlen);
+	return perf_from_spec(p, o->perf_file, o->perf_spec, err, errlen);
 }
 
 static int simulate_traffic(const struct simulate_opts *o, struct trace *t,
@@ -532,6 +506,7 @@ static void simulate_header(const struct simulate_opts *o,
 
 int cmd_simulate(int argc, char **argv)
 {
+	int i_split;
 	enum opt_rc orc;
 	struct simulate_opts o;
 	struct policy *pol = NULL;
@@ -548,6 +523,10 @@ int cmd_simulate(int argc, char **argv)
 	int32_t min_all = INT32_MAX;
 	int rc = 2, fd;
 
+	/* A split fleet is simulated by splitcmd.c. */
+	for (i_split = 0; i_split < argc; i_split++)
+		if (!strcmp(argv[i_split], "--split"))
+			return cmd_simulate_split(argc, argv);
 	simulate_defaults(&o);
 	trace_init(&t);
 	demand_init(&d);

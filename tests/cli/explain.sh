@@ -122,6 +122,17 @@ refuse "no such name" "no staffer trigger matches --name llm/nope" \
 refuse "override" "metadata 'beta': 'x' is not a number" \
 	--prometheus "$DEAD" --file "$TMP/two.yaml" --name batch/chat beta=x
 
+# A pool: its token queries are run with the others (here they fail).
+explain --prometheus "$DEAD" --file "$FIX/pools-decode.yaml"
+status "pool decode, no backend" 1
+contains "pool decode, no backend" out "query      outputTokenRateQuery: error:"
+contains "pool decode, no backend" out "trigger    llm/llama-decode trigger 0"
+explain --prometheus "$DEAD" --file "$FIX/pools-prefill.yaml"
+contains "pool prefill, no backend" out "query      inputTokenRateQuery: error:"
+refuse "pool without its token query" "metadata 'outputTokenRateQuery' is\
+ required with pool decode" --prometheus "$DEAD" "$Q" pool=decode \
+	slotsPerReplica=8 serviceTime=9
+
 # <key>FromEnv: read from this environment as KEDA reads the container's.
 sed 's/"MEAN SERVICE"/MEAN_SERVICE/' "$FIX/from-env.yaml" >"$TMP/env.yaml"
 unset MEAN_SERVICE STAFFER_BETA MAX_NUM_SEQS

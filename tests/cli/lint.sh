@@ -467,6 +467,63 @@ status "undefined alias" 2
 lint "$TMP/empty.yaml"
 status "empty file" 0
 
+# ---- pools of one model: a prefill and a decode ScaledObject as a pair -----
+
+# docs/pools.md's split pair, as a user would apply it
+awk '/^```yaml$/ { n++; on = (n == 1); next } /^```$/ { on = 0 } on' \
+	docs/pools.md >"$TMP/pools-doc.yaml"
+lint --strict "$TMP/pools-doc.yaml"
+status "docs/pools.md's pair" 0
+quiet "docs/pools.md's pair"
+grep -q "pool: decode" "$TMP/pools-doc.yaml" && ok || bad "docs/pools.md's pair: no decode pool read"
+
+lint --strict "$FIX/pools-prefill.yaml" "$FIX/pools-decode.yaml"
+status "a split pair across two files" 0
+quiet "a split pair across two files"
+lint "$FIX/pools-prefill.yaml"
+status "a prefill pool alone" 0
+has_line "a prefill pool alone" out "$FIX/pools-prefill.yaml:26: warning:\
+ ScaledObject llm/llama-prefill trigger 0: pool prefill without the\
+ model's decode pool in the files linted (no trigger with pool decode, the\
+ same namespace and arrivalRateQuery): a split fleet scales both, each on\
+ its own trigger"
+lines "a prefill pool alone" 1
+lint --strict "$FIX/pools-decode.yaml"
+status "a decode pool alone, --strict" 1
+contains "a decode pool alone" out "pool decode without the model's\
+ prefill pool in the files linted"
+
+lint "$FIX/pools.yaml"
+status "pools" 1
+# a pool key with missing token signals: the server's own error
+has_line "pools: missing token query" out "$FIX/pools.yaml:107:\
+ ScaledObject llm/llama-all trigger 2: metadata 'inputTokenRateQuery' is\
+ required with pool prefill: PromQL giving the input (prompt) tokens\
+ arriving per second, e.g. sum(rate(vllm:prompt_tokens_total[1m]))"
+has_line "pools: one target for both pools" out "$FIX/pools.yaml:59:\
+ ScaledObject llm/llama-decode trigger 0: pool decode scales\
+ Deployment/llama-prefill, the target of the model's prefill pool\
+ (ScaledObject llm/llama-prefill trigger 0 at $FIX/pools.yaml:27): each\
+ pool is its own Deployment; point scaleTargetRef at the decode workers"
+has_line "pools: unified next to pools" out "$FIX/pools.yaml:91: warning:\
+ ScaledObject llm/llama-all trigger 0: pool unified (the default) for a\
+ model whose prefill pool ScaledObject llm/llama-prefill trigger 0 at\
+ $FIX/pools.yaml:27 sizes (the same namespace and arrivalRateQuery): the\
+ model would be sized as one fleet and as pools; set 'pool' on each\
+ trigger of a split fleet"
+contains "pools: pool next to unified" out "$FIX/pools.yaml:97: warning:\
+ ScaledObject llm/llama-all trigger 1: pool decode for a model that\
+ ScaledObject llm/llama-all trigger 0 at $FIX/pools.yaml:91 sizes as one\
+ fleet"
+contains "pools: a pool twice" out "$FIX/pools.yaml:97: warning:\
+ ScaledObject llm/llama-all trigger 1: pool decode of a model whose decode\
+ pool ScaledObject llm/llama-decode trigger 0 at $FIX/pools.yaml:59 sizes\
+ already"
+contains "pools: input tokens differ" out "$FIX/pools.yaml:97: warning:\
+ ScaledObject llm/llama-all trigger 1: metadata 'inputTokenRateQuery'\
+ differs from the model's prefill pool's"
+lines "pools" 6
+
 # ---- usage ----------------------------------------------------------------
 
 lint

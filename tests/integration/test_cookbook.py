@@ -175,7 +175,89 @@ STATIC = {
         "expect": {"arrivalRateQuery": 2, "serviceTimeQuery": 9,
                    "queueDepthQuery": 1},
     },
+    # Dynamo's frontend and workers (no Dynamo emulator): two frontend
+    # replicas, the request counters add up; model gauges per worker
+    "dynamo-prefill": {
+        "series": [
+            ('dynamo_frontend_requests_total{model="llama-70b",'
+             'dynamo_namespace="llm",pod="frontend-{pod}"}', "counter",
+             (1.5, 0.5)),
+            ('dynamo_frontend_input_sequence_tokens_sum{model="llama-70b",'
+             'dynamo_namespace="llm",pod="frontend-{pod}"}', "counter",
+             (3000, 1000)),
+            ('dynamo_frontend_queued_requests{model="llama-70b",'
+             'dynamo_namespace="llm",pod="frontend-{pod}"}', "gauge",
+             (1, 2)),
+        ],
+        "expect": {"arrivalRateQuery": 2, "inputTokenRateQuery": 4000,
+                   "queueDepthQuery": 3},
+    },
+    "dynamo-decode": {
+        "series": [
+            ('dynamo_frontend_output_tokens_total{model="llama-70b",'
+             'dynamo_namespace="llm",pod="frontend-{pod}"}', "counter",
+             (300, 200)),
+            ('dynamo_frontend_model_total_kv_blocks{model="llama-70b",'
+             'dynamo_namespace="llm",pod="frontend-{pod}"}', "gauge",
+             (25000, 25000)),
+            ('dynamo_frontend_model_kv_cache_block_size{model="llama-70b",'
+             'dynamo_namespace="llm",pod="frontend-{pod}"}', "gauge",
+             (16, 16)),
+            ('dynamo_component_kvstats_active_blocks{dynamo_namespace="llm",'
+             'dynamo_component="backend",pod="decode-{pod}"}', "gauge",
+             (1000, 3000)),
+        ],
+        "expect": {"arrivalRateQuery": 2, "inputTokenRateQuery": 4000,
+                   "outputTokenRateQuery": 500,
+                   "kvCacheTokensQuery": 400000,
+                   "kvCacheUsageQuery": 64000},
+    },
+    # llm-d: the EPP's request and input token counters, vLLM's decode pods
+    "llm-d-prefill": {
+        "series": [
+            ('inference_objective_request_total{model_name="qwen-32b",'
+             'target_model_name="qwen-32b",pod="{pod}"}', "counter",
+             (3, 1)),
+            ('inference_objective_input_tokens_sum{model_name="qwen-32b",'
+             'target_model_name="qwen-32b",pod="{pod}"}', "counter",
+             (4500, 1500)),
+            ('vllm:num_requests_waiting{model_name="qwen-32b",'
+             'pod="qwen-32b-prefill-{pod}"}', "gauge", (2, 3)),
+        ],
+        "expect": {"arrivalRateQuery": 4, "inputTokenRateQuery": 6000,
+                   "queueDepthQuery": 5},
+    },
+    "llm-d-decode": {
+        "series": [
+            ('vllm:generation_tokens_total{model_name="qwen-32b",'
+             'pod="qwen-32b-decode-{pod}"}', "counter", (500, 300)),
+            ('vllm:kv_cache_usage_perc{model_name="qwen-32b",'
+             'pod="qwen-32b-decode-{pod}"}', "gauge", (0.25, 0.5)),
+        ],
+        "expect": {"arrivalRateQuery": 4, "inputTokenRateQuery": 6000,
+                   "outputTokenRateQuery": 800,
+                   "kvCacheUsageQuery": 150000},
+    },
 }
+# The pool blocks read from the engines' emulators: the block, its model,
+# which rate is its lambda's truth (as ENGINE_BLOCKS) and which its input
+# tokens' (vLLM counts a prompt at its first token, SGLang at its end).
+POOL_BLOCKS = {
+    "vllm-pool-prefill": ("vllm-llama-70b", "completion_rate",
+                          "first_prompt_token_rate"),
+    "vllm-pool-decode": ("vllm-llama-70b", "completion_rate",
+                         "first_prompt_token_rate"),
+    "sglang-pool-prefill": ("sglang-llama-70b", "completion_rate",
+                            "prompt_token_rate"),
+    "sglang-pool-decode": ("sglang-llama-70b", "completion_rate",
+                           "prompt_token_rate"),
+}
+# explain --json's member for each pool query's value
+POOL_FIELDS = (("inputTokenRateQuery", "input_token_rate"),
+               ("outputTokenRateQuery", "output_token_rate"),
+               ("kvCacheUsageQuery", "kv_used"),
+               ("kvCacheTokensQuery", "kv_capacity"),
+               ("prefillCapacityQuery", "prefill_capacity"))
 SPAN = 3000
 
 
@@ -281,7 +363,8 @@ def wait_until_traffic(c, seconds):
 
 @test("every `# cookbook:` block of docs/cookbook.md is tried here")
 def t_blocks(c):
-    have = set(ENGINE_BLOCKS) | set(STATIC) | {"no-counters", "vllm-tokens"}
+    have = set(ENGINE_BLOCKS) | set(STATIC) | set(POOL_BLOCKS) | \
+        {"no-counters", "vllm-tokens"}
     assert set(c.blocks) == have, "blocks %s, tried %s" % (
         sorted(c.blocks), sorted(have))
 
@@ -500,7 +583,48 @@ def t_vllm_derived(c):
     check("vllm-tokens W (s/token)", j["service_time"], tr["tpot_mean"])
 
 
-@test("llm-d, vllm-prefill, vllm-decode: from known series", timeout=30)
+@test("pools (vLLM, SGLang): lambda and the token rates within 2 % of the "
+      "emulators' truth, the KV measured", timeout=WARM_S + 60)
+def t_pools(c):
+    wait_until_traffic(c, WARM_S)
+    for name, (model, rate_key, in_key) in sorted(POOL_BLOCKS.items()):
+        meta = c.blocks[name]
+        rc, j, err, t = explain(c, meta)
+        assert rc == 0, "%s: explain exit %d: %s" % (name, rc, err)
+        tr = truth(c, model, end=t)
+        assert j["pool"] == meta["pool"], "%s: pool %s" % (name, j["pool"])
+        assert j["service_from_tokens"], "%s: W not from the tokens" % name
+        check("%s lambda" % name, j["arrival_rate"], tr[rate_key])
+        check("%s input tokens/s" % name, j["input_token_rate"], tr[in_key])
+        if meta["pool"] == "decode":
+            check("%s output tokens/s" % name, j["output_token_rate"],
+                  tr["token_rate"])
+            # the KV in use: the pods' own gauges, at most every pod full
+            k = j["kv_capacity"]
+            assert 0 < j.get("kv_used", 0) <= k * len(tr["pods"]), \
+                "%s: KV in use %s of %d pods of %g" % (
+                    name, j.get("kv_used"), len(tr["pods"]), k)
+            note("%s: KV in use %.0f tokens, %.0f a sequence (Little's "
+                 "law), %.0f from the rates; K %.0f%s" % (
+                     name, j["kv_used"], j["kv_per_sequence_measured"],
+                     j["kv_per_sequence_rates"], k,
+                     " measured" if j["kv_capacity_measured"] else ""))
+            if "kvCacheTokensQuery" in meta:
+                assert j["kv_capacity_measured"] and k == 200000, \
+                    "%s: K %g, the emulator's 200000" % (name, k)
+        else:
+            # W = mean prompt / C, from the tokens alone
+            c_tps = float(meta["prefillTokensPerSecond"])
+            assert abs(j["service_time"] - j["input_token_rate"] /
+                       j["arrival_rate"] / c_tps) < 1e-9 * j["service_time"], \
+                "%s: W %g is not the mean prompt over C" % (
+                    name, j["service_time"])
+            check("%s W" % name, j["service_time"],
+                  tr[in_key] / tr[rate_key] / c_tps, tol=2 * TOL)
+
+
+@test("llm-d, vllm-prefill, vllm-decode, and the pools of Dynamo and "
+      "llm-d: from known series", timeout=30)
 def t_static(c):
     for name, spec in STATIC.items():
         meta = c.blocks[name]
@@ -512,7 +636,7 @@ def t_static(c):
         assert rc == 0, "%s: %s" % (name, err)
         for k, field in (("arrivalRateQuery", "arrival_rate"),
                          ("serviceTimeQuery", "service_time"),
-                         ("queueDepthQuery", "queue_depth")):
+                         ("queueDepthQuery", "queue_depth")) + POOL_FIELDS:
             want = spec["expect"].get(k)
             if isinstance(want, str):
                 want = truth(c, want, end=t)["busy_mean"]

@@ -1507,7 +1507,8 @@ def t_so_calc_comments(path):
 CHECKED_DOCS = ["README.md", "CHANGELOG.md", "SECURITY.md", "third_party/keda/README.md",
                 "docs/deploy.md", "docs/config.md", "docs/observability.md", "docs/lint.md",
                 "docs/install.md", "docs/upgrade.md", "docs/troubleshooting.md", "docs/faq.md",
-                "docs/cookbook.md", "docs/amp.md", "docs/quickstart.md", "docs/multicluster.md"]
+                "docs/cookbook.md", "docs/amp.md", "docs/quickstart.md", "docs/multicluster.md",
+                "docs/pools.md"]
 # Where users of a clone cannot follow: files outside the repository, the
 # design notes and research notes that stay with the project's authors.
 FOREIGN_REFS = re.compile(r"\.\./shared|design,? section|protocol[- ]notes|\bdesign\.md\b", re.I)

@@ -911,6 +911,86 @@ static void test_surge(void **state)
 	meta_release(&m);
 }
 
+/*
+ * A unified fleet answers as before: pool unset and 'pool: unified' give
+ * the model's own answer (model_evaluate on the same signals) to the
+ * bit, and the token signals, even when present, are not read.
+ */
+static void test_pool_unified(void **state)
+{
+	struct meta m, u;
+	struct decide_obs o;
+	struct model_signals sig, sig2;
+	struct decision d, d2;
+	struct model_breakdown b;
+
+	(void)state;
+	meta_with(&m, NULL);
+	meta_with(&u, "pool", "unified", NULL);
+	memset(&o, 0, sizeof(o));
+	o.arrival_rate = 2;
+	o.w_measured = 10;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_int_equal(d.target, 27);          /* the seed example */
+	assert_false(d.have_pool);
+	assert_int_equal(model_evaluate(&m.model, &sig, &b), MODEL_OK);
+	assert_memory_equal(&b, &d.b, sizeof(b));
+	/* token signals a unified fleet never reads */
+	o.pool.input_rate = 1e6;
+	o.pool.output_rate = 1e6;
+	o.pool.kv_used = 1e9;
+	o.pool.prefill_capacity = 1;
+	o.pool.kv_capacity = 1;
+	assert_int_equal(run(&u, &o, NULL, 0, &sig2, &d2), DECIDE_OK);
+	assert_false(d2.have_pool);
+	assert_int_equal(d2.target, d.target);
+	assert_memory_equal(&sig2, &sig, sizeof(sig));
+	assert_memory_equal(&d2.b, &d.b, sizeof(d.b));
+	meta_release(&u);
+	meta_release(&m);
+}
+
+/* A prefill and a decode pool through decide: W from the tokens, the
+ * pool's slots, the pool terms in the decision. */
+static void test_pool_decide(void **state)
+{
+	struct meta m;
+	struct decide_obs o;
+	struct model_signals sig;
+	struct decision d;
+
+	(void)state;
+	meta_with(&m, "pool", "prefill", "prefillTokensPerSecond", "8000",
+		  "staffing", "none", NULL);
+	memset(&o, 0, sizeof(o));
+	o.arrival_rate = 10;
+	o.w_measured = 99;                    /* the tokens' W wins */
+	o.pool.input_rate = 20000;
+	o.pool.kv_used = -1;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.have_pool);
+	assert_int_equal(d.pool.kind, POOL_PREFILL);
+	assert_true(sig.service_time_s == 0.25);
+	assert_int_equal(d.pool.slots, 1);
+	assert_int_equal(d.target, 3);         /* 20000 / 8000 = 2.5 */
+	meta_release(&m);
+
+	meta_with(&m, "pool", "decode", "itlTargetSeconds", "0.04",
+		  "decodeProfile", "1:0.0294062,32:0.036918,64:0.0519867",
+		  "staffing", "none", NULL);
+	memset(&o, 0, sizeof(o));
+	o.arrival_rate = 5;
+	o.pool.input_rate = 5000;
+	o.pool.output_rate = 1250;
+	o.pool.kv_used = -1;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.have_pool);
+	assert_int_equal(d.pool.batch_itl, 38);
+	assert_int_equal(d.pool.bind, POOL_BIND_ITL);
+	assert_int_equal(d.target, 2);         /* 49.66 sequences / 38 */
+	meta_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -931,6 +1011,8 @@ int main(void)
 		cmocka_unit_test(test_feedback),
 		cmocka_unit_test(test_cold_start),
 		cmocka_unit_test(test_peak_tail),
+		cmocka_unit_test(test_pool_unified),
+		cmocka_unit_test(test_pool_decide),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

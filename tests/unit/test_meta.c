@@ -1533,10 +1533,157 @@ static const struct {
 	{ "staleHoldSeconds", "600" },
 	{ "pushIntervalSeconds", "10" },
 	{ "metricName", "chat-replicas" },
+	{ "pool", "prefill" },
+	{ "inputTokenRateQuery", "sum(rate(vllm:prompt_tokens_total[1m]))" },
+	{ "outputTokenRateQuery",
+	  "sum(rate(vllm:generation_tokens_total[1m]))" },
+	{ "kvCacheUsageQuery", "sum(sglang:num_used_tokens)" },
+	{ "prefillTokensPerSecond", "9000" },
+	{ "prefillCapacityQuery", "max(prefill_capacity_tokens_per_second)" },
+	{ "kvCacheTokens", "400000" },
+	{ "kvCacheTokensQuery", "max(sglang:max_total_num_tokens)" },
+	{ "ttftTargetSeconds", "2" },
+	{ "kvTransferSeconds", "0.05" },
+	{ "itlTargetSeconds", "0.04" },
+	{ "decodeProfile", "1:0.029,16:0.033,32:0.037,64:0.052" },
 	{ "scalerAddress", "staffer.keda.svc:9090" },
 	{ "enableTLS", "true" },
 	{ "unsafeSsl", "false" },
 };
+
+/* A pool's keys: what each pool needs, what a unified fleet refuses,
+ * the profile's syntax and the cross-key checks, each error naming the
+ * key. */
+static void pool_case(const char *const *kv, size_t n, enum meta_err want,
+		      const char *key, const char *needle)
+{
+	struct meta m;
+	struct meta_error err;
+	enum meta_err rc = parse_pairs(&m, kv, n, &err);
+
+	if (rc != want)
+		fail_msg("code %d, want %d: %s", rc, want, err.msg);
+	if (want != META_OK) {
+		assert_string_equal(err.key, key);
+		assert_contains(err.msg, needle);
+	}
+	meta_release(&m);
+}
+
+#define INPUT "inputTokenRateQuery", "sum(rate(prompt_total[1m]))"
+#define OUTPUT "outputTokenRateQuery", "sum(rate(gen_total[1m]))"
+#define PROFILE "decodeProfile", "1:0.029,32:0.037,64:0.052"
+
+static void test_pool_keys(void **state)
+{
+	static const char *const prefill[] = {
+		ARRIVAL, "pool", "prefill", INPUT,
+		"prefillTokensPerSecond", "8000", "ttftTargetSeconds", "2",
+		"kvTransferSeconds", "0.05",
+	};
+	static const char *const prefill_no_c[] = {
+		ARRIVAL, "pool", "prefill", INPUT,
+	};
+	static const char *const prefill_no_in[] = {
+		ARRIVAL, "pool", "prefill", "prefillTokensPerSecond", "8000",
+	};
+	static const char *const prefill_ttft[] = {
+		ARRIVAL, "pool", "prefill", INPUT,
+		"prefillTokensPerSecond", "8000",
+		"prefillCapacityQuery", "max(cap)", "ttftTargetSeconds", "0.1",
+		"kvTransferSeconds", "0.2",
+	};
+	static const char *const prefill_query_only[] = {
+		ARRIVAL, "pool", "prefill", INPUT,
+		"prefillCapacityQuery", "max(cap)",
+	};
+	static const char *const decode_kq_only[] = {
+		ARRIVAL, "pool", "decode", OUTPUT, "itlTargetSeconds", "0.04",
+		PROFILE, "kvCacheTokensQuery", "max(k)",
+	};
+	static const char *const decode[] = {
+		ARRIVAL, "pool", "decode", OUTPUT, INPUT,
+		"itlTargetSeconds", "0.04", PROFILE, "kvCacheTokens", "400000",
+		"kvCacheUsageQuery", "sum(kv_used)",
+	};
+	static const char *const decode_no_profile[] = {
+		ARRIVAL, "pool", "decode", OUTPUT, "itlTargetSeconds", "0.04",
+	};
+	static const char *const decode_no_bound[] = {
+		ARRIVAL, "pool", "decode", OUTPUT, SERVICE,
+	};
+	static const char *const decode_fast[] = {
+		ARRIVAL, "pool", "decode", OUTPUT, "itlTargetSeconds", "0.02",
+		PROFILE,
+	};
+	static const char *const unified_tokens[] = {
+		ARRIVAL, SERVICE, INPUT,
+	};
+	static const char *const prefill_itl[] = {
+		ARRIVAL, "pool", "prefill", INPUT,
+		"prefillTokensPerSecond", "8000", "itlTargetSeconds", "0.04",
+	};
+	struct meta m;
+	struct meta_error err;
+
+	(void)state;
+	pool_case(prefill, COUNT(prefill), META_OK, NULL, NULL);
+	assert_int_equal(parse_pairs(&m, prefill, COUNT(prefill), &err),
+			 META_OK);
+	assert_int_equal(m.pool.kind, POOL_PREFILL);
+	assert_true(m.pool.prefill_tokens_per_s == 8000);
+	meta_release(&m);
+	pool_case(decode, COUNT(decode), META_OK, NULL, NULL);
+	assert_int_equal(parse_pairs(&m, decode, COUNT(decode), &err),
+			 META_OK);
+	assert_int_equal(m.pool.profile.n, 3);
+	assert_true(m.pool.profile.itl_s[2] == 0.052);
+	meta_release(&m);
+	pool_case(prefill_no_c, COUNT(prefill_no_c), META_EMISSING,
+		  "prefillTokensPerSecond", "with pool prefill");
+	/* a capacity query needs the given capacity as its fallback */
+	pool_case(prefill_query_only, COUNT(prefill_query_only),
+		  META_EMISSING, "prefillTokensPerSecond",
+		  "while 'prefillCapacityQuery', if any, has no value");
+	pool_case(decode_kq_only, COUNT(decode_kq_only), META_EMISSING,
+		  "kvCacheTokens", "with 'kvCacheTokensQuery'");
+	pool_case(prefill_no_in, COUNT(prefill_no_in), META_EMISSING,
+		  "inputTokenRateQuery", "with pool prefill");
+	pool_case(prefill_ttft, COUNT(prefill_ttft), META_ECONFLICT,
+		  "ttftTargetSeconds", "must be above 'kvTransferSeconds'");
+	pool_case(decode_no_profile, COUNT(decode_no_profile), META_EMISSING,
+		  "decodeProfile", "with 'itlTargetSeconds'");
+	pool_case(decode_no_bound, COUNT(decode_no_bound), META_EMISSING,
+		  "slotsPerReplica", "unless 'itlTargetSeconds'");
+	pool_case(decode_fast, COUNT(decode_fast), META_ECONFLICT,
+		  "itlTargetSeconds", "no batch meets it");
+	pool_case(unified_tokens, COUNT(unified_tokens), META_ECONFLICT,
+		  "inputTokenRateQuery", "no effect with pool unified");
+	pool_case(prefill_itl, COUNT(prefill_itl), META_ECONFLICT,
+		  "itlTargetSeconds", "decode");
+	/* rateWindowSeconds "auto" is the default spelt out: the longest
+	 * range of arrivalRateQuery (1m), not META_AUTO's -1 (a fuzz find) */
+	{
+		static const char *const rw[] = {
+			ARRIVAL, SERVICE, "rateWindowSeconds", "auto",
+		};
+
+		assert_int_equal(parse_pairs(&m, rw, COUNT(rw), &err),
+				 META_OK);
+		assert_true(m.rate_window_s == 60);
+		assert_string_equal(meta_rate_window_source(&m),
+				    "arrivalRateQuery");
+		meta_release(&m);
+	}
+	expect_bad("pool", "sideways", "is not allowed");
+	expect_bad("decodeProfile", "2:0.1,1:0.2",
+		   "has batch sizes that do not rise");
+	expect_bad("decodeProfile", "1:0", "has an inter-token latency that "
+		   "is not a number above 0 up to 10 seconds");
+	expect_bad("decodeProfile", "1:x", "has an inter-token latency that "
+		   "is not a number above 0 up to 10 seconds");
+	expect_bad("prefillTokensPerSecond", "0", "is out of range");
+}
 
 static void test_every_key_has_example(void **state)
 {
@@ -1696,6 +1843,7 @@ int main(void)
 		cmocka_unit_test(test_message_form),
 		cmocka_unit_test(test_set_twice_no_leak),
 		cmocka_unit_test(test_parse_first_error),
+		cmocka_unit_test(test_pool_keys),
 		cmocka_unit_test(test_every_key_has_example),
 		cmocka_unit_test(test_every_key_documented),
 		cmocka_unit_test(test_docs_example),

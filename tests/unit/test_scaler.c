@@ -378,13 +378,20 @@ static void metrics(struct world *w, const char *name, const char **kv,
 
 /* The optional signals, each with the metadata that makes it matter and
  * the rule (query, range) that turns unknown. */
-enum sig { S_MISS, S_COLD, S_SERIES, S_RECENT, S_SURGE, S_COUNT };
+enum sig { S_MISS, S_COLD, S_SERIES, S_RECENT, S_SURGE, S_KV_USED,
+	   S_PREFILL_CAP, S_KV_CAP, S_COUNT };
 
 static const char *const sig_name[S_COUNT] = {
 	"slaMissQuery", "coldStartQuery", "arrivalRateQuery (range)",
 	"currentReplicasQuery (recent range)",
-	"arrivalRateQuery (surge range)",
+	"arrivalRateQuery (surge range)", "kvCacheUsageQuery",
+	"prefillCapacityQuery", "kvCacheTokensQuery",
 };
+
+static int sig_pool(enum sig s)
+{
+	return s == S_KV_USED || s == S_PREFILL_CAP || s == S_KV_CAP;
+}
 
 /* Rules for signal s's trigger `tag` with every signal known. */
 static void known(enum sig s, const char *tag, char q[4][64])
@@ -405,16 +412,27 @@ static void known(enum sig s, const char *tag, char q[4][64])
 	fp_set(q[2], 0, FK_VALUE, 600, 0);      /* 600 s cold starts */
 	fp_set(q[3], 0, FK_VALUE, 50, 0);       /* 50 replicas now, */
 	fp_set(q[3], 1, FK_VALUE, 60, 0);       /* 60 within the period */
+	if (!sig_pool(s))
+		return;
+	/* a pool: 2000 input and 500 output tokens/s (q[2], q[3]: 1000
+	 * and 250 a request) and the measured value (q[1]) that asks for
+	 * more than the metadata's: 100000 KV tokens in use (5000 a
+	 * sequence, not 1125), C 2000 tokens/s (not 8000), K 20000 tokens
+	 * (not 400000) */
+	fp_set(q[2], 0, FK_VALUE, 2000, 0);
+	fp_set(q[3], 0, FK_VALUE, 500, 0);
+	fp_set(q[1], 0, FK_VALUE, s == S_KV_USED ? 100000 :
+	       s == S_PREFILL_CAP ? 2000 : 20000, 0);
 }
 
 /* The query and endpoint that signal s reads. */
 static void unknown_rule(enum sig s, char q[4][64], const char **query,
 			 int *range)
 {
-	static const int which[S_COUNT] = { 1, 2, 0, 3, 0 };
+	static const int which[S_COUNT] = { 1, 2, 0, 3, 0, 1, 1, 1 };
 
 	*query = q[which[s]];
-	*range = s == S_COLD ? 0 : s == S_SURGE ? 2 : 1;
+	*range = s == S_COLD || sig_pool(s) ? 0 : s == S_SURGE ? 2 : 1;
 }
 
 /* The trigger's metadata, staleHoldSeconds hold. */
@@ -441,6 +459,25 @@ static void meta_of(enum sig s, char q[4][64], const char *hold,
 	case S_SERIES:
 	case S_SURGE:
 		KV("coldStartSeconds", "120");
+		break;
+	case S_PREFILL_CAP:
+		KV("pool", "prefill");
+		KV("inputTokenRateQuery", q[2]);
+		KV("prefillTokensPerSecond", "8000");
+		KV("prefillCapacityQuery", q[1]);
+		break;
+	case S_KV_USED:
+	case S_KV_CAP:
+		KV("pool", "decode");
+		KV("inputTokenRateQuery", q[2]);
+		KV("outputTokenRateQuery", q[3]);
+		KV("itlTargetSeconds", "0.04");
+		KV("decodeProfile", "1:0.029,32:0.037,64:0.052");
+		KV("kvCacheTokens", s == S_KV_USED ? "100000" : "400000");
+		if (s == S_KV_USED)
+			KV("kvCacheUsageQuery", q[1]);
+		else
+			KV("kvCacheTokensQuery", q[1]);
 		break;
 	case S_RECENT:
 		KV("currentReplicasQuery", q[3]);
@@ -478,17 +515,23 @@ static void one_case(struct world *w, enum sig s, enum fp_kind kind)
 	meta_of(s, q, "0", kv);
 	snprintf(name, sizeof(name), "nohold-%d-%d", (int)s, (int)kind);
 	metrics(w, name, kv, &r);
+	if (r.err != SCALER_OK)
+		print_error("%s: %s\n", sig_name[s], r.msg);
 	assert_int_equal(r.err, SCALER_OK);
 	t1 = r.target;
 	fp_set(query, range, kind, 0, 0);
 	metrics(w, name, kv, &r);
-	if (kind == FK_FAIL && (s == S_MISS || s == S_COLD)) {
-		/* a failing slaMissQuery or coldStartQuery fails the call
-		 * like a required signal's: UNAVAILABLE without a hold */
+	if (kind == FK_FAIL && (s == S_MISS || s == S_COLD || sig_pool(s))) {
+		/* a failing slaMissQuery, coldStartQuery or pool query
+		 * fails the call like a required signal's: UNAVAILABLE
+		 * without a hold */
 		assert_int_equal(r.err, SCALER_EUNAVAIL);
 		fp_set(query, range, FK_EMPTY, 0, 0);
 		metrics(w, name, kv, &r);
 	}
+	if (r.err != SCALER_OK)
+		print_error("%s %s: %s\n", sig_name[s], kind_name[kind],
+			    r.msg);
 	assert_int_equal(r.err, SCALER_OK);
 	t0 = r.target;
 	if (!(t0 < t1)) {
@@ -564,6 +607,23 @@ static void test_surge_range(void **state)
 
 /* Known signals still raise a floored answer: the floor holds what
  * unknown data would lower, not what new data asks for. */
+/* A pool's measured KV in use and capacities: unknown, they fall back
+ * to the rates and the metadata, and never lower a held answer. */
+static void test_pool_kv_used(void **state)
+{
+	run_signal(state, S_KV_USED);
+}
+
+static void test_pool_prefill_capacity(void **state)
+{
+	run_signal(state, S_PREFILL_CAP);
+}
+
+static void test_pool_kv_capacity(void **state)
+{
+	run_signal(state, S_KV_CAP);
+}
+
 static void test_floor_rises(void **state)
 {
 	struct world *w = *state;
@@ -594,6 +654,9 @@ int main(void)
 		cmocka_unit_test(test_arrival_range),
 		cmocka_unit_test(test_recent_replicas),
 		cmocka_unit_test(test_surge_range),
+		cmocka_unit_test(test_pool_kv_used),
+		cmocka_unit_test(test_pool_prefill_capacity),
+		cmocka_unit_test(test_pool_kv_capacity),
 		cmocka_unit_test(test_floor_rises),
 	};
 

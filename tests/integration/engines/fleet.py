@@ -179,7 +179,8 @@ class Fleet:
         self.sheds = collections.deque()         # (t, reason)
         self.starts = collections.deque()        # (t, queue wait)
         self.done = collections.deque()          # (t, busy, queue, e2e,
-        #                                          tokens, decode)
+        #                                          tokens, decode, prompt)
+        self.firsts = collections.deque()        # (t, prompt tokens)
         self.busy_steps = collections.deque()    # (t, running from t on)
         self.totals = collections.Counter()
         self.replica_seconds = 0.0
@@ -327,6 +328,7 @@ class Fleet:
             _, _, kind, x = heapq.heappop(self.events)
             if kind == "first_token":
                 x.first_token = t
+                self.firsts.append((t, x.prompt_tokens))
                 x.pod.engine.first_token(x, t)
             elif kind == "finish":
                 self._finish(x, t)
@@ -359,7 +361,7 @@ class Fleet:
         self.busy_steps.append((t, self.running()))
         req.finish = t
         self.done.append((t, req.busy, req.queue, req.e2e,
-                          req.output_tokens, req.decode))
+                          req.output_tokens, req.decode, req.prompt_tokens))
         self.totals["completed"] += 1
         self.totals["busy_s"] += req.busy
         pod.engine.finish(req, t)
@@ -398,7 +400,7 @@ class Fleet:
         for dq in (self.arrivals, self.admitted):
             while dq and dq[0] < old:
                 dq.popleft()
-        for dq in (self.sheds, self.starts, self.done):
+        for dq in (self.sheds, self.starts, self.done, self.firsts):
             while dq and dq[0][0] < old:
                 dq.popleft()
         while len(self.busy_steps) > 1 and self.busy_steps[1][0] < old:
@@ -533,6 +535,13 @@ class Fleet:
                 window,
                 "token_rate": sum(d[4] for d in self.done
                                   if inside(d[0])) / window,
+                # prompt tokens of the requests finished, and of those
+                # whose first token came, in the window (an engine counts
+                # them at one or the other)
+                "prompt_token_rate": sum(d[6] for d in self.done
+                                         if inside(d[0])) / window,
+                "first_prompt_token_rate": sum(f[1] for f in self.firsts
+                                               if inside(f[0])) / window,
                 "busy_mean": (sum(d[1] for d in done) / len(done)
                               if done else None),
                 "e2e_mean": (sum(d[3] for d in done) / len(done)

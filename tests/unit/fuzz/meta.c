@@ -68,6 +68,17 @@ static const char *const meta_corpus[] = {
 	KV("arrivalRateQuery", "a") KV("serviceTime", "3")
 	KV("surgeQuantile", "0.99") KV("surgeWindowSeconds", "86400")
 	KV("scaleDownHoldOn", "rate") KV("forecastMethod", "none"),
+	KV("arrivalRateQuery", "a") KV("pool", "prefill")
+	KV("inputTokenRateQuery", "sum(rate(p[1m]))")
+	KV("prefillTokensPerSecond", "8700") KV("ttftTargetSeconds", "2")
+	KV("kvTransferSeconds", "0.05") KV("prefillCapacityQuery", "max(c)"),
+	KV("arrivalRateQuery", "a") KV("pool", "decode")
+	KV("outputTokenRateQuery", "sum(rate(g[1m]))")
+	KV("inputTokenRateQuery", "sum(rate(p[1m]))")
+	KV("itlTargetSeconds", "0.04")
+	KV("decodeProfile", "1:0.029,16:0.033,32:0.037,64:0.052")
+	KV("slotsPerReplica", "64") KV("kvCacheTokens", "400000")
+	KV("kvCacheUsageQuery", "sum(kv)") KV("kvCacheTokensQuery", "max(k)"),
 };
 
 static const char *const meta_values[] = {
@@ -80,6 +91,8 @@ static const char *const meta_values[] = {
 	"22:00-07:00", "00:00-24:00", "24:00", "23:59", ";", "=", ",",
 	"beta=", "staffing=erlangc", " scaleDownStep=2", "Sun", "mon",
 	"default", "amp", "sum(x)", "or vector(0)",
+	"prefill", "decode", "unified", "1:0.03,32:0.04", "64:0.05,1:0.02",
+	"1:0.02, 2 :0.019", ":", "100000:10",
 };
 
 static const char *meta_words[sizeof(meta_values) / sizeof(meta_values[0]) +
@@ -233,7 +246,8 @@ static const char *const meta_num_keys[] = {
 	"activationArrivalRate", "staleHoldSeconds", "pushIntervalSeconds",
 	"scaleDownHoldSeconds", "rateWindowSeconds", "metricsLagSeconds",
 	"peakedness", "peakednessMax", "forecastDamping", "surgeQuantile",
-	"surgeWindowSeconds",
+	"surgeWindowSeconds", "prefillTokensPerSecond", "kvCacheTokens",
+	"ttftTargetSeconds", "kvTransferSeconds", "itlTargetSeconds",
 };
 
 static const char *const meta_num_values[] = {

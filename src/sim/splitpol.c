@@ -1,0 +1,729 @@
+/*
+ * splitpol.c - see splitpol.h.
+ */
+#include "splitpol.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decide.h"
+#include "num.h"
+#include "pool.h"
+
+#define SPLITPOL_SPEC_MAX 4096
+#define SPLITPOL_THRESHOLD_MAX 1e9
+/* maxReplicaCount by default: KEDA's (100), as `staffer simulate`'s. */
+#define SPLITPOL_MAX_REPLICAS 100
+
+static const char *const splitpol_names[] = {
+	[SPLITPOL_STAFFER] = "staffer",
+	[SPLITPOL_PLANNER] = "planner",
+	[SPLITPOL_LLMD] = "llm-d",
+	[SPLITPOL_KEDA] = "keda",
+	[SPLITPOL_STATIC] = "static",
+};
+
+#define SPLITPOL_NKINDS (sizeof(splitpol_names) / sizeof(splitpol_names[0]))
+
+static const char *const splitpol_pool_names[SPLIT_POOLS] = {
+	"prefill", "decode",
+};
+
+/* ---- the profile ------------------------------------------------------ */
+
+double splitpol_prefill_tps(const struct perf *pf, double tokens)
+{
+	double s = perf_prefill_s(pf, tokens);
+
+	return s > 0 ? tokens / s : 0;
+}
+
+/* The decode profile as pool.h takes it: ITL in seconds by batch. */
+static void splitpol_profile(const struct perf *pf, struct pool_profile *pr)
+{
+	size_t i;
+
+	memset(pr, 0, sizeof(*pr));
+	for (i = 0; i < pf->nbatch && i < POOL_PROFILE_MAX; i++) {
+		pr->batch[i] = pf->batch[i];
+		pr->itl_s[i] = pf->token_ms[i] / 1000.0;
+	}
+	pr->n = i;
+}
+
+long splitpol_batch_within(const struct perf *pf, double itl_s, long slots)
+{
+	struct pool_profile pr;
+	long b;
+
+	splitpol_profile(pf, &pr);
+	b = pool_batch_within(&pr, itl_s);
+	return b > slots ? slots : b;
+}
+
+/* ---- parsing ---------------------------------------------------------- */
+
+/* One metadata key on pool k's trigger (k -1: both). */
+static int splitpol_meta(struct splitpol *p, int k, const char *key,
+			 const char *val, char *err, size_t errlen)
+{
+	struct meta_error me;
+	int i;
+
+	for (i = 0; i < SPLIT_POOLS; i++) {
+		if (k >= 0 && i != k)
+			continue;
+		if (meta_set(&p->meta[i], key, val, &me) != META_OK) {
+			snprintf(err, errlen, "%s trigger: %s",
+				 splitpol_pool_names[i], me.msg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The simulator answers every query itself: the text only marks it
+ * given.  A range in arrivalRateQuery's text makes the rate window the
+ * simulated Prometheus's (as policy.c's staffer). */
+static int splitpol_staffer_defaults(struct splitpol *p,
+				     const struct split_config *c,
+				     double mean_input, char *err,
+				     size_t errlen)
+{
+	struct pool_profile pr;
+	char num[64], profile[META_TEXT_MAX];
+	size_t i, o = 0;
+	static const char *const both[][2] = {
+		{ "arrivalRateQuery", "(the simulated gateway's arrivals)" },
+		{ "inputTokenRateQuery", "(the simulated input tokens)" },
+		{ "queueDepthQuery", "(the simulated pool's queue)" },
+	};
+
+	for (i = 0; i < sizeof(both) / sizeof(both[0]); i++)
+		if (splitpol_meta(p, -1, both[i][0], both[i][1], err, errlen))
+			return -1;
+	snprintf(num, sizeof(num), "%.6g", c->cold_start_s);
+	if (splitpol_meta(p, -1, "coldStartSeconds", num, err, errlen) ||
+	    splitpol_meta(p, SPLIT_PREFILL, "pool", "prefill", err, errlen) ||
+	    splitpol_meta(p, SPLIT_PREFILL, "shedRateQuery",
+			  "(the simulated sheds)", err, errlen) ||
+	    splitpol_meta(p, SPLIT_DECODE, "pool", "decode", err, errlen) ||
+	    splitpol_meta(p, SPLIT_DECODE, "outputTokenRateQuery",
+			  "(the simulated output tokens)", err, errlen) ||
+	    splitpol_meta(p, SPLIT_DECODE, "kvCacheUsageQuery",
+			  "(the simulated KV in use)", err, errlen))
+		return -1;
+	snprintf(num, sizeof(num), "%.6g",
+		 floor(splitpol_prefill_tps(c->perf,
+					    (double)c->prefill_budget)));
+	if (splitpol_meta(p, SPLIT_PREFILL, "prefillTokensPerSecond", num,
+			  err, errlen))
+		return -1;
+	snprintf(num, sizeof(num), "%.6g", c->ttft_s);
+	if (splitpol_meta(p, SPLIT_PREFILL, "ttftTargetSeconds", num, err,
+			  errlen))
+		return -1;
+	snprintf(num, sizeof(num), "%.4g", split_transfer_s(c, mean_input));
+	if (splitpol_meta(p, SPLIT_PREFILL, "kvTransferSeconds", num, err,
+			  errlen))
+		return -1;
+	splitpol_profile(c->perf, &pr);
+	for (i = 0; i < pr.n && o < sizeof(profile); i++)
+		o += (size_t)snprintf(profile + o, sizeof(profile) - o,
+				      "%s%.0f:%.6g", i ? "," : "",
+				      pr.batch[i], pr.itl_s[i]);
+	if (splitpol_meta(p, SPLIT_DECODE, "decodeProfile", profile, err,
+			  errlen))
+		return -1;
+	snprintf(num, sizeof(num), "%.6g", c->itl_s);
+	if (splitpol_meta(p, SPLIT_DECODE, "itlTargetSeconds", num, err,
+			  errlen))
+		return -1;
+	snprintf(num, sizeof(num), "%.6g", c->kv_tokens);
+	if (splitpol_meta(p, SPLIT_DECODE, "kvCacheTokens", num, err, errlen))
+		return -1;
+	snprintf(num, sizeof(num), "%ld", c->decode_slots);
+	return splitpol_meta(p, SPLIT_DECODE, "slotsPerReplica", num, err,
+			     errlen);
+}
+
+static int splitpol_metric_parse(const char *v, int decode,
+				 enum splitpol_metric *out)
+{
+	if (!strcmp(v, "queue"))
+		*out = SPM_QUEUE;
+	else if (!strcmp(v, "running"))
+		*out = SPM_RUNNING;
+	else if (!strcmp(v, "sum"))
+		*out = SPM_SUM;
+	else if (decode && !strcmp(v, "kv"))
+		*out = SPM_KV;
+	else
+		return -1;
+	return 0;
+}
+
+/* staffer's HPA behaviour (docs/deploy.md: tolerance 0, no scale-down
+ * window), or KEDA's default HPA (behavior nil). */
+static void splitpol_hpa_behavior(struct hpa_config *h, int staffer)
+{
+	struct hpa_config d;
+
+	hpa_config_init(&d);
+	h->behavior = staffer;
+	h->up = d.up;
+	h->down = d.down;
+	if (staffer) {
+		h->up.tolerance = 0;
+		h->down.tolerance = 0;
+		h->down.window_s = 0;
+	}
+}
+
+/* One key=value of p.  0, or -1 with err. */
+static int splitpol_set(struct splitpol *p, const char *k, const char *v,
+			const struct split_config *c, char *err,
+			size_t errlen)
+{
+	double d;
+	int32_t n;
+	int i, decode;
+
+	if (p->kind == SPLITPOL_STATIC) {
+		for (i = 0; i < SPLIT_POOLS; i++)
+			if (!strcmp(k, splitpol_pool_names[i]))
+				return policy_parse_int(k, v, 0,
+							SPLIT_REPLICAS_MAX,
+							&p->fixed[i], err,
+							errlen);
+		snprintf(err, errlen, "unknown key '%.60s' for policy "
+			 "'static'; allowed: prefill, decode", k);
+		return -1;
+	}
+	if (!strcmp(k, "minReplicaCount") || !strcmp(k, "maxReplicaCount")) {
+		if (policy_parse_int(k, v, k[1] == 'i' ? 0 : 1,
+				     HPA_REPLICAS_MAX, &n, err, errlen))
+			return -1;
+		for (i = 0; i < SPLIT_POOLS; i++) {
+			if (k[1] == 'a') {
+				p->hpa[i].max_replicas = n;
+				continue;
+			}
+			p->keda.min_replica_count = n;
+			p->hpa[i].min_replicas = n > 0 ? n : 1;
+		}
+		return 0;
+	}
+	if (!strcmp(k, "pollingInterval"))
+		return policy_parse_num(k, v, 0, 1, 3600, &p->keda.poll_s,
+					err, errlen);
+	if (!strcmp(k, "cooldownPeriod"))
+		return policy_parse_num(k, v, 0, 0, 86400, &p->keda.cooldown_s,
+					err, errlen);
+	if (p->kind == SPLITPOL_KEDA && !strcmp(k, "behavior")) {
+		if (strcmp(v, "default") && strcmp(v, "staffer")) {
+			snprintf(err, errlen, "'behavior': '%.40s' is not "
+				 "allowed; allowed: default (KEDA's HPA: "
+				 "tolerance 0.1, a 300-s scale-down window), "
+				 "staffer (tolerance 0, no window)", v);
+			return -1;
+		}
+		for (i = 0; i < SPLIT_POOLS; i++)
+			splitpol_hpa_behavior(&p->hpa[i], !strcmp(v, "staffer"));
+		return 0;
+	}
+	switch (p->kind) {
+	case SPLITPOL_STAFFER:
+		for (i = 0; i < SPLIT_POOLS; i++) {
+			size_t len = strlen(splitpol_pool_names[i]);
+
+			if (!strncmp(k, splitpol_pool_names[i], len) &&
+			    k[len] == '.')
+				return splitpol_meta(p, i, k + len + 1, v, err,
+						     errlen);
+		}
+		return splitpol_meta(p, -1, k, v, err, errlen);
+	case SPLITPOL_PLANNER:
+	case SPLITPOL_LLMD:
+		if (!strcmp(k, "interval"))
+			return policy_parse_num(k, v, 0, 1, 86400,
+						&p->interval_s, err, errlen);
+		if (p->kind == SPLITPOL_PLANNER && !strcmp(k, "scale"))
+			return policy_parse_num(k, v, 0, 1, 100, &p->scale,
+						err, errlen);
+		if (p->kind == SPLITPOL_LLMD) {
+			double *f = !strcmp(k, "kv") ? &p->kv_sat :
+				    !strcmp(k, "queue") ? &p->queue_sat :
+				    !strcmp(k, "kvSpare") ? &p->kv_spare :
+				    !strcmp(k, "queueSpare") ? &p->queue_spare :
+				    NULL;
+
+			if (f)
+				return policy_parse_num(k, v, 0, 1,
+							k[0] == 'k' ? 1 : 1e6,
+							f, err, errlen);
+		}
+		break;
+	case SPLITPOL_KEDA:
+		for (i = 0; i < SPLIT_POOLS; i++) {
+			size_t len = strlen(splitpol_pool_names[i]);
+
+			if (strncmp(k, splitpol_pool_names[i], len))
+				continue;
+			decode = i == SPLIT_DECODE;
+			if (!k[len]) {
+				if (splitpol_metric_parse(v, decode,
+							  &p->metric[i])) {
+					snprintf(err, errlen, "'%s': '%.40s' is "
+						 "not allowed; allowed: queue, "
+						 "running, sum%s", k, v,
+						 decode ? ", kv" : "");
+					return -1;
+				}
+				p->threshold[i] = p->metric[i] == SPM_KV ? 0.8
+					: p->metric[i] == SPM_QUEUE ? 5
+					: 0.75 * (double)(decode ?
+						c->decode_slots : 1);
+				return 0;
+			}
+			if (!strcmp(k + len, "Threshold")) {
+				if (policy_parse_num(k, v, 0, 1,
+						     SPLITPOL_THRESHOLD_MAX,
+						     &d, err, errlen))
+					return -1;
+				p->threshold[i] = d;
+				return 0;
+			}
+		}
+		break;
+	case SPLITPOL_STATIC:
+		break;
+	}
+	snprintf(err, errlen, "unknown key '%.60s' for policy '%s'; see "
+		 "staffer simulate --split --help", k,
+		 splitpol_names[p->kind]);
+	return -1;
+}
+
+static void splitpol_defaults(struct splitpol *p,
+			      const struct split_config *c)
+{
+	int i;
+
+	keda_config_init(&p->keda);
+	for (i = 0; i < SPLIT_POOLS; i++) {
+		hpa_config_init(&p->hpa[i]);
+		p->hpa[i].max_replicas = SPLITPOL_MAX_REPLICAS;
+		meta_init(&p->meta[i]);
+		p->fixed[i] = -1;
+		if (p->kind == SPLITPOL_STAFFER)
+			splitpol_hpa_behavior(&p->hpa[i], 1);
+	}
+	p->metric[SPLIT_PREFILL] = SPM_QUEUE;
+	p->threshold[SPLIT_PREFILL] = 5;
+	p->metric[SPLIT_DECODE] = SPM_RUNNING;
+	p->threshold[SPLIT_DECODE] = 0.75 * (double)c->decode_slots;
+	p->interval_s = p->kind == SPLITPOL_PLANNER ? 180 : 60;
+	p->scale = 1;
+	p->kv_sat = 0.8;
+	p->queue_sat = 5;
+	p->kv_spare = 0.1;
+	p->queue_spare = 3;
+}
+
+int splitpol_parse(struct splitpol *p, const char *spec,
+		   const struct split_config *c, double mean_input,
+		   char *err, size_t errlen)
+{
+	char buf[SPLITPOL_SPEC_MAX], *opts, *tok, *save = NULL;
+	char why[SPLITPOL_ERR_MAX];
+	struct meta_error me;
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	for (i = 0; i < SPLIT_POOLS; i++)
+		meta_init(&p->meta[i]);
+	if (strlen(spec) >= sizeof(p->name)) {
+		snprintf(err, errlen, "policy '%.60s...': longer than %d bytes",
+			 spec, SPLITPOL_NAME_MAX - 1);
+		return -1;
+	}
+	memcpy(buf, spec, strlen(spec) + 1);
+	memcpy(p->name, spec, strlen(spec) + 1);
+	opts = strchr(buf, ':');
+	if (opts)
+		*opts++ = '\0';
+	for (i = 0; i < SPLITPOL_NKINDS; i++)
+		if (!strcmp(buf, splitpol_names[i]))
+			break;
+	if (i == SPLITPOL_NKINDS) {
+		snprintf(err, errlen, "unknown policy '%.60s' for a split "
+			 "fleet; allowed: staffer, planner, llm-d, keda, "
+			 "static", buf);
+		return -1;
+	}
+	p->kind = (enum splitpol_kind)i;
+	splitpol_defaults(p, c);
+	if (p->kind == SPLITPOL_STAFFER &&
+	    splitpol_staffer_defaults(p, c, mean_input, why, sizeof(why))) {
+		snprintf(err, errlen, "policy '%.80s': %s", spec, why);
+		return -1;
+	}
+	for (tok = opts ? strtok_r(opts, ",", &save) : NULL; tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (!eq || eq == tok) {
+			snprintf(err, errlen, "policy '%.80s': '%.60s' is not "
+				 "key=value", spec, tok);
+			return -1;
+		}
+		*eq = '\0';
+		if (splitpol_set(p, tok, eq + 1, c, why, sizeof(why))) {
+			snprintf(err, errlen, "policy '%.80s': %s", spec, why);
+			return -1;
+		}
+	}
+	for (i = 0; i < SPLIT_POOLS && p->kind == SPLITPOL_STAFFER; i++)
+		if (meta_check(&p->meta[i], 1, &me) != META_OK) {
+			snprintf(err, errlen, "policy '%.80s': %s trigger: %s",
+				 spec, splitpol_pool_names[i], me.msg);
+			return -1;
+		}
+	for (i = 0; i < SPLIT_POOLS; i++)
+		if (p->hpa[i].min_replicas > p->hpa[i].max_replicas ||
+		    hpa_config_check(&p->hpa[i], why, sizeof(why))) {
+			snprintf(err, errlen, "policy '%.80s': %s", spec,
+				 p->hpa[i].min_replicas >
+				 p->hpa[i].max_replicas ?
+				 "minReplicaCount is above maxReplicaCount" :
+				 why);
+			return -1;
+		}
+	return 0;
+}
+
+void splitpol_release(struct splitpol *p)
+{
+	int i;
+
+	for (i = 0; i < SPLIT_POOLS; i++) {
+		meta_release(&p->meta[i]);
+		meta_init(&p->meta[i]);
+	}
+}
+
+int splitpol_uses_hpa(const struct splitpol *p)
+{
+	return p->kind == SPLITPOL_STAFFER || p->kind == SPLITPOL_KEDA;
+}
+
+/* ---- running ---------------------------------------------------------- */
+
+int splitpol_run_init(struct splitpol_run *r, const struct splitpol *p,
+		      const struct split_config *c)
+{
+	int i, bad = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->p = p;
+	r->c = c;
+	for (i = 0; i < SPLIT_POOLS; i++) {
+		struct splitpol_pool *q = &r->pool[i];
+
+		q->hpa = malloc(sizeof(*q->hpa));
+		if (!q->hpa) {
+			bad = 1;
+			continue;
+		}
+		hpa_init(q->hpa, &p->hpa[i]);
+		keda_init(&q->keda, &p->keda);
+		smooth_init(&q->sm);
+		q->next_s = p->interval_s;
+		if (p->kind == SPLITPOL_STAFFER)
+			bad |= policy_range_init(&q->series) |
+			       policy_range_init(&q->surge);
+	}
+	if (bad) {
+		splitpol_run_free(r);
+		return -1;
+	}
+	return 0;
+}
+
+void splitpol_run_free(struct splitpol_run *r)
+{
+	int i;
+
+	for (i = 0; i < SPLIT_POOLS; i++) {
+		free(r->pool[i].hpa);
+		r->pool[i].hpa = NULL;
+		policy_range_free(&r->pool[i].series);
+		policy_range_free(&r->pool[i].surge);
+	}
+}
+
+static double splitpol_rate(const struct split_view *v, int s)
+{
+	double x;
+
+	return simprom_rate(&v->ser[s], v->now, v->rate_window_s, &x) ? NAN
+									: x;
+}
+
+static double splitpol_gauge(const struct split_view *v, int s)
+{
+	double x;
+
+	return simprom_last(&v->ser[s], v->now, &x) ? NAN : x;
+}
+
+static double splitpol_or0(double x)
+{
+	return isnan(x) || x < 0 ? 0 : x;
+}
+
+/* The metric a KEDA trigger of pool k reads: the sum over the pool
+ * (AverageValue divides by the replicas). */
+static double splitpol_metric(const struct split_view *v, int k,
+			      enum splitpol_metric m)
+{
+	int q = k == SPLIT_PREFILL ? SS_PQ : SS_DQ;
+	int run = k == SPLIT_PREFILL ? SS_PRUN : SS_DRUN;
+
+	switch (m) {
+	case SPM_QUEUE:
+		return splitpol_or0(splitpol_gauge(v, q));
+	case SPM_RUNNING:
+		return splitpol_or0(splitpol_gauge(v, run));
+	case SPM_SUM:
+		return splitpol_or0(splitpol_gauge(v, q)) +
+		       splitpol_or0(splitpol_gauge(v, run));
+	case SPM_KV:
+		return splitpol_or0(splitpol_gauge(v, SS_KV)) /
+		       v->c->kv_tokens;
+	}
+	return 0;
+}
+
+/* staffer's GetMetrics for pool k: the server's decision on the
+ * simulated signals (policy.c's policy_staffer() for a pool). */
+static int32_t splitpol_staffer(struct splitpol_run *r, int k,
+				const struct split_view *v)
+{
+	struct splitpol_pool *q = &r->pool[k];
+	struct meta m = r->p->meta[k]; /* shallow: borrowed strings */
+	struct policy_view pv;
+	struct model_signals s;
+	struct decide_obs o;
+	struct decision d;
+	enum model_err merr;
+	double range, step;
+
+	if (strcmp(meta_rate_window_source(&m), "given"))
+		m.rate_window_s = v->rate_window_s;
+	memset(&o, 0, sizeof(o));
+	o.arrival_rate = splitpol_rate(v, SS_ARR);
+	o.queue_depth = splitpol_gauge(v, k == SPLIT_PREFILL ? SS_PQ : SS_DQ);
+	o.shed_rate = k == SPLIT_PREFILL ? splitpol_rate(v, SS_SHED) : 0;
+	o.pool.input_rate = splitpol_rate(v, SS_IN);
+	o.pool.output_rate = splitpol_rate(v, SS_OUT);
+	if (isnan(o.arrival_rate) || isnan(o.queue_depth) ||
+	    isnan(o.shed_rate) || isnan(o.pool.input_rate) ||
+	    (k == SPLIT_DECODE && isnan(o.pool.output_rate))) {
+		r->metric_errors++;
+		return -1;
+	}
+	o.arrival_rate = splitpol_or0(o.arrival_rate);
+	o.queue_depth = splitpol_or0(o.queue_depth);
+	o.shed_rate = splitpol_or0(o.shed_rate);
+	o.pool.input_rate = splitpol_or0(o.pool.input_rate);
+	o.pool.output_rate = splitpol_or0(o.pool.output_rate);
+	o.pool.kv_used = m.kv_cache_usage_query ?
+			 splitpol_gauge(v, SS_KV) : -1;
+	if (isnan(o.pool.kv_used))
+		o.pool.kv_used = -1;
+	o.w_last = q->last_w;
+	memset(&pv, 0, sizeof(pv));
+	pv.now = v->now;
+	pv.arrivals = &v->ser[SS_ARR];
+	pv.rate_window_s = v->rate_window_s;
+	decide_series_query(&m, &range, &step);
+	policy_range_read(&q->series, range, step, &pv, &o.series,
+			  &o.n_series);
+	if (o.n_series)
+		o.series_step_s = step;
+	decide_surge_query(&m, &range, &step);
+	policy_range_read(&q->surge, range, step, &pv, &o.surge, &o.n_surge);
+	if (o.n_surge)
+		o.surge_step_s = step;
+	/* a server that had been running starts from the warm fleet */
+	if (!q->sm.primed)
+		smooth_seed(&q->sm, v->spec[k], v->now);
+	if (decide_observations(&m, &o, v->now, &q->sm, &s, &d, &merr) !=
+	    DECIDE_OK) {
+		r->metric_errors++;
+		return -1;
+	}
+	if (d.have_pool && d.pool.service_from_tokens)
+		q->last_w = d.pool.service_s;
+	return hpa_calc_external_avg(q->hpa, v->status[k], (double)d.target,
+				     1.0);
+}
+
+int32_t splitpol_proposal(struct splitpol_run *r, int k,
+			  const struct split_view *v)
+{
+	const struct splitpol *p = r->p;
+
+	switch (p->kind) {
+	case SPLITPOL_STAFFER:
+		return splitpol_staffer(r, k, v);
+	case SPLITPOL_KEDA:
+		return hpa_calc_external_avg(r->pool[k].hpa, v->status[k],
+					     splitpol_metric(v, k,
+							     p->metric[k]),
+					     p->threshold[k]);
+	default:
+		return -1;
+	}
+}
+
+int splitpol_active(struct splitpol_run *r, int k, const struct split_view *v)
+{
+	const struct splitpol *p = r->p;
+	struct model_signals s;
+
+	switch (p->kind) {
+	case SPLITPOL_STAFFER:
+		/* KEDA's scale loop asks GetMetrics first (smoothing) */
+		(void)splitpol_staffer(r, k, v);
+		memset(&s, 0, sizeof(s));
+		s.arrival_rate = splitpol_rate(v, SS_ARR);
+		s.queue_depth = splitpol_gauge(v, k == SPLIT_PREFILL ? SS_PQ :
+					       SS_DQ);
+		if (isnan(s.arrival_rate) || isnan(s.queue_depth))
+			return -1;
+		return model_is_active(&p->meta[k].model, &s);
+	case SPLITPOL_KEDA:
+		return splitpol_metric(v, k, p->metric[k]) > 0;
+	default:
+		return 1;
+	}
+}
+
+/* ---- the planners ----------------------------------------------------- */
+
+/* The last interval's increase of counter s. */
+static double splitpol_increase(const struct split_view *v, int s,
+				double interval_s)
+{
+	double x;
+
+	if (simprom_rate(&v->ser[s], v->now, interval_s, &x))
+		return NAN;
+	return x * interval_s;
+}
+
+/* Dynamo's throughput rule for pool k on the last interval. */
+static int32_t splitpol_planner(struct splitpol_run *r, int k,
+				const struct split_view *v)
+{
+	const struct split_config *c = r->c;
+	double iv = r->p->interval_s;
+	double req = splitpol_increase(v, SS_ARR, iv);
+	double in = splitpol_increase(v, SS_IN, iv);
+	double done = splitpol_increase(v, SS_DONE, iv);
+	double out = splitpol_increase(v, SS_DONE_OUT, iv);
+	double isl, osl, need, thpt, ctx;
+	long b;
+
+	if (isnan(req) || isnan(in) || !(req > 0))
+		return -1;   /* no traffic: the planner skips */
+	isl = in / req;
+	if (k == SPLIT_PREFILL) {
+		thpt = splitpol_prefill_tps(c->perf, isl);
+		need = req * isl / iv / thpt;
+	} else {
+		if (isnan(done) || isnan(out) || !(done > 0))
+			return -1;
+		osl = out / done;
+		b = splitpol_batch_within(c->perf, c->itl_s, c->decode_slots);
+		ctx = isl + osl / 2;
+		if (ctx > 0 && (double)b > c->kv_tokens / ctx)
+			b = (long)floor(c->kv_tokens / ctx);
+		if (b < 1)
+			b = 1;
+		thpt = (double)b / perf_token_s(c->perf, (double)b);
+		need = req * osl / iv / thpt;
+	}
+	need = ceil(need * r->p->scale - 1e-9);
+	return need < 1 ? 1 : need > SPLIT_REPLICAS_MAX ?
+	       (int32_t)SPLIT_REPLICAS_MAX : (int32_t)need;
+}
+
+/* llm-d's saturation analyzer (V1) for pool k. */
+static int32_t splitpol_llmd(struct splitpol_run *r, int k,
+			     const struct split_view *v)
+{
+	const struct splitpol *p = r->p;
+	int32_t n = v->ready[k];
+	double queue = splitpol_or0(splitpol_gauge(v, k == SPLIT_PREFILL ?
+						   SS_PQ : SS_DQ));
+	double per_q, kv_sum = 0, spare_kv = 0, spare_q = 0, load_kv;
+	size_t i, ok = 0;
+
+	if (n <= 0)
+		return -1;
+	/* the queue is the pool's: spread over its ready replicas */
+	per_q = queue / (double)n;
+	for (i = 0; i < (size_t)n; i++) {
+		double u = k == SPLIT_DECODE && i < v->n_kv_util ?
+			   v->kv_util[i] : 0;
+
+		kv_sum += u;
+		if (u >= p->kv_sat || per_q >= p->queue_sat)
+			continue;
+		spare_kv += p->kv_sat - u;
+		spare_q += p->queue_sat - per_q;
+		ok++;
+	}
+	if (ok == 0 || spare_kv / (double)ok < p->kv_spare ||
+	    spare_q / (double)ok < p->queue_spare)
+		return v->starting[k] > 0 ? -1 : v->spec[k] + 1;
+	/* one fewer: the same load on n - 1 replicas */
+	if (n > 1) {
+		load_kv = kv_sum / (double)(n - 1);
+		if (p->kv_sat - load_kv >= p->kv_spare &&
+		    p->queue_sat - queue / (double)(n - 1) >= p->queue_spare &&
+		    v->starting[k] == 0)
+			return v->spec[k] - 1;
+	}
+	return -1;
+}
+
+int32_t splitpol_direct(struct splitpol_run *r, int k,
+			const struct split_view *v)
+{
+	const struct hpa_config *h = &r->p->hpa[k];
+	int32_t n;
+
+	switch (r->p->kind) {
+	case SPLITPOL_PLANNER:
+		n = splitpol_planner(r, k, v);
+		break;
+	case SPLITPOL_LLMD:
+		n = splitpol_llmd(r, k, v);
+		break;
+	default:
+		return -1;
+	}
+	/* the same bounds as the HPA's policies (minReplicaCount,
+	 * maxReplicaCount): a planner's Deployment has them too */
+	if (n < 0)
+		return -1;
+	return n < h->min_replicas ? h->min_replicas :
+	       n > h->max_replicas ? h->max_replicas : n;
+}

@@ -1,0 +1,111 @@
+#!/bin/sh
+# tests/cli/split.sh - `staffer simulate --split` through the real binary:
+# usage and its errors (exit 2), a small synthetic run (the table and
+# --json: every policy on the same requests, counts consistent), the same
+# output for the same seed, a trace file with tokens, --timeseries, and
+# --initial-replicas P,D.
+#
+# usage: tests/cli/split.sh      (STAFFER=path overrides build/staffer)
+# Prints "N passed, N failed"; exits 1 when anything failed.
+set -u
+
+NAME=split.sh
+. "$(dirname "$0")/lib.sh"
+
+split() {
+	run simulate --split "$@"
+}
+
+# refuse NAME TEXT ARGS...: exit 2, TEXT on stderr, nothing on stdout.
+refuse() {
+	n=$1
+	t=$2
+	shift 2
+	split "$@"
+	status "$n" 2
+	contains "$n" err "$t"
+	nothing_out "$n"
+}
+
+S="--shape poisson --rate 5 --duration 600 --seed 3"
+
+# ---- usage -----------------------------------------------------------------
+
+split --help
+status "help" 0
+contains "help" out "--prefill-budget N"
+contains "help" out "keda[:prefill=queue|running|sum"
+refuse "no traffic" "give exactly one of --trace FILE, --shape NAME"
+refuse "bad shape" "--shape 'zigzag'" --shape zigzag
+refuse "unknown policy" "unknown policy 'stafer'" $S --policy stafer
+refuse "bad keda metric" "'prefill': 'bogus' is not allowed" $S \
+	--policy keda:prefill=bogus
+refuse "bad behavior" "'behavior': 'fast' is not allowed" $S \
+	--policy keda:behavior=fast
+refuse "staffer metadata" "decode trigger: metadata 'itlTargetSeconds'" $S \
+	--policy staffer:decode.itlTargetSeconds=0.001
+refuse "min above max" "minReplicaCount is above maxReplicaCount" $S \
+	--policy planner:minReplicaCount=3,maxReplicaCount=2
+refuse "initial" "--initial-replicas '3'" $S --initial-replicas 3
+refuse "decode slots" "--decode-slots" $S --decode-slots 0
+refuse "missing trace" "" --trace "$TMP/none.csv"
+
+# ---- a run -------------------------------------------------------------------
+
+split $S
+status "table" 0
+contains "table" out "TTFT target 2 s, ITL target 0.04 s"
+for p in staffer planner llm-d keda static; do
+	if printf '%s\n' "$OUT" | grep -q "^$p  "; then
+		ok
+	else
+		bad "table: no row for $p"
+	fi
+done
+
+split $S --json --policy staffer --policy static
+status "json" 0
+j1=$OUT
+n=$(printf '%s\n' "$OUT" | wc -l)
+if [ "$n" -eq 2 ]; then ok; else bad "json: $n lines, want 2"; fi
+# every policy sees the same requests; attainments are shares; the static
+# fleet costs its replicas for the whole run (600 s)
+printf '%s\n' "$OUT" | /usr/bin/python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.stdin]
+assert len({r["requests"] for r in rows}) == 1, rows
+for r in rows:
+    assert 0 <= r["ttft_attainment"] <= 1 and 0 <= r["itl_attainment"] <= 1
+    assert r["requests"] > 2500 and r["metric_errors"] == 0, r
+s = rows[1]
+want = (s["initial_prefill"] + s["initial_decode"]) * 600 / 3600
+assert abs(s["replica_hours"] - want) < 1e-9, (s, want)
+' 2>"$TMP/py"
+if [ $? -eq 0 ]; then ok; else bad "json: $(cat "$TMP/py")"; fi
+
+split $S --json --policy staffer --policy static
+if [ "$OUT" = "$j1" ]; then ok; else bad "same seed, same output"; fi
+split --shape poisson --rate 5 --duration 600 --seed 4 --json \
+	--policy staffer --policy static
+if [ "$OUT" != "$j1" ]; then ok; else bad "another seed, other output"; fi
+
+# ---- a trace with tokens, --initial-replicas, --timeseries -----------------
+
+awk 'BEGIN { print "arrival_s,input_tokens,output_tokens"
+	for (i = 0; i < 600; i++) printf "%.2f,%d,%d\n", i * 0.5, 1000 + i % 9 * 200, 50 + i % 4 * 50 }' \
+	>"$TMP/t.csv"
+split --trace "$TMP/t.csv" --initial-replicas 2,3 --policy static \
+	--json --timeseries "$TMP/ts.csv" --ts-step 30
+status "trace" 0
+contains "trace" out '"requests":600'
+contains "trace" out '"initial_prefill":2,"initial_decode":3'
+contains "trace" out '"prefill_peak":2'
+if head -n 1 "$TMP/ts.csv" | grep -q '^policy,t,prefill_spec,prefill_ready,decode_spec'; then
+	ok
+else
+	bad "timeseries header"
+fi
+n=$(grep -c '^static,' "$TMP/ts.csv")
+if [ "$n" -ge 9 ]; then ok; else bad "timeseries: $n rows, want >= 9"; fi
+
+finish
