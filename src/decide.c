@@ -14,10 +14,45 @@ static int decide_surge_on(const struct meta *m)
 	return m->surge_quantile > 0 && m->cold_start_s > 0;
 }
 
-void decide_surge_query(const struct meta *m, double *range_s,
-			double *step_s)
+/* The lead time and the hold for ranges sized for cold_s (<= 0:
+ * coldStartSeconds), as meta_horizon_seconds() and meta_hold_seconds()
+ * give them for coldStartSeconds. */
+static double decide_size_lead(const struct meta *m, double cold_s)
 {
-	double lead = meta_horizon_seconds(m), range, step;
+	if (!(cold_s > 0))
+		return meta_horizon_seconds(m);
+	return m->cold_start_s > 0 ? cold_s + meta_lag_seconds(m) : 0;
+}
+
+static double decide_size_hold(const struct meta *m, double cold_s)
+{
+	if (m->scale_down_hold_s >= 0)
+		return m->scale_down_hold_s;
+	return decide_size_lead(m, cold_s);
+}
+
+double decide_size_cold(const struct meta *m, double measured_s)
+{
+	double c = m->cold_start_s, k, cap;
+
+	if (!(c > 0))
+		return 0;
+	if (!(measured_s > c) || measured_s > META_COLD_START_MAX)
+		return c;
+	cap = c * DECIDE_SIZE_COLD_MAX;
+	if (cap > META_COLD_START_MAX)
+		cap = META_COLD_START_MAX;
+	if (measured_s >= cap)
+		return cap;
+	k = ceil(DECIDE_SIZE_STEPS_PER_OCTAVE * log2(measured_s / c) - 1e-9);
+	c = ceil(c * exp2(k / DECIDE_SIZE_STEPS_PER_OCTAVE));
+	return c < cap ? c : cap;
+}
+
+void decide_surge_query_cold(const struct meta *m, double cold_s,
+			     double *range_s, double *step_s)
+{
+	double lead = decide_size_lead(m, cold_s), range, step;
 
 	*range_s = 0;
 	*step_s = 0;
@@ -39,10 +74,16 @@ void decide_surge_query(const struct meta *m, double *range_s,
 	*step_s = step;
 }
 
-void decide_series_query(const struct meta *m, double *range_s,
-			 double *step_s)
+void decide_surge_query(const struct meta *m, double *range_s,
+			double *step_s)
 {
-	double range = 0, hold = meta_hold_seconds(m), step;
+	decide_surge_query_cold(m, 0, range_s, step_s);
+}
+
+void decide_series_query_cold(const struct meta *m, double cold_s,
+			      double *range_s, double *step_s)
+{
+	double range = 0, hold = decide_size_hold(m, cold_s), step;
 
 	if (m->cold_start_s > 0 || m->peakedness == META_AUTO)
 		range = m->forecast_window_s;
@@ -57,6 +98,12 @@ void decide_series_query(const struct meta *m, double *range_s,
 		step = ceil(range / (DECIDE_SERIES_MAX - 1));
 	*step_s = step;
 	*range_s = range;
+}
+
+void decide_series_query(const struct meta *m, double *range_s,
+			 double *step_s)
+{
+	decide_series_query_cold(m, 0, range_s, step_s);
 }
 
 /* How far below a whole number of replicas the exact answer must fall
@@ -229,11 +276,12 @@ static double decide_cold(const struct meta *m, const struct decide_obs *o,
 
 /* The hold in force for cold start cold_s: scaleDownHoldSeconds when
  * given, else cold_s + the metrics lag (0 when cold_s is 0).  The series
- * is sized from coldStartSeconds before the measurement is known
- * (decide_series_query()), so the hold of a longer measured cold start is
- * cut to the span the series covers: beyond it there is no evidence, and
- * a hold without evidence would release nothing ever. */
-static double decide_hold(const struct meta *m, double cold_s, int *capped)
+ * is sized before this measurement is known, for size_cold_s (the last
+ * one's step, decide_size_cold()), so the hold of a longer measured cold
+ * start is cut to the span the series covers: beyond it there is no
+ * evidence, and a hold without evidence would release nothing ever. */
+static double decide_hold(const struct meta *m, double cold_s,
+			  double size_cold_s, int *capped)
 {
 	double hold, range, step;
 
@@ -243,7 +291,7 @@ static double decide_hold(const struct meta *m, double cold_s, int *capped)
 	if (!(cold_s > 0))
 		return 0;
 	hold = cold_s + meta_lag_seconds(m);
-	decide_series_query(m, &range, &step);
+	decide_series_query_cold(m, size_cold_s, &range, &step);
 	if (hold > range && range > 0) {
 		*capped = 1;
 		hold = range;
@@ -407,7 +455,7 @@ enum decide_err decide_observations(const struct meta *m,
 	}
 	d.cold_s = decide_cold(m, o, &d.cold);
 	horizon = d.cold_s > 0 ? d.cold_s + meta_lag_seconds(m) : 0;
-	d.hold_s = decide_hold(m, d.cold_s, &d.hold_capped);
+	d.hold_s = decide_hold(m, d.cold_s, o->size_cold_s, &d.hold_capped);
 	have_series = o->n_series >= 1 && o->series_step_s > 0;
 	/* The peakedness reads any series; the hold's evidence must span
 	 * the hold. */

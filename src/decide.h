@@ -120,6 +120,33 @@ struct decision {
 void decide_series_query(const struct meta *m, double *range_s,
 			 double *step_s);
 
+/*
+ * The cold start the range queries are sized for (decide_series_query()
+ * and decide_surge_query() take coldStartSeconds; the _cold variants take
+ * this): coldStartSeconds, or, when coldStartQuery's last answer
+ * (measured, seconds; <= 0 or NaN: none) was longer, coldStartSeconds x
+ * 2^(k/DECIDE_SIZE_STEPS_PER_OCTAVE) for the smallest whole k that
+ * covers it, at most DECIDE_SIZE_COLD_MAX x coldStartSeconds and
+ * META_COLD_START_MAX.  Without it a measured cold start well above
+ * coldStartSeconds would find the surge range holding too few lead times
+ * for an estimate and the hold cut to the series' span.  The steps keep
+ * the queries, their grids and so the points kept from changing with
+ * every new measurement (a changed range is a new query, fetched whole),
+ * and each one keeps the range within 2^(1/4) of what the measurement
+ * needs.  0 when coldStartSeconds is 0.
+ */
+#define DECIDE_SIZE_STEPS_PER_OCTAVE 4
+#define DECIDE_SIZE_COLD_MAX 4.0
+double decide_size_cold(const struct meta *m, double measured_s);
+
+/* decide_series_query() and decide_surge_query() for ranges sized for a
+ * cold start of cold_s seconds (decide_size_cold()) rather than
+ * coldStartSeconds; cold_s <= 0: coldStartSeconds. */
+void decide_series_query_cold(const struct meta *m, double cold_s,
+			      double *range_s, double *step_s);
+void decide_surge_query_cold(const struct meta *m, double cold_s,
+			     double *range_s, double *step_s);
+
 /* forecastMethod auto: Holt's forecast must have missed by less than this
  * share of what "no change" missed by, over at least this many of its
  * past forecasts on the series (decide.c). */
@@ -162,6 +189,9 @@ struct decide_obs {
 	 * NaN included: coldStartSeconds, DECIDE_COLD_NO_DATA). */
 	int have_cold;
 	double cold_measured;
+	/* The cold start the series and the surge range were sized for
+	 * (decide_size_cold()); 0: coldStartSeconds. */
+	double size_cold_s;
 	const double *series;  /* decide_series_query()'s answer, evenly */
 	size_t n_series;       /* spaced, oldest first, the last one now; */
 	double series_step_s;  /* n 0: none (a new metric may have 1) */

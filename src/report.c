@@ -82,7 +82,7 @@ static void text_series(FILE *fp, const struct report *r)
 	const struct decide_obs *o = r->o;
 	double range, step;
 
-	decide_series_query(m, &range, &step);
+	decide_series_query_cold(m, o->size_cold_s, &range, &step);
 	if (!(range > 0))
 		return;
 	if (o->n_series >= 1)
@@ -139,7 +139,7 @@ static void text_surge(FILE *fp, const struct report *r)
 	double range, step, lead = d->cold_s + meta_lag_seconds(m);
 	size_t n = o->surge ? o->n_surge : o->n_series;
 
-	decide_surge_query(m, &range, &step);
+	decide_surge_query_cold(m, o->size_cold_s, &range, &step);
 	if (!(m->surge_quantile > 0)) {
 		fprintf(fp, "surge      off: surgeQuantile is 0\n");
 		return;

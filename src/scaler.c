@@ -100,6 +100,10 @@ struct state {
 	int have_opt;
 	int64_t opt_target;
 	double opt_at;          /* wall clock, s */
+	/* coldStartQuery's last answer in (0, META_COLD_START_MAX], s; 0:
+	 * none yet.  The next evaluation's ranges are sized for it
+	 * (decide_size_cold()). */
+	double cold_seen;
 };
 
 struct scaler {
@@ -158,6 +162,7 @@ struct eval {
 	size_t n_reads;
 	double series_step_s;
 	double surge_step_s;
+	double size_cold_s;          /* the ranges' cold start (decide.h) */
 	double *miss;                /* slaMissQuery on the series' grid */
 	size_t n_miss;               /* its points, miss_points() */
 	const char *window;          /* schedule window in force, or NULL */
@@ -208,6 +213,24 @@ static size_t eval_who(const struct eval *e, struct log_field *f)
 static struct state *state_of(struct stab_node *n)
 {
 	return (struct state *)n;
+}
+
+/* The cold start e's ranges are sized for: with coldStartQuery, from the
+ * last answer its state keeps (decide_size_cold()); else 0
+ * (coldStartSeconds).  Takes the state lock. */
+static double eval_size_cold(const struct eval *e)
+{
+	struct stab_node *n;
+	double seen = 0;
+
+	if (e->kind != SCALER_METRICS || !e->m->cold_start_query)
+		return 0;
+	pthread_mutex_lock(&e->s->mu);
+	n = stab_get(e->s->states, e->key, wall_now());
+	if (n)
+		seen = state_of(n)->cold_seen;
+	pthread_mutex_unlock(&e->s->mu);
+	return decide_size_cold(e->m, seen);
 }
 
 /* The state for e, created (evicting, see stab.h) on first use; NULL
@@ -1018,12 +1041,12 @@ static double range_max(const struct fetch_answer *x)
  * answer without points (no requests over the whole range) is all NaN.
  * Returns the points on the grid.
  */
-static size_t miss_points(const struct meta *m)
+static size_t miss_points(const struct meta *m, double size_cold_s)
 {
 	double range, step;
 	size_t n;
 
-	decide_series_query(m, &range, &step);
+	decide_series_query_cold(m, size_cold_s, &range, &step);
 	n = (size_t)floor(range / step + 1e-9) + 1;
 	return n > DECIDE_SERIES_MAX ? DECIDE_SERIES_MAX : n;
 }
@@ -1483,6 +1506,10 @@ static void eval_finish(struct eval *e, const struct fetch_answer *a,
 	    optional_failed(e, a, SIG_KV_CAP, &r))
 		goto done;
 	read_observations(e, a, st, g, &o, now);
+	o.size_cold_s = e->size_cold_s;
+	if (st && o.have_cold && o.cold_measured > 0 &&
+	    o.cold_measured <= META_COLD_START_MAX)
+		st->cold_seen = o.cold_measured;
 	o.pool.input_rate = tokens_in;
 	o.pool.output_rate = tokens_out;
 	if (e->m->pool.kind == POOL_PREFILL &&
@@ -1626,6 +1653,7 @@ static int eval_setup(struct eval *e, struct scaler *s, const char *caller,
 	if (scaler_key(e, ns, name, fprint ? fprint : "", e->m->metric_name) ||
 	    !e->be)
 		return -1;
+	e->size_cold_s = eval_size_cold(e);
 
 	for (i = 0; i < SIG_N; i++) {
 		const char *query = NULL;
@@ -1668,7 +1696,8 @@ static int eval_setup(struct eval *e, struct scaler *s, const char *caller,
 		case SIG_SURGE:
 			if (kind != SCALER_METRICS)
 				break;
-			decide_surge_query(e->m, &range, &step);
+			decide_surge_query_cold(e->m, e->size_cold_s, &range,
+						&step);
 			if (!(range > 0))
 				break;
 			query = e->m->arrival_rate_query;
@@ -1698,7 +1727,8 @@ static int eval_setup(struct eval *e, struct scaler *s, const char *caller,
 		case SIG_MISS:
 			if (kind != SCALER_METRICS)
 				break;
-			decide_series_query(e->m, &range, &step);
+			decide_series_query_cold(e->m, e->size_cold_s, &range,
+						 &step);
 			if (!(range > 0))
 				break;
 			query = i == SIG_SERIES ? e->m->arrival_rate_query :
@@ -1725,7 +1755,7 @@ static int eval_setup(struct eval *e, struct scaler *s, const char *caller,
 	e->n_reads = n;
 	*nq = n;
 	if (e->slot[SIG_MISS] >= 0) {
-		e->n_miss = miss_points(e->m);
+		e->n_miss = miss_points(e->m, e->size_cold_s);
 		e->miss = malloc(e->n_miss * sizeof(*e->miss));
 		if (!e->miss)
 			return -1;

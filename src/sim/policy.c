@@ -629,12 +629,12 @@ static void policy_series(struct policy_run *r, const struct meta *m,
 {
 	double range, step;
 
-	decide_series_query(m, &range, &step);
+	decide_series_query_cold(m, o->size_cold_s, &range, &step);
 	policy_range_read(&r->series, range, step, v, &o->series,
 			  &o->n_series);
 	if (o->n_series)
 		o->series_step_s = step;
-	decide_surge_query(m, &range, &step);
+	decide_surge_query_cold(m, o->size_cold_s, &range, &step);
 	policy_range_read(&r->surge, range, step, v, &o->surge,
 			  &o->n_surge);
 	if (o->n_surge)
@@ -667,7 +667,7 @@ static void policy_miss(const struct policy_run *r, const struct meta *m,
 	double range, step, start;
 	size_t n, k;
 
-	decide_series_query(m, &range, &step);
+	decide_series_query_cold(m, o->size_cold_s, &range, &step);
 	if (!(range > 0) || !r->miss || !v->misses || !v->finished)
 		return;
 	n = (size_t)floor(range / step + 1e-9) + 1;
@@ -757,6 +757,13 @@ static int32_t policy_staffer(struct policy_run *r,
 		return hpa_calc_external_avg(r->hpa, v->status,
 					     (double)r->p->hpa.max_replicas,
 					     1.0);
+	/* The server sizes the ranges before this evaluation's coldStartQuery
+	 * answer arrives: for the last one. */
+	if (m.cold_start_query)
+		o.size_cold_s = decide_size_cold(&m, r->cold_seen);
+	if (o.have_cold && o.cold_measured > 0 &&
+	    o.cold_measured <= META_COLD_START_MAX)
+		r->cold_seen = o.cold_measured;
 	policy_series(r, &m, v, &o);
 	if (m.sla_miss_query)
 		policy_miss(r, &m, v, &o);

@@ -232,6 +232,9 @@ struct policy_run {
 	struct keda keda;
 	struct smooth sm;
 	double last_w;            /* last good mean service time */
+	double cold_seen;         /* coldStartQuery's last answer, s; 0 none:
+				   * the ranges are sized for it, as the
+				   * server's (decide_size_cold()) */
 	struct policy_range series; /* staffer: arrivalRateQuery's range */
 	struct policy_range surge;  /* ... and the surge headroom's */
 	double *miss;             /* staffer with feedback: as many */

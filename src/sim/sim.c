@@ -1052,11 +1052,13 @@ int sim_run(const struct sim_config *c, const struct trace *t,
 	span = c->rate_window_s > c->service_window_s ? c->rate_window_s
 						      : c->service_window_s;
 	if (p->kind == POLICY_STAFFER) {
-		double range, step;
+		/* the longest ranges a measured cold start can size */
+		double range, step, cold = p->meta.cold_start_query ?
+			decide_size_cold(&p->meta, META_COLD_START_MAX) : 0;
 
-		decide_series_query(&p->meta, &range, &step);
+		decide_series_query_cold(&p->meta, cold, &range, &step);
 		span += range;
-		decide_surge_query(&p->meta, &range, &step);
+		decide_surge_query_cold(&p->meta, cold, &range, &step);
 		if (range + c->rate_window_s > span)
 			span = range + c->rate_window_s;
 	}

@@ -912,6 +912,82 @@ static void test_surge(void **state)
 }
 
 /*
+ * The ranges follow a measured cold start longer than coldStartSeconds
+ * (decide_size_cold()): in steps of 2^(1/4), at most 4x, so that the
+ * surge range holds its lead times and the hold its span; a shorter or
+ * unusable measurement sizes them for coldStartSeconds, as before.
+ */
+static void test_size_cold(void **state)
+{
+	const double none[] = { 0, -1, NAN, 60, 120, META_COLD_START_MAX + 1 };
+	double range, step, r0, s0, v[81];
+	struct meta m;
+	struct decide_obs o;
+	struct model_signals sig;
+	struct decision d;
+	size_t i;
+
+	(void)state;
+	meta_with(&m, "peakedness", "off", NULL);   /* coldStartSeconds 120 */
+	for (i = 0; i < N_OF(none); i++)
+		assert_true(decide_size_cold(&m, none[i]) == 120);
+	/* 121 s: one step, 120 x 2^(1/4) = 142.7, whole seconds up */
+	assert_true(decide_size_cold(&m, 121) == 143);
+	assert_true(decide_size_cold(&m, 142) == 143);
+	assert_true(decide_size_cold(&m, 143) == 170);
+	/* 150 s: two steps, 120 x 2^(1/2) = 169.7 */
+	assert_true(decide_size_cold(&m, 150) == 170);
+	assert_true(decide_size_cold(&m, 240) == 240);
+	assert_true(decide_size_cold(&m, 300) == 340);
+	/* at most 4x */
+	assert_true(decide_size_cold(&m, 479) == 480);
+	assert_true(decide_size_cold(&m, 3000) == 480);
+	/* coldStartSeconds 0: nothing is sized */
+	meta_release(&m);
+	meta_with(&m, "coldStartSeconds", "0", NULL);
+	assert_true(decide_size_cold(&m, 300) == 0);
+	meta_release(&m);
+
+	meta_with(&m, "peakedness", "off", NULL);
+	decide_surge_query(&m, &r0, &s0);
+	decide_surge_query_cold(&m, 0, &range, &step);
+	assert_true(range == r0 && step == s0);
+	decide_surge_query_cold(&m, 120, &range, &step);
+	assert_true(range == r0 && step == s0);
+	/* 300 s measured, sized for 340: lead 400 s, 60 of them, 100 s a
+	 * point: the estimate's 40 lead times of rises fit again (sized
+	 * for 120 s, 10800 s held only 30 lead times of 360 s) */
+	decide_surge_query_cold(&m, decide_size_cold(&m, 300), &range,
+				&step);
+	assert_true(range == 24000 && step == 100);
+	assert_true(range / (300 + 60) >= 2.0 / (1 - 0.95));
+	decide_series_query(&m, &r0, &s0);
+	decide_series_query_cold(&m, 340, &range, &step);
+	assert_true(r0 == 600 && range == 600 && step == s0);
+	decide_series_query_cold(&m, 900, &range, &step);
+	assert_true(range == 960 && step == s0);
+
+	/* The hold of a measured 700 s (760 s) is cut to the 600 s of a
+	 * series sized for coldStartSeconds, and whole on one sized for
+	 * the measurement. */
+	for (i = 0; i < N_OF(v); i++)
+		v[i] = 5;
+	memset(&o, 0, sizeof(o));
+	o.arrival_rate = 5;
+	o.w_measured = 2;
+	obs_series(&o, v, N_OF(v));
+	o.have_cold = 1;
+	o.cold_measured = 700;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.hold_capped && d.hold_s == 600);
+	o.size_cold_s = 700;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_false(d.hold_capped);
+	assert_true(d.hold_s == 760);
+	meta_release(&m);
+}
+
+/*
  * A unified fleet answers as before: pool unset and 'pool: unified' give
  * the model's own answer (model_evaluate on the same signals) to the
  * bit, and the token signals, even when present, are not read.
@@ -1010,6 +1086,7 @@ int main(void)
 		cmocka_unit_test(test_cap),
 		cmocka_unit_test(test_feedback),
 		cmocka_unit_test(test_cold_start),
+		cmocka_unit_test(test_size_cold),
 		cmocka_unit_test(test_peak_tail),
 		cmocka_unit_test(test_pool_unified),
 		cmocka_unit_test(test_pool_decide),
