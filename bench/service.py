@@ -350,6 +350,9 @@ def sc_streams(b, P):
 
 
 def sc_memory(b, P):
+    """Fresh servers at the default metadata, then as many with
+    `surgeQuantile: 0` (no surge range: v2's signal set) for the target
+    row only, tagged ("nosurge", ...) at the end of the list."""
     runs = []
     for r in range(P["reps"]):
         log("memory: rep %d of %d" % (r + 1, P["reps"]))
@@ -359,6 +362,16 @@ def sc_memory(b, P):
                 "--steps", ",".join(str(x) for x in P["objects"]),
                 "--streams", ",".join(str(x) for x in P["mem_streams"]),
                 "--inflight", 32]))
+        finally:
+            s.stop()
+    for r in range(P["reps"]):
+        log("memory: surgeQuantile 0, rep %d of %d" % (r + 1, P["reps"]))
+        s = Server("memory-nosurge-%d" % r, b, ttl=5)
+        try:
+            runs.append(("nosurge", run_load("memory", s, b, [
+                "--steps", str(max(P["objects"])),
+                "--streams", str(min(P["mem_streams"])),
+                "--inflight", 32, "--meta", "surgeQuantile=0"])))
         finally:
             s.stop()
     return runs
@@ -490,7 +503,7 @@ def utc_seconds(ts):
 
 def read_query_log(path, t0, t1):
     """The query log's entries between wall times t0 and t1: a list of
-    (path, query, points, samples)."""
+    (path, query, points, samples, step), step "" for an instant query."""
     out = []
     try:
         fp = open(path)
@@ -516,7 +529,7 @@ def read_query_log(path, t0, t1):
                 pts = int(round((b - a) / float(p.get("step") or 1))) + 1
             out.append((e["httpRequest"]["path"], p.get("query", ""), pts,
                         e.get("stats", {}).get("samples", {})
-                        .get("totalQueryableSamples", 0)))
+                        .get("totalQueryableSamples", 0), p.get("step", "")))
     return out
 
 
@@ -836,7 +849,10 @@ def report(R, P, meta):
 
     # -- memory
     if "memory" in R:
-        runs = R["memory"]
+        runs = [x for x in R["memory"] if not (isinstance(x, tuple) and
+                                               x[0] == "nosurge")]
+        nosurge = [x[1] for x in R["memory"] if isinstance(x, tuple) and
+                   x[0] == "nosurge"]
         raw.append("### Memory (`memory`)\n")
         raw.append("Fresh server per repetition (cacheTTLSeconds 5): RSS idle, after "
                    "GetMetrics and IsActive once for each of the first N distinct "
@@ -922,6 +938,19 @@ def report(R, P, meta):
                 f(a_idle, 1), f(a_obj, 2), f(a_stream, 1)),
             "< %g MiB" % T_ANON_MIB,
             verdict(med(a_tgt) < T_ANON_MIB)))
+        ns_anon = [d["anon_kib"] / 1024 for run in nosurge for k, d in run
+                   if k == "rss" and (int(d["objects"]), int(d["streams"])) ==
+                   target_key and "anon_kib" in d]
+        if ns_anon and a_tgt:
+            rows26.append((
+                "the same with `surgeQuantile: 0` (no surge range)",
+                "**%s MiB** anonymous RSS (%s): the surge headroom's range "
+                "(241 points a trigger at the defaults) costs %s KiB an "
+                "object" % (
+                    f(med(ns_anon), 1), " / ".join(f(v, 1) for v in ns_anon),
+                    f((med(a_tgt) - med(ns_anon)) * 1024 / target_key[0], 2)),
+                "(< %g MiB)" % T_ANON_MIB,
+                "met" if med(ns_anon) < T_ANON_MIB else "missed"))
 
     # -- KEDA's cycle
     if "keda" in R:
@@ -1023,9 +1052,12 @@ def report(R, P, meta):
         stats = {}
         for c in X["configs"]:
             L, secs = c["log"], max(c["log_s"], 1e-9)
+            # a distinct query: its text, instant or range, and a range's
+            # step (the forecast's and the surge headroom's ranges of one
+            # arrivalRateQuery are two queries)
             keys = {}
-            for path, q, pts, smp in L:
-                keys[(path, q)] = keys.get((path, q), 0) + 1
+            for path, q, pts, smp, step in L:
+                keys[(path, q, step)] = keys.get((path, q, step), 0) + 1
             rng = [x for x in L if x[0].endswith("query_range")]
             cycles = secs / 15.0
             st = {"rps": len(L) / secs,

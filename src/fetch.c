@@ -532,6 +532,22 @@ static int entry_renew(struct fetch *f, struct entry *e, double now)
 	return 1;
 }
 
+/* How long e's answer serves (fetch.h): cacheTTLSeconds, or a kept
+ * range's step when that is longer.  Such a range gains a point once a
+ * step, so refreshing it every 0.75 x TTL would ask for the same
+ * unsettled tail again and again (the surge headroom's range at 45 s a
+ * point cost a request per object per KEDA cycle); its newest point is
+ * then up to a step older when used, which the readers' freshness check
+ * allows for (scaler.c, answer_fresh()). */
+static double entry_ttl(const struct entry *e)
+{
+	double ttl = e->cfg->cache_ttl_s;
+
+	if (ttl > 0 && e->range_s > 0 && !(e->end_s > 0) && e->step_s > ttl)
+		return e->step_s;
+	return ttl;
+}
+
 static double settle_of(const struct backend *be)
 {
 	return be->range_settle_s > 0 ? be->range_settle_s :
@@ -1462,7 +1478,7 @@ static int refresh_plan(struct fetch *f, struct entry *e)
 	    !(e->cfg->cache_ttl_s > 0) || sheap_queued(&e->rnode))
 		return 0;
 	if (sheap_push(&f->refresh, &e->rnode, e->fetched_at +
-		       FETCH_REFRESH_AHEAD * e->cfg->cache_ttl_s))
+		       FETCH_REFRESH_AHEAD * entry_ttl(e)))
 		return 0;
 	return sheap_peek(&f->refresh) == &e->rnode; /* 1: the earliest */
 }
@@ -1478,7 +1494,7 @@ static void refresh_due(struct fetch *f, double now)
 
 		sheap_pop(&f->refresh);
 		if (e->state != ENTRY_READY || e->last_used < e->fetched_at ||
-		    now - e->fetched_at >= e->cfg->cache_ttl_s)
+		    now - e->fetched_at >= entry_ttl(e))
 			continue;    /* busy, unused, or expired already */
 		if (entry_renew(f, e, now)) {
 			refresh_plan(f, e);
@@ -1584,7 +1600,7 @@ static void job_start(struct fetch *f, struct job *j)
 		entry_note_tenant(f, e, j->tenant);
 		/* A refresh ahead may be under way: its answer still holds. */
 		if (e->have_answer &&
-		    (now - e->fetched_at < e->cfg->cache_ttl_s ||
+		    (now - e->fetched_at < entry_ttl(e) ||
 		     entry_renew(f, e, now))) {
 			job_fill(j, i, e, now);
 			refresh_plan(f, e);
@@ -1955,7 +1971,7 @@ int fetch_lookup(struct fetch *f, const char *caller, const char *tenant,
 		es[i] = entry_find(f, &qs[i], hash_query(&qs[i]));
 		if (!es[i] || !es[i]->have_answer)
 			goto out;
-		if (!(now - es[i]->fetched_at < es[i]->cfg->cache_ttl_s) &&
+		if (!(now - es[i]->fetched_at < entry_ttl(es[i])) &&
 		    !entry_renew(f, es[i], now))
 			goto out;
 	}

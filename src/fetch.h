@@ -30,6 +30,8 @@
  * lane of the (caller, namespace) that asked for it last; callers get the cached
  * answer until the TTL ends, never an older one.  A query asked at least
  * once per 0.75 x TTL is always warm and costs one request per 0.75 x TTL.
+ * A kept range (below) whose step is longer than the TTL has its step
+ * for TTL: it gains a point only once a step.
  *
  * Range queries ending now (end_s 0), with a TTL above 0, are asked on
  * the grid of Unix times that are multiples of their step, their points

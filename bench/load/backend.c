@@ -23,7 +23,8 @@ struct bk_key {
 	struct bk_key *next;
 	uint32_t hash;
 	unsigned long count;          /* since the last reset */
-	char text[];                  /* "i:" or "r:" and the query */
+	char text[];                  /* "i:" or "r:" and the query (a
+				       * range's: "step\nquery") */
 };
 
 struct bk {
@@ -69,7 +70,9 @@ static uint32_t bk_hash(char kind, const char *q)
 	return h;
 }
 
-/* Count one request for (kind, q). */
+/* Count one request for (kind, q): a distinct query is its text, instant
+ * or range, and a range's step (q then "step\nquery": the forecast's and
+ * the surge headroom's ranges of one query are two queries). */
 static void bk_count(struct bk *b, char kind, const char *q)
 {
 	uint32_t h = bk_hash(kind, q);
@@ -269,7 +272,20 @@ static enum MHD_Result bk_request(void *cls, struct MHD_Connection *conn,
 		return bk_text(conn, MHD_HTTP_BAD_REQUEST,
 			       "{\"status\":\"error\",\"errorType\":"
 			       "\"bad_data\",\"error\":\"no query\"}");
-	bk_count(b, url[13] == '_' ? 'r' : 'i', q);
+	if (url[13] == '_') {
+		const char *st = MHD_lookup_connection_value(conn,
+			MHD_GET_ARGUMENT_KIND, "step");
+		size_t kn = strlen(q) + 40;
+		char *k = malloc(kn);
+
+		if (!k)
+			return MHD_NO;
+		snprintf(k, kn, "%.32s\n%s", st ? st : "", q);
+		bk_count(b, 'r', k);
+		free(k);
+	} else {
+		bk_count(b, 'i', q);
+	}
 	if (!strncmp(q, "slow", 4)) {
 		struct timespec ts;
 

@@ -9,6 +9,7 @@
 #include "backend.h"
 #include "load.h"
 #include "num.h"
+#include "req.h"
 
 static void usage(FILE *fp)
 {
@@ -43,6 +44,7 @@ static void usage(FILE *fp)
 "    --seed N [1]  --ns NAMESPACE [bench]  --methods LIST  --steps LIST\n"
 "    --streams LIST     --warm 0|1  unary: ask each object first [1]\n"
 "    --query Q          keda: object I's query, {i} for I [obj_rate_I]\n"
+"    --meta KEY=VALUE   one more metadata pair on every request\n"
 "    --expect LIST      keda: object I's GetMetrics answer must be\n"
 "                       LIST[I %% length] (a wrong one is counted)\n");
 }
@@ -85,6 +87,7 @@ static const struct opt opts[] = {
 	{ "--scrapers", OPT_INT, O(scrapers), 0, 1, 64 },
 	{ "--scraper-nice", OPT_INT, O(scraper_nice), 0, 0, 19 },
 	{ "--query", OPT_STR, O(query), 0, 0, 0 },
+	{ "--meta", OPT_STR, O(meta), 0, 0, 0 },
 	{ "--expect", OPT_LIST, O(expect), O(n_expect), 0, 1000000 },
 	{ "--methods", OPT_METHODS, O(methods), O(n_methods), 0, 0 },
 	{ "--steps", OPT_LIST, O(steps), O(n_steps), 1, 100000 },
@@ -265,6 +268,11 @@ int main(int argc, char **argv)
 	}
 	if (!o.addr) {
 		fprintf(stderr, "staffer-load: --addr is required\n");
+		return 2;
+	}
+	if (o.meta && req_set_meta(o.meta)) {
+		fprintf(stderr, "staffer-load: --meta wants KEY=VALUE, not "
+			"'%.60s'\n", o.meta);
 		return 2;
 	}
 	c = lc_new(o.addr, o.channels, err);

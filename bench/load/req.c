@@ -1,6 +1,8 @@
 /* req.c - see req.h. */
 #include "req.h"
 
+#include <string.h>
+
 #include <grpc/slice.h>
 
 #include "externalscaler.pb-c.h"
@@ -11,9 +13,29 @@ typedef Externalscaler__ScaledObjectRef__ScalerMetadataEntry req_entry;
 /* A ScaledObjectRef and the storage of its metadata map. */
 struct req_ref_buf {
 	Externalscaler__ScaledObjectRef ref;
-	req_entry e[3];
-	req_entry *es[3];
+	req_entry e[4];
+	req_entry *es[4];
 };
+
+/* req_set_meta()'s pair; key NULL: none. */
+static struct {
+	char key[REQ_NAME_MAX], value[REQ_NAME_MAX];
+	int on;
+} extra;
+
+int req_set_meta(const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+
+	if (!eq || eq == kv || (size_t)(eq - kv) >= sizeof(extra.key) ||
+	    strlen(eq + 1) >= sizeof(extra.value))
+		return -1;
+	memcpy(extra.key, kv, (size_t)(eq - kv));
+	extra.key[eq - kv] = '\0';
+	memcpy(extra.value, eq + 1, strlen(eq + 1) + 1);
+	extra.on = 1;
+	return 0;
+}
 
 static void req_ref_fill(struct req_ref_buf *b, const char *ns,
 			 const char *name, const char *query)
@@ -25,7 +47,7 @@ static void req_ref_fill(struct req_ref_buf *b, const char *ns,
 	int i;
 
 	b->ref = ref_init;
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 4; i++) {
 		b->e[i] = init;
 		b->es[i] = &b->e[i];
 	}
@@ -38,7 +60,9 @@ static void req_ref_fill(struct req_ref_buf *b, const char *ns,
 	b->e[2].value = "10";
 	b->ref.name = (char *)name;
 	b->ref.namespace_ = (char *)ns;
-	b->ref.n_scalermetadata = 3;
+	b->e[3].key = extra.key;
+	b->e[3].value = extra.value;
+	b->ref.n_scalermetadata = extra.on ? 4 : 3;
 	b->ref.scalermetadata = b->es;
 }
 

@@ -19,6 +19,11 @@
 grpc_slice req_ref(const char *ns, const char *name, const char *query);
 grpc_slice req_metrics(const char *ns, const char *name, const char *query);
 
+/* One more metadata pair, "key=value", on every request packed after
+ * this call (before the measurement starts; not thread-safe).  0; -1
+ * when kv has no '=' or an empty key. */
+int req_set_meta(const char *kv);
+
 /* A grpc.health.v1 HealthCheckRequest for the server as a whole. */
 grpc_slice req_health(void);
 

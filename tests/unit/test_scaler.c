@@ -68,6 +68,8 @@ static struct {
 	pthread_mutex_t mu;
 	struct fp_rule rules[FK_RULES];
 	size_t n;
+	double surge_span;     /* end - start of the last surge range asked */
+	unsigned long asked[3]; /* requests by fp_rule.range */
 	int fd, stop;
 	pthread_t thread;
 	int port;
@@ -168,6 +170,7 @@ static int fp_answer(const char *line, char **body)
 		return 400;
 	}
 	r = fp.rules[i];
+	fp.asked[range]++;
 	pthread_mutex_unlock(&fp.mu);
 	if (r.kind == FK_FAIL) {
 		snprintf(b, cap, "{\"status\":\"error\",\"errorType\":"
@@ -192,6 +195,11 @@ static int fp_answer(const char *line, char **body)
 	start = atof(t);
 	fp_param(strchr(line, '?') + 1, "end", t, sizeof(t));
 	end = atof(t);
+	if (range == 2) {
+		pthread_mutex_lock(&fp.mu);
+		fp.surge_span = end - start;
+		pthread_mutex_unlock(&fp.mu);
+	}
 	len = (size_t)snprintf(b, cap, "{\"status\":\"success\",\"data\":{"
 			       "\"resultType\":\"matrix\",\"result\":[");
 	if (r.kind != FK_EMPTY) {
@@ -285,35 +293,48 @@ struct world {
 	struct scaler *sc;
 };
 
-static int setup(void **state)
+/* A scaler and its fetch on fp with cacheTTLSeconds ttl: 0, or -1. */
+static int world_open(struct world *w, int ttl)
 {
-	struct world *w = calloc(1, sizeof(*w));
 	char text[512], err[CONFIG_ERR_MAX];
 
-	assert_non_null(w);
-	fp_start();
-	snprintf(text, sizeof(text), "{\"cacheTTLSeconds\":0,\"backends\":[{"
-		 "\"name\":\"p\",\"url\":\"http://127.0.0.1:%d\"}]}", fp.port);
+	snprintf(text, sizeof(text), "{\"cacheTTLSeconds\":%d,\"backends\":"
+		 "[{\"name\":\"p\",\"url\":\"http://127.0.0.1:%d\"}]}", ttl,
+		 fp.port);
 	config_init(&w->cfg);
 	if (config_load_text(&w->cfg, text, "test.json", err)) {
 		print_error("%s\n", err);
 		return -1;
 	}
-	log_set_level(getenv("TEST_LOG") ? "debug" : "error");
 	w->f = fetch_new();
 	w->sc = w->f ? scaler_new(&w->cfg, w->f, NULL) : NULL;
-	*state = w;
 	return w->sc ? 0 : -1;
+}
+
+static void world_close(struct world *w)
+{
+	fetch_stop(w->f);
+	scaler_free(w->sc);
+	fetch_free(w->f);
+	config_release(&w->cfg);
+}
+
+static int setup(void **state)
+{
+	struct world *w = calloc(1, sizeof(*w));
+
+	assert_non_null(w);
+	fp_start();
+	log_set_level(getenv("TEST_LOG") ? "debug" : "error");
+	*state = w;
+	return world_open(w, 0);
 }
 
 static int teardown(void **state)
 {
 	struct world *w = *state;
 
-	fetch_stop(w->f);
-	scaler_free(w->sc);
-	fetch_free(w->f);
-	config_release(&w->cfg);
+	world_close(w);
 	fp_stop();
 	free(w);
 	return 0;
@@ -646,6 +667,92 @@ static void test_floor_rises(void **state)
 	assert_int_equal(r.floored, 0);
 }
 
+/*
+ * A measured cold start longer than coldStartSeconds sizes the next
+ * evaluation's ranges (decide_size_cold()): the surge range of
+ * coldStartSeconds 120 is 3 hours (60 lead times of 180 s); once
+ * coldStartQuery has said 300 s it is 60 lead times of the 340 s step
+ * plus the lag, 24000 s, which holds the 40 lead times of 360 s the
+ * estimate needs.
+ */
+static void test_surge_sized_by_cold(void **state)
+{
+	struct world *w = *state;
+	const char *kv[] = {
+		"arrivalRateQuery", "lam_sized", "serviceTime", "10",
+		"coldStartSeconds", "120", "coldStartQuery", "cold_sized",
+		NULL,
+	};
+	struct scaler_result r;
+	double span;
+
+	fp_set("lam_sized", 0, FK_VALUE, 2, 0);
+	fp_set("lam_sized", 1, FK_VALUE, 2, 0);
+	fp_set("lam_sized", 2, FK_VALUE, 2, 0);
+	fp_set("cold_sized", 0, FK_VALUE, 300, 0);
+	metrics(w, "sized", kv, &r);
+	assert_int_equal(r.err, SCALER_OK);
+	pthread_mutex_lock(&fp.mu);
+	span = fp.surge_span;
+	pthread_mutex_unlock(&fp.mu);
+	assert_true(span >= 10800 - 45 && span <= 10800);
+	metrics(w, "sized", kv, &r);
+	assert_int_equal(r.err, SCALER_OK);
+	pthread_mutex_lock(&fp.mu);
+	span = fp.surge_span;
+	pthread_mutex_unlock(&fp.mu);
+	assert_true(span >= 24000 - 100 && span <= 24000);
+	/* a measurement back at coldStartSeconds: sized for it again */
+	fp_set("cold_sized", 0, FK_VALUE, 110, 0);
+	metrics(w, "sized", kv, &r);
+	metrics(w, "sized", kv, &r);
+	assert_int_equal(r.err, SCALER_OK);
+	pthread_mutex_lock(&fp.mu);
+	span = fp.surge_span;
+	pthread_mutex_unlock(&fp.mu);
+	assert_true(span >= 10800 - 45 && span <= 10800);
+}
+
+/*
+ * A kept range whose step is longer than cacheTTLSeconds is reused for
+ * its step (fetch.c, entry_ttl()): with a TTL of 1 s, a second call 1.5 s
+ * after the first asks for the instant query again but not for the
+ * arrival rate's ranges (15 s and 45 s a point), which gain no point
+ * that soon.
+ */
+static void test_range_ttl_step(void **state)
+{
+	struct world w2;
+	const char *kv[] = {
+		"arrivalRateQuery", "lam_ttl", "serviceTime", "10", NULL,
+	};
+	struct scaler_result r;
+	unsigned long a0[3], a1[3];
+	struct timespec pause = { 1, 500000000 };
+
+	(void)state;
+	fp_set("lam_ttl", 0, FK_VALUE, 2, 0);
+	fp_set("lam_ttl", 1, FK_VALUE, 2, 0);
+	fp_set("lam_ttl", 2, FK_VALUE, 2, 0);
+	memset(&w2, 0, sizeof(w2));
+	assert_int_equal(world_open(&w2, 1), 0);
+	metrics(&w2, "ttl", kv, &r);
+	assert_int_equal(r.err, SCALER_OK);
+	pthread_mutex_lock(&fp.mu);
+	memcpy(a0, fp.asked, sizeof(a0));
+	pthread_mutex_unlock(&fp.mu);
+	nanosleep(&pause, NULL);
+	metrics(&w2, "ttl", kv, &r);
+	assert_int_equal(r.err, SCALER_OK);
+	pthread_mutex_lock(&fp.mu);
+	memcpy(a1, fp.asked, sizeof(a1));
+	pthread_mutex_unlock(&fp.mu);
+	world_close(&w2);
+	assert_true(a1[0] == a0[0] + 1);  /* the instant query: expired */
+	assert_true(a1[1] == a0[1]);      /* the series: 15 s a point */
+	assert_true(a1[2] == a0[2]);      /* the surge range: 45 s */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -654,6 +761,8 @@ int main(void)
 		cmocka_unit_test(test_arrival_range),
 		cmocka_unit_test(test_recent_replicas),
 		cmocka_unit_test(test_surge_range),
+		cmocka_unit_test(test_surge_sized_by_cold),
+		cmocka_unit_test(test_range_ttl_step),
 		cmocka_unit_test(test_pool_kv_used),
 		cmocka_unit_test(test_pool_prefill_capacity),
 		cmocka_unit_test(test_pool_kv_capacity),
