@@ -467,7 +467,17 @@ static int call_identify(struct call *c)
 			 "one of the clients in staffer's config; only those "
 			 "may call (docs/security.md)", shown[0] ? shown :
 			 "no SAN or CN");
-		log_warn("%s: %s", methods[c->method].path, msg);
+		{
+			struct log_field f[3] = {
+				LOG_F_STR("method", method_name(c->method)),
+				LOG_F_STR("code", stats_code_name(
+					GRPC_STATUS_PERMISSION_DENIED)),
+				LOG_F_STR("client", shown[0] ? shown : NULL),
+			};
+
+			log_fields_at(LOG_WARN, f, 3, "%s: %s",
+				      methods[c->method].path, msg);
+		}
 		call_reply(c, GRPC_STATUS_PERMISSION_DENIED, msg, NULL);
 		rc = -1;
 		goto out;
@@ -491,7 +501,18 @@ static int call_claim(struct call *c, const char *ns)
 	snprintf(msg, sizeof(msg), "client '%s' may not claim namespace '%s': "
 		 "its entry in staffer's config 'clients' lists the "
 		 "namespaces it may (docs/security.md)", shown, ns);
-	log_warn("%s: %s", methods[c->method].path, msg);
+	{
+		struct log_field f[4] = {
+			LOG_F_STR("method", method_name(c->method)),
+			LOG_F_STR("code",
+				  stats_code_name(GRPC_STATUS_PERMISSION_DENIED)),
+			LOG_F_STR("client", shown),
+			LOG_F_STR("namespace", ns),
+		};
+
+		log_fields_at(LOG_WARN, f, 4, "%s: %s",
+			      methods[c->method].path, msg);
+	}
 	call_reply(c, GRPC_STATUS_PERMISSION_DENIED, msg, NULL);
 	return -1;
 }

@@ -337,10 +337,11 @@ class TLSClient(h.Client):
                                       response_deserializer=h.hpb.HealthCheckResponse.FromString)
 
 
-def mtls_staffer(c, pki, cfg_path, tag="server"):
+def mtls_staffer(c, pki, cfg_path, tag="server", extra=()):
     s = h.Staffer(c.bin, config=cfg_path,
                   args=["--tls-cert", pki[tag][0], "--tls-key", pki[tag][1],
-                        "--tls-client-ca", pki["ca"], "--log-level", "info"])
+                        "--tls-client-ca", pki["ca"], "--log-level", "info"] +
+                  list(extra))
     # the harness's readiness probe speaks plaintext: wait for the log
     s.spawn()
     h.wait_until(lambda: "listening on" in s.log() or not s.alive(), 15, 0.05,
@@ -370,7 +371,8 @@ def t_identity(c):
     cfg = write_cfg(os.path.join(d, "c.json"), [{"name": "prom", "url": c.m.prom_url}, team_a],
                     clients=[{"uri": "spiffe://cluster.local/ns/keda/sa/keda-operator"},
                              {"cn": "tenant-b-pod", "namespaces": ["tenant-b", "tenant-b-*"]}])
-    s = mtls_staffer(c, pki, cfg)
+    # JSON lines: a denial carries its fields, not only its text
+    s = mtls_staffer(c, pki, cfg, extra=("--log-format", "json"))
     try:
         with TLSClient(s.addr, pki, "tenant") as t, TLSClient(s.addr, pki, "keda") as k:
             n0 = sent()
@@ -394,6 +396,14 @@ def t_identity(c):
             det = expect_code(DENIED, t.target, meta, name="model", ns="tenant-b")
             assert "is not one of the clients" in det and "cn:tenant-b-pod" in det, det
         note("denied: %s" % det)
+        lines = [json.loads(x) for x in s.log().splitlines() if x.startswith("{")]
+        claim = [x for x in lines if "may not claim" in x.get("msg", "")]
+        assert claim and claim[0].get("code") == "PERMISSION_DENIED" and \
+            claim[0].get("client") == "cn:tenant-b-pod" and \
+            claim[0].get("namespace") == "team-a", claim[:1] or lines[-3:]
+        unknown = [x for x in lines if "is not one of the clients" in x.get("msg", "")]
+        assert unknown and unknown[0].get("client") == "cn:tenant-b-pod" and \
+            unknown[0].get("method"), unknown[:1] or lines[-3:]
         stop_clean(s)
     finally:
         s.stop(10)
