@@ -412,6 +412,26 @@ static int put_bool(FILE *fp, const char *name, int b)
 	       -1 : 0;
 }
 
+/* The answer hold's spans (smooth.h), when it holds: "hold": {t0, width,
+ * since, k, max: [SMOOTH_SLOTS answers, -1 for an empty span]}. */
+static int put_hold(FILE *fp, const struct smooth *sm)
+{
+	int bad, i;
+
+	if (!sm->hold_on)
+		return 0;
+	bad = fprintf(fp, ",\"hold\":{\"t0\":%.17g,\"width\":%.17g,"
+		      "\"since\":%.17g,\"k\":%lld,\"max\":[", sm->hold_t0,
+		      sm->hold_width, sm->hold_since,
+		      (long long)sm->hold_k) < 0;
+	for (i = 0; i < SMOOTH_SLOTS; i++)
+		bad |= fprintf(fp, "%s%lld", i ? "," : "",
+			       sm->hold_max[i] == INT64_MIN ? -1LL :
+			       (long long)sm->hold_max[i]) < 0;
+	bad |= fputs("]}", fp) < 0;
+	return bad ? -1 : 0;
+}
+
 /* The file's text for a snapshot, written straight to fp: no tree and no
  * copy of the text, so a save needs little memory beyond the snapshot.
  * 0, or -1 when a write (or a string's escaping) fails. */
@@ -445,6 +465,8 @@ static int snap_put(FILE *fp, const struct snap *sn)
 		bad |= put_bool(fp, "haveOpt", st->have_opt);
 		bad |= put_num(fp, "optTarget", (double)st->opt_target);
 		bad |= put_num(fp, "optAt", st->opt_at);
+		bad |= put_num(fp, "coldSeen", st->cold_seen);
+		bad |= put_hold(fp, &st->sm);
 		bad |= fputc('}', fp) == EOF;
 	}
 	bad |= fputs("]}", fp) < 0;
@@ -576,6 +598,38 @@ static int flag(const cJSON *o, const char *name)
 	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, name));
 }
 
+/* put_hold()'s object into sm when it is whole and in range; else the
+ * hold starts afresh, as in a new process (smooth.h). */
+static void get_hold(const cJSON *o, struct smooth *sm)
+{
+	const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "hold");
+	const cJSON *mx = cJSON_GetObjectItemCaseSensitive(h, "max");
+	const cJSON *x;
+	int64_t v[SMOOTH_SLOTS];
+	double t0 = num(h, "t0", -1, 1e12), w = num(h, "width", 0, 86400);
+	double since = num(h, "since", -1, 1e12), k = num(h, "k", -1, 1e12);
+	int i = 0;
+
+	sm->hold_on = 0;
+	if (!cJSON_IsObject(h) || !cJSON_IsArray(mx) ||
+	    cJSON_GetArraySize(mx) != SMOOTH_SLOTS || t0 < 0 || !(w > 0) ||
+	    since < 0 || k < 0 || k != floor(k))
+		return;
+	cJSON_ArrayForEach(x, mx) {
+		if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble))
+			return;
+		v[i++] = x->valuedouble < 0 ? INT64_MIN :
+			 x->valuedouble > (double)MODEL_REPLICAS_MAX ?
+			 MODEL_REPLICAS_MAX : (int64_t)x->valuedouble;
+	}
+	sm->hold_t0 = t0;
+	sm->hold_width = w;
+	sm->hold_since = since;
+	sm->hold_k = (int64_t)k;
+	memcpy(sm->hold_max, v, sizeof(v));
+	sm->hold_on = 1;
+}
+
 /*
  * Open the state file for reading.  Anything but a regular file (a FIFO
  * would block start-up before gRPC listens; a directory or device is a
@@ -698,6 +752,8 @@ static int states_load(struct scaler *s)
 		st->opt_target = (int64_t)num(o, "optTarget", 0,
 					      (double)MODEL_REPLICAS_MAX);
 		st->opt_at = num(o, "optAt", 0, 1e12);
+		st->cold_seen = num(o, "coldSeen", 0, META_COLD_START_MAX);
+		get_hold(o, &st->sm);
 		n++;
 	}
 	log_info("state file '%s': %zu trigger states restored",

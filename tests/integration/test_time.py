@@ -692,6 +692,63 @@ def t_restart(c):
     assert fresh == 2, "a fresh process answered %d, not the raw target 2" % fresh
 
 
+@test("restart with --state-file keeps the answer hold: an answer a backlog raised "
+      "stays held across the restart; a process without the file holds only the "
+      "arrival rate's series", timeout=90)
+def t_restart_hold(c):
+    hold = 14.0
+    p = uniq("rhold")
+    meta = c.m.signals(p, lam=2, q=0)
+    meta.update(serviceTime="10", staffing="none", peakedness="off",
+                surgeQuantile="0", scaleDownHoldSeconds="%g" % hold,
+                forecastWindowSeconds="60")
+    qd = p + "_queue_depth"
+    name = uniq("so")
+    sf = os.path.join(h.tmpdir(), "state.json")
+    s = start_server(c, ["--state-file", sf])
+    port = s.port
+    with h.Client(s.addr) as cl:
+        base = cl.target(meta, name=name)
+        assert base == 20, base
+        # the answer hold stands on its own once it has seen a whole hold
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < hold + 1:
+            assert cl.target(meta, name=name) == base
+            time.sleep(0.5)
+        c.m.update(**{qd: 300})                 # a backlog: the drain term
+        h.wait_until(lambda: cl.target(meta, name=name) > base, 10, 0.2,
+                     "the backlog raising the answer")
+        high = cl.target(meta, name=name)
+        c.m.update(**{qd: 0})
+        time.sleep(2.5)                          # the cache and a save
+        assert cl.target(meta, name=name) == high, "not held before the restart"
+    stop_server(s)
+    d = json.load(open(sf))
+    st = [x for x in d["states"] if ":default/%s/" % name in x["key"]]
+    assert st and "hold" in st[0], st
+    s = start_server(c, ["--state-file", sf], port=port)
+    try:
+        with h.Client(s.addr) as cl:
+            after = cl.target(meta, name=name)
+    finally:
+        stop_server(s)
+    # the same state without the hold's spans (as written before they were
+    # kept): the arrival rate's series alone holds, and the answer falls
+    for x in d["states"]:
+        x.pop("hold", None)
+    json.dump(d, open(sf, "w"))
+    s = start_server(c, ["--state-file", sf], port=port)
+    try:
+        with h.Client(s.addr) as cl:
+            spanless = cl.target(meta, name=name)
+    finally:
+        stop_server(s)
+    note("backlog answer %d (base %d); after a restart: %d with the hold's spans, %d "
+         "without" % (high, base, after, spanless))
+    assert after == high, "the restart lost the hold: %d, was %d" % (after, high)
+    assert spanless < high, "the case shows nothing: %d without the spans" % spanless
+
+
 # ----------------------------------------------------------------------------
 # 8. StreamIsActive
 

@@ -191,6 +191,10 @@ static const char *const state_corpus[] = {
 	"\"haveActive\":true,\"goodActive\":false,\"activeAt\":1782907100,"
 	"\"goodAt\":1782907200,\"goodW\":9.5,\"lastSeen\":1782907200}]}",
 	"{\"version\":1,\"states\":[]}",
+	"{\"version\":2,\"states\":[{\"key\":\"2:ns/so/0123456789abcdef"
+	"0123456789abcdef\",\"ns\":\"ns\",\"target\":7,\"primed\":true,"
+	"\"coldSeen\":300,\"hold\":{\"t0\":1782907000,\"width\":22.5,"
+	"\"since\":1782907000,\"k\":8,\"max\":[7,-1,9,7,7,7,7,7,8]}}]}",
 };
 
 static const char *const state_words[] = {
@@ -198,6 +202,8 @@ static const char *const state_words[] = {
 	"haveGood",
 	"goodTarget", "haveActive", "goodActive", "activeAt", "goodAt",
 	"goodW", "lastSeen", "true", "false", "null", "1e400", "-1e400",
+	"hold", "t0", "width", "since", "\"k\"", "max", "coldSeen", "[]",
+	"-9223372036854775808", "1e18",
 	"{\"key\":\"a\"},",
 };
 
