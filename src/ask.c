@@ -18,8 +18,7 @@ struct ask {
 static void ask_done(void *arg, const struct fetch_answer *a, size_t n)
 {
 	struct ask *k = arg;
-	struct fetch_answer none = { PROM_EHTTP, 0, 0, NULL, NULL, 0, 0,
-				     "no answer" };
+	struct fetch_answer none = { .err = PROM_EHTTP, .msg = "no answer" };
 
 	k->fn(k->arg, n ? &a[0] : &none);
 	pthread_mutex_lock(&k->mu);

@@ -325,13 +325,69 @@ static int decide_surge(const struct meta *m, const struct decide_obs *o,
 	const double *v = o->surge ? o->surge : o->series;
 	size_t n = o->surge ? o->n_surge : o->n_series;
 	double step = o->surge ? o->surge_step_s : o->series_step_s;
+	uint64_t ver = o->surge ? o->surge_version : o->series_version;
+	struct decide_memo *mo = ver ? o->memo : NULL;
+	const double in[3] = { step, horizon_s, m->surge_quantile };
+	int have;
 
 	if (!decide_surge_on(m) || !(horizon_s > 0) || !v || n < 2 ||
 	    !(step > 0))
 		return 0;
-	return safety_estimate(v, n, step, horizon_s,
+	if (mo && mo->sg_ver == ver && mo->sg_n == n &&
+	    !memcmp(mo->sg_in, in, sizeof(in))) {
+		*sg = mo->sg;
+		return mo->sg_have;
+	}
+	have = safety_estimate(v, n, step, horizon_s,
 			       DECIDE_SURGE_TAU_LEADS * horizon_s,
 			       m->surge_quantile, sg) == MODEL_OK;
+	if (mo) {
+		mo->sg_ver = ver;
+		mo->sg_n = n;
+		memcpy(mo->sg_in, in, sizeof(in));
+		mo->sg_have = have;
+		if (have)
+			mo->sg = *sg;
+	}
+	return have;
+}
+
+/* Holt's forecast at horizon_s and, with forecastMethod auto, whether it
+ * is unearned (decide_forecast_earns()), through o's memo when it has
+ * one for these points and inputs.  1 when there is a forecast. */
+static int decide_forecast_memo(const struct meta *m,
+				const struct decide_obs *o, double horizon_s,
+				struct forecast *fc, int *unearned)
+{
+	struct decide_memo *mo = o->series_version && !o->have_truth ?
+				 o->memo : NULL;
+	const double in[7] = { o->series_step_s, horizon_s, m->forecast_alpha,
+			       m->forecast_beta, m->forecast_damping,
+			       m->forecast_window_s,
+			       (double)m->forecast_method };
+	int have;
+
+	*unearned = 0;
+	if (mo && mo->fc_ver == o->series_version &&
+	    mo->fc_n == o->n_series && !memcmp(mo->fc_in, in, sizeof(in))) {
+		if (mo->fc_have)
+			*fc = mo->fc;
+		*unearned = mo->fc_unearned;
+		return mo->fc_have;
+	}
+	have = decide_forecast(m, o, horizon_s, fc);
+	if (have && !o->have_truth && m->forecast_method == META_FORECAST_AUTO)
+		*unearned = decide_forecast_earns(m, o, horizon_s);
+	if (mo) {
+		mo->fc_ver = o->series_version;
+		mo->fc_n = o->n_series;
+		memcpy(mo->fc_in, in, sizeof(in));
+		mo->fc_have = have;
+		mo->fc_unearned = *unearned;
+		if (have)
+			mo->fc = *fc;
+	}
+	return have;
 }
 
 /* The highest lambda of the series over the hold; 0 without one. */
@@ -477,12 +533,8 @@ enum decide_err decide_observations(const struct meta *m,
 		 * method, none included. */
 		if (m->forecast_method != META_FORECAST_NONE ||
 		    o->have_truth) {
-			d.have_forecast = decide_forecast(m, o, horizon,
-							  &d.fc);
-			if (d.have_forecast && !o->have_truth &&
-			    m->forecast_method == META_FORECAST_AUTO)
-				d.forecast_unearned =
-					decide_forecast_earns(m, o, horizon);
+			d.have_forecast = decide_forecast_memo(m, o, horizon,
+					&d.fc, &d.forecast_unearned);
 			if (d.forecast_unearned)
 				d.have_forecast = 0;
 			if (d.have_forecast)

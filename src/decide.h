@@ -177,6 +177,30 @@ void decide_surge_query_cold(const struct meta *m, double cold_s,
 void decide_surge_query(const struct meta *m, double *range_s,
 			double *step_s);
 
+/*
+ * What decide_observations() derives from the range answers alone: Holt's
+ * forecast with forecastMethod auto's backtest, and the surge headroom's
+ * estimate, which read every point (a quarter of a cached call's
+ * instructions).  A caller that asks again and again on the same points
+ * (the server: a trigger's state, scaler.c) keeps one and passes it in
+ * decide_obs with the points' versions (fetch_answer.version); an entry
+ * is used only when the version and every input the derivation reads are
+ * the same, so the answer is the one derived afresh.  Zeroed: empty.
+ */
+struct decide_memo {
+	uint64_t fc_ver;            /* 0: none */
+	size_t fc_n;
+	double fc_in[7];            /* step, horizon, alpha, beta, damping,
+				     * window, method */
+	int fc_have, fc_unearned;
+	struct forecast fc;
+	uint64_t sg_ver;            /* 0: none */
+	size_t sg_n;
+	double sg_in[3];            /* step, horizon, quantile */
+	int sg_have;
+	struct safety sg;
+};
+
 /* What the server reads for one GetMetrics, already fetched. */
 struct decide_obs {
 	double arrival_rate;   /* lambda, req/s, >= 0 (negatives clamped) */
@@ -192,6 +216,10 @@ struct decide_obs {
 	/* The cold start the series and the surge range were sized for
 	 * (decide_size_cold()); 0: coldStartSeconds. */
 	double size_cold_s;
+	/* The derivations' memo (may be NULL: none) and the versions of the
+	 * series' and the surge range's points (0: unknown, not memoized). */
+	struct decide_memo *memo;
+	uint64_t series_version, surge_version;
 	const double *series;  /* decide_series_query()'s answer, evenly */
 	size_t n_series;       /* spaced, oldest first, the last one now; */
 	double series_step_s;  /* n 0: none (a new metric may have 1) */

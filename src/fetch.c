@@ -51,6 +51,12 @@
 #include "series.h"
 #include "sheap.h"
 
+#include <stdatomic.h>
+
+/* fetch_answer.version: a new number whenever a range's points change,
+ * across every query and fetch instance. */
+static atomic_uint_least64_t fetch_versions;
+
 #define BUCKETS 4096
 #define LANE_BUCKETS 1024
 #define CQUEUE_BUCKETS 256
@@ -172,6 +178,7 @@ struct entry {
 	size_t tickets;              /* tickets pointing here: not swept */
 	double range_s, step_s, end_s;
 	double fetched_at, last_used;
+	uint64_t version;            /* of series (fetch_answer.version) */
 	uint32_t hash;
 	enum entry_state state;
 	/* the cached answer (READY) */
@@ -315,6 +322,7 @@ static int range_expand(const struct entry *e, struct fetch_answer *a,
 	*block = NULL;
 	a->ts = a->vals = NULL;
 	a->n = 0;
+	a->version = 0;
 	if (!r || e->err != PROM_OK || r->points == 0)
 		return 0;
 	p = malloc(2 * (size_t)r->points * sizeof(double));
@@ -324,6 +332,7 @@ static int range_expand(const struct entry *e, struct fetch_answer *a,
 	a->ts = p;
 	a->vals = p + r->points;
 	a->n = r->points;
+	a->version = e->version;
 	*block = p;
 	return 0;
 }
@@ -620,6 +629,10 @@ out:
 	if (err == PROM_ENOMEM)
 		snprintf(why, whylen, "out of memory");
 	if (s) {
+		/* the same points keep their version: what is derived
+		 * from them (decide.h's memo) stays valid */
+		if (!e->series || !series_same(e->series, s))
+			e->version = atomic_fetch_add(&fetch_versions, 1) + 1;
 		free(e->series);
 		e->series = s;
 	}

@@ -65,6 +65,7 @@
 #define STAFFER_FETCH_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config.h"
 #include "prom.h"
@@ -99,6 +100,10 @@ struct fetch_answer {
 	double sample_ts;              /* ... the sample's Unix time */
 	const double *ts, *vals;       /* range queries */
 	size_t n;
+	uint64_t version;              /* a range's points: the same number
+					* while they are the same points, a
+					* new one (never reused, whatever the
+					* query) when they change; 0 none */
 	double age_s;                  /* how old the cached answer is */
 	char msg[PROM_ERR_MAX];        /* why, when err != PROM_OK */
 };

@@ -104,6 +104,7 @@ struct state {
 	 * none yet.  The next evaluation's ranges are sized for it
 	 * (decide_size_cold()). */
 	double cold_seen;
+	struct decide_memo memo;  /* what the range answers gave (decide.h) */
 };
 
 struct scaler {
@@ -1214,6 +1215,7 @@ static void read_observations(const struct eval *e,
 			o->series = x->vals;
 			o->n_series = x->n;
 			o->series_step_s = e->series_step_s;
+			o->series_version = x->version;
 		} else {
 			log_eval(LOG_DEBUG, e, "%s: arrivalRateQuery (range): gaps in "
 				  "the series; no forecast, hold or "
@@ -1231,6 +1233,7 @@ static void read_observations(const struct eval *e,
 		o->surge = x->vals;
 		o->n_surge = x->n;
 		o->surge_step_s = e->surge_step_s;
+		o->surge_version = x->version;
 	} else if (x) {
 		log_eval(LOG_DEBUG, e, "%s: arrivalRateQuery (surge range): "
 			 "%s; no surge headroom", e->ref, x->err ? x->msg :
@@ -1563,6 +1566,7 @@ static void eval_finish(struct eval *e, const struct fetch_answer *a,
 		goto done;
 	read_observations(e, a, st, g, &o, now);
 	o.size_cold_s = e->size_cold_s;
+	o.memo = st ? &st->memo : NULL;
 	if (st && o.have_cold && o.cold_measured > 0 &&
 	    o.cold_measured <= META_COLD_START_MAX)
 		st->cold_seen = o.cold_measured;

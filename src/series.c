@@ -182,6 +182,16 @@ double series_time(const struct series *s, size_t k)
 	return (double)(start + (long long)k * s->step_ms) / 1000.0;
 }
 
+int series_same(const struct series *a, const struct series *b)
+{
+	return a->end_ms == b->end_ms && a->step_ms == b->step_ms &&
+	       a->n == b->n && a->points == b->points &&
+	       a->labels == b->labels &&
+	       (a->settled_ms == SERIES_UNALIGNED) ==
+	       (b->settled_ms == SERIES_UNALIGNED) &&
+	       !memcmp(a->vals, b->vals, (size_t)a->n * sizeof(a->vals[0]));
+}
+
 void series_points(const struct series *s, double *ts, double *vals)
 {
 	size_t k, j = 0;

@@ -140,4 +140,8 @@ double series_time(const struct series *s, size_t k);
  * hold s->points doubles each. */
 void series_points(const struct series *s, double *ts, double *vals);
 
+/* 1 when a and b give the same points (series_points()) and the same
+ * answer: the same slots at the same times with bit-equal values. */
+int series_same(const struct series *a, const struct series *b);
+
 #endif

@@ -988,6 +988,65 @@ static void test_size_cold(void **state)
 }
 
 /*
+ * The memo (decide.h): decisions through it equal those made afresh; an
+ * entry is used while the points' version and the inputs are the same
+ * (shown by changing the points under the same version), and a new
+ * version or another input derives again.
+ */
+static void test_memo(void **state)
+{
+	double ramp[21], v[241];
+	struct meta m;
+	struct decide_obs o;
+	struct decide_memo mo;
+	struct model_signals sig;
+	struct decision d0, d1, d2;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N_OF(v); i++)
+		v[i] = i % 10 == 9 ? 20 : 10;
+	meta_with(&m, "peakedness", "off", NULL);   /* forecastMethod auto */
+	obs_ramp(&o, ramp);
+	o.surge = v;
+	o.n_surge = N_OF(v);
+	o.surge_step_s = 45;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d0), DECIDE_OK);
+	assert_true(d0.have_surge && d0.fc.value > 11);
+	memset(&mo, 0, sizeof(mo));
+	o.memo = &mo;
+	o.series_version = 7;
+	o.surge_version = 8;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d1), DECIDE_OK);
+	assert_true(d1.target == d0.target && d1.raw == d0.raw);
+	assert_true(d1.sg.value == d0.sg.value && d1.fc.value == d0.fc.value);
+	assert_true(d1.forecast_unearned == d0.forecast_unearned);
+	assert_true(mo.sg_ver == 8 && mo.fc_ver == 7);
+	/* the same versions: the memo answers, not the (changed) points */
+	for (i = 0; i < N_OF(v); i++)
+		v[i] *= 3;
+	for (i = 0; i < N_OF(ramp); i++)
+		ramp[i] = 11;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d2), DECIDE_OK);
+	assert_true(d2.sg.value == d1.sg.value && d2.fc.value == d1.fc.value);
+	/* new versions: derived from the points again */
+	o.series_version = 9;
+	o.surge_version = 10;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d2), DECIDE_OK);
+	assert_true(fabs(d2.sg.value - 3 * d1.sg.value) < 1e-9 * d2.sg.value);
+	assert_true(d2.fc.value == 11);
+	/* another input (the quantile) under the same version: again */
+	meta_release(&m);
+	meta_with(&m, "peakedness", "off", "surgeQuantile", "0.5", NULL);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d1), DECIDE_OK);
+	o.memo = NULL;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d0), DECIDE_OK);
+	assert_true(d1.sg.value == d0.sg.value && d1.sg.ratio == d0.sg.ratio);
+	assert_true(mo.sg_in[2] == 0.5);
+	meta_release(&m);
+}
+
+/*
  * A unified fleet answers as before: pool unset and 'pool: unified' give
  * the model's own answer (model_evaluate on the same signals) to the
  * bit, and the token signals, even when present, are not read.
@@ -1087,6 +1146,7 @@ int main(void)
 		cmocka_unit_test(test_feedback),
 		cmocka_unit_test(test_cold_start),
 		cmocka_unit_test(test_size_cold),
+		cmocka_unit_test(test_memo),
 		cmocka_unit_test(test_peak_tail),
 		cmocka_unit_test(test_pool_unified),
 		cmocka_unit_test(test_pool_decide),

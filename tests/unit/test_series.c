@@ -450,6 +450,27 @@ static void test_series_plan_merge(void **state)
 	assert_true(s2->settled_ms == g2.end_ms);
 	/* all settled, the grid unchanged: nothing to fetch */
 	assert_int_equal(series_plan(s2, &g2, &from), SERIES_NONE);
+	/* series_same(): itself, not s (moved on), not a changed value;
+	 * the same tail merged again gives the same points */
+	assert_true(series_same(s2, s2));
+	assert_false(series_same(s, s2));
+	{
+		struct series *s3 = NULL;
+
+		b = body_of("a", g2.end_ms - 5000, 5000, 2, v + 39, NULL);
+		assert_int_equal(prom_parse_range_nan(b, strlen(b), &r, err,
+						      sizeof(err)), PROM_OK);
+		free(b);
+		assert_int_equal(series_merge(s2, &g2, g2.end_ms - 5000, &r,
+					      series_settled(&g2, 1700000070.0,
+							     60), &s3),
+				 SERIES_MERGED);
+		prom_range_release(&r);
+		assert_true(series_same(s2, s3));
+		s3->vals[40] = 41;
+		assert_false(series_same(s2, s3));
+		free(s3);
+	}
 	/* another label set in the tail while points of "a" are kept:
 	 * a full fetch would hold two series */
 	b = body_of("b", g2.end_ms, 5000, 1, v, NULL);
