@@ -541,20 +541,21 @@ static int entry_renew(struct fetch *f, struct entry *e, double now)
 	return 1;
 }
 
-/* How long e's answer serves (fetch.h): cacheTTLSeconds, or a kept
- * range's step when that is longer.  Such a range gains a point once a
- * step, so refreshing it every 0.75 x TTL would ask for the same
- * unsettled tail again and again (the surge headroom's range at 45 s a
- * point cost a request per object per KEDA cycle); its newest point is
- * then up to a step older when used, which the readers' freshness check
- * allows for (scaler.c, answer_fresh()). */
+/* How long e's answer serves (fetch.h): cacheTTLSeconds, or for a kept
+ * range whose step is longer, that step, at most FETCH_RANGE_TTLS times
+ * the TTL.  Such a range gains a point once a step, so refreshing it
+ * every 0.75 x TTL would ask for the same unsettled tail again and again
+ * (the surge headroom's range at 45 s a point cost a request per object
+ * per KEDA cycle); its newest point is then up to a step older when
+ * used, which the readers' freshness check allows for (scaler.c,
+ * answer_fresh()), and the TTL the user chose still bounds it. */
 static double entry_ttl(const struct entry *e)
 {
-	double ttl = e->cfg->cache_ttl_s;
+	double ttl = e->cfg->cache_ttl_s, step = e->step_s;
 
-	if (ttl > 0 && e->range_s > 0 && !(e->end_s > 0) && e->step_s > ttl)
-		return e->step_s;
-	return ttl;
+	if (!(ttl > 0) || !(e->range_s > 0) || e->end_s > 0 || !(step > ttl))
+		return ttl;
+	return step < FETCH_RANGE_TTLS * ttl ? step : FETCH_RANGE_TTLS * ttl;
 }
 
 static double settle_of(const struct backend *be)

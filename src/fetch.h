@@ -31,7 +31,8 @@
  * answer until the TTL ends, never an older one.  A query asked at least
  * once per 0.75 x TTL is always warm and costs one request per 0.75 x TTL.
  * A kept range (below) whose step is longer than the TTL has its step
- * for TTL: it gains a point only once a step.
+ * for TTL, at most FETCH_RANGE_TTLS times the TTL: it gains a point only
+ * once a step.
  *
  * Range queries ending now (end_s 0), with a TTL above 0, are asked on
  * the grid of Unix times that are multiples of their step, their points
@@ -78,6 +79,8 @@
 #define FETCH_TENANT_MAX 256      /* bytes of a namespace, with NUL */
 #define FETCH_CALLER_MAX 192      /* bytes of a caller, with NUL */
 #define FETCH_REFRESH_AHEAD 0.75  /* of the TTL: refresh a used answer */
+#define FETCH_RANGE_TTLS 3.0      /* a kept range's TTL: at most this many
+				   * cacheTTLSeconds (above) */
 
 struct fetch;
 
