@@ -19,9 +19,8 @@ static int decide_surge_on(const struct meta *m)
  * give them for coldStartSeconds. */
 static double decide_size_lead(const struct meta *m, double cold_s)
 {
-	if (!(cold_s > 0))
-		return meta_horizon_seconds(m);
-	return m->cold_start_s > 0 ? cold_s + meta_lag_seconds(m) : 0;
+	return cold_s > 0 && m->cold_start_s > 0 ?
+	       cold_s + meta_lag_seconds(m) : meta_horizon_seconds(m);
 }
 
 static double decide_size_hold(const struct meta *m, double cold_s)
@@ -31,13 +30,18 @@ static double decide_size_hold(const struct meta *m, double cold_s)
 	return decide_size_lead(m, cold_s);
 }
 
+int decide_cold_usable(double measured_s)
+{
+	return measured_s > 0 && measured_s <= META_COLD_START_MAX;
+}
+
 double decide_size_cold(const struct meta *m, double measured_s)
 {
 	double c = m->cold_start_s, k, cap;
 
 	if (!(c > 0))
 		return 0;
-	if (!(measured_s > c) || measured_s > META_COLD_START_MAX)
+	if (!decide_cold_usable(measured_s) || !(measured_s > c))
 		return c;
 	cap = c * DECIDE_SIZE_COLD_MAX;
 	if (cap > META_COLD_START_MAX)
@@ -266,7 +270,7 @@ static double decide_cold(const struct meta *m, const struct decide_obs *o,
 		*src = DECIDE_COLD_META;
 		return m->cold_start_s;
 	}
-	if (x > 0 && x <= META_COLD_START_MAX) {
+	if (decide_cold_usable(x)) {
 		*src = DECIDE_COLD_MEASURED;
 		return x;
 	}

@@ -139,6 +139,10 @@ void decide_series_query(const struct meta *m, double *range_s,
 #define DECIDE_SIZE_COLD_MAX 4.0
 double decide_size_cold(const struct meta *m, double measured_s);
 
+/* 1 when coldStartQuery's answer measured_s (seconds) is one decide uses:
+ * in (0, META_COLD_START_MAX]; NaN, 0 or less, or longer: not. */
+int decide_cold_usable(double measured_s);
+
 /* decide_series_query() and decide_surge_query() for ranges sized for a
  * cold start of cold_s seconds (decide_size_cold()) rather than
  * coldStartSeconds; cold_s <= 0: coldStartSeconds. */

@@ -406,6 +406,23 @@ static void peer_ids(grpc_auth_context *ctx, struct config_peer *p,
 		p->cn = prop->value;
 }
 
+/* An mTLS identity check's PERMISSION_DENIED, logged with its fields:
+ * the client as shown (NULL: none) and the namespace claimed (NULL:
+ * none). */
+static void log_denied(const struct call *c, const char *client,
+		       const char *ns, const char *msg)
+{
+	struct log_field f[4] = {
+		LOG_F_STR("method", method_name(c->method)),
+		LOG_F_STR("code",
+			  stats_code_name(GRPC_STATUS_PERMISSION_DENIED)),
+		LOG_F_STR("client", client),
+		LOG_F_STR("namespace", ns),
+	};
+
+	log_fields_at(LOG_WARN, f, 4, "%s: %s", methods[c->method].path, msg);
+}
+
 /*
  * Who is calling, into c->caller (and c->client).  Under mTLS the caller
  * is its certificate: the entry of the config's `clients` it matches
@@ -467,17 +484,7 @@ static int call_identify(struct call *c)
 			 "one of the clients in staffer's config; only those "
 			 "may call (docs/security.md)", shown[0] ? shown :
 			 "no SAN or CN");
-		{
-			struct log_field f[3] = {
-				LOG_F_STR("method", method_name(c->method)),
-				LOG_F_STR("code", stats_code_name(
-					GRPC_STATUS_PERMISSION_DENIED)),
-				LOG_F_STR("client", shown[0] ? shown : NULL),
-			};
-
-			log_fields_at(LOG_WARN, f, 3, "%s: %s",
-				      methods[c->method].path, msg);
-		}
+		log_denied(c, shown[0] ? shown : NULL, NULL, msg);
 		call_reply(c, GRPC_STATUS_PERMISSION_DENIED, msg, NULL);
 		rc = -1;
 		goto out;
@@ -501,18 +508,7 @@ static int call_claim(struct call *c, const char *ns)
 	snprintf(msg, sizeof(msg), "client '%s' may not claim namespace '%s': "
 		 "its entry in staffer's config 'clients' lists the "
 		 "namespaces it may (docs/security.md)", shown, ns);
-	{
-		struct log_field f[4] = {
-			LOG_F_STR("method", method_name(c->method)),
-			LOG_F_STR("code",
-				  stats_code_name(GRPC_STATUS_PERMISSION_DENIED)),
-			LOG_F_STR("client", shown),
-			LOG_F_STR("namespace", ns),
-		};
-
-		log_fields_at(LOG_WARN, f, 4, "%s: %s",
-			      methods[c->method].path, msg);
-	}
+	log_denied(c, shown, ns, msg);
 	call_reply(c, GRPC_STATUS_PERMISSION_DENIED, msg, NULL);
 	return -1;
 }

@@ -1310,8 +1310,7 @@ static const char *optional_unknown(const struct eval *e,
 		}
 	}
 	x = answer(e, a, SIG_COLD);
-	if (x && !(o->cold_measured > 0 &&
-		   o->cold_measured <= META_COLD_START_MAX)) {
+	if (x && !decide_cold_usable(o->cold_measured)) {
 		if (x->err)
 			snprintf(why, len, "%s", x->msg);
 		else if (!answer_fresh(e, x, now, 0))
@@ -1567,8 +1566,7 @@ static void eval_finish(struct eval *e, const struct fetch_answer *a,
 	read_observations(e, a, st, g, &o, now);
 	o.size_cold_s = e->size_cold_s;
 	o.memo = st ? &st->memo : NULL;
-	if (st && o.have_cold && o.cold_measured > 0 &&
-	    o.cold_measured <= META_COLD_START_MAX)
+	if (st && o.have_cold && decide_cold_usable(o.cold_measured))
 		st->cold_seen = o.cold_measured;
 	o.pool.input_rate = tokens_in;
 	o.pool.output_rate = tokens_out;

@@ -144,10 +144,6 @@ int64_t smooth_hold(struct smooth *s, int64_t answer, double now_s,
 		(now_s - s->hold_t0) / s->hold_width < (double)s->hold_k ||
 		(now_s - s->hold_t0) / s->hold_width - (double)s->hold_k >
 		SMOOTH_SLOTS;
-	if (!fresh && !smooth_near(s->hold_width, width))
-		smooth_rebucket(s, width, now_s);
-	if (!fresh)
-		width = s->hold_width;
 	if (fresh) {
 		s->hold_on = 1;
 		s->hold_width = width;
@@ -156,6 +152,10 @@ int64_t smooth_hold(struct smooth *s, int64_t answer, double now_s,
 		s->hold_k = 0;
 		for (i = 0; i < SMOOTH_SLOTS; i++)
 			s->hold_max[i] = INT64_MIN;
+	} else {
+		if (!smooth_near(s->hold_width, width))
+			smooth_rebucket(s, width, now_s);
+		width = s->hold_width;
 	}
 	kf = floor((now_s - s->hold_t0) / width);
 	k = kf > (double)s->hold_k ? (int64_t)kf : s->hold_k;

@@ -761,8 +761,7 @@ static int32_t policy_staffer(struct policy_run *r,
 	 * answer arrives: for the last one. */
 	if (m.cold_start_query)
 		o.size_cold_s = decide_size_cold(&m, r->cold_seen);
-	if (o.have_cold && o.cold_measured > 0 &&
-	    o.cold_measured <= META_COLD_START_MAX)
+	if (o.have_cold && decide_cold_usable(o.cold_measured))
 		r->cold_seen = o.cold_measured;
 	policy_series(r, &m, v, &o);
 	if (m.sla_miss_query)
