@@ -12,7 +12,9 @@ and the same pods, and keeps each pool within the same bounds (1 to 100
 replicas: KEDA's default maxReplicaCount, applied to the planners too).
 
   staffer     pool prefill and pool decode at their defaults, told the
-              engine's numbers a user knows (bench/split.py's ENGINE)
+              engine's numbers a user knows (bench/split.py's ENGINE);
+              and, reported apart and never as staffer's result, its
+              prefill pool without the square-root headroom (ABLATION)
   planner     NVIDIA Dynamo's SLA planner's throughput rule (its
               planner_core.py at ai-dynamo/dynamo b6f3161: no headroom,
               the prefill correction factor only lowers) every 180 s (its
@@ -117,12 +119,43 @@ def case(name, rel, what, ttft):
     seqs = lam * tout * itl_at(b)
     decode = max(seqs / b, seqs * (tin + tout / 2) / KV_TOKENS)
     k = max(1, round(TARGET_REPLICAS / max(prefill, decode)))
+    # as the simulator overlays them (split.c): copy i shifted by
+    # i * span / k, wrapped
+    arr = sorted(((float(r[0]) + i * span / k) % span, float(r[1]))
+                 for i in range(k) for r in rows)
+    ids = ", ".join("%.1f / %.1f at %d s" % (dispersion(arr, span, w, tin) +
+                                             (w,)) for w in DISPERSION_S)
     return dict(name=name, path=path, what=what, ttft=ttft, overlay=k,
                 scale="%d shifted copies (copy i by i x span / %d) of a "
                       "%.0f-s trace: %.1f req/s, %.0f input and %.0f output "
                       "tokens a request; mean need %.1f prefill and %.1f "
-                      "decode replicas" % (k, k, span, lam * k, tin, tout,
-                                           prefill * k, decode * k))
+                      "decode replicas; index of dispersion of arrivals / "
+                      "of input tokens (in mean prompts) %s" % (
+                          k, k, span, lam * k, tin, tout, prefill * k,
+                          decode * k, ids))
+
+
+# The windows the index of dispersion is shown at: the TTFT target's scale,
+# the scrape interval, staffer's rate window.
+DISPERSION_S = (1, 15, 60)
+
+
+def dispersion(arr, span, w, tin):
+    """Index of dispersion (variance / mean) of the arrivals counted over
+    windows of w seconds, and of their input tokens in units of the mean
+    prompt: 1 and 1 + cv^2 of the prompts for Poisson arrivals; more for
+    bursts (docs/pools.md)."""
+    nb = int(span // w)
+    c, tok = [0] * nb, [0.0] * nb
+    for t, x in arr:
+        b = int(t // w)
+        if b < nb:
+            c[b] += 1
+            tok[b] += x / tin
+    mc, mt = sum(c) / nb, sum(tok) / nb
+    vc = sum((x - mc) ** 2 for x in c) / nb
+    vt = sum((x - mt) ** 2 for x in tok) / nb
+    return vc / mc, vt / mt
 
 
 KEDA_PREFILL = [("queue", q) for q in (2, 5, 10, 20)] + \
@@ -137,10 +170,25 @@ def keda(p, pt, d, dt, b):
             "decodeThreshold=%g,behavior=%s" % (p, pt, d, dt, b))
 
 
+# What staffer's prefill headroom is made of: the prefill pool without its
+# square-root headroom (staffing none), so that only the TTFT target's
+# Erlang C sizes it, with the peakedness it reads capped at the default 2
+# and higher.  Not staffer's defaults: shown to say why they are what they
+# are (docs/pools.md), never counted as staffer's result.
+ABLATION = [
+    ("staffer:prefill.staffing=none",
+     "the TTFT target's Erlang C alone (z at most 2)"),
+    ("staffer:prefill.staffing=none,prefill.peakednessMax=8",
+     "the same, z at most 8"),
+    ("staffer:prefill.staffing=none,prefill.peakednessMax=32",
+     "the same, z at most 32"),
+]
+
+
 def policies():
     sweep = [keda(p, pt, d, dt, b) for p, pt in KEDA_PREFILL
              for d, dt in KEDA_DECODE for b in KEDA_BEHAVIOR]
-    return (["staffer", "planner"] +
+    return (["staffer"] + [a for a, _ in ABLATION] + ["planner"] +
             ["planner:scale=%g" % x for x in (1.1, 1.25, 1.5, 2, 3)] +
             ["llm-d"] + sweep + ["static"])
 
@@ -307,12 +355,33 @@ def report(results, elapsed):
         rows = res["rows"]
         cells = []
         for fam in ("staffer", "planner", "llm-d", "keda"):
-            names = [n for n in rows if n.split(":")[0] == fam]
+            names = ["staffer"] if fam == "staffer" else \
+                [n for n in rows if n.split(":")[0] == fam]
             b = better(rows, names)
             cells.append("%s / %s / %.1f%s" % (
                 pct(b["ttft_attainment"]), pct(b["itl_attainment"]),
                 hours(b), "" if fam in ("staffer", "llm-d") else
                 " (`%s`)" % b["policy"].split(":", 1)[-1]))
+        w("| %s | %d s | %s |" % (res["case"]["name"], res["cold"],
+                                 " | ".join(cells)))
+    w("")
+    w("## What the prefill headroom buys\n")
+    w("staffer's prefill pool without its square-root headroom "
+      "(`prefill.staffing=none`): only the TTFT target's Erlang C sizes "
+      "it, on the peakedness z it measures, capped at the default "
+      "`peakednessMax` 2 and above it.  These are not staffer's defaults "
+      "and are never counted as its result; they show what each part of "
+      "the default costs and buys.  Each cell: TTFT% / ITL% / GPU-h.\n")
+    w("| case | cold start | staffer (defaults) | %s | cheapest baseline "
+      "at >= 99 %% / 99 %% |" % " | ".join(d for _, d in ABLATION))
+    w("|---|---:|---|%s---|" % ("---|" * len(ABLATION)))
+    for res in results:
+        rows = res["rows"]
+        cells = ["%s / %s / %.1f" % (pct(r["ttft_attainment"]),
+                                     pct(r["itl_attainment"]), hours(r))
+                 for r in [rows["staffer"]] + [rows[a] for a, _ in ABLATION]]
+        g = at_goal(rows)
+        cells.append("%.1f (`%s`)" % (hours(g), g["policy"]) if g else "-")
         w("| %s | %d s | %s |" % (res["case"]["name"], res["cold"],
                                  " | ".join(cells)))
     w("")

@@ -22,7 +22,8 @@ The run, about 100 s:
             at 0): lambda and W within 2 % of the simulation's truth, S 0
   backlog   arrivals at 200 % of capacity for 15 s: W stays the busy time
             (within 2 %) while an e2e-latency W rises; lambda and S within
-            2 %; then the clocks stop and Q is exact
+            2 %, plus what the last scrape's lag hides while the rate
+            climbs; then the clocks stop and Q is exact
   down      every pod's scrape fails: the blocks have no data (staffer
             holds, then fails over) where a bare `or vector(0)` reads 0,
             which staffer explain points out
@@ -333,7 +334,10 @@ def explain_text(c, meta):
 def scrape_lag(c, query, t):
     """How long before t the stalest pod of query's first counter was
     last scraped (what a query at t cannot know yet)."""
-    sel = re.search(r"rate\((\w+(?:\{[^}]*\})?)\[", query).group(1)
+    m = re.search(r"rate\(([\w:]+(?:\{[^}]*\})?)\[", query)
+    if not m:
+        return 0.0
+    sel = m.group(1)
     url = "%s/api/v1/query?%s" % (c.m.prom_url, urllib.parse.urlencode(
         {"query": "min(timestamp(%s))" % sel, "time": "%.3f" % t}))
     r = json.loads(h.http_get(url, 2.0))["data"]["result"]
@@ -500,7 +504,23 @@ def engine_check(c, name, phase, growing=False):
     rc, j, err, t = explain(c, meta)
     assert rc == 0, "%s: explain exit %d: %s" % (name, rc, err)
     tr = truth(c, model, end=t)
-    check("%s %s lambda" % (name, phase), j["arrival_rate"], tr[rate_key])
+    if growing:
+        # the rate has just risen: rate() cannot know the arrivals since
+        # each pod's last scrape, and its extrapolation adds them back at
+        # the window's mean, not at the new rate (a scrape a second or
+        # two late on a busy machine costs a point or two): the excess
+        # over the mean for the lag is allowed too
+        lag = scrape_lag(c, meta["arrivalRateQuery"], t)
+        recent = truth(c, model, window=3, end=t)[rate_key]
+        slack = max(0.0, recent - tr[rate_key]) * lag / 60.0
+        note("%s %s lambda: the last scrape %.2f s before the query, "
+             "%.3g req/s then: %.2f %% more allowed" % (
+                 name, phase, lag, recent, 100 * slack / tr[rate_key]))
+        check("%s %s lambda" % (name, phase), j["arrival_rate"],
+              tr[rate_key], tol=TOL + slack / tr[rate_key])
+    else:
+        check("%s %s lambda" % (name, phase), j["arrival_rate"],
+              tr[rate_key])
     if growing and name in W_LOW_WHILE_GROWING:
         w, want = j["service_time"], tr["busy_mean"]
         assert w <= want * (1 + TOL), "%s %s W = %.4g rose above the busy " \
