@@ -59,7 +59,7 @@ SIM_SRC  = src/sim/simrng.c src/sim/simheap.c src/sim/simroute.c \
            src/sim/keda.c src/sim/demand.c src/sim/policy.c src/sim/sim.c \
            src/sim/simplot.c src/sim/simulate.c src/sim/tunesearch.c \
            src/sim/tune.c src/sim/split.c src/sim/splitpol.c src/sim/simcold.c \
-           src/sim/splitcmd.c
+           src/sim/simpool.c src/sim/simtraffic.c src/sim/splitcmd.c
 LIB_SRC  = $(CORE_SRC) $(SVC_SRC) $(TOOL_SRC) $(SIM_SRC)
 MAIN_SRC = src/main.c
 

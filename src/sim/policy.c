@@ -24,7 +24,6 @@ static const char *const policy_names[] = {
 
 #define POLICY_NKINDS (sizeof(policy_names) / sizeof(policy_names[0]))
 #define POLICY_THRESHOLD_MAX 1e6
-#define POLICY_SPEC_MAX 4096
 
 const char *policy_kind_name(enum policy_kind k)
 {
@@ -64,6 +63,56 @@ int policy_parse_int(const char *key, const char *val, long lo, long hi,
 		return -1;
 	}
 	*out = (int32_t)v;
+	return 0;
+}
+
+int policy_spec_open(struct policy_spec *s, const char *spec,
+		     const char *const *names, size_t n, const char *allowed,
+		     char *err, size_t errlen)
+{
+	size_t i, len = strlen(spec);
+
+	s->spec = spec;
+	s->keys = NULL;
+	if (len >= sizeof(s->buf)) {
+		snprintf(err, errlen, "policy '%.60s...': longer than %d bytes",
+			 spec, POLICY_NAME_MAX - 1);
+		return -1;
+	}
+	memcpy(s->buf, spec, len + 1);
+	s->keys = strchr(s->buf, ':');
+	if (s->keys)
+		*s->keys++ = '\0';
+	for (i = 0; i < n; i++)
+		if (!strcmp(s->buf, names[i]))
+			return (int)i;
+	snprintf(err, errlen, "unknown policy '%.60s'%s", s->buf, allowed);
+	return -1;
+}
+
+int policy_spec_keys(struct policy_spec *s, policy_key_fn *fn, void *arg,
+		     char *err, size_t errlen)
+{
+	char why[POLICY_ERR_MAX], *tok, *save = NULL;
+	char *keys = s->keys;
+
+	s->keys = NULL;
+	for (tok = keys ? strtok_r(keys, ",", &save) : NULL; tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (!eq || eq == tok) {
+			snprintf(err, errlen, "policy '%.80s': '%.60s' is not "
+				 "key=value", s->spec, tok);
+			return -1;
+		}
+		*eq = '\0';
+		if (fn(arg, tok, eq + 1, why, sizeof(why))) {
+			snprintf(err, errlen, "policy '%.80s': %s", s->spec,
+				 why);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -335,10 +384,12 @@ static const char *policy_own_keys(enum policy_kind k)
 	return "none";
 }
 
-/* Apply one key=value to p; 0 or -1 with err. */
-static int policy_set(struct policy *p, const char *k, const char *v,
-		      char *err, size_t errlen)
+/* Apply one key=value to policy arg (policy_key_fn); 0 or -1 with
+ * err. */
+static int policy_set(void *arg, const char *k, const char *v, char *err,
+		      size_t errlen)
 {
+	struct policy *p = arg;
 	int r;
 
 	/* A static fleet has no ScaledObject and no HPA to configure. */
@@ -393,34 +444,23 @@ int policy_parse(struct policy *p, const char *spec,
 		 size_t nbase, long slots, int32_t max_replicas, char *err,
 		 size_t errlen)
 {
-	char buf[POLICY_SPEC_MAX], *opts, *tok, *save = NULL;
+	struct policy_spec ps;
 	char num[32];
 	struct meta_error me;
 	size_t i;
 	char prefix[POLICY_ERR_MAX];
+	int kind;
 
 	memset(p, 0, sizeof(*p));
 	meta_init(&p->meta);
-	if (strlen(spec) >= sizeof(buf) || strlen(spec) >= POLICY_NAME_MAX) {
-		snprintf(err, errlen, "policy '%.60s...': longer than %d "
-			 "bytes", spec, POLICY_NAME_MAX - 1);
+	kind = policy_spec_open(&ps, spec, policy_names, POLICY_NKINDS,
+				"; allowed: staffer, keda-queue, keda-running, "
+				"keda-combined, keda-sum, hpa-util, oracle, "
+				"static", err, errlen);
+	if (kind < 0)
 		return -1;
-	}
-	memcpy(buf, spec, strlen(spec) + 1);
 	memcpy(p->name, spec, strlen(spec) + 1);
-	opts = strchr(buf, ':');
-	if (opts)
-		*opts++ = '\0';
-	for (i = 0; i < POLICY_NKINDS; i++)
-		if (!strcmp(buf, policy_names[i]))
-			break;
-	if (i == POLICY_NKINDS) {
-		snprintf(err, errlen, "unknown policy '%.60s'; allowed: "
-			 "staffer, keda-queue, keda-running, keda-combined, "
-			 "keda-sum, hpa-util, oracle, static", buf);
-		return -1;
-	}
-	p->kind = (enum policy_kind)i;
+	p->kind = (enum policy_kind)kind;
 	policy_defaults(p, slots, max_replicas);
 	if (p->kind == POLICY_STAFFER) {
 		snprintf(num, sizeof(num), "%ld", slots);
@@ -436,22 +476,8 @@ int policy_parse(struct policy *p, const char *spec,
 				return -1;
 			}
 	}
-	for (tok = opts ? strtok_r(opts, ",", &save) : NULL; tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(tok, '=');
-
-		if (!eq || eq == tok) {
-			snprintf(err, errlen, "policy '%.80s': '%.60s' is not "
-				 "key=value", spec, tok);
-			return -1;
-		}
-		*eq = '\0';
-		if (policy_set(p, tok, eq + 1, prefix, sizeof(prefix))) {
-			snprintf(err, errlen, "policy '%.80s': %s", spec,
-				 prefix);
-			return -1;
-		}
-	}
+	if (policy_spec_keys(&ps, policy_set, p, err, errlen))
+		return -1;
 	if (p->kind == POLICY_STAFFER &&
 	    meta_check(&p->meta, 0, &me) != META_OK) {
 		snprintf(err, errlen, "policy '%.80s': %s", spec, me.msg);

@@ -215,6 +215,34 @@ int policy_parse_int(const char *key, const char *val, long lo, long hi,
 		     int32_t *out, char *err, size_t errlen);
 
 /*
+ * A policy spec, "name" or "name:key=value,key=value" (policy.c's and
+ * splitpol.c's), read in two steps.  policy_spec_open takes spec if it
+ * is shorter than POLICY_NAME_MAX bytes (the name a policy keeps), copies
+ * it into s (s points at spec too: spec must outlive it) and looks its
+ * name up in names[0..n): the index, or -1 with a sentence in err (too
+ * long; or "unknown policy 'NAME'" followed by `allowed`, the caller's
+ * words for where and which names are allowed).  policy_spec_keys then
+ * hands each key=value, in order, to fn(arg, key, value, why, whylen),
+ * which answers 0, or -1 with a sentence in why; it answers 0, or -1 at
+ * the first that fails or is not key=value, with "policy 'SPEC': " and
+ * why in err.  It reads the keys once: a second call sees none.
+ */
+struct policy_spec {
+	const char *spec;           /* as written */
+	char buf[POLICY_NAME_MAX];  /* its copy: the name, then the keys */
+	char *keys;                 /* in buf after the ':'; NULL: none */
+};
+
+typedef int policy_key_fn(void *arg, const char *key, const char *val,
+			  char *why, size_t whylen);
+
+int policy_spec_open(struct policy_spec *s, const char *spec,
+		     const char *const *names, size_t n, const char *allowed,
+		     char *err, size_t errlen);
+int policy_spec_keys(struct policy_spec *s, policy_key_fn *fn, void *arg,
+		     char *err, size_t errlen);
+
+/*
  * A range query of v->arrivals' rate over range_s at step_s, ending on
  * the grid at or before v->now (rate() over v->rate_window_s): *out and
  * *n the points after the first one with data (before the first scrape

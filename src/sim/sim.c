@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "simcold.h"
 #include "simheap.h"
+#include "simpool.h"
 #include "simprom.h"
 #include "simroute.h"
 #include "simsort.h"
@@ -31,18 +31,15 @@
 enum { EV_DONE, EV_READY, EV_SCRAPE, EV_HPA, EV_KEDA, EV_ORACLE,
        EV_SAMPLE, EV_ROUTE };
 
-enum { R_STARTING, R_READY, R_DRAINING, R_GONE };
-
 /* Where a request is: not arrived (or over: done or shed), waiting at the
  * gateway, waiting in a replica's own queue, running. */
 enum { Q_OUT = 0, Q_GATEWAY, Q_REPLICA, Q_RUNNING };
 
 #define SIM_NONE UINT32_MAX      /* no replica: the ready list's ends */
 
+/* What the fleet keeps per replica beside its state (simpool.h's data). */
 struct sim_replica {
-	double created, ready_at;
 	long busy;
-	int state;
 	uint64_t born;           /* creation order: routing's "oldest" */
 	/* Routed gateways only: */
 	struct simq q;           /* routed here, not started yet */
@@ -60,9 +57,9 @@ struct sim {
 	struct policy_run run;
 	struct simheap heap;
 
-	struct sim_replica *rep;
-	size_t nrep, caprep;
-	int32_t spec, n_starting, n_ready, n_draining, peak;
+	/* The replicas, their counts, spec.replicas and cold starts (the
+	 * k-th replica created after the start takes the k-th draw). */
+	struct simpool pool;
 	uint64_t free_ready;        /* free slots on ready serving replicas */
 
 	struct simq_links links;    /* every queue's links */
@@ -93,15 +90,10 @@ struct sim {
 	double cnt[S_N];
 	struct simseries ser[S_N];
 
-	double replica_s;
-	uint64_t scale_events, shed, within, shed_sampled;
+	uint64_t shed, within, shed_sampled;
 
-	/* The cold starts: the k-th replica created after the start takes
-	 * its k-th draw (simcold.h); made replicas so far.  The cold
-	 * starts seen (ready - created), a ring of the last
+	/* The cold starts seen (ready - created), a ring of the last
 	 * SIM_COLD_SEEN_MAX with when each was seen. */
-	struct simcold cold;
-	size_t made;
 	double seen[SIM_COLD_SEEN_MAX], seen_at[SIM_COLD_SEEN_MAX];
 	size_t nseen, seen_next;
 };
@@ -241,19 +233,13 @@ static void sim_account(struct sim *s)
 	}
 }
 
-/* Replica-seconds of [from, to] inside [0, end_s]. */
-static double sim_overlap(const struct sim *s, double from, double to)
-{
-	double e = s->c->end_s;
-
-	if (from > e)
-		return 0;
-	if (to > e)
-		to = e;
-	return to > from ? to - from : 0;
-}
-
 /* ---- the fleet ----------------------------------------------------------- */
+
+/* The replica in slot r of the fleet's table. */
+static struct sim_replica *sim_rep(const struct sim *s, size_t r)
+{
+	return (struct sim_replica *)s->pool.data + r;
+}
 
 static int sim_routed(const struct sim *s)
 {
@@ -275,20 +261,8 @@ static uint64_t sim_load(const struct sim_replica *x)
  * replicas are in it). */
 static void sim_touch(struct sim *s, uint32_t r)
 {
-	if (sim_ll(s) && s->rep[r].state == R_READY)
-		simll_set(&s->ll, r, sim_load(&s->rep[r]));
-}
-
-static void sim_gone(struct sim *s, size_t r)
-{
-	struct sim_replica *x = &s->rep[r];
-
-	s->replica_s += sim_overlap(s, x->created, s->now);
-	if (x->state == R_STARTING)
-		s->n_starting--;
-	else if (x->state == R_DRAINING)
-		s->n_draining--;
-	x->state = R_GONE;
+	if (sim_ll(s) && s->pool.rep[r].state == SIMPOOL_READY)
+		simll_set(&s->ll, r, sim_load(sim_rep(s, r)));
 }
 
 /* Routed: replica r joins the ready list at its end, so the list is in
@@ -296,14 +270,14 @@ static void sim_gone(struct sim *s, size_t r)
  * start is the same). */
 static void sim_list_add(struct sim *s, uint32_t r)
 {
-	struct sim_replica *x = &s->rep[r];
+	struct sim_replica *x = sim_rep(s, r);
 
 	x->rnext = SIM_NONE;
 	x->rprev = s->rtail;
 	if (s->rtail == SIM_NONE)
 		s->rhead = r;
 	else
-		s->rep[s->rtail].rnext = r;
+		sim_rep(s, s->rtail)->rnext = r;
 	s->rtail = r;
 	if (sim_ll(s))
 		simll_add(&s->ll, r, sim_load(x), x->born);
@@ -311,7 +285,7 @@ static void sim_list_add(struct sim *s, uint32_t r)
 
 static void sim_list_del(struct sim *s, uint32_t r)
 {
-	struct sim_replica *x = &s->rep[r];
+	struct sim_replica *x = sim_rep(s, r);
 
 	if (sim_ll(s))
 		simll_del(&s->ll, r);
@@ -320,20 +294,11 @@ static void sim_list_del(struct sim *s, uint32_t r)
 	if (x->rprev == SIM_NONE)
 		s->rhead = x->rnext;
 	else
-		s->rep[x->rprev].rnext = x->rnext;
+		sim_rep(s, x->rprev)->rnext = x->rnext;
 	if (x->rnext == SIM_NONE)
 		s->rtail = x->rprev;
 	else
-		s->rep[x->rnext].rprev = x->rprev;
-}
-
-/* The k-th cold start (k from 0, in creation order after the start):
- * cold_start_s, or a lognormal draw with that median and cold_start_cv.
- * 0 and *out set; -1 when out of memory. */
-static int sim_cold(struct sim *s, size_t k, double *out)
-{
-	return simcold_get(&s->cold, s->c->cold_start_s, s->c->cold_start_cv,
-			   k, out);
+		sim_rep(s, x->rnext)->rprev = x->rprev;
 }
 
 /* A replica became ready after its cold start: remember it for
@@ -368,64 +333,23 @@ static double sim_seen_median(const struct sim *s)
 static int sim_new_replica(struct sim *s, int ready)
 {
 	struct sim_replica *x;
-	double cold = 0;
-	size_t r;
+	long r = simpool_add(&s->pool, s->now, ready);
 
-	if (!ready && sim_cold(s, s->made++, &cold))
+	if (r < 0 || (sim_ll(s) && simll_reserve(&s->ll, s->pool.cap)))
 		return -1;
-
-	for (r = 0; r < s->nrep; r++)
-		if (s->rep[r].state == R_GONE)
-			break;
-	if (r == s->nrep) {
-		if (s->nrep == s->caprep) {
-			size_t cap = s->caprep ? s->caprep * 2 : 64;
-
-			if (cap > SIM_REPLICAS_MAX)
-				cap = SIM_REPLICAS_MAX;
-			if (s->nrep == cap)
-				return -1;
-			x = realloc(s->rep, cap * sizeof(*x));
-			if (!x)
-				return -1;
-			s->rep = x;
-			s->caprep = cap;
-			if (sim_ll(s) && simll_reserve(&s->ll, cap))
-				return -1;
-		}
-		s->nrep++;
-	}
-	x = &s->rep[r];
-	x->created = s->now;
-	x->ready_at = s->now + cold;
+	x = sim_rep(s, (size_t)r);
 	x->busy = 0;
 	x->born = s->born++;
 	simq_init(&x->q);
 	x->rnext = x->rprev = SIM_NONE;
 	if (ready) {
-		x->state = R_READY;
-		s->n_ready++;
 		s->free_ready += (uint64_t)s->c->slots;
 		if (sim_routed(s))
 			sim_list_add(s, (uint32_t)r);
 		return 0;
 	}
-	x->state = R_STARTING;
-	s->n_starting++;
-	return simheap_push(&s->heap, x->ready_at, EV_READY, (uint32_t)r);
-}
-
-/* The newest replica in state st (latest creation, then highest index). */
-static long sim_newest(const struct sim *s, int st)
-{
-	long best = -1;
-	size_t r;
-
-	for (r = 0; r < s->nrep; r++)
-		if (s->rep[r].state == st &&
-		    (best < 0 || s->rep[r].created >= s->rep[best].created))
-			best = (long)r;
-	return best;
+	return simheap_push(&s->heap, s->pool.rep[r].ready_at, EV_READY,
+			    (uint32_t)r);
 }
 
 /* ---- requests ------------------------------------------------------------ */
@@ -439,12 +363,12 @@ static long sim_pick(const struct sim *s)
 
 	if (s->free_ready == 0)
 		return -1;
-	for (r = 0; r < s->nrep; r++) {
-		const struct sim_replica *x = &s->rep[r];
+	for (r = 0; r < s->pool.nrep; r++) {
+		const struct sim_replica *x = sim_rep(s, r);
 
-		if (x->state != R_READY || x->busy >= slots)
+		if (s->pool.rep[r].state != SIMPOOL_READY || x->busy >= slots)
 			continue;
-		if (best < 0 || x->busy < s->rep[best].busy)
+		if (best < 0 || x->busy < sim_rep(s, (size_t)best)->busy)
 			best = (long)r;
 	}
 	return best;
@@ -461,7 +385,7 @@ static uint32_t sim_pick_routed(struct sim *s)
 		return simll_min(&s->ll);
 	r = s->rrnext != SIM_NONE ? s->rrnext : s->rhead;
 	if (r != SIM_NONE)
-		s->rrnext = s->rep[r].rnext;
+		s->rrnext = sim_rep(s, r)->rnext;
 	return r;
 }
 
@@ -480,7 +404,7 @@ static int sim_start(struct sim *s, uint32_t q, size_t r)
 	else
 		s->cnt[S_MISS] += 1;
 	s->cnt[S_FINISHED] += 1;
-	s->rep[r].busy++;
+	sim_rep(s, r)->busy++;
 	s->free_ready--;
 	s->inflight++;
 	s->busy_serving++;
@@ -508,7 +432,7 @@ static int sim_route(struct sim *s, uint32_t q)
 		sim_wait_gateway(s, q);
 		return 0;
 	}
-	x = &s->rep[r];
+	x = sim_rep(s, r);
 	if (x->busy < s->c->slots) {
 		if (sim_start(s, q, r))
 			return -1;
@@ -567,8 +491,10 @@ static void sim_expire(struct sim *s, double t)
 		if (s->where[q] == Q_GATEWAY)
 			simq_unlink(&s->links, &s->gw, q);
 		else if (s->where[q] == Q_REPLICA) {
-			simq_unlink(&s->links, &s->rep[s->req_rep[q]].q, q);
-			sim_touch(s, s->req_rep[q]);
+			uint32_t r = s->req_rep[q];
+
+			simq_unlink(&s->links, &sim_rep(s, r)->q, q);
+			sim_touch(s, r);
 		} else {
 			continue;
 		}
@@ -602,7 +528,7 @@ static int sim_arrive(struct sim *s)
 static int sim_done(struct sim *s, uint32_t q)
 {
 	size_t r = s->req_rep[q];
-	struct sim_replica *x = &s->rep[r];
+	struct sim_replica *x = sim_rep(s, r);
 	uint32_t next;
 
 	x->busy--;
@@ -610,9 +536,9 @@ static int sim_done(struct sim *s, uint32_t q)
 	s->where[q] = Q_OUT;
 	s->cnt[S_SVC_SUM] += s->t->req[q].service_s;
 	s->cnt[S_SVC_CNT] += 1;
-	if (x->state == R_DRAINING) {
+	if (s->pool.rep[r].state == SIMPOOL_DRAINING) {
 		if (x->busy == 0)
-			sim_gone(s, r);
+			simpool_gone(&s->pool, r, s->now);
 		return 0;
 	}
 	s->busy_serving--;
@@ -631,19 +557,14 @@ static int sim_done(struct sim *s, uint32_t q)
 
 static int sim_ready(struct sim *s, uint32_t r)
 {
-	struct sim_replica *x;
+	const struct simpool_rep *x;
 
 	/* A replica removed while starting may have left this event behind
 	 * (its slot possibly reused by a later replica). */
-	if (r >= s->nrep)
+	if (!simpool_ready(&s->pool, r, s->now))
 		return 0;
-	x = &s->rep[r];
-	if (x->state != R_STARTING || x->ready_at != s->now)
-		return 0;
-	x->state = R_READY;
+	x = &s->pool.rep[r];
 	sim_seen(s, x->ready_at - x->created);
-	s->n_starting--;
-	s->n_ready++;
 	s->free_ready += (uint64_t)s->c->slots;
 	if (!sim_routed(s))
 		return sim_dispatch(s);
@@ -690,29 +611,21 @@ static int sim_take_queue(struct sim *s, struct sim_replica *x)
 
 static int sim_remove_one(struct sim *s)
 {
-	long r = sim_newest(s, R_STARTING);
+	long r = simpool_drain(&s->pool, s->now);
 	struct sim_replica *x;
 
-	if (r >= 0) {
-		sim_gone(s, (size_t)r);
-		return 0;
-	}
-	r = sim_newest(s, R_READY);
 	if (r < 0)
 		return 0;
-	x = &s->rep[r];
-	s->n_ready--;
+	x = sim_rep(s, (size_t)r);
 	s->busy_serving -= (uint64_t)x->busy;
 	s->free_ready -= (uint64_t)(s->c->slots - x->busy);
-	x->state = R_DRAINING;
-	s->n_draining++;
 	if (sim_routed(s)) {
 		sim_list_del(s, (uint32_t)r);
 		if (sim_take_queue(s, x))
 			return -1;
 	}
 	if (x->busy == 0)
-		sim_gone(s, (size_t)r);
+		simpool_gone(&s->pool, (size_t)r, s->now);
 	return 0;
 }
 
@@ -741,20 +654,12 @@ static int sim_reroute(struct sim *s)
 
 static int sim_set_spec(struct sim *s, int32_t target)
 {
-	int32_t live = s->n_starting + s->n_ready;
+	int32_t n = simpool_scale(&s->pool, target);
 
-	if (target < 0)
-		target = 0;
-	if (target == s->spec)
-		return 0;
-	s->scale_events++;
-	s->spec = target;
-	if (target > s->peak)
-		s->peak = target;
-	for (; live < target; live++)
+	for (; n > 0; n--)
 		if (sim_new_replica(s, 0))
 			return -1;
-	for (; live > target; live--)
+	for (; n < 0; n++)
 		if (sim_remove_one(s))
 			return -1;
 	return s->nmoved > 0 ? sim_reroute(s) : 0;
@@ -792,9 +697,9 @@ static void sim_view(struct sim *s, struct policy_view *v)
 	v->busy_rate = sim_rate(s, S_BUSY);
 	v->queue_depth = sim_gauge(s, S_QUEUE);
 	v->inflight = sim_gauge(s, S_INFLIGHT);
-	v->spec = s->spec;
-	v->status = s->n_starting + s->n_ready;
-	v->ready = s->n_ready;
+	v->spec = s->pool.spec;
+	v->status = s->pool.n_starting + s->pool.n_ready;
+	v->ready = s->pool.n_ready;
 	v->slots = s->c->slots;
 	v->arrivals = &s->ser[S_ARR];
 	v->replicas = &s->ser[S_SPEC];
@@ -802,7 +707,7 @@ static void sim_view(struct sim *s, struct policy_view *v)
 	v->finished = &s->ser[S_FINISHED];
 	v->rate_window_s = s->c->rate_window_s;
 	v->trace = s->t;
-	if (sim_cold(s, s->made, &v->cold_start_s))
+	if (simpool_cold(&s->pool, 0, &v->cold_start_s))
 		v->cold_start_s = s->c->cold_start_s;
 	v->cold_seen = sim_seen_median(s);
 }
@@ -813,7 +718,7 @@ static void sim_scrape(struct sim *s)
 
 	s->cnt[S_QUEUE] = (double)s->qlen;
 	s->cnt[S_INFLIGHT] = (double)s->inflight;
-	s->cnt[S_SPEC] = (double)s->spec;
+	s->cnt[S_SPEC] = (double)s->pool.spec;
 	for (k = 0; k < S_N; k++)
 		simseries_add(&s->ser[k], s->now, s->cnt[k]);
 }
@@ -825,7 +730,7 @@ static int sim_hpa(struct sim *s)
 
 	sim_view(s, &v);
 	prop = policy_proposal(&s->run, &v);
-	next = hpa_reconcile(s->run.hpa, s->now, s->spec, prop);
+	next = hpa_reconcile(s->run.hpa, s->now, s->pool.spec, prop);
 	return sim_set_spec(s, next);
 }
 
@@ -839,7 +744,7 @@ static int sim_keda(struct sim *s)
 	active = policy_active(&s->run, &v);
 	if (active < 0)
 		return 0;
-	next = keda_poll(&s->run.keda, s->now, active, s->spec);
+	next = keda_poll(&s->run.keda, s->now, active, s->pool.spec);
 	return next >= 0 ? sim_set_spec(s, next) : 0;
 }
 
@@ -865,14 +770,14 @@ static double sim_oracle_need(const struct sim *s, double h)
 static int sim_oracle(struct sim *s)
 {
 	double h = s->c->cold_start_s, need = sim_oracle_need(s, h), x;
-	int32_t live = s->n_starting + s->n_ready;
+	int32_t live = s->pool.n_starting + s->pool.n_ready;
 	size_t k, round;
 
 	for (round = 0; round < 8 && need > live; round++) {
 		double longest = 0;
 
 		for (k = 0; k < (size_t)(need - live); k++) {
-			if (sim_cold(s, s->made + k, &x))
+			if (simpool_cold(&s->pool, k, &x))
 				return -1;
 			if (x > longest)
 				longest = x;
@@ -890,10 +795,10 @@ static void sim_sample(struct sim *s, sim_sample_fn *fn, void *arg)
 	struct sim_sample x;
 
 	x.t = s->now;
-	x.spec = s->spec;
-	x.ready = s->n_ready;
-	x.starting = s->n_starting;
-	x.draining = s->n_draining;
+	x.spec = s->pool.spec;
+	x.ready = s->pool.n_ready;
+	x.starting = s->pool.n_starting;
+	x.draining = s->pool.n_draining;
 	x.demand = (double)demand_max(s->d, s->now, s->now) /
 		   (double)s->c->slots;
 	x.queue = s->qlen;
@@ -989,19 +894,15 @@ static void sim_results(struct sim *s, struct sim_result *o)
 	o->wait_p50 = sim_rank(s->waits, s->nwaits, s->nowait, 0.50);
 	o->wait_p95 = sim_rank(s->waits, s->nwaits, s->nowait, 0.95);
 	o->wait_p99 = sim_rank(s->waits, s->nwaits, s->nowait, 0.99);
-	for (i = 0; i < s->nrep; i++)
-		if (s->rep[i].state != R_GONE)
-			s->replica_s += sim_overlap(s, s->rep[i].created,
-						    s->c->end_s);
-	o->replica_hours = s->replica_s / 3600.0;
+	o->replica_hours = simpool_replica_s(&s->pool) / 3600.0;
 	for (i = 0, sum = 0; i < s->t->n; i++)
-		sum += sim_overlap(s, s->t->req[i].arrival_s,
-				   s->t->req[i].arrival_s +
-				   s->t->req[i].service_s);
+		sum += simpool_overlap(&s->pool, s->t->req[i].arrival_s,
+				       s->t->req[i].arrival_s +
+				       s->t->req[i].service_s);
 	o->lower_bound_hours = sum / (double)s->c->slots / 3600.0;
-	o->scale_events = s->scale_events;
+	o->scale_events = s->pool.scale_events;
 	o->metric_errors = s->run.metric_errors;
-	o->peak_replicas = s->peak;
+	o->peak_replicas = s->pool.peak;
 	o->never_scales_up = policy_never_scales_up(&s->run, s->c->slots);
 }
 
@@ -1013,14 +914,13 @@ static void sim_free(struct sim *s)
 	simheap_free(&s->heap);
 	for (k = 0; k < S_N; k++)
 		simseries_free(&s->ser[k]);
-	free(s->rep);
+	simpool_free(&s->pool);
 	simq_links_free(&s->links);
 	simll_free(&s->ll);
 	free(s->where);
 	free(s->req_rep);
 	free(s->waits);
 	free(s->moved);
-	simcold_release(&s->cold);
 }
 
 int sim_run(const struct sim_config *c, const struct trace *t,
@@ -1030,6 +930,10 @@ int sim_run(const struct sim_config *c, const struct trace *t,
 {
 	struct sim s;
 	struct simev e;
+	struct simpool_config pc = {
+		sizeof(struct sim_replica), 64, SIM_REPLICAS_MAX, c->end_s,
+		c->cold_start_s, c->cold_start_cv, c->cold_seed,
+	};
 	double span;
 	size_t cap;
 	int32_t i, start;
@@ -1047,7 +951,7 @@ int sim_run(const struct sim_config *c, const struct trace *t,
 	s.t = t;
 	s.d = d;
 	s.p = p;
-	simcold_init(&s.cold, c->cold_seed);
+	simpool_init(&s.pool, &pc);
 	/* Keep what the longest query looks back over. */
 	span = c->rate_window_s > c->service_window_s ? c->rate_window_s
 						      : c->service_window_s;
@@ -1088,7 +992,7 @@ int sim_run(const struct sim_config *c, const struct trace *t,
 	for (i = 0; i < start; i++)
 		if (sim_new_replica(&s, 1))
 			goto oom;
-	s.spec = s.peak = start;
+	s.pool.spec = s.pool.peak = start;
 	if (simheap_push(&s.heap, 0, EV_SCRAPE, 0))
 		goto oom;
 	if (p->kind == POLICY_ORACLE) {

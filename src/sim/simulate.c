@@ -28,6 +28,7 @@
 #include "policy.h"
 #include "sim.h"
 #include "simplot.h"
+#include "simtraffic.h"
 #include "trace.h"
 
 #define SIMULATE_POLICIES_MAX 64
@@ -41,17 +42,13 @@ static const char *const simulate_default_policies[] = {
 };
 
 struct simulate_opts {
-	const char *trace, *rates, *shape;
-	double rate, duration, speedup;
-	long overlay;
-	long seed;
+	struct simtraffic tr;   /* --trace, --shape and what --split shares */
+	const char *rates;
 	double rate_compress, rate_scale, rate_start, rate_span;
-	double input_mean, output_mean;
 	const char *arrivals;
 	const char *service;
 	double service_mean, service_cv;
 	double service_drift;   /* x1 at the start to x this at the end */
-	const char *perf_file, *perf_spec;
 	double batch;
 	struct sim_config sc;
 	const char *initial, *routing;
@@ -144,21 +141,14 @@ static void simulate_usage(FILE *fp)
 static void simulate_defaults(struct simulate_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->rate = 10;
-	o->duration = 3600;
-	o->speedup = 1;
-	o->overlay = 1;
-	o->seed = 1;
+	simtraffic_defaults(&o->tr);
 	o->rate_compress = 10;
 	o->rate_scale = 1;
-	o->input_mean = 1000;
-	o->output_mean = 250;
 	o->service = "auto";
 	o->arrivals = "auto";
 	o->service_mean = 5;
 	o->service_drift = 1;
 	o->service_cv = 1;
-	o->perf_spec = "llama2-70b,h100-80gb,4";
 	sim_config_init(&o->sc);
 	o->sc.slots = 16;
 	o->initial = "first-minute";
@@ -210,27 +200,28 @@ static int simulate_arg(void *ctx, const char *prog, const char *a)
 
 static const struct opt simulate_opts_table[] = {
 	OPT_CALL("--policy", simulate_policy),
-	OPT_S("--trace", OO(trace), OPT_NONEMPTY),
+	OPT_S("--trace", OO(tr.trace), OPT_NONEMPTY),
 	OPT_S("--rates", OO(rates), OPT_NONEMPTY),
-	OPT_S("--shape", OO(shape), OPT_NONEMPTY),
-	OPT_D("--rate", OO(rate), 1e-6, 1e6, "req/s", 0),
-	OPT_D("--duration", OO(duration), 1, TRACE_TIME_MAX, "seconds", 0),
-	OPT_L("--overlay", OO(overlay), 1, 1000, "copies"),
-	OPT_D("--speedup", OO(speedup), 1e-3, 1e6, "x", 0),
-	OPT_L("--seed", OO(seed), 0, 2147483647.0, NULL),
+	OPT_S("--shape", OO(tr.shape), OPT_NONEMPTY),
+	OPT_D("--rate", OO(tr.rate), 1e-6, 1e6, "req/s", 0),
+	OPT_D("--duration", OO(tr.duration), 1, TRACE_TIME_MAX, "seconds",
+	      0),
+	OPT_L("--overlay", OO(tr.overlay), 1, 1000, "copies"),
+	OPT_D("--speedup", OO(tr.speedup), 1e-3, 1e6, "x", 0),
+	OPT_L("--seed", OO(tr.seed), 0, 2147483647.0, NULL),
 	OPT_D("--rate-compress", OO(rate_compress), 1e-3, 1e6, "x", 0),
 	OPT_D("--rate-scale", OO(rate_scale), 1e-9, 1e6, "x", 0),
 	OPT_D("--rate-start", OO(rate_start), 0, 1e9, "seconds", 0),
 	OPT_D("--rate-span", OO(rate_span), 0, 1e9, "seconds", 0),
 	OPT_S("--arrivals", OO(arrivals), OPT_NONEMPTY),
-	OPT_D("--input-mean", OO(input_mean), 1, 1e6, "tokens", 0),
-	OPT_D("--output-mean", OO(output_mean), 0, 1e6, "tokens", 0),
+	OPT_D("--input-mean", OO(tr.input_mean), 1, 1e6, "tokens", 0),
+	OPT_D("--output-mean", OO(tr.output_mean), 0, 1e6, "tokens", 0),
 	OPT_S("--service", OO(service), OPT_NONEMPTY),
 	OPT_D("--service-mean", OO(service_mean), 1e-3, 86400, "seconds", 0),
 	OPT_D("--service-cv", OO(service_cv), 0, 100, NULL, 0),
 	OPT_D("--service-drift", OO(service_drift), 0.1, 10, "x", 0),
-	OPT_S("--perf-model", OO(perf_file), OPT_NONEMPTY),
-	OPT_S("--perf-spec", OO(perf_spec), OPT_NONEMPTY),
+	OPT_S("--perf-model", OO(tr.perf_file), OPT_NONEMPTY),
+	OPT_S("--perf-spec", OO(tr.perf_spec), OPT_NONEMPTY),
 	OPT_D("--batch", OO(batch), 1, 100000, "requests", 0),
 	OPT_L("--slots", OO(sc.slots), 1, SIM_SLOTS_MAX, "per replica"),
 	OPT_D("--queue-timeout", OO(sc.queue_timeout_s), 0.001,
@@ -275,7 +266,8 @@ static const char *simulate_base(const char *path)
 static int simulate_perf(const struct simulate_opts *o, struct perf *p,
 			 char *err, size_t errlen)
 {
-	return perf_from_spec(p, o->perf_file, o->perf_spec, err, errlen);
+	return perf_from_spec(p, o->tr.perf_file, o->tr.perf_spec, err,
+			      errlen);
 }
 
 static int simulate_traffic(const struct simulate_opts *o, struct trace *t,
@@ -284,22 +276,22 @@ static int simulate_traffic(const struct simulate_opts *o, struct trace *t,
 {
 	struct simrng rng;
 	enum trace_service how;
-	int sources = !!o->trace + !!o->rates + !!o->shape;
+	int sources = !!o->tr.trace + !!o->rates + !!o->tr.shape;
 
-	simrng_seed(&rng, (uint64_t)o->seed);
+	simrng_seed(&rng, (uint64_t)o->tr.seed);
 	if (sources != 1) {
 		snprintf(err, errlen, "give exactly one of --trace FILE, "
 			 "--rates FILE, --shape NAME");
 		return -1;
 	}
-	if (o->trace) {
-		if (trace_load_csv(t, o->trace, err, errlen))
+	if (o->tr.trace) {
+		if (trace_load_csv(t, o->tr.trace, err, errlen))
 			return -1;
-		snprintf(desc, desclen, "%s", simulate_base(o->trace));
+		snprintf(desc, desclen, "%s", simulate_base(o->tr.trace));
 	} else if (o->rates) {
 		struct trace_rates r = {
 			o->rate_compress, o->rate_scale, o->rate_start,
-			o->rate_span, o->input_mean, o->output_mean,
+			o->rate_span, o->tr.input_mean, o->tr.output_mean,
 			TRACE_ARR_AUTO,
 		};
 
@@ -315,30 +307,26 @@ static int simulate_traffic(const struct simulate_opts *o, struct trace *t,
 			 t->from_clients ? "clients' renewals" : "Poisson",
 			 o->rate_compress, o->rate_scale);
 	} else {
-		struct trace_synth s;
+		enum trace_shape shape;
 
-		memset(&s, 0, sizeof(s));
-		if (trace_shape_parse(o->shape, &s.shape)) {
+		if (trace_shape_parse(o->tr.shape, &shape)) {
 			snprintf(err, errlen, "--shape '%.40s': allowed "
 				 "poisson, step, surge, diurnal, onoff",
-				 o->shape);
+				 o->tr.shape);
 			return -1;
 		}
-		s.rate = o->rate;
-		s.duration_s = o->duration;
-		s.input_mean = o->input_mean;
-		s.output_mean = o->output_mean;
-		if (trace_synth(t, &s, &rng, err, errlen))
+		if (simtraffic_synth(&o->tr, shape, &rng, t, err, errlen))
 			return -1;
-		snprintf(desc, desclen, "%s %g req/s for %g s", o->shape,
-			 o->rate, o->duration);
+		snprintf(desc, desclen, "%s %g req/s for %g s", o->tr.shape,
+			 o->tr.rate, o->tr.duration);
 	}
-	if (trace_transform(t, (int)o->overlay, o->speedup, err, errlen))
+	if (trace_transform(t, (int)o->tr.overlay, o->tr.speedup, err,
+			    errlen))
 		return -1;
-	if (o->overlay > 1 || o->speedup != 1)
+	if (o->tr.overlay > 1 || o->tr.speedup != 1)
 		snprintf(desc + strlen(desc), desclen - strlen(desc),
-			 ", overlay x%ld, speedup x%g", o->overlay,
-			 o->speedup);
+			 ", overlay x%ld, speedup x%g", o->tr.overlay,
+			 o->tr.speedup);
 	if (trace_service_parse(o->service, &how)) {
 		snprintf(err, errlen, "--service '%.40s': allowed auto, "
 			 "column, perf, exp, lognormal", o->service);
@@ -579,7 +567,7 @@ int cmd_simulate(int argc, char **argv)
 	}
 	o.sc.end_s = t.span_s > 0 ? t.span_s : 1;
 	/* Another stream than the traffic's, from the same seed. */
-	o.sc.cold_seed = (uint64_t)o.seed ^ 0x636f6c64u;
+	o.sc.cold_seed = (uint64_t)o.tr.seed ^ 0x636f6c64u;
 	iod = trace_dispersion(&t, SIMULATE_IOD_BIN_S, SIMULATE_IOD_BLOCK_S);
 	/* Both warm starts respect the lowest minReplicaCount: an operator
 	 * would not have run fewer. */

@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "sim.h"
-#include "simcold.h"
 #include "simheap.h"
+#include "simpool.h"
 #include "simroute.h"
 #include "simrng.h"
 #include "simsort.h"
@@ -26,8 +26,6 @@
 
 enum { EV_PREFILL_DONE, EV_KV_ARRIVE, EV_STEP, EV_READY, EV_SCRAPE,
        EV_HPA, EV_KEDA, EV_DIRECT, EV_SAMPLE };
-
-enum { R_STARTING, R_READY, R_DRAINING, R_GONE };
 
 /* Event arguments of replica events: the pool in the top bit. */
 /* How long after end_s the run follows what is left. */
@@ -37,9 +35,8 @@ enum { R_STARTING, R_READY, R_DRAINING, R_GONE };
 #define SPLIT_ARG_POOL(a) ((int)((a) >> 31))
 #define SPLIT_ARG_REP(a) ((size_t)((a) & 0x7fffffffu))
 
+/* What a pool keeps per replica beside its state (simpool.h's data). */
 struct split_rep {
-	double created, ready_at;
-	int state;
 	uint32_t *work;          /* prefill: its batch; decode: its
 				  * sequences, running then joining */
 	uint32_t nrun, njoin;    /* decode: running, joining (prefill:
@@ -50,22 +47,12 @@ struct split_rep {
 	double step_start;       /* decode: the step in progress began */
 };
 
-struct split_pool {
-	struct split_rep *rep;
-	size_t nrep, caprep;
-	int32_t spec, n_starting, n_ready, n_draining, peak;
-	uint64_t scale_events;
-	double replica_s;
-	struct simcold cold;     /* this pool's cold starts */
-	size_t made;
-};
-
 struct split {
 	const struct split_config *c;
 	const struct trace *t;
 	struct splitpol_run run;
 	struct simheap heap;
-	struct split_pool pool[SPLIT_POOLS];
+	struct simpool pool[SPLIT_POOLS]; /* each with its own cold starts */
 	struct simq_links links;
 	struct simq pq, dq;       /* prompts, sequences waiting */
 	uint32_t *gen;            /* tokens generated per request */
@@ -230,143 +217,64 @@ void split_first_minute(const struct split_config *c, const struct trace *t,
 
 /* ---- replicas ----------------------------------------------------------- */
 
-static int split_cold(struct split *s, int k, size_t i, double *out)
+/* The replica in slot r of pool k's table. */
+static struct split_rep *split_rep_at(const struct split *s, int k, size_t r)
 {
-	return simcold_get(&s->pool[k].cold, s->c->cold_start_s,
-			   s->c->cold_start_cv, i, out);
-}
-
-static double split_overlap(const struct split *s, double from, double to)
-{
-	double e = s->c->end_s;
-
-	if (from > e)
-		return 0;
-	if (to > e)
-		to = e;
-	return to > from ? to - from : 0;
-}
-
-static void split_gone(struct split *s, int k, size_t r)
-{
-	struct split_pool *p = &s->pool[k];
-	struct split_rep *x = &p->rep[r];
-
-	p->replica_s += split_overlap(s, x->created, s->now);
-	if (x->state == R_STARTING)
-		p->n_starting--;
-	else if (x->state == R_DRAINING)
-		p->n_draining--;
-	x->state = R_GONE;
+	return (struct split_rep *)s->pool[k].data + r;
 }
 
 static int split_new_replica(struct split *s, int k, int ready)
 {
-	struct split_pool *p = &s->pool[k];
 	size_t cap_work = k == SPLIT_PREFILL ? SPLIT_BATCH_MAX :
 			  (size_t)s->c->decode_slots;
+	long r = simpool_add(&s->pool[k], s->now, ready);
 	struct split_rep *x;
-	double cold = 0;
-	size_t r;
 
-	if (!ready && split_cold(s, k, p->made++, &cold))
+	if (r < 0)
 		return -1;
-	for (r = 0; r < p->nrep; r++)
-		if (p->rep[r].state == R_GONE)
-			break;
-	if (r == p->nrep) {
-		if (p->nrep == p->caprep) {
-			size_t cap = p->caprep ? p->caprep * 2 : 32;
-
-			if (cap > SPLIT_REPLICAS_MAX)
-				cap = SPLIT_REPLICAS_MAX;
-			if (p->nrep == cap)
-				return -1;
-			x = realloc(p->rep, cap * sizeof(*x));
-			if (!x)
-				return -1;
-			p->rep = x;
-			p->caprep = cap;
-		}
-		p->rep[p->nrep].work = malloc(cap_work * sizeof(uint32_t));
-		if (!p->rep[p->nrep].work)
-			return -1;
-		p->nrep++;
-	}
-	x = &p->rep[r];
-	x->created = s->now;
-	x->ready_at = s->now + cold;
+	x = split_rep_at(s, k, (size_t)r);
+	/* a slot made new holds no work array yet; a reused one keeps its
+	 * own (the same size: the pool's) */
+	if (!x->work)
+		x->work = malloc(cap_work * sizeof(uint32_t));
+	if (!x->work)
+		return -1;
 	x->nrun = x->njoin = 0;
 	x->kv = 0;
 	x->kv_used = 0;
 	x->step_start = 0;
-	if (ready) {
-		x->state = R_READY;
-		p->n_ready++;
+	if (ready)
 		return 0;
-	}
-	x->state = R_STARTING;
-	p->n_starting++;
-	return simheap_push(&s->heap, x->ready_at, EV_READY,
+	return simheap_push(&s->heap, s->pool[k].rep[r].ready_at, EV_READY,
 			    SPLIT_ARG(k, r));
-}
-
-/* The newest replica of pool k in state st, or -1. */
-static long split_newest(const struct split_pool *p, int st)
-{
-	long best = -1;
-	size_t r;
-
-	for (r = 0; r < p->nrep; r++)
-		if (p->rep[r].state == st &&
-		    (best < 0 || p->rep[r].created >= p->rep[best].created))
-			best = (long)r;
-	return best;
 }
 
 static void split_remove_one(struct split *s, int k)
 {
-	struct split_pool *p = &s->pool[k];
-	long r = split_newest(p, R_STARTING);
+	long r = simpool_drain(&s->pool[k], s->now);
 	struct split_rep *x;
 
-	if (r >= 0) {
-		split_gone(s, k, (size_t)r);
-		return;
-	}
-	r = split_newest(p, R_READY);
 	if (r < 0)
 		return;
-	x = &p->rep[r];
-	p->n_ready--;
-	x->state = R_DRAINING;
-	p->n_draining++;
+	x = split_rep_at(s, k, (size_t)r);
 	if (x->nrun + x->njoin == 0)
-		split_gone(s, k, (size_t)r);
+		simpool_gone(&s->pool[k], (size_t)r, s->now);
 }
 
 static int split_dispatch(struct split *s);
 static int split_admit(struct split *s);
 
+/* A policy's answer is held within what a pool's table takes. */
 static int split_set_spec(struct split *s, int k, int32_t target)
 {
-	struct split_pool *p = &s->pool[k];
-	int32_t live = p->n_starting + p->n_ready;
+	int32_t n = simpool_scale(&s->pool[k],
+				  target > (int32_t)SPLIT_REPLICAS_MAX ?
+				  (int32_t)SPLIT_REPLICAS_MAX : target);
 
-	if (target < 0)
-		target = 0;
-	if (target > (int32_t)SPLIT_REPLICAS_MAX)
-		target = (int32_t)SPLIT_REPLICAS_MAX;
-	if (target == p->spec)
-		return 0;
-	p->scale_events++;
-	p->spec = target;
-	if (target > p->peak)
-		p->peak = target;
-	for (; live < target; live++)
+	for (; n > 0; n--)
 		if (split_new_replica(s, k, 0))
 			return -1;
-	for (; live > target; live--)
+	for (; n < 0; n++)
 		split_remove_one(s, k);
 	return 0;
 }
@@ -390,15 +298,15 @@ static void split_expire(struct split *s, double t)
 /* Idle ready prefill replicas take batches from the queue. */
 static int split_dispatch(struct split *s)
 {
-	struct split_pool *p = &s->pool[SPLIT_PREFILL];
+	const struct simpool *p = &s->pool[SPLIT_PREFILL];
 	size_t r;
 
 	for (r = 0; r < p->nrep && s->pq.len > 0; r++) {
-		struct split_rep *x = &p->rep[r];
+		struct split_rep *x = split_rep_at(s, SPLIT_PREFILL, r);
 		double tokens = 0, sq = 0;
 		uint32_t q;
 
-		if (x->state != R_READY || x->nrun > 0)
+		if (p->rep[r].state != SIMPOOL_READY || x->nrun > 0)
 			continue;
 		while ((q = s->pq.head) != SIMQ_NIL &&
 		       x->nrun < SPLIT_BATCH_MAX) {
@@ -424,7 +332,7 @@ static int split_dispatch(struct split *s)
 
 static int split_prefill_done(struct split *s, size_t r)
 {
-	struct split_rep *x = &s->pool[SPLIT_PREFILL].rep[r];
+	struct split_rep *x = split_rep_at(s, SPLIT_PREFILL, r);
 	uint32_t i;
 
 	for (i = 0; i < x->nrun; i++) {
@@ -437,8 +345,8 @@ static int split_prefill_done(struct split *s, size_t r)
 	}
 	s->prun -= x->nrun;
 	x->nrun = 0;
-	if (x->state == R_DRAINING) {
-		split_gone(s, SPLIT_PREFILL, r);
+	if (s->pool[SPLIT_PREFILL].rep[r].state == SIMPOOL_DRAINING) {
+		simpool_gone(&s->pool[SPLIT_PREFILL], r, s->now);
 		return 0;
 	}
 	return split_dispatch(s);
@@ -450,7 +358,7 @@ static int split_prefill_done(struct split *s, size_t r)
  * the joining ones run too. */
 static int split_kick(struct split *s, size_t r)
 {
-	struct split_rep *x = &s->pool[SPLIT_DECODE].rep[r];
+	struct split_rep *x = split_rep_at(s, SPLIT_DECODE, r);
 
 	if (x->nrun > 0 || x->njoin == 0)
 		return 0;
@@ -467,36 +375,37 @@ static int split_kick(struct split *s, size_t r)
  * it fits nowhere. */
 static int split_admit(struct split *s)
 {
-	struct split_pool *p = &s->pool[SPLIT_DECODE];
+	const struct simpool *p = &s->pool[SPLIT_DECODE];
 	uint32_t q;
 
 	while ((q = s->dq.head) != SIMQ_NIL) {
 		double need = split_need_kv(s->c, &s->t->req[q]);
+		struct split_rep *b = NULL;
 		long best = -1;
 		size_t r;
 
 		for (r = 0; r < p->nrep; r++) {
-			const struct split_rep *x = &p->rep[r];
+			struct split_rep *x = split_rep_at(s, SPLIT_DECODE, r);
 			uint32_t n = x->nrun + x->njoin;
 
-			if (x->state != R_READY ||
+			if (p->rep[r].state != SIMPOOL_READY ||
 			    n >= (uint32_t)s->c->decode_slots ||
 			    x->kv + need > s->c->kv_tokens)
 				continue;
-			if (best < 0 || n < p->rep[best].nrun +
-					    p->rep[best].njoin)
+			if (best < 0 || n < b->nrun + b->njoin) {
 				best = (long)r;
+				b = x;
+			}
 		}
 		if (best < 0)
 			return 0;
 		simq_unlink(&s->links, &s->dq, q);
-		p->rep[best].work[p->rep[best].nrun + p->rep[best].njoin++] =
-			q;
-		p->rep[best].kv += need;
+		b->work[b->nrun + b->njoin++] = q;
+		b->kv += need;
 		s->kv += need;
 		need = s->t->req[q].input_tokens > 0 ?
 		       s->t->req[q].input_tokens : 0;
-		p->rep[best].kv_used += need;
+		b->kv_used += need;
 		s->kv_used += need;
 		s->drun++;
 		if (split_kick(s, (size_t)best))
@@ -509,7 +418,7 @@ static int split_admit(struct split *s)
  * sequence; the finished leave; the joining run from the next step. */
 static int split_step(struct split *s, size_t r)
 {
-	struct split_rep *x = &s->pool[SPLIT_DECODE].rep[r];
+	struct split_rep *x = split_rep_at(s, SPLIT_DECODE, r);
 	double d = s->now - x->step_start;
 	uint32_t i, kept = 0, n = x->nrun;
 
@@ -554,11 +463,13 @@ static int split_step(struct split *s, size_t r)
 	memmove(x->work + kept, x->work + n, x->njoin * sizeof(*x->work));
 	x->nrun = 0;
 	x->njoin += kept;
-	if (x->nrun + x->njoin == 0 && x->state == R_DRAINING) {
-		split_gone(s, SPLIT_DECODE, r);
+	if (x->nrun + x->njoin == 0 &&
+	    s->pool[SPLIT_DECODE].rep[r].state == SIMPOOL_DRAINING) {
+		simpool_gone(&s->pool[SPLIT_DECODE], r, s->now);
 		return split_admit(s);
 	}
-	if (x->state == R_READY && split_admit(s))
+	if (s->pool[SPLIT_DECODE].rep[r].state == SIMPOOL_READY &&
+	    split_admit(s))
 		return -1;
 	return split_kick(s, r);
 }
@@ -582,7 +493,7 @@ static void split_scrape(struct split *s)
 
 static int split_view(struct split *s, struct split_view *v)
 {
-	const struct split_pool *d = &s->pool[SPLIT_DECODE];
+	const struct simpool *d = &s->pool[SPLIT_DECODE];
 	size_t r, n = 0;
 	int k;
 
@@ -606,10 +517,12 @@ static int split_view(struct split *s, struct split_view *v)
 		s->kv_util = x;
 		s->cap_kv_util = (size_t)d->n_ready;
 	}
-	for (r = 0; r < d->nrep; r++)
-		if (d->rep[r].state == R_READY)
-			s->kv_util[n++] = d->rep[r].kv_used /
-					  s->c->kv_tokens;
+	for (r = 0; r < d->nrep; r++) {
+		const struct split_rep *x = split_rep_at(s, SPLIT_DECODE, r);
+
+		if (d->rep[r].state == SIMPOOL_READY)
+			s->kv_util[n++] = x->kv_used / s->c->kv_tokens;
+	}
 	v->kv_util = s->kv_util;
 	v->n_kv_util = n;
 	return 0;
@@ -681,17 +594,8 @@ static void split_sample(struct split *s, split_sample_fn *fn, void *arg)
 
 static int split_ready(struct split *s, int k, size_t r)
 {
-	struct split_pool *p = &s->pool[k];
-	struct split_rep *x;
-
-	if (r >= p->nrep)
+	if (!simpool_ready(&s->pool[k], r, s->now))
 		return 0;
-	x = &p->rep[r];
-	if (x->state != R_STARTING || x->ready_at != s->now)
-		return 0;
-	x->state = R_READY;
-	p->n_starting--;
-	p->n_ready++;
 	return k == SPLIT_PREFILL ? split_dispatch(s) : split_admit(s);
 }
 
@@ -763,7 +667,6 @@ static double split_rank(const double *v, size_t n, double q)
 
 static void split_results(struct split *s, struct split_result *o)
 {
-	size_t r;
 	int k;
 
 	memset(o, 0, sizeof(*o));
@@ -782,14 +685,9 @@ static void split_results(struct split *s, struct split_result *o)
 					(double)s->tokens : 1;
 	o->itl_mean = s->tokens ? s->itl_sum / (double)s->tokens : NAN;
 	for (k = 0; k < SPLIT_POOLS; k++) {
-		struct split_pool *p = &s->pool[k];
+		const struct simpool *p = &s->pool[k];
 
-		for (r = 0; r < p->nrep; r++)
-			if (p->rep[r].state != R_GONE)
-				p->replica_s += split_overlap(s,
-							      p->rep[r].created,
-							      s->c->end_s);
-		o->pool[k].replica_hours = p->replica_s / 3600.0;
+		o->pool[k].replica_hours = simpool_replica_s(p) / 3600.0;
 		o->pool[k].peak = p->peak;
 		o->pool[k].scale_events = p->scale_events;
 		o->replica_hours += o->pool[k].replica_hours;
@@ -808,9 +706,8 @@ static void split_free(struct split *s)
 		simseries_free(&s->ser[k]);
 	for (k = 0; k < SPLIT_POOLS; k++) {
 		for (r = 0; r < s->pool[k].nrep; r++)
-			free(s->pool[k].rep[r].work);
-		free(s->pool[k].rep);
-		simcold_release(&s->pool[k].cold);
+			free(split_rep_at(s, k, r)->work);
+		simpool_free(&s->pool[k]);
 	}
 	simq_links_free(&s->links);
 	free(s->gen);
@@ -861,8 +758,15 @@ int split_run(const struct split_config *c, const struct trace *t,
 	}
 	s.c = c;
 	s.t = t;
-	simcold_init(&s.pool[SPLIT_PREFILL].cold, c->cold_seed);
-	simcold_init(&s.pool[SPLIT_DECODE].cold, c->cold_seed + 1);
+	for (k = 0; k < SPLIT_POOLS; k++) {
+		struct simpool_config pc = {
+			sizeof(struct split_rep), 32, SPLIT_REPLICAS_MAX,
+			c->end_s, c->cold_start_s, c->cold_start_cv,
+			c->cold_seed + (uint64_t)k,
+		};
+
+		simpool_init(&s.pool[k], &pc);
+	}
 	cap = split_series_cap(c, p);
 	for (k = 0; k < SS_N; k++)
 		if (simseries_init(&s.ser[k], cap))

@@ -23,6 +23,7 @@
 #include "perf.h"
 #include "sim.h"
 #include "split.h"
+#include "simtraffic.h"
 #include "splitpol.h"
 #include "trace.h"
 
@@ -36,10 +37,7 @@ static const char *const splitcmd_default_policies[] = {
 
 struct splitcmd_opts {
 	int split;
-	const char *trace, *shape;
-	double rate, duration, speedup, input_mean, output_mean;
-	long overlay, seed;
-	const char *perf_file, *perf_spec;
+	struct simtraffic tr;   /* as `staffer simulate` takes them */
 	const char *initial;
 	long budget, slots;
 	struct split_config sc;
@@ -94,14 +92,7 @@ static void splitcmd_usage(FILE *fp)
 static void splitcmd_defaults(struct splitcmd_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->rate = 10;
-	o->duration = 3600;
-	o->speedup = 1;
-	o->overlay = 1;
-	o->seed = 1;
-	o->input_mean = 1000;
-	o->output_mean = 250;
-	o->perf_spec = "llama2-70b,h100-80gb,4";
+	simtraffic_defaults(&o->tr);
 	o->initial = "first-minute";
 	split_config_init(&o->sc);
 	o->budget = o->sc.prefill_budget;
@@ -129,17 +120,18 @@ static int splitcmd_policy(void *ctx, const char *prog, const char *name,
 static const struct opt splitcmd_table[] = {
 	OPT_F("--split", SO(split)),
 	OPT_CALL("--policy", splitcmd_policy),
-	OPT_S("--trace", SO(trace), OPT_NONEMPTY),
-	OPT_S("--shape", SO(shape), OPT_NONEMPTY),
-	OPT_D("--rate", SO(rate), 1e-6, 1e6, "req/s", 0),
-	OPT_D("--duration", SO(duration), 1, TRACE_TIME_MAX, "seconds", 0),
-	OPT_D("--input-mean", SO(input_mean), 1, 1e6, "tokens", 0),
-	OPT_D("--output-mean", SO(output_mean), 1, 1e6, "tokens", 0),
-	OPT_L("--seed", SO(seed), 0, 2147483647.0, NULL),
-	OPT_L("--overlay", SO(overlay), 1, 1000, "copies"),
-	OPT_D("--speedup", SO(speedup), 1e-3, 1e6, "x", 0),
-	OPT_S("--perf-model", SO(perf_file), OPT_NONEMPTY),
-	OPT_S("--perf-spec", SO(perf_spec), OPT_NONEMPTY),
+	OPT_S("--trace", SO(tr.trace), OPT_NONEMPTY),
+	OPT_S("--shape", SO(tr.shape), OPT_NONEMPTY),
+	OPT_D("--rate", SO(tr.rate), 1e-6, 1e6, "req/s", 0),
+	OPT_D("--duration", SO(tr.duration), 1, TRACE_TIME_MAX, "seconds",
+	      0),
+	OPT_D("--input-mean", SO(tr.input_mean), 1, 1e6, "tokens", 0),
+	OPT_D("--output-mean", SO(tr.output_mean), 1, 1e6, "tokens", 0),
+	OPT_L("--seed", SO(tr.seed), 0, 2147483647.0, NULL),
+	OPT_L("--overlay", SO(tr.overlay), 1, 1000, "copies"),
+	OPT_D("--speedup", SO(tr.speedup), 1e-3, 1e6, "x", 0),
+	OPT_S("--perf-model", SO(tr.perf_file), OPT_NONEMPTY),
+	OPT_S("--perf-spec", SO(tr.perf_spec), OPT_NONEMPTY),
 	OPT_L("--prefill-budget", SO(budget), 1, 10000000, "tokens"),
 	OPT_L("--decode-slots", SO(slots), 1, SPLIT_SLOTS_MAX, "sequences"),
 	OPT_D("--kv-tokens", SO(sc.kv_tokens), 1, 1e12, "tokens", 0),
@@ -171,33 +163,29 @@ static const struct opt_spec splitcmd_spec = {
 static int splitcmd_traffic(const struct splitcmd_opts *o, struct trace *t,
 			    char *err, size_t errlen)
 {
-	struct trace_synth sy;
+	enum trace_shape shape;
 	struct simrng rng;
 
-	if (!!o->trace + !!o->shape != 1) {
+	if (!!o->tr.trace + !!o->tr.shape != 1) {
 		snprintf(err, errlen, "give exactly one of --trace FILE, "
 			 "--shape NAME");
 		return -1;
 	}
-	if (o->trace) {
-		if (trace_load_csv(t, o->trace, err, errlen))
+	if (o->tr.trace) {
+		if (trace_load_csv(t, o->tr.trace, err, errlen))
 			return -1;
 	} else {
-		memset(&sy, 0, sizeof(sy));
-		if (trace_shape_parse(o->shape, &sy.shape)) {
+		if (trace_shape_parse(o->tr.shape, &shape)) {
 			snprintf(err, errlen, "--shape '%.60s': allowed poisson, "
-				 "step, surge, diurnal, onoff", o->shape);
+				 "step, surge, diurnal, onoff", o->tr.shape);
 			return -1;
 		}
-		sy.rate = o->rate;
-		sy.duration_s = o->duration;
-		sy.input_mean = o->input_mean;
-		sy.output_mean = o->output_mean;
-		simrng_seed(&rng, (uint64_t)o->seed);
-		if (trace_synth(t, &sy, &rng, err, errlen))
+		simrng_seed(&rng, (uint64_t)o->tr.seed);
+		if (simtraffic_synth(&o->tr, shape, &rng, t, err, errlen))
 			return -1;
 	}
-	return trace_transform(t, (int)o->overlay, o->speedup, err, errlen);
+	return trace_transform(t, (int)o->tr.overlay, o->tr.speedup, err,
+			       errlen);
 }
 
 /* --initial-replicas: first-minute, or "P,D". */
@@ -342,7 +330,7 @@ int cmd_simulate_split(int argc, char **argv)
 			    sizeof(splitcmd_default_policies[0]); i++)
 			o.policies[o.npolicies++] =
 				splitcmd_default_policies[i];
-	if (perf_from_spec(&perf, o.perf_file, o.perf_spec, err,
+	if (perf_from_spec(&perf, o.tr.perf_file, o.tr.perf_spec, err,
 			   sizeof(err)) ||
 	    splitcmd_traffic(&o, &t, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", SPLITCMD_PROG, err);

@@ -12,7 +12,6 @@
 #include "num.h"
 #include "pool.h"
 
-#define SPLITPOL_SPEC_MAX 4096
 #define SPLITPOL_THRESHOLD_MAX 1e9
 /* maxReplicaCount by default: KEDA's (100), as `staffer simulate`'s. */
 #define SPLITPOL_MAX_REPLICAS 100
@@ -26,6 +25,9 @@ static const char *const splitpol_names[] = {
 };
 
 #define SPLITPOL_NKINDS (sizeof(splitpol_names) / sizeof(splitpol_names[0]))
+
+_Static_assert(SPLITPOL_NAME_MAX >= POLICY_NAME_MAX,
+	       "a spec policy_spec_open takes fits struct splitpol's name");
 
 static const char *const splitpol_pool_names[SPLIT_POOLS] = {
 	"prefill", "decode",
@@ -182,11 +184,20 @@ static void splitpol_hpa_behavior(struct hpa_config *h, int staffer)
 	}
 }
 
-/* One key=value of p.  0, or -1 with err. */
-static int splitpol_set(struct splitpol *p, const char *k, const char *v,
-			const struct split_config *c, char *err,
+/* What splitpol_set reads a spec's keys for (policy_spec_keys). */
+struct splitpol_keys {
+	struct splitpol *p;
+	const struct split_config *c;
+};
+
+/* One key=value of the policy in arg, a struct splitpol_keys
+ * (policy_key_fn).  0, or -1 with err. */
+static int splitpol_set(void *arg, const char *k, const char *v, char *err,
 			size_t errlen)
 {
+	const struct splitpol_keys *a = arg;
+	struct splitpol *p = a->p;
+	const struct split_config *c = a->c;
 	double d;
 	int32_t n;
 	int i, decode;
@@ -337,55 +348,31 @@ int splitpol_parse(struct splitpol *p, const char *spec,
 		   const struct split_config *c, double mean_input,
 		   char *err, size_t errlen)
 {
-	char buf[SPLITPOL_SPEC_MAX], *opts, *tok, *save = NULL;
+	struct splitpol_keys keys = { p, c };
+	struct policy_spec ps;
 	char why[SPLITPOL_ERR_MAX];
 	struct meta_error me;
 	size_t i;
+	int kind;
 
 	memset(p, 0, sizeof(*p));
 	for (i = 0; i < SPLIT_POOLS; i++)
 		meta_init(&p->meta[i]);
-	if (strlen(spec) >= sizeof(p->name)) {
-		snprintf(err, errlen, "policy '%.60s...': longer than %d bytes",
-			 spec, SPLITPOL_NAME_MAX - 1);
+	kind = policy_spec_open(&ps, spec, splitpol_names, SPLITPOL_NKINDS,
+				" for a split fleet; allowed: staffer, "
+				"planner, llm-d, keda, static", err, errlen);
+	if (kind < 0)
 		return -1;
-	}
-	memcpy(buf, spec, strlen(spec) + 1);
 	memcpy(p->name, spec, strlen(spec) + 1);
-	opts = strchr(buf, ':');
-	if (opts)
-		*opts++ = '\0';
-	for (i = 0; i < SPLITPOL_NKINDS; i++)
-		if (!strcmp(buf, splitpol_names[i]))
-			break;
-	if (i == SPLITPOL_NKINDS) {
-		snprintf(err, errlen, "unknown policy '%.60s' for a split "
-			 "fleet; allowed: staffer, planner, llm-d, keda, "
-			 "static", buf);
-		return -1;
-	}
-	p->kind = (enum splitpol_kind)i;
+	p->kind = (enum splitpol_kind)kind;
 	splitpol_defaults(p, c);
 	if (p->kind == SPLITPOL_STAFFER &&
 	    splitpol_staffer_defaults(p, c, mean_input, why, sizeof(why))) {
 		snprintf(err, errlen, "policy '%.80s': %s", spec, why);
 		return -1;
 	}
-	for (tok = opts ? strtok_r(opts, ",", &save) : NULL; tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(tok, '=');
-
-		if (!eq || eq == tok) {
-			snprintf(err, errlen, "policy '%.80s': '%.60s' is not "
-				 "key=value", spec, tok);
-			return -1;
-		}
-		*eq = '\0';
-		if (splitpol_set(p, tok, eq + 1, c, why, sizeof(why))) {
-			snprintf(err, errlen, "policy '%.80s': %s", spec, why);
-			return -1;
-		}
-	}
+	if (policy_spec_keys(&ps, splitpol_set, &keys, err, errlen))
+		return -1;
 	for (i = 0; i < SPLIT_POOLS && p->kind == SPLITPOL_STAFFER; i++)
 		if (meta_check(&p->meta[i], 1, &me) != META_OK) {
 			snprintf(err, errlen, "policy '%.80s': %s trigger: %s",

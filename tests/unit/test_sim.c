@@ -22,6 +22,7 @@
 #include "sim/policy.h"
 #include "sim/sim.h"
 #include "sim/simheap.h"
+#include "sim/simpool.h"
 #include "sim/simprom.h"
 #include "sim/simrng.h"
 #include "sim/simroute.h"
@@ -121,6 +122,54 @@ static void test_heap_order(void **state)
 	}
 	assert_int_equal(simheap_pop(&h, &e), -1);
 	simheap_free(&h);
+}
+
+/* ---- the replica table --------------------------------------------------- */
+
+/* simpool by hand: slots reused lowest first, a table that is full, a
+ * ready event once and not when stale, scale-down taking the starting
+ * replica first and then draining the newest ready one, and the
+ * replica-seconds inside [0, end_s]. */
+static void test_pool_table(void **state)
+{
+	struct simpool_config c = { sizeof(long), 2, 3, 100, 10, 0, 1 };
+	struct simpool p;
+
+	(void)state;
+	simpool_init(&p, &c);
+	assert_int_equal(simpool_add(&p, 0, 1), 0);
+	p.spec = p.peak = 1;                          /* as the callers do */
+	assert_int_equal(simpool_scale(&p, -1), -1);  /* spec 1 -> 0 */
+	assert_int_equal(simpool_scale(&p, 3), 2);
+	assert_int_equal(simpool_scale(&p, 3), 0);
+	assert_int_equal(simpool_add(&p, 5, 0), 1);
+	assert_int_equal(simpool_add(&p, 6, 0), 2);
+	assert_int_equal(simpool_add(&p, 7, 0), -1); /* 3 slots at most */
+	assert_int_equal(((long *)p.data)[2], 0);
+	assert_true(p.rep[1].ready_at == 15);
+	assert_int_equal(simpool_ready(&p, 1, 14), 0);
+	assert_int_equal(simpool_ready(&p, 1, 15), 1);
+	assert_int_equal(simpool_ready(&p, 1, 15), 0);
+	assert_int_equal(p.n_ready, 2);
+	assert_int_equal(p.n_starting, 1);
+	assert_int_equal(simpool_scale(&p, 1), -2);
+	assert_int_equal(simpool_drain(&p, 20), -1);  /* slot 2, starting */
+	assert_int_equal(p.rep[2].state, SIMPOOL_GONE);
+	assert_int_equal(simpool_drain(&p, 20), 1);   /* newer than slot 0 */
+	assert_int_equal(p.rep[1].state, SIMPOOL_DRAINING);
+	simpool_gone(&p, 1, 30);
+	assert_int_equal(simpool_ready(&p, 2, 16), 0); /* stale */
+	assert_int_equal(simpool_add(&p, 40, 1), 1);
+	assert_int_equal(p.n_ready, 2);
+	assert_int_equal(p.n_starting + p.n_draining, 0);
+	assert_int_equal(p.spec, 1);
+	assert_int_equal(p.peak, 3);
+	assert_int_equal((int)p.scale_events, 3);
+	assert_true(simpool_overlap(&p, 90, 120) == 10);
+	assert_true(simpool_overlap(&p, 110, 120) == 0);
+	/* 20 - 6 and 30 - 5 gone; 100 - 0 and 100 - 40 to the end */
+	assert_true(simpool_replica_s(&p) == 199);
+	simpool_free(&p);
 }
 
 /* ---- perf model and traces ----------------------------------------------- */
@@ -1739,6 +1788,7 @@ int main(void)
 		cmocka_unit_test(test_rate_hand_worked),
 		cmocka_unit_test(test_rate_series),
 		cmocka_unit_test(test_heap_order),
+		cmocka_unit_test(test_pool_table),
 		cmocka_unit_test(test_perf_model),
 		cmocka_unit_test(test_perf_bytes),
 		cmocka_unit_test(test_trace_csv),
