@@ -71,10 +71,11 @@ struct backend {
 
 /*
  * The answer cache's default TTL, chosen from KEDA's cycle: the HPA reads
- * a metric every 15 s, and fetch.c refreshes an answer in use once it is
- * FETCH_REFRESH_AHEAD (0.75) of the TTL old, so 20 s refreshes each query
- * in use once per 15 s (one backend query per HPA cycle) and KEDA always
- * finds it warm.  An answer is never older than the TTL (docs/config.md).
+ * a metric every 15 s, and fetch.c refreshes an answer in use before the
+ * TTL ends (fetch.h: at 17 s with the default 2-s timeout, at least 0.75
+ * of the TTL), so KEDA always finds it warm at less than one backend
+ * query per HPA cycle.  An answer is never older than the TTL
+ * (docs/config.md).
  */
 #define CONFIG_TTL_DEFAULT 20.0
 

@@ -1471,16 +1471,33 @@ static void dispatch_all(struct fetch *f)
 
 /*
  * Refresh-ahead (fetch.h): an answer that was used is fetched again in the
- * background once it is FETCH_REFRESH_AHEAD of the TTL old, while callers
- * keep getting it from the cache until the TTL ends.  So a query asked at
+ * background before the TTL ends (refresh_age()), while callers keep
+ * getting it from the cache until the TTL ends.  So a query asked at
  * least once per 0.75 x TTL never misses, and costs one backend request
- * per 0.75 x TTL however often it is asked.  An answer nobody used since
- * it arrived is not refreshed: the entry goes cold and, later, is swept.
+ * per refresh_age() however often it is asked.  An answer nobody used
+ * since it arrived is not refreshed: the entry goes cold and, later, is
+ * swept.
  */
 static struct entry *entry_of_rnode(struct sheap_node *x)
 {
 	return (struct entry *)(void *)((char *)x -
 					offsetof(struct entry, rnode));
+}
+
+/* How old e's answer is when it is refreshed (fetch.h): as late as
+ * still lets the refresh come back before the TTL ends, that is the
+ * backend's timeout (counted from when the request is sent) and
+ * FETCH_REFRESH_QUEUE_S for the lane it waits in, and never earlier than
+ * FETCH_REFRESH_AHEAD of the TTL.  Each refresh then serves as many of
+ * the callers' visits as the TTL allows: at the default 20 s and a 2-s
+ * timeout, one request per 17 s instead of one per KEDA cycle. */
+static double refresh_age(const struct entry *e)
+{
+	double ttl = entry_ttl(e);
+	double late = ttl - e->be->timeout_s - FETCH_REFRESH_QUEUE_S;
+
+	return late > FETCH_REFRESH_AHEAD * ttl ? late :
+	       FETCH_REFRESH_AHEAD * ttl;
 }
 
 /* Plan e's refresh, if it holds a fresh answer that can be refreshed (a
@@ -1492,7 +1509,7 @@ static int refresh_plan(struct fetch *f, struct entry *e)
 	    !(e->cfg->cache_ttl_s > 0) || sheap_queued(&e->rnode))
 		return 0;
 	if (sheap_push(&f->refresh, &e->rnode, e->fetched_at +
-		       FETCH_REFRESH_AHEAD * entry_ttl(e)))
+		       refresh_age(e)))
 		return 0;
 	return sheap_peek(&f->refresh) == &e->rnode; /* 1: the earliest */
 }

@@ -26,10 +26,15 @@
  * namespaces and callers there are over time.
  *
  * Refresh-ahead: an answer used since it arrived is fetched again in the
- * background once it is FETCH_REFRESH_AHEAD of the TTL old, queued in the
- * lane of the (caller, namespace) that asked for it last; callers get the cached
- * answer until the TTL ends, never an older one.  A query asked at least
- * once per 0.75 x TTL is always warm and costs one request per 0.75 x TTL.
+ * background as late as lets the request come back before the TTL ends
+ * (the TTL less the backend's timeoutSeconds and FETCH_REFRESH_QUEUE_S
+ * for its lane), never earlier than FETCH_REFRESH_AHEAD of the TTL, queued
+ * in the lane of the (caller, namespace) that asked for it last; callers
+ * get the cached answer until the TTL ends, never an older one.  A query
+ * asked at least once per 0.75 x TTL is always warm (unless its refresh
+ * waits longer than FETCH_REFRESH_QUEUE_S in its lane: then its callers
+ * wait for it) and costs one request per refresh (17 s at the defaults:
+ * TTL 20 s, timeout 2 s).
  * A kept range (below) whose step is longer than the TTL has its step
  * for TTL, at most FETCH_RANGE_TTLS times the TTL: it gains a point only
  * once a step.
@@ -78,7 +83,9 @@
 #define FETCH_CALLER_JOBS_MAX 50000 /* ... of one caller */
 #define FETCH_TENANT_MAX 256      /* bytes of a namespace, with NUL */
 #define FETCH_CALLER_MAX 192      /* bytes of a caller, with NUL */
-#define FETCH_REFRESH_AHEAD 0.75  /* of the TTL: refresh a used answer */
+#define FETCH_REFRESH_AHEAD 0.75  /* of the TTL: refresh a used answer
+				   * no earlier */
+#define FETCH_REFRESH_QUEUE_S 1.0 /* s a refresh may wait in its lane */
 #define FETCH_RANGE_TTLS 3.0      /* a kept range's TTL: at most this many
 				   * cacheTTLSeconds (above) */
 

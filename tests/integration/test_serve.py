@@ -1284,7 +1284,8 @@ def t_env(c):
     assert rc == 0, "exit %r\n%s" % (rc, s.log_tail())
 
 
-@test("cacheTTLSeconds: a backend answer is reused, refreshed ahead at 0.75 TTL while in use", timeout=60)
+@test("cacheTTLSeconds: a backend answer is reused, refreshed ahead at 0.75 TTL while in use "
+      "(its timeout leaves no later time)", timeout=60)
 def t_cache_ttl(c):
     p = uniq("ttl")
     meta = c.m.signals(p, lam=2, w=10)
@@ -1309,6 +1310,48 @@ def t_cache_ttl(c):
             dt = time.monotonic() - t0
             note("new value served %.2fs after the first read (TTL %ds)" % (dt, ttl))
             assert dt >= ahead - 0.6, "refreshed after %.2fs with a %ds TTL" % (dt, ttl)
+    finally:
+        rc, _ = s.stop(c.grace + 5)
+    assert rc == 0, "exit %r\n%s" % (rc, s.log_tail())
+
+
+@test("cacheTTLSeconds: an answer in use is refreshed as late as its timeout allows, "
+      "before the TTL ends", timeout=60)
+def t_cache_refresh_late(c):
+    p = uniq("late")
+    meta = c.m.signals(p, lam=2, w=10)
+    ttl, timeout = 12, 0.5
+    # the TTL less the timeout and 1 s for the lane: 10.5 s, later than
+    # 0.75 x 12 = 9 s (src/fetch.c, refresh_age())
+    late = ttl - timeout - 1
+    cfg = h.write_config(os.path.join(c.m.dir, "late.json"),
+                         [{"name": "prom", "url": c.m.prom_url,
+                           "timeoutSeconds": timeout}], ttl=ttl)
+    s = h.Staffer(c.bin, config=cfg, env=c.env, wrapper=c.wrapper).start(c.ready_timeout)
+    try:
+        with h.Client(s.addr) as cl:
+            t0 = time.monotonic()
+            assert cl.target(meta, name="late") == 27
+            c.m.update(**{p + "_arrival_rate": 4})  # -> 50
+            seen = []
+            while time.monotonic() - t0 < ttl + 3:
+                t = time.monotonic()
+                got = cl.target(meta, name="late")
+                seen.append((time.monotonic() - t0, time.monotonic() - t, got))
+                if got == 50:
+                    break
+                time.sleep(0.25)
+            dt, call_s, got = seen[-1]
+            note("new value served %.2fs after the first read (TTL %ds, timeout %gs: "
+                 "refresh due at %.1fs); the slowest call %.0f ms" % (
+                     dt, ttl, timeout, late, 1e3 * max(x[1] for x in seen)))
+            assert got == 50, "no new value %.1fs after the first read" % dt
+            assert dt >= late - 0.6, "refreshed after %.2fs, before %.1fs" % (dt, late)
+            assert dt <= ttl + 0.5, "new value only %.2fs after the first read" % dt
+            # the refresh came back before the TTL ended: no call waited
+            # for the backend (a miss would take its query's round trip)
+            old = [x for x in seen if x[2] == 27]
+            assert all(x[0] < ttl for x in old), "an answer older than the TTL: %r" % old[-3:]
     finally:
         rc, _ = s.stop(c.grace + 5)
     assert rc == 0, "exit %r\n%s" % (rc, s.log_tail())
