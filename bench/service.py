@@ -1137,7 +1137,7 @@ def report(R, P, meta):
             if r15:
                 rows26.append((
                     "refresh-ahead as late as the timeout allows (the defaults) "
-                    "against at 0.75 of the TTL (`refresh-15s`), same run",
+                    "against refresh at 0.75 of the TTL (`refresh-15s`), same run",
                     "Prometheus' CPU **%s** against %s cores (%sx); %s against "
                     "%s requests/s" % (
                         f(now["cores"], 3), f(r15["cores"], 3),

@@ -59,9 +59,11 @@ long simpool_add(struct simpool *p, double now, int ready)
 	double cold = 0;
 	size_t r;
 
-	if (!ready && simcold_get(&p->cold, p->cfg.cold_start_s,
-				  p->cfg.cold_start_cv, p->made++, &cold))
-		return -1;
+	if (!ready) {
+		if (simpool_cold(p, 0, &cold))
+			return -1;
+		p->made++;
+	}
 	for (r = 0; r < p->nrep; r++)
 		if (p->rep[r].state == SIMPOOL_GONE)
 			break;

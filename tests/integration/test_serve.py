@@ -1348,8 +1348,7 @@ def t_cache_refresh_late(c):
             assert got == 50, "no new value %.1fs after the first read" % dt
             assert dt >= late - 0.6, "refreshed after %.2fs, before %.1fs" % (dt, late)
             assert dt <= ttl + 0.5, "new value only %.2fs after the first read" % dt
-            # the refresh came back before the TTL ended: no call waited
-            # for the backend (a miss would take its query's round trip)
+            # and the cached answer was never served past its TTL
             old = [x for x in seen if x[2] == 27]
             assert all(x[0] < ttl for x in old), "an answer older than the TTL: %r" % old[-3:]
     finally:
