@@ -84,6 +84,8 @@ static atomic_uint_least64_t fetch_versions;
 #define FETCH_POINT_BYTES 32        /* [1700000000.000,"12.345678901"], */
 
 enum entry_state { ENTRY_IDLE, ENTRY_QUEUED, ENTRY_INFLIGHT, ENTRY_READY };
+/* entry.derive: not yet compared with a finer range, agreed, disagreed */
+enum { DERIVE_UNKNOWN, DERIVE_OK, DERIVE_OFF };
 
 struct job;
 struct lane;
@@ -186,6 +188,10 @@ struct entry {
 	unsigned char have_answer;   /* a fetched answer is held below */
 	unsigned char full_next;     /* a range: the next request asks for
 				      * the whole grid (series.h) */
+	unsigned char derive;        /* DERIVE_*: may it be extended from a
+				      * finer range (entry_derive())? */
+	unsigned char derived;       /* its points include derived ones
+				      * (since its last whole fetch) */
 	union {                      /* which one: range_s > 0 */
 		struct {             /* an instant query's sample */
 			double value, sample_ts;
@@ -280,7 +286,8 @@ static uint32_t hash_query(const struct fetch_query *q)
 		h = (h ^ *p) * 16777619u;
 	for (i = 0; i < sizeof(b); i++, b >>= 8)
 		h = (h ^ (b & 0xff)) * 16777619u;
-	h = (h ^ (uint32_t)q->range_s) * 16777619u;
+	/* not the range: a query's ranges share a chain, so that a range
+	 * finds the finer one it may be derived from (entry_finer()) */
 	return h;
 }
 
@@ -541,6 +548,130 @@ static int entry_renew(struct fetch *f, struct entry *e, double now)
 	return 1;
 }
 
+/* A kept range's points on its grid, its answer as a full fetch gives it
+ * (series.h): the points of an answer that was not an error, or an empty
+ * or NaN one. */
+static int entry_on_grid(const struct entry *e)
+{
+	return e->range_s > 0 && !(e->end_s > 0) && e->series &&
+	       e->series->settled_ms != SERIES_UNALIGNED;
+}
+
+static int answer_kept(enum prom_err err)
+{
+	return err == PROM_OK || err == PROM_EEMPTY || err == PROM_ENAN;
+}
+
+static int entry_kept(const struct entry *e)
+{
+	return entry_on_grid(e) && e->have_answer && answer_kept(e->err);
+}
+
+/* The most recently fetched kept range of e's query and backend whose
+ * step divides e's, shorter than e's (cmu held); NULL when none. */
+static struct entry *entry_finer(struct fetch *f, const struct entry *e)
+{
+	struct entry *x, *best = NULL;
+
+	for (x = f->buckets[e->hash % BUCKETS]; x; x = x->next) {
+		if (x == e || x->hash != e->hash || x->be != e->be ||
+		    !entry_kept(x) || x->series->step_ms >= e->series->step_ms ||
+		    e->series->step_ms % x->series->step_ms ||
+		    strcmp(x->query, e->query))
+			continue;
+		if (!best || x->fetched_at > best->fetched_at)
+			best = x;
+	}
+	return best;
+}
+
+static double entry_ttl(const struct entry *e);
+
+/* Compare e's points with those of the finer range x where both are
+ * settled (series_agree()) and note what that says of e (cmu held). */
+static void entry_compare(struct fetch *f, struct entry *e,
+			  const struct entry *x)
+{
+	long n = series_agree(e->series, x->series);
+
+	if (n < 0 && e->derive != DERIVE_OFF) {
+		struct log_field lf[2] = {
+			LOG_F_STR("backend", e->be->name),
+			LOG_F_STR("query", e->query),
+		};
+
+		e->derive = DERIVE_OFF;
+		pthread_mutex_lock(&f->mu);
+		f->stats.range_derive_off++;
+		pthread_mutex_unlock(&f->mu);
+		log_fields_at(LOG_INFO, lf, 2, "backend '%s' query '%s': its "
+			      "range at a %gs step differs from the one at "
+			      "%gs where both are settled; it is fetched, "
+			      "never derived", e->be->name, e->query,
+			      e->step_s, x->step_s);
+	} else if (n >= FETCH_DERIVE_AGREE && e->derive == DERIVE_UNKNOWN) {
+		e->derive = DERIVE_OK;
+	}
+}
+
+/*
+ * Extend e, a kept range, from a finer range of the same query fetched
+ * after it and recently enough to serve as e's answer (fetch.h; the
+ * answer is as old as that one's): 1 when so, with no request (cmu held).
+ */
+static int entry_derive(struct fetch *f, struct entry *e, double now)
+{
+	struct series_grid g;
+	struct entry *x;
+	struct series *s = NULL;
+	char why[PROM_ERR_MAX];
+
+	if (e->derive == DERIVE_OFF || e->state != ENTRY_READY ||
+	    !entry_kept(e) || !(e->cfg->cache_ttl_s > 0) ||
+	    strchr(e->query, '@') ||
+	    !(x = entry_finer(f, e)) || !(x->fetched_at > e->fetched_at) ||
+	    now - x->fetched_at >= entry_ttl(e))
+		return 0;
+	if (e->derive == DERIVE_UNKNOWN)
+		entry_compare(f, e, x);
+	if (e->derive != DERIVE_OK ||
+	    series_grid(e->range_s, e->step_s, wall_now(), &g) ||
+	    series_derive(e->series, g.step_ms, g.n, x->series, &s) !=
+	    SERIES_MERGED)
+		return 0;
+	e->err = series_status(s, why, sizeof(why));
+	free(e->msg);
+	e->msg = e->err == PROM_OK ? NULL : strdup(why);
+	if (!series_same(e->series, s))
+		e->version = atomic_fetch_add(&fetch_versions, 1) + 1;
+	free(e->series);
+	e->series = s;
+	e->derived = 1;
+	e->fetched_at = x->fetched_at;
+	pthread_mutex_lock(&f->mu);
+	f->stats.range_derived++;
+	pthread_mutex_unlock(&f->mu);
+	return 1;
+}
+
+/*
+ * A fetch of e's own came back (its reply merged, its answer err):
+ * compare it with the finer range it may be derived from.  1 when they
+ * disagree and e's points include derived ones: then those may be wrong,
+ * and the whole grid is fetched again (cmu held).
+ */
+static int entry_recheck(struct fetch *f, struct entry *e,
+			 enum prom_err err)
+{
+	struct entry *x;
+
+	if (e->derive == DERIVE_OFF || !answer_kept(err) ||
+	    !entry_on_grid(e) || !(x = entry_finer(f, e)))
+		return 0;
+	entry_compare(f, e, x);
+	return e->derive == DERIVE_OFF && e->derived;
+}
+
 /* How long e's answer serves (fetch.h): cacheTTLSeconds, or for a kept
  * range whose step is longer, that step, at most FETCH_RANGE_TTLS times
  * the TTL.  Such a range gains a point once a step, so refreshing it
@@ -629,6 +760,8 @@ static enum prom_err entry_parse(struct entry *e, int *refetch, char *why,
 out:
 	if (err == PROM_ENOMEM)
 		snprintf(why, whylen, "out of memory");
+	if (s && x->full)
+		e->derived = 0;
 	if (s) {
 		/* the same points keep their version: what is derived
 		 * from them (decide.h's memo) stays valid */
@@ -1108,6 +1241,8 @@ static void entry_done(struct fetch *f, struct entry *e, CURLcode res)
 			err = PROM_ESTATUS;
 	} else {
 		err = entry_parse(e, &refetch, msg, sizeof(msg));
+		if (!refetch && entry_recheck(f, e, err))
+			refetch = 1;
 	}
 	if (refetch) {
 		/* a reply the kept points cannot take (series.h): ask for
@@ -1527,7 +1662,7 @@ static void refresh_due(struct fetch *f, double now)
 		if (e->state != ENTRY_READY || e->last_used < e->fetched_at ||
 		    now - e->fetched_at >= entry_ttl(e))
 			continue;    /* busy, unused, or expired already */
-		if (entry_renew(f, e, now)) {
+		if (entry_renew(f, e, now) || entry_derive(f, e, now)) {
 			refresh_plan(f, e);
 			continue;
 		}
@@ -1632,7 +1767,7 @@ static void job_start(struct fetch *f, struct job *j)
 		/* A refresh ahead may be under way: its answer still holds. */
 		if (e->have_answer &&
 		    (now - e->fetched_at < entry_ttl(e) ||
-		     entry_renew(f, e, now))) {
+		     entry_renew(f, e, now) || entry_derive(f, e, now))) {
 			job_fill(j, i, e, now);
 			refresh_plan(f, e);
 			j->remaining--;
@@ -2003,7 +2138,8 @@ int fetch_lookup(struct fetch *f, const char *caller, const char *tenant,
 		if (!es[i] || !es[i]->have_answer)
 			goto out;
 		if (!(now - es[i]->fetched_at < entry_ttl(es[i])) &&
-		    !entry_renew(f, es[i], now))
+		    !entry_renew(f, es[i], now) &&
+		    !entry_derive(f, es[i], now))
 			goto out;
 	}
 	for (i = 0; i < n; i++) {

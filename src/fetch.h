@@ -45,7 +45,18 @@
  * (series.h; the backend's rangeSettleSeconds), or nothing when the grid
  * has not moved and every point is settled (then the answer is renewed
  * as if fetched).  The answer is the one a full fetch of the grid gives;
- * its newest point is the last grid time before the request.  With a TTL
+ * its newest point is the last grid time before the request.
+ * A kept range whose step is a whole multiple of the step of another
+ * kept range of the same query on the same backend (the surge headroom's
+ * 45-s range and the forecast's 15-s one) is extended from that one's
+ * points, without a request, when that one was fetched after it and
+ * within its TTL (series_derive(): the answer is then the one a full
+ * fetch sent with the finer range's request gives).  This holds on a
+ * backend whose points do not depend on the step, as Prometheus'; each
+ * range is derived only once it agreed with the finer one on at least
+ * FETCH_DERIVE_AGREE settled points, and never again (a log line says so)
+ * once a fetch of its own disagrees.  A query with `@` is never derived:
+ * `@ start()` and `@ end()` depend on the range asked.  With a TTL
  * of 0, and for a past range (end_s > 0), the range is fetched whole, as
  * asked, ending when it is sent.
  *
@@ -86,6 +97,9 @@
 #define FETCH_REFRESH_AHEAD 0.75  /* of the TTL: refresh a used answer
 				   * no earlier */
 #define FETCH_REFRESH_QUEUE_S 1.0 /* s a refresh may wait in its lane */
+#define FETCH_DERIVE_AGREE 3       /* settled points a range must share,
+				   * equal, with a finer one to be derived
+				   * from it */
 #define FETCH_RANGE_TTLS 3.0      /* a kept range's TTL: at most this many
 				   * cacheTTLSeconds (above) */
 
@@ -226,6 +240,10 @@ struct fetch_stats {
 	unsigned long range_tail; /* ... for the points not settled */
 	unsigned long range_renewed; /* range answers taken as fetched
 				   * again without a request (series.h) */
+	unsigned long range_derived; /* range answers extended from a
+				   * finer range of the same query */
+	unsigned long range_derive_off; /* ranges found to differ from
+				   * their finer one: never derived */
 };
 void fetch_get_stats(struct fetch *f, struct fetch_stats *out);
 

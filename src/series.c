@@ -144,6 +144,102 @@ refetch:
 	return SERIES_REFETCH;
 }
 
+/* t rounded down to a multiple of st (>= 1), for any sign of t. */
+static long long series_floor(long long t, long long st)
+{
+	long long r = t % st;
+
+	return r < 0 ? t - r - st : t - r;
+}
+
+enum series_merge series_derive(const struct series *old, long long step_ms,
+				unsigned n, const struct series *fine,
+				struct series **out)
+{
+	struct series_grid g;
+	struct prom_range tail;
+	long long fstart, from = 0, settled;
+	enum series_merge rc;
+	unsigned j;
+
+	if (!fine || fine->settled_ms == SERIES_UNALIGNED ||
+	    fine->step_ms < 1 || fine->end_ms % fine->step_ms ||
+	    step_ms < 1 || step_ms % fine->step_ms || n < 1 ||
+	    n > PROM_RANGE_MAX)
+		return SERIES_REFETCH;
+	g.step_ms = step_ms;
+	g.n = n;
+	g.end_ms = series_floor(fine->end_ms, step_ms);
+	switch (series_plan(old, &g, &from)) {
+	case SERIES_FULL:
+		old = NULL;
+		break;
+	case SERIES_NONE:     /* renewed: the newest slot again */
+		from = g.end_ms;
+		break;
+	case SERIES_TAIL:
+		break;
+	}
+	/* fine's slots from `from` on are settled as far as fine is; old's
+	 * before it as far as old is */
+	settled = series_floor(fine->settled_ms, step_ms);
+	if (old && old->settled_ms > settled)
+		settled = old->settled_ms;
+	if (settled > g.end_ms)
+		settled = g.end_ms;
+	fstart = fine->end_ms - (long long)(fine->n - 1) * fine->step_ms;
+	if (from < fstart)
+		return SERIES_REFETCH;
+	memset(&tail, 0, sizeof(tail));
+	tail.n = (unsigned)((g.end_ms - from) / step_ms + 1);
+	tail.start_ms = from;
+	tail.step_ms = tail.n > 1 ? step_ms : 0;
+	tail.labels = fine->labels;
+	tail.vals = malloc((size_t)tail.n * sizeof(tail.vals[0]));
+	if (!tail.vals)
+		return SERIES_ENOMEM;
+	for (j = 0; j < tail.n; j++) {
+		long long t = from + (long long)j * step_ms;
+
+		/* a slot of fine's grid: both are multiples of fine's step,
+		 * and t is at most g's end, which is at most fine's */
+		tail.vals[j] = fine->vals[(t - fstart) / fine->step_ms];
+		tail.points += !isnan(tail.vals[j]);
+	}
+	rc = series_merge(old, &g, from, &tail, settled, out);
+	free(tail.vals);
+	return rc;
+}
+
+long series_agree(const struct series *a, const struct series *b)
+{
+	long long as, bs, hi, t;
+	unsigned k;
+	long n = 0;
+
+	if (a->settled_ms == SERIES_UNALIGNED ||
+	    b->settled_ms == SERIES_UNALIGNED || a->step_ms < 1 ||
+	    b->step_ms < 1)
+		return 0;
+	as = a->end_ms - (long long)(a->n - 1) * a->step_ms;
+	bs = b->end_ms - (long long)(b->n - 1) * b->step_ms;
+	hi = a->settled_ms < b->settled_ms ? a->settled_ms : b->settled_ms;
+	if (hi > b->end_ms)
+		hi = b->end_ms;
+	for (k = 0; k < a->n; k++) {
+		t = as + (long long)k * a->step_ms;
+		if (t > hi)
+			break;
+		if (t < bs || (t - bs) % b->step_ms)
+			continue;
+		if (memcmp(&a->vals[k], &b->vals[(t - bs) / b->step_ms],
+			   sizeof(a->vals[0])))
+			return -1;
+		n += series_has_point(a->vals[k]);
+	}
+	return n;
+}
+
 struct series *series_of_range(const struct prom_range *r)
 {
 	struct series *s = malloc(sizeof(*s) + (size_t)r->n *

@@ -122,6 +122,34 @@ enum series_merge series_merge(const struct series *old,
 			       const struct prom_range *tail,
 			       long long settled_ms, struct series **out);
 
+/*
+ * Derived points.  A range query's point at t is the query evaluated at t,
+ * whatever the step (Prometheus evaluates a range query step by step), so
+ * a range on a coarser grid can be extended from a finer one of the same
+ * query: every slot of a step that is a whole multiple of the finer step
+ * is a slot of the finer grid.  series_derive() makes the answer on the
+ * grid of step_ms and n slots ending where fine's grid ends (the coarse
+ * grid at the time fine was fetched) out of old's settled points (NULL:
+ * none) and fine's points for the rest, settled as far as fine is: what a
+ * full fetch of that grid sent with fine's request would return, as long
+ * as the backend's points do not depend on the step.  SERIES_REFETCH when
+ * fine does not hold every slot needed (it starts too late, is not
+ * aligned, or step_ms is not a multiple of its step) or holds another
+ * series than old; otherwise as series_merge().
+ */
+enum series_merge series_derive(const struct series *old, long long step_ms,
+				unsigned n, const struct series *fine,
+				struct series **out);
+
+/*
+ * Whether a and b (aligned, either step) agree where both hold a settled
+ * slot at the same time: the same value bit for bit, a NaN point for a
+ * NaN point, a gap for a gap.  The number of such slots that hold a
+ * point (gaps agree but say little), or -1 when one differs (the
+ * backend's points depend on the step, or its settled samples changed).
+ */
+long series_agree(const struct series *a, const struct series *b);
+
 /* r kept as it came (SERIES_UNALIGNED), or NULL when out of memory. */
 struct series *series_of_range(const struct prom_range *r);
 

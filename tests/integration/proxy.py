@@ -9,6 +9,8 @@ query stays valid PromQL (e.g. `vector(3) + 0*absent(slow_ms_1900_q7)`):
   slow_ms_N   hold the request N milliseconds before forwarding it
   skew_s_N    move every sample time of the answer by N seconds
               (skew_s_mN: by -N)
+  step_dep    add a range query's step (seconds) to every value of its
+              answer: a backend whose points depend on the step
 GET /_stats answers JSON: requests forwarded, the most in flight at once,
 the number in flight now, and per header name seen (lower case) the
 values seen with their counts.
@@ -17,6 +19,7 @@ values seen with their counts.
 import argparse
 import http.client
 import json
+import math
 import re
 import socket
 import sys
@@ -27,6 +30,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 SLOW = re.compile(r"slow_ms_(\d+)")
 SKEW = re.compile(r"skew_s_(m?)(\d+)")
+STEP_DEP = "step_dep"
 
 _lock = threading.Lock()
 _stats = {"requests": 0, "max_concurrent": 0, "concurrent": 0, "headers": {}}
@@ -94,6 +98,15 @@ class Handler(BaseHTTPRequestHandler):
             if m and r.status == 200:
                 obj = json.loads(body)
                 shift(obj, (-1 if m.group(1) else 1) * int(m.group(2)))
+                body = json.dumps(obj).encode()
+            if STEP_DEP in promql and "step" in q and r.status == 200:
+                obj = json.loads(body)
+                step = float(q["step"][0])
+                for s in obj.get("data", {}).get("result", []):
+                    for p in s.get("values", []):
+                        v = float(p[1])
+                        if math.isfinite(v):
+                            p[1] = repr(v + step)
                 body = json.dumps(obj).encode()
             self.reply(r.status, body)
         except (BrokenPipeError, ConnectionResetError):

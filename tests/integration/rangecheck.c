@@ -19,9 +19,17 @@
  * RANGECHECK_COMPRESSION in the environment sets the backend's
  * `compression` (docs/config.md; default auto).
  *
+ * RANGECHECK_FINE=RANGE:STEP checks ranges derived from finer ones
+ * (fetch.h): every round first asks for each query's range at that finer
+ * step, then for the range under test, whose step must be a multiple of
+ * it.  The cache TTL is then 0.1 s and rounds 0.5 s further apart, so that
+ * every answer of a round, refreshed ahead or not, has expired by the
+ * next: the range under test is derived from the finer one just fetched
+ * (when it may be) or fetched, and compared as above.
+ *
  * Prints a line per difference and, last,
  *   rangecheck: rounds R compared C differed D tail T full F renewed N
- *       requests Q
+ *       requests Q derived V off O
  * (counts of answers; requests from fetch_get_stats()).  Exit 0 when
  * none differed, 1 when some did or the backend could not be read, 2 on
  * bad usage.
@@ -194,7 +202,9 @@ int main(int argc, char **argv)
 	CURL *easy = NULL;
 	char text[1024], err[CONFIG_ERR_MAX];
 	const char *gz = getenv("RANGECHECK_COMPRESSION");
-	double seconds, range_s, step_s, settle_s, end;
+	const char *fine = getenv("RANGECHECK_FINE");
+	struct fetch_query fq[RC_QUERIES_MAX];
+	double seconds, range_s, step_s, settle_s, end, frange = 0, fstep = 0;
 	long rounds = 0, compared = 0, differed = 0;
 	size_t n, i;
 	int rc = 2;
@@ -208,10 +218,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	n = (size_t)(argc - 6);
-	snprintf(text, sizeof(text), "{\"cacheTTLSeconds\":0.001,\"backends\":"
+	if (fine && *fine && (sscanf(fine, "%lf:%lf", &frange, &fstep) != 2 ||
+			      !(fstep > 0) || !(frange > 0))) {
+		fprintf(stderr, "rangecheck: RANGECHECK_FINE is RANGE:STEP\n");
+		return 2;
+	}
+	snprintf(text, sizeof(text), "{\"cacheTTLSeconds\":%s,\"backends\":"
 		 "[{\"name\":\"p\",\"url\":\"%s\",\"timeoutSeconds\":10,"
-		 "\"rangeSettleSeconds\":%g,\"compression\":\"%s\"}]}", argv[1],
-		 settle_s, gz && *gz ? gz : "auto");
+		 "\"rangeSettleSeconds\":%g,\"compression\":\"%s\"}]}",
+		 fstep > 0 ? "0.1" : "0.001", argv[1], settle_s,
+		 gz && *gz ? gz : "auto");
 	config_init(&c);
 	if (config_load_text(&c, text, "rangecheck", err)) {
 		fprintf(stderr, "rangecheck: %s\n", err);
@@ -230,6 +246,9 @@ int main(int argc, char **argv)
 		q[i].query = argv[6 + i];
 		q[i].range_s = range_s;
 		q[i].step_s = step_s;
+		fq[i] = q[i];
+		fq[i].range_s = frange;
+		fq[i].step_s = fstep;
 	}
 	pthread_mutex_init(&got.mu, NULL);
 	pthread_cond_init(&got.cv, NULL);
@@ -245,6 +264,18 @@ int main(int argc, char **argv)
 			if (full_fetch(easy, argv[1], q[i].query, range_s,
 				       step_s, &r1[i]))
 				goto out;
+		if (fstep > 0) {     /* the finer ranges first */
+			if (fetch_submit(f, "rangecheck", "", fq, n, on_done,
+					 &got))
+				goto out;
+			pthread_mutex_lock(&got.mu);
+			while (!got.done)
+				pthread_cond_wait(&got.cv, &got.mu);
+			pthread_mutex_unlock(&got.mu);
+			for (i = 0; i < n; i++)
+				full_release(&got.a[i]);
+			got.done = 0;
+		}
 		if (fetch_submit(f, "rangecheck", "", q, n, on_done, &got))
 			goto out;
 		pthread_mutex_lock(&got.mu);
@@ -278,16 +309,18 @@ int main(int argc, char **argv)
 		/* a few rounds a step, at varying phases */
 		{
 			struct timespec ts = { 0, 150000000L +
-					       (rounds % 7) * 40000000L };
+					       (rounds % 7) * 40000000L +
+					       (fstep > 0 ? 500000000L : 0) };
 
 			nanosleep(&ts, NULL);
 		}
 	}
 	fetch_get_stats(f, &st);
 	printf("rangecheck: rounds %ld compared %ld differed %ld tail %lu "
-	       "full %lu renewed %lu requests %lu\n", rounds, compared,
-	       differed, st.range_tail, st.range_full, st.range_renewed,
-	       st.requests);
+	       "full %lu renewed %lu requests %lu derived %lu off %lu\n",
+	       rounds, compared, differed, st.range_tail, st.range_full,
+	       st.range_renewed, st.requests, st.range_derived,
+	       st.range_derive_off);
 	rc = differed ? 1 : 0;
 out:
 	if (rc == 1 && !differed)

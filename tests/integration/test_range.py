@@ -20,7 +20,9 @@ Two checks run side by side, each over RANGECHECK_SECONDS (default 120,
 four ranges and more): a 30 s range at 1 s steps (every refresh extends
 the grid), and a 35 s range at 7 s steps (a refresh within a step whose
 points are all settled needs no request).  Every answer must equal a
-full fetch's: error, times and values.
+full fetch's: error, times and values.  A third check derives the 7 s
+range from the 1 s one (src/fetch.h), on Prometheus and through a proxy
+whose points depend on the step (never derived from).
 
     /usr/bin/python3 tests/integration/test_range.py [--only SUBSTRING]...
         [--label PREFIX]
@@ -173,6 +175,60 @@ def t_range_identity(c):
     assert r7["renewed"] > 0, r7
     assert d.counts["resets"] >= 2 and d.counts["gaps"] >= 2 and \
         d.counts["relabels"] >= 2, d.counts
+
+
+@test("ranges derived from a finer range of the same query (7 s from "
+      "1 s) equal full fetches; a backend whose points depend on the step "
+      "is found out and never derived from", timeout=int(SECONDS) + 150)
+def t_range_derived(c):
+    d = Driver(c.m)
+    d.start()
+    time.sleep(3)
+    port = h.free_port()
+    proxy = subprocess.Popen([h.PY, os.path.join(h.HERE, "proxy.py"),
+                              "--port", str(port), "--upstream",
+                              c.m.prom_url], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    h._procs.append(proxy)
+    try:
+        h.wait_until(lambda: h.tcp_open(port), 10, what="proxy")
+        env = dict(os.environ, RANGECHECK_FINE="60:1")
+        runs = {
+            "prometheus": subprocess.Popen(
+                [CHECK, c.m.prom_url, str(SECONDS), "35", "7", str(SETTLE)] +
+                QUERIES, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=env),
+            # through the proxy, the points of each range move by its step
+            "step-dependent": subprocess.Popen(
+                [CHECK, "http://127.0.0.1:%d" % port, "30", "35", "7",
+                 str(SETTLE), "sum(rate(test_rc_a[5s])) + "
+                 "0 * absent(step_dep)"], stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, env=env),
+        }
+        res = {}
+        for name, p in runs.items():
+            h._procs.append(p)
+            out, err = p.communicate(timeout=SECONDS + 90)
+            res[name] = (p.returncode, parse(out.decode()), err.decode())
+    finally:
+        d.stop.set()
+        d.join(5)
+        proxy.terminate()
+        proxy.wait(5)
+    assert d.error is None, "the exporter driver failed: %r" % d.error
+    for name, (rc, r, err) in res.items():
+        note("%s: %s" % (name, r))
+        assert r is not None and rc == 0, \
+            "%s: exit %d\n%s" % (name, rc, err[-3000:])
+        assert r["differed"] == 0, r
+    r, s = res["prometheus"][1], res["step-dependent"][1]
+    assert r["compared"] >= 0.5 * r["rounds"] * len(QUERIES), r
+    # most rounds' answers came from the finer range, none was refused
+    assert r["derived"] >= 0.5 * r["rounds"], r
+    assert r["off"] == 0, r
+    # the step-dependent backend: found out, nothing derived from it
+    assert s["off"] >= 1 and s["derived"] == 0, s
+    assert s["rounds"] >= 10, s
 
 
 def proxy_gzip(c):

@@ -141,7 +141,10 @@ static void test_series_parse_nan(void **state)
  * changes at the times in `relabel` (a pod replaced under a query without
  * sum()): a range over both has two series.
  */
-static long long STEP = 5000;   /* the model's step, ms */
+static long long STEP = 5000;   /* the grids' step, ms */
+/* The model's own time scale (gaps, replaced pods): its points do not
+ * depend on the step they are asked at, as Prometheus' do not. */
+#define GAP 5000LL
 #define NPTS 41
 #define LAG 12000LL
 
@@ -179,10 +182,10 @@ static int point_at(const struct model *m, long long t, long long w,
 	uint64_t h = mix((uint64_t)t);
 	int i;
 
-	if (h % 11 == 0 || (t / STEP) % 97 < 9)   /* gaps, one long one */
+	if (h % 11 == 0 || (t / GAP) % 97 < 9)    /* gaps, one long one */
 		return 0;
 	for (i = 0; i < m->nrelabel; i++)          /* a pod replaced */
-		if (t < m->relabel[i] && t >= m->relabel[i] - 6 * STEP)
+		if (t < m->relabel[i] && t >= m->relabel[i] - 6 * GAP)
 			return 0;
 	if (h % 13 == 0)
 		return 2;
@@ -197,12 +200,12 @@ static int point_at(const struct model *m, long long t, long long w,
 	return 1;
 }
 
-/* The reply to [from, end] at wall time w: its body (no series, one, or
- * two when the label set changes within it). */
+/* The reply to [from, end] at step st, at wall time w: its body (no
+ * series, one, or two when the label set changes within it). */
 static char *reply(const struct model *m, long long from, long long end,
-		   long long w)
+		   long long st, long long w)
 {
-	size_t cap = 512 + (size_t)((end - from) / STEP + 1) * 160, len;
+	size_t cap = 512 + (size_t)((end - from) / st + 1) * 160, len;
 	char *b = malloc(cap);
 	int l, first_series = 1;
 
@@ -214,7 +217,7 @@ static char *reply(const struct model *m, long long from, long long end,
 		int first = 1;
 		double v = 0;
 
-		for (t = from; t <= end; t += STEP) {
+		for (t = from; t <= end; t += st) {
 			int p;
 
 			if (label_at(m, t) != l)
@@ -262,12 +265,13 @@ static enum prom_err refresh(const struct model *m, struct series **kept,
 	for (;;) {
 		struct prom_range r;
 		struct series *s = NULL;
-		char *b = reply(m, from, g->end_ms, w), err[PROM_ERR_MAX];
+		char *b = reply(m, from, g->end_ms, g->step_ms, w);
+		char err[PROM_ERR_MAX];
 		enum prom_err e = prom_parse_range_nan(b, strlen(b), &r, err,
 						       sizeof(err));
 
 		++*requests;
-		*asked += (g->end_ms - from) / STEP + 1;
+		*asked += (g->end_ms - from) / g->step_ms + 1;
 		free(b);
 		if (e != PROM_OK && e != PROM_EEMPTY) {
 			if (full) {
@@ -304,7 +308,7 @@ static enum prom_err full_fetch(const struct model *m,
 				const struct series_grid *g, long long w,
 				double *ts, double *vals, size_t *n)
 {
-	char *b = reply(m, series_grid_start(g), g->end_ms, w);
+	char *b = reply(m, series_grid_start(g), g->end_ms, g->step_ms, w);
 	char err[PROM_ERR_MAX];
 	struct prom_range r;
 	enum prom_err e = prom_parse_range(b, strlen(b), &r, err, sizeof(err));
@@ -398,6 +402,158 @@ static void test_series_long_run(void **state)
 	STEP = 5000;
 	assert_int_equal(differ, 0);
 	assert_true(requests < 20000 / 2);
+}
+
+/* A coarse range (1200 s at 15 s) extended from a fine one (the model's
+ * 41 points at 5 s) refreshed at random times, as fetch.c's entry_derive()
+ * does, against a full fetch of the coarse grid at the same time; where
+ * the fine one cannot tell (REFETCH) the coarse one is refreshed itself.
+ * Returns the answers that differed; *derived, how many were derived. */
+#define COARSE_STEP 15000LL
+#define COARSE_N 81
+static int run_derived(int rounds, long *derived)
+{
+	struct model m = { { 0 }, 0 };
+	struct series *fine = NULL, *coarse = NULL;
+	double ts[COARSE_N], vals[COARSE_N], kts[COARSE_N], kvals[COARSE_N];
+	long long w = 1700000000000LL;
+	long requests = 0, asked = 0;
+	uint64_t rng = 7;
+	int i, differ = 0;
+
+	*derived = 0;
+	while (m.nrelabel < RELABELS) {
+		m.relabel[m.nrelabel] = w + (m.nrelabel + 1) * 1237 * GAP;
+		m.nrelabel++;
+	}
+	for (i = 0; i < rounds; i++) {
+		struct series_grid gf, gc;
+		struct series *s = NULL;
+		enum prom_err ek, ef;
+		size_t n;
+
+		rng = mix(rng + 1);
+		w += (long long)(rng % 4000) * 5 +
+		     (rng % 61 == 0 ? 41 * GAP : 0);
+		assert_int_equal(series_grid((NPTS - 1) * GAP / 1000.0,
+					     GAP / 1000.0, (double)w / 1000.0,
+					     &gf), 0);
+		assert_int_equal(series_grid((COARSE_N - 1) * COARSE_STEP /
+					     1000.0, COARSE_STEP / 1000.0,
+					     (double)w / 1000.0, &gc), 0);
+		ek = refresh(&m, &fine, &gf, w, (double)LAG / 1000.0,
+			     &requests, &asked);
+		if (i > 0 && fine && coarse && ek == PROM_OK &&
+		    series_derive(coarse, COARSE_STEP, COARSE_N, fine, &s) ==
+		    SERIES_MERGED) {
+			free(coarse);
+			coarse = s;
+			ek = series_status(coarse, NULL, 0);
+			++*derived;
+		} else {
+			ek = refresh(&m, &coarse, &gc, w, (double)LAG / 1000.0,
+				     &requests, &asked);
+		}
+		ef = full_fetch(&m, &gc, w, ts, vals, &n);
+		if (ek != ef) {
+			differ++;
+			continue;
+		}
+		if (ek != PROM_OK)
+			continue;
+		assert_true(coarse->end_ms == gc.end_ms);
+		if (coarse->points != n) {
+			differ++;
+			continue;
+		}
+		series_points(coarse, kts, kvals);
+		if (memcmp(ts, kts, n * sizeof(double)) ||
+		    memcmp(vals, kvals, n * sizeof(double)))
+			differ++;
+	}
+	free(fine);
+	free(coarse);
+	return differ;
+}
+
+static void test_series_derive(void **state)
+{
+	struct series *a, *b, *s = NULL;
+	long derived;
+	int differ;
+	unsigned k;
+
+	(void)state;
+	differ = run_derived(20000, &derived);
+	print_message("derived: %d of 20000 differ, %ld derived\n", differ,
+		      derived);
+	assert_int_equal(differ, 0);
+	assert_true(derived > 20000 / 2);
+
+	/* by hand: fine at 5 s, 5 slots ending at 100 s, settled to 90 s;
+	 * coarse at 10 s, 5 slots ending at 80 s, settled to 80 s; a value
+	 * is its slot's time */
+	a = malloc(sizeof(*a) + 5 * sizeof(double));
+	b = malloc(sizeof(*b) + 5 * sizeof(double));
+	assert_non_null(a);
+	assert_non_null(b);
+	a->end_ms = 100000;
+	a->step_ms = 5000;
+	a->settled_ms = 90000;
+	a->labels = 1;
+	a->n = a->points = 5;
+	for (k = 0; k < 5; k++)
+		a->vals[k] = 80 + 5 * k;
+	b->end_ms = 80000;
+	b->step_ms = 10000;
+	b->settled_ms = 80000;
+	b->labels = 1;
+	b->n = b->points = 5;
+	for (k = 0; k < 5; k++)
+		b->vals[k] = 40 + 10 * k;
+	/* common settled slots: 80 s only */
+	assert_int_equal(series_agree(b, a), 1);
+	assert_int_equal(series_agree(a, b), 1);
+	/* extended to 100 s: up to 80 kept, 90 and 100 from fine, settled
+	 * to 90 */
+	assert_int_equal(series_derive(b, 10000, 5, a, &s), SERIES_MERGED);
+	assert_true(s->end_ms == 100000 && s->settled_ms == 90000);
+	for (k = 0; k < 5; k++)
+		assert_true(s->vals[k] == 60 + 10 * k);
+	assert_int_equal(series_agree(s, a), 2);
+	free(s);
+	/* a step that is no multiple of fine's, or not coarser */
+	assert_int_equal(series_derive(b, 7500, 5, a, &s), SERIES_REFETCH);
+	assert_int_equal(series_derive(b, 2500, 5, a, &s), SERIES_REFETCH);
+	/* fine does not reach back to the first slot not settled (70 s) */
+	b->settled_ms = 60000;
+	assert_int_equal(series_derive(b, 10000, 5, a, &s), SERIES_REFETCH);
+	/* nothing kept: fine must hold the whole grid, 3 slots from 80 s
+	 * but not 4 from 70 s */
+	assert_int_equal(series_derive(NULL, 10000, 4, a, &s), SERIES_REFETCH);
+	assert_int_equal(series_derive(NULL, 10000, 3, a, &s), SERIES_MERGED);
+	assert_true(s->vals[0] == 80 && s->vals[2] == 100);
+	free(s);
+	/* another series than the one kept: a full fetch holds both */
+	b->settled_ms = 80000;
+	a->labels = 2;
+	assert_int_equal(series_derive(b, 10000, 5, a, &s), SERIES_REFETCH);
+	a->labels = 1;
+	/* a backend whose points depend on the step: they disagree */
+	b->vals[4] = 81;
+	assert_int_equal(series_agree(b, a), -1);
+	/* a gap against a point differs; a gap against a gap does not,
+	 * and is not counted */
+	b->vals[4] = NAN;
+	assert_int_equal(series_agree(b, a), -1);
+	a->vals[0] = NAN;
+	assert_int_equal(series_agree(b, a), 0);
+	/* unaligned: nothing to compare, nothing derived */
+	a->settled_ms = SERIES_UNALIGNED;
+	assert_int_equal(series_agree(b, a), 0);
+	assert_int_equal(series_derive(b, 10000, 5, a, &s), SERIES_REFETCH);
+	free(a);
+	free(b);
 }
 
 /* The plan and the merge step by step. */
@@ -529,6 +685,7 @@ int main(void)
 		cmocka_unit_test(test_series_parse_nan),
 		cmocka_unit_test(test_series_plan_merge),
 		cmocka_unit_test(test_series_long_run),
+		cmocka_unit_test(test_series_derive),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
