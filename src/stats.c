@@ -986,9 +986,33 @@ static void stats_write(struct stats *s, const struct fetch_stats *fs,
 			   "staffer_aws_credential_refreshes_total{result=\"ok\"} "
 			   "%lu\n"
 			   "staffer_aws_credential_refreshes_total{result="
-			   "\"error\"} %lu\n",
+			   "\"error\"} %lu\n"
+			   "# HELP staffer_backend_range_answers_total Range "
+			   "answers ending now by how they were made: whole "
+			   "and tail are requests, renewed and derived "
+			   "(from a finer range of the same query) are not."
+			   "\n"
+			   "# TYPE staffer_backend_range_answers_total "
+			   "counter\n"
+			   "staffer_backend_range_answers_total{how=\"whole\"} "
+			   "%lu\n"
+			   "staffer_backend_range_answers_total{how=\"tail\"} "
+			   "%lu\n"
+			   "staffer_backend_range_answers_total{how="
+			   "\"renewed\"} %lu\n"
+			   "staffer_backend_range_answers_total{how="
+			   "\"derived\"} %lu\n"
+			   "# HELP staffer_backend_ranges_not_derived_total "
+			   "Ranges whose settled points differed from a finer "
+			   "range of the same query: fetched, never derived."
+			   "\n"
+			   "# TYPE staffer_backend_ranges_not_derived_total "
+			   "counter\n"
+			   "staffer_backend_ranges_not_derived_total %lu\n",
 			   fs->requests, fs->cache_hits, fs->coalesced,
-			   fs->cred_ok, fs->cred_failed);
+			   fs->cred_ok, fs->cred_failed, fs->range_full,
+			   fs->range_tail, fs->range_renewed,
+			   fs->range_derived, fs->range_derive_off);
 	/* the targets last, with the room that is left (the counters after
 	 * them are small: STATS_PAGE_RESERVE) */
 	room = max == SIZE_MAX ? SIZE_MAX :

@@ -1356,6 +1356,57 @@ def t_cache_refresh_late(c):
     assert rc == 0, "exit %r\n%s" % (rc, s.log_tail())
 
 
+@test("cacheTTLSeconds: the surge headroom's range is extended from the forecast's finer "
+      "range of the same query, with no request of its own; the answers stay", timeout=180)
+def t_surge_derived(c):
+    p = uniq("drv")
+    # the forecast's range at 5 s (200 s / 40), the surge headroom's at
+    # 15 s (a lead time of 20 + 30 s, a quarter of it, at least 15 s)
+    meta = dict(c.m.signals(p, lam=2, w=10), forecastWindowSeconds="200",
+                coldStartSeconds="20", metricsLagSeconds="0")
+    port = h.free_port()
+    cfg = h.write_config(os.path.join(c.m.dir, "derive.json"),
+                         [{"name": "prom", "url": c.m.prom_url, "timeoutSeconds": 0.5,
+                           "rangeSettleSeconds": 2}], ttl=3)
+    s = h.Staffer(c.bin, config=cfg, env=c.env, wrapper=c.wrapper,
+                  args=["--metrics-listen", "127.0.0.1:%d" % port]).start(c.ready_timeout)
+    url = "http://127.0.0.1:%d/metrics" % port
+    key = 'staffer_backend_range_answers_total{how="%s"}'
+    try:
+        with h.Client(s.addr) as cl:
+            answers = set()
+            t0 = time.monotonic()
+            m = scrape(url)
+            # derived once both ranges hold 3 settled points with a value
+            # at the same times: 45 s of the surge range's grid and more
+            while time.monotonic() - t0 < 150 and m[key % "derived"] < 3:
+                answers.add(cl.target(meta, name="drv"))
+                time.sleep(1)
+                m = scrape(url)
+            note("after %.0f s: whole %d, tail %d, renewed %d, derived %d" % (
+                time.monotonic() - t0, m[key % "whole"], m[key % "tail"],
+                m[key % "renewed"], m[key % "derived"]))
+            assert m[key % "derived"] >= 3, m
+            assert m["staffer_backend_ranges_not_derived_total"] == 0, m
+            # the same answer all along: 20 + 1.5 sqrt(20) = 26.7 -> 27
+            assert answers == {27}, answers
+            # a derived range is one request less: from here on the range
+            # requests are the forecast's alone, about one per refresh
+            r0 = m[key % "whole"] + m[key % "tail"]
+            d0 = m[key % "derived"]
+            for _ in range(20):
+                assert cl.target(meta, name="drv") == 27
+                time.sleep(1)
+            m = scrape(url)
+            ranges = m[key % "whole"] + m[key % "tail"] - r0
+            derived = m[key % "derived"] - d0
+            note("over 20 s: %d range requests, %d ranges derived" % (ranges, derived))
+            assert derived >= 1 and ranges <= 8, (ranges, derived)
+    finally:
+        rc, _ = s.stop(c.grace + 5)
+    assert rc == 0, "exit %r\n%s" % (rc, s.log_tail())
+
+
 def run_serve(c, args, env=None, timeout=15):
     cmd = list(c.wrapper) + [c.bin, "serve"] + args
     t0 = time.monotonic()

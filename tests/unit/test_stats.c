@@ -126,7 +126,9 @@ static void test_backend_and_small_buffer(void **state)
 {
 	struct fetch_stats fs = { .requests = 12, .cache_hits = 30,
 				  .coalesced = 4, .refreshed = 0, .cred_ok = 2,
-				  .cred_failed = 1 };
+				  .cred_failed = 1, .range_full = 5,
+				  .range_tail = 6, .range_renewed = 7,
+				  .range_derived = 8, .range_derive_off = 9 };
 	struct stats *s = stats_new();
 	char *buf = malloc(BUF), small[100];
 	size_t n, m;
@@ -141,6 +143,13 @@ static void test_backend_and_small_buffer(void **state)
 	has_line(buf, "staffer_aws_credential_refreshes_total{result=\"ok\"} 2");
 	has_line(buf, "staffer_aws_credential_refreshes_total{result=\"error\"} "
 		 "1");
+	has_line(buf, "staffer_backend_range_answers_total{how=\"whole\"} 5");
+	has_line(buf, "staffer_backend_range_answers_total{how=\"tail\"} 6");
+	has_line(buf, "staffer_backend_range_answers_total{how=\"renewed\"} "
+		 "7");
+	has_line(buf, "staffer_backend_range_answers_total{how=\"derived\"} "
+		 "8");
+	has_line(buf, "staffer_backend_ranges_not_derived_total 9");
 	/* too small: the size needed, as snprintf, and a terminated prefix */
 	memset(small, 'x', sizeof(small));
 	m = stats_render(s, &fs, 0, small, sizeof(small));
