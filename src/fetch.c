@@ -192,6 +192,8 @@ struct entry {
 				      * finer range (entry_derive())? */
 	unsigned char derived;       /* its points include derived ones
 				      * (since its last whole fetch) */
+	unsigned char derivations;   /* derived in a row since its own
+				      * last fetch (FETCH_DERIVE_RECHECK) */
 	union {                      /* which one: range_s > 0 */
 		struct {             /* an instant query's sample */
 			double value, sample_ts;
@@ -592,7 +594,8 @@ static double entry_ttl(const struct entry *e);
 static void entry_compare(struct fetch *f, struct entry *e,
 			  const struct entry *x)
 {
-	long n = series_agree(e->series, x->series);
+	int varied = 0;
+	long n = series_agree(e->series, x->series, &varied);
 
 	if (n < 0 && e->derive != DERIVE_OFF) {
 		struct log_field lf[2] = {
@@ -609,7 +612,8 @@ static void entry_compare(struct fetch *f, struct entry *e,
 			      "%gs where both are settled; it is fetched, "
 			      "never derived", e->be->name, e->query,
 			      e->step_s, x->step_s);
-	} else if (n >= FETCH_DERIVE_AGREE && e->derive == DERIVE_UNKNOWN) {
+	} else if (n >= FETCH_DERIVE_AGREE && varied &&
+		   e->derive == DERIVE_UNKNOWN) {
 		e->derive = DERIVE_OK;
 	}
 }
@@ -627,6 +631,7 @@ static int entry_derive(struct fetch *f, struct entry *e, double now)
 	char why[PROM_ERR_MAX];
 
 	if (e->derive == DERIVE_OFF || e->state != ENTRY_READY ||
+	    e->derivations >= FETCH_DERIVE_RECHECK ||
 	    !entry_kept(e) || !(e->cfg->cache_ttl_s > 0) ||
 	    strchr(e->query, '@') ||
 	    !(x = entry_finer(f, e)) || !(x->fetched_at > e->fetched_at) ||
@@ -647,6 +652,7 @@ static int entry_derive(struct fetch *f, struct entry *e, double now)
 	free(e->series);
 	e->series = s;
 	e->derived = 1;
+	e->derivations++;
 	e->fetched_at = x->fetched_at;
 	pthread_mutex_lock(&f->mu);
 	f->stats.range_derived++;
@@ -762,6 +768,8 @@ out:
 		snprintf(why, whylen, "out of memory");
 	if (s && x->full)
 		e->derived = 0;
+	if (s)
+		e->derivations = 0;   /* a fetch of its own: compared again */
 	if (s) {
 		/* the same points keep their version: what is derived
 		 * from them (decide.h's memo) stays valid */

@@ -48,15 +48,20 @@
  * its newest point is the last grid time before the request.
  * A kept range whose step is a whole multiple of the step of another
  * kept range of the same query on the same backend (the surge headroom's
- * 45-s range and the forecast's 15-s one) is extended from that one's
- * points, without a request, when that one was fetched after it and
- * within its TTL (series_derive(): the answer is then the one a full
- * fetch sent with the finer range's request gives).  This holds on a
- * backend whose points do not depend on the step, as Prometheus'; each
- * range is derived only once it agreed with the finer one on at least
- * FETCH_DERIVE_AGREE settled points, and never again (a log line says so)
- * once a fetch of its own disagrees.  A query with `@` is never derived:
- * `@ start()` and `@ end()` depend on the range asked.  With a TTL
+ * 45-s range and the forecast's 15-s one) is extended from the finer
+ * one's points, without a request, when the finer one was fetched after
+ * it and less than the coarse range's TTL ago (series_derive(): the
+ * answer is then the one a full fetch sent with the finer range's
+ * request gives, and as old).  `staffer_backend_range_answers_total`
+ * counts them (stats.c).  This holds on a backend whose points do not
+ * depend on the step, as Prometheus'; each range is derived only once it
+ * agreed with the finer one on at least FETCH_DERIVE_AGREE settled
+ * points with a value, not all the same (a flat series reads the same at
+ * any step), is fetched itself after every FETCH_DERIVE_RECHECK
+ * derivations to compare again, and is never derived again (a log line
+ * says so) once a fetch of its own disagrees.  A query with `@` is never
+ * derived: `@ start()`
+ * and `@ end()` depend on the range asked.  With a TTL
  * of 0, and for a past range (end_s > 0), the range is fetched whole, as
  * asked, ending when it is sent.
  *
@@ -98,8 +103,10 @@
 				   * no earlier */
 #define FETCH_REFRESH_QUEUE_S 1.0 /* s a refresh may wait in its lane */
 #define FETCH_DERIVE_AGREE 3       /* settled points a range must share,
-				   * equal, with a finer one to be derived
-				   * from it */
+				   * equal and not all the same value, with
+				   * a finer one to be derived from it */
+#define FETCH_DERIVE_RECHECK 8     /* derivations in a row, then a fetch
+				   * of its own compares again */
 #define FETCH_RANGE_TTLS 3.0      /* a kept range's TTL: at most this many
 				   * cacheTTLSeconds (above) */
 

@@ -211,12 +211,17 @@ enum series_merge series_derive(const struct series *old, long long step_ms,
 	return rc;
 }
 
-long series_agree(const struct series *a, const struct series *b)
+long series_agree(const struct series *a, const struct series *b,
+		  int *varied)
 {
 	long long as, bs, hi, t;
 	unsigned k;
 	long n = 0;
+	double first = NAN;
+	int var = 0;
 
+	if (varied)
+		*varied = 0;
 	if (a->settled_ms == SERIES_UNALIGNED ||
 	    b->settled_ms == SERIES_UNALIGNED || a->step_ms < 1 ||
 	    b->step_ms < 1)
@@ -235,8 +240,15 @@ long series_agree(const struct series *a, const struct series *b)
 		if (memcmp(&a->vals[k], &b->vals[(t - bs) / b->step_ms],
 			   sizeof(a->vals[0])))
 			return -1;
-		n += series_has_point(a->vals[k]);
+		if (!series_has_point(a->vals[k]))
+			continue;
+		if (n++ == 0)
+			first = a->vals[k];
+		else if (memcmp(&first, &a->vals[k], sizeof(first)))
+			var = 1;
 	}
+	if (varied)
+		*varied = var;
 	return n;
 }
 

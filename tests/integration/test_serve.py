@@ -1364,6 +1364,9 @@ def t_surge_derived(c):
     # 15 s (a lead time of 20 + 30 s, a quarter of it, at least 15 s)
     meta = dict(c.m.signals(p, lam=2, w=10), forecastWindowSeconds="200",
                 coldStartSeconds="20", metricsLagSeconds="0")
+    # not flat (a flat series reads the same at any step, so it is never
+    # derived: src/fetch.h), within 0.01 of 2
+    meta["arrivalRateQuery"] += " + 0.0001 * (time() % 100)"
     port = h.free_port()
     cfg = h.write_config(os.path.join(c.m.dir, "derive.json"),
                          [{"name": "prom", "url": c.m.prom_url, "timeoutSeconds": 0.5,
@@ -1388,10 +1391,11 @@ def t_surge_derived(c):
                 m[key % "renewed"], m[key % "derived"]))
             assert m[key % "derived"] >= 3, m
             assert m["staffer_backend_ranges_not_derived_total"] == 0, m
-            # the same answer all along: 20 + 1.5 sqrt(20) = 26.7 -> 27
+            # the same answer all along: 20.1 + 1.5 sqrt(20.1) = 26.8 -> 27
             assert answers == {27}, answers
             # a derived range is one request less: from here on the range
-            # requests are the forecast's alone, about one per refresh
+            # requests are the forecast's, about one per refresh, and the
+            # surge range's own every FETCH_DERIVE_RECHECK derivations
             r0 = m[key % "whole"] + m[key % "tail"]
             d0 = m[key % "derived"]
             for _ in range(20):
