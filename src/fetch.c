@@ -594,8 +594,7 @@ static double entry_ttl(const struct entry *e);
 static void entry_compare(struct fetch *f, struct entry *e,
 			  const struct entry *x)
 {
-	int varied = 0;
-	long n = series_agree(e->series, x->series, &varied);
+	long n = series_agree(e->series, x->series);
 
 	if (n < 0 && e->derive != DERIVE_OFF) {
 		struct log_field lf[2] = {
@@ -612,8 +611,7 @@ static void entry_compare(struct fetch *f, struct entry *e,
 			      "%gs where both are settled; it is fetched, "
 			      "never derived", e->be->name, e->query,
 			      e->step_s, x->step_s);
-	} else if (n >= FETCH_DERIVE_AGREE && varied &&
-		   e->derive == DERIVE_UNKNOWN) {
+	} else if (n >= FETCH_DERIVE_AGREE && e->derive == DERIVE_UNKNOWN) {
 		e->derive = DERIVE_OK;
 	}
 }

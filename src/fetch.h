@@ -56,10 +56,11 @@
  * counts them (stats.c).  This holds on a backend whose points do not
  * depend on the step, as Prometheus'; each range is derived only once it
  * agreed with the finer one on at least FETCH_DERIVE_AGREE settled
- * points with a value, not all the same (a flat series reads the same at
- * any step), is fetched itself after every FETCH_DERIVE_RECHECK
- * derivations to compare again, and is never derived again (a log line
- * says so) once a fetch of its own disagrees.  A query with `@` is never
+ * points with a value, is fetched itself after every FETCH_DERIVE_RECHECK
+ * derivations to compare again (agreement on a flat series, a rate of 0,
+ * proves nothing: it reads the same at any step), and is never derived
+ * again (a log line says so) once a fetch of its own disagrees; then its
+ * points are fetched whole.  A query with `@` is never
  * derived: `@ start()`
  * and `@ end()` depend on the range asked.  With a TTL
  * of 0, and for a past range (end_s > 0), the range is fetched whole, as
@@ -103,8 +104,8 @@
 				   * no earlier */
 #define FETCH_REFRESH_QUEUE_S 1.0 /* s a refresh may wait in its lane */
 #define FETCH_DERIVE_AGREE 3       /* settled points a range must share,
-				   * equal and not all the same value, with
-				   * a finer one to be derived from it */
+				   * equal, with a finer one to be derived
+				   * from it */
 #define FETCH_DERIVE_RECHECK 8     /* derivations in a row, then a fetch
 				   * of its own compares again */
 #define FETCH_RANGE_TTLS 3.0      /* a kept range's TTL: at most this many

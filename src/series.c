@@ -211,17 +211,12 @@ enum series_merge series_derive(const struct series *old, long long step_ms,
 	return rc;
 }
 
-long series_agree(const struct series *a, const struct series *b,
-		  int *varied)
+long series_agree(const struct series *a, const struct series *b)
 {
 	long long as, bs, hi, t;
 	unsigned k;
 	long n = 0;
-	double first = NAN;
-	int var = 0;
 
-	if (varied)
-		*varied = 0;
 	if (a->settled_ms == SERIES_UNALIGNED ||
 	    b->settled_ms == SERIES_UNALIGNED || a->step_ms < 1 ||
 	    b->step_ms < 1)
@@ -240,15 +235,8 @@ long series_agree(const struct series *a, const struct series *b,
 		if (memcmp(&a->vals[k], &b->vals[(t - bs) / b->step_ms],
 			   sizeof(a->vals[0])))
 			return -1;
-		if (!series_has_point(a->vals[k]))
-			continue;
-		if (n++ == 0)
-			first = a->vals[k];
-		else if (memcmp(&first, &a->vals[k], sizeof(first)))
-			var = 1;
+		n += series_has_point(a->vals[k]);
 	}
-	if (varied)
-		*varied = var;
 	return n;
 }
 

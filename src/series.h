@@ -147,12 +147,8 @@ enum series_merge series_derive(const struct series *old, long long step_ms,
  * NaN point, a gap for a gap.  The number of such slots that hold a
  * point (gaps agree but say little), or -1 when one differs (the
  * backend's points depend on the step, or its settled samples changed).
- * *varied (may be NULL) is set to 1 when those points do not all hold
- * the same value, else 0: a flat series reads the same at any step, so
- * its agreement says nothing about how the backend treats the step.
  */
-long series_agree(const struct series *a, const struct series *b,
-		  int *varied);
+long series_agree(const struct series *a, const struct series *b);
 
 /* r kept as it came (SERIES_UNALIGNED), or NULL when out of memory. */
 struct series *series_of_range(const struct prom_range *r);

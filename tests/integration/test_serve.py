@@ -1364,8 +1364,8 @@ def t_surge_derived(c):
     # 15 s (a lead time of 20 + 30 s, a quarter of it, at least 15 s)
     meta = dict(c.m.signals(p, lam=2, w=10), forecastWindowSeconds="200",
                 coldStartSeconds="20", metricsLagSeconds="0")
-    # not flat (a flat series reads the same at any step, so it is never
-    # derived: src/fetch.h), within 0.01 of 2
+    # not flat, so that the ranges' comparisons compare something
+    # (src/fetch.h): within 0.01 of 2
     meta["arrivalRateQuery"] += " + 0.0001 * (time() % 100)"
     port = h.free_port()
     cfg = h.write_config(os.path.join(c.m.dir, "derive.json"),
