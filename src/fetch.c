@@ -194,6 +194,9 @@ struct entry {
 				      * (since its last whole fetch) */
 	unsigned char derivations;   /* derived in a row since its own
 				      * last fetch (FETCH_DERIVE_RECHECK) */
+	unsigned char unphased;      /* its backend answered off its
+				      * phase's grid: phase 0 from then on
+				      * (entry_phase()) */
 	union {                      /* which one: range_s > 0 */
 		struct {             /* an instant query's sample */
 			double value, sample_ts;
@@ -528,6 +531,9 @@ static void jobs_run_done(struct fetch *f)
 	}
 }
 
+static int entry_kept(const struct entry *e);
+static uint32_t entry_phase(const struct entry *e);
+
 /* A range answer on its grid whose points are all settled and whose grid
  * has not moved on is what a fetch would return now (series.h): take it
  * as fetched now, with no request.  1 when so (cmu held). */
@@ -536,11 +542,9 @@ static int entry_renew(struct fetch *f, struct entry *e, double now)
 	struct series_grid g;
 	long long from;
 
-	if (!(e->range_s > 0) || e->end_s > 0 || !e->series ||
-	    !e->have_answer || e->state != ENTRY_READY ||
-	    (e->err != PROM_OK && e->err != PROM_EEMPTY &&
-	     e->err != PROM_ENAN) ||
-	    series_grid(e->range_s, e->step_s, wall_now(), &g) ||
+	if (!entry_kept(e) || e->state != ENTRY_READY ||
+	    series_grid(e->range_s, e->step_s, entry_phase(e), wall_now(),
+			&g) ||
 	    series_plan(e->series, &g, &from) != SERIES_NONE)
 		return 0;
 	e->fetched_at = now;
@@ -569,6 +573,22 @@ static int entry_kept(const struct entry *e)
 	return entry_on_grid(e) && e->have_answer && answer_kept(e->err);
 }
 
+/* The phase of e's grids (series.h): the query's, so that its grids at
+ * steps that divide each other share their instants and different
+ * queries' refreshes spread over the step; 0 once the backend answered
+ * off it. */
+static uint32_t entry_phase(const struct entry *e)
+{
+	return e->unphased ? 0 : series_phase(e->query);
+}
+
+/* Whether x is a kept range of e's query and backend, other than e. */
+static int entry_sibling(const struct entry *e, const struct entry *x)
+{
+	return x != e && x->hash == e->hash && x->be == e->be &&
+	       entry_kept(x) && !strcmp(x->query, e->query);
+}
+
 /* The most recently fetched kept range of e's query and backend whose
  * step divides e's, shorter than e's (cmu held); NULL when none. */
 static struct entry *entry_finer(struct fetch *f, const struct entry *e)
@@ -576,10 +596,9 @@ static struct entry *entry_finer(struct fetch *f, const struct entry *e)
 	struct entry *x, *best = NULL;
 
 	for (x = f->buckets[e->hash % BUCKETS]; x; x = x->next) {
-		if (x == e || x->hash != e->hash || x->be != e->be ||
-		    !entry_kept(x) || x->series->step_ms >= e->series->step_ms ||
-		    e->series->step_ms % x->series->step_ms ||
-		    strcmp(x->query, e->query))
+		if (!entry_sibling(e, x) ||
+		    x->series->step_ms >= e->series->step_ms ||
+		    e->series->step_ms % x->series->step_ms)
 			continue;
 		if (!best || x->fetched_at > best->fetched_at)
 			best = x;
@@ -638,9 +657,10 @@ static int entry_derive(struct fetch *f, struct entry *e, double now)
 	if (e->derive == DERIVE_UNKNOWN)
 		entry_compare(f, e, x);
 	if (e->derive != DERIVE_OK ||
-	    series_grid(e->range_s, e->step_s, wall_now(), &g) ||
-	    series_derive(e->series, g.step_ms, g.n, x->series, &s) !=
-	    SERIES_MERGED)
+	    series_grid(e->range_s, e->step_s, entry_phase(e), wall_now(),
+			&g) ||
+	    series_derive(e->series, g.step_ms, g.n, entry_phase(e),
+			  x->series, &s) != SERIES_MERGED)
 		return 0;
 	e->err = series_status(s, why, sizeof(why));
 	free(e->msg);
@@ -691,6 +711,75 @@ static double entry_ttl(const struct entry *e)
 	if (!(ttl > 0) || !(e->range_s > 0) || e->end_s > 0 || !(step > ttl))
 		return ttl;
 	return step < FETCH_RANGE_TTLS * ttl ? step : FETCH_RANGE_TTLS * ttl;
+}
+
+/*
+ * Answer e, an instant query, from the newest point of a kept range of
+ * the same query (fetch.h): a range query's point at t is the query
+ * evaluated at t, so that point is what an instant query evaluated at t
+ * returns.  Only a finite point newer than e's sample, of a range whose
+ * answer is fresh and whose newest point was at most FETCH_INSTANT_LAG_S
+ * old when it arrived; and only once a range of the query agreed with a
+ * finer one (entry_compare(): the backend's points do not depend on the
+ * step) and none disagreed.  1 when so (cmu held).
+ */
+static int entry_instant(struct fetch *f, struct entry *e, double now)
+{
+	struct entry *x, *best = NULL;
+	double v, t, bv = 0.0, bt = 0.0, wall = wall_now();
+	int agreed = 0;
+
+	if (e->range_s > 0 || e->end_s > 0 || e->state != ENTRY_READY ||
+	    !(e->cfg->cache_ttl_s > 0))
+		return 0;
+	for (x = f->buckets[e->hash % BUCKETS]; x; x = x->next) {
+		if (!entry_sibling(e, x))
+			continue;
+		if (x->derive == DERIVE_OFF)
+			return 0;
+		agreed |= x->derive == DERIVE_OK;
+		if (!(now - x->fetched_at < entry_ttl(e)) ||
+		    !series_newest(x->series, &v, &t) ||
+		    wall - (now - x->fetched_at) - t > FETCH_INSTANT_LAG_S ||
+		    (e->have_answer && e->err == PROM_OK &&
+		     !(t > e->sample_ts)) || (best && !(t > bt)))
+			continue;
+		best = x;
+		bv = v;
+		bt = t;
+	}
+	if (!best || !agreed)
+		return 0;
+	e->err = PROM_OK;
+	e->value = bv;
+	e->sample_ts = bt;
+	free(e->msg);
+	e->msg = NULL;
+	e->have_answer = 1;
+	e->fetched_at = best->fetched_at;
+	pthread_mutex_lock(&f->mu);
+	f->stats.instant_from_range++;
+	pthread_mutex_unlock(&f->mu);
+	return 1;
+}
+
+/* Whether e, a kept range, has an instant query of its own query to
+ * answer (entry_instant()) and no finer range to be derived from: then
+ * it is refreshed at its grid's instants (refresh_plan()).  A coarser
+ * range is not: its instants are the finer one's too, and refreshed
+ * then it would be derived from the finer one before that came back. */
+static int entry_feeds_instant(struct fetch *f, const struct entry *e)
+{
+	const struct entry *x;
+
+	if (!entry_kept(e) || entry_finer(f, e))
+		return 0;
+	for (x = f->buckets[e->hash % BUCKETS]; x; x = x->next)
+		if (x != e && x->hash == e->hash && x->be == e->be &&
+		    !(x->range_s > 0) && !(x->end_s > 0) &&
+		    !strcmp(x->query, e->query))
+			return 1;
+	return 0;
 }
 
 static double settle_of(const struct backend *be)
@@ -752,7 +841,11 @@ static enum prom_err entry_parse(struct entry *e, int *refetch, char *why,
 			goto out;
 		}
 		/* points off the grid even when asked whole: a backend
-		 * that does not evaluate at start + k * step */
+		 * that does not evaluate at start + k * step, or one that
+		 * moves the start to a multiple of the step (a cache in
+		 * front of it): from now on the grid has phase 0 */
+		if (entry_phase(e))
+			e->unphased = 1;
 		err = r.points ? PROM_OK : prom_range_none(1, why, whylen);
 		if (err == PROM_OK && !(s = series_of_range(&r)))
 			err = PROM_ENOMEM;
@@ -974,7 +1067,8 @@ static char *range_url(struct fetch *f, struct entry *e, double *points)
 	x->sent_wall = now;
 	/* With cacheTTLSeconds 0 nothing is reused, and a range ends now. */
 	if (e->end_s > 0 || !(e->cfg->cache_ttl_s > 0) ||
-	    series_grid(e->range_s, e->step_s, now, &x->grid)) {
+	    series_grid(e->range_s, e->step_s, entry_phase(e), now,
+			&x->grid)) {
 		end = e->end_s > 0 ? e->end_s : now;
 		*points = e->step_s > 0 ? floor(e->range_s / e->step_s) + 1 : 1;
 		return prom_range_url(e->be->url, e->query, end - e->range_s,
@@ -1646,11 +1740,24 @@ static double refresh_age(const struct entry *e)
  * next caller after the TTL waits for the backend as before. */
 static int refresh_plan(struct fetch *f, struct entry *e)
 {
+	double due;
+
 	if (e->state != ENTRY_READY || e->end_s > 0 || !e->tenant ||
 	    !(e->cfg->cache_ttl_s > 0) || sheap_queued(&e->rnode))
 		return 0;
-	if (sheap_push(&f->refresh, &e->rnode, e->fetched_at +
-		       refresh_age(e)))
+	due = e->fetched_at + refresh_age(e);
+	if (entry_feeds_instant(f, e)) {
+		/* the grid's next instant, on the monotonic clock: asked
+		 * then, the range's newest point is the query's value now,
+		 * which its instant query reads (entry_instant()) */
+		double next = (double)(e->series->end_ms +
+				       e->series->step_ms) / 1000.0 -
+			      wall_now() + mono_now() + FETCH_GRID_LATE_S;
+
+		if (next > e->fetched_at && next > mono_now() && next < due)
+			due = next;
+	}
+	if (sheap_push(&f->refresh, &e->rnode, due))
 		return 0;
 	return sheap_peek(&f->refresh) == &e->rnode; /* 1: the earliest */
 }
@@ -1668,7 +1775,8 @@ static void refresh_due(struct fetch *f, double now)
 		if (e->state != ENTRY_READY || e->last_used < e->fetched_at ||
 		    now - e->fetched_at >= entry_ttl(e))
 			continue;    /* busy, unused, or expired already */
-		if (entry_renew(f, e, now) || entry_derive(f, e, now)) {
+		if (entry_renew(f, e, now) || entry_derive(f, e, now) ||
+		    entry_instant(f, e, now)) {
 			refresh_plan(f, e);
 			continue;
 		}
@@ -1773,7 +1881,8 @@ static void job_start(struct fetch *f, struct job *j)
 		/* A refresh ahead may be under way: its answer still holds. */
 		if (e->have_answer &&
 		    (now - e->fetched_at < entry_ttl(e) ||
-		     entry_renew(f, e, now) || entry_derive(f, e, now))) {
+		     entry_renew(f, e, now) || entry_derive(f, e, now) ||
+		     entry_instant(f, e, now))) {
 			job_fill(j, i, e, now);
 			refresh_plan(f, e);
 			j->remaining--;
@@ -2143,9 +2252,10 @@ int fetch_lookup(struct fetch *f, const char *caller, const char *tenant,
 		es[i] = entry_find(f, &qs[i], hash_query(&qs[i]));
 		if (!es[i] || !es[i]->have_answer)
 			goto out;
+		/* an expired answer is renewed here only when that takes
+		 * no copying (deriving one is the fetch thread's work) */
 		if (!(now - es[i]->fetched_at < entry_ttl(es[i])) &&
-		    !entry_renew(f, es[i], now) &&
-		    !entry_derive(f, es[i], now))
+		    !entry_renew(f, es[i], now))
 			goto out;
 	}
 	for (i = 0; i < n; i++) {

@@ -40,7 +40,9 @@
  * once a step.
  *
  * Range queries ending now (end_s 0), with a TTL above 0, are asked on
- * the grid of Unix times that are multiples of their step, their points
+ * their grid (series.h: the query's phase plus multiples of the step;
+ * phase 0 once the backend answered off it, as one that moves a range's
+ * start to a multiple of its step does), their points
  * kept, and a refresh asks only for the points not yet settled
  * (series.h; the backend's rangeSettleSeconds), or nothing when the grid
  * has not moved and every point is settled (then the answer is renewed
@@ -62,7 +64,19 @@
  * again (a log line says so) once a fetch of its own disagrees; then its
  * points are fetched whole.  A query with `@` is never
  * derived: `@ start()`
- * and `@ end()` depend on the range asked.  With a TTL
+ * and `@ end()` depend on the range asked.
+ * An instant query of the same query as a kept range on the same backend
+ * is answered from that range's newest point, without a request, when
+ * the point is finite, newer than the instant answer held, and was at
+ * most FETCH_INSTANT_LAG_S old when the range arrived, once a range of
+ * the query agreed with a finer one and none disagreed (a range point at
+ * t is the query evaluated at t, as the instant query at t is).  Such a
+ * range is refreshed at its grid's instants (FETCH_GRID_LATE_S after),
+ * when the next one comes before its refresh would, so that its newest
+ * point is the query's value at the request (the arrival rate and the
+ * forecast's range: one request per object per 15 s instead of two per
+ * 17 s).  `staffer_backend_instant_answers_from_range_total` counts
+ * them.  With a TTL
  * of 0, and for a past range (end_s > 0), the range is fetched whole, as
  * asked, ending when it is sent.
  *
@@ -110,6 +124,12 @@
 				   * of its own compares again */
 #define FETCH_RANGE_TTLS 3.0      /* a kept range's TTL: at most this many
 				   * cacheTTLSeconds (above) */
+#define FETCH_INSTANT_LAG_S 2.0   /* an instant answer is taken from a
+				   * kept range's newest point only if that
+				   * point was at most this old when the
+				   * range arrived (above) */
+#define FETCH_GRID_LATE_S 0.01    /* a range feeding an instant is asked
+				   * this long after its grid's instant */
 
 struct fetch;
 
@@ -250,6 +270,8 @@ struct fetch_stats {
 				   * again without a request (series.h) */
 	unsigned long range_derived; /* range answers extended from a
 				   * finer range of the same query */
+	unsigned long instant_from_range; /* instant answers taken from a
+					   * kept range's newest point */
 	unsigned long range_derive_off; /* ranges found to differ from
 				   * their finer one: never derived */
 };

@@ -9,8 +9,17 @@
 /* Beyond this a double holds no milliseconds of a time (prom.c's bound). */
 #define SERIES_TIME_MAX_S 1e12
 
-int series_grid(double range_s, double step_s, double now_s,
-		struct series_grid *g)
+/* t rounded down to the grid of step st (>= 1) through `at`, for any
+ * sign of t - at. */
+static long long series_floor(long long t, long long at, long long st)
+{
+	long long r = (t - at) % st;
+
+	return r < 0 ? t - r - st : t - r;
+}
+
+int series_grid(double range_s, double step_s, uint32_t phase,
+		double now_s, struct series_grid *g)
 {
 	double step_ms = step_s * 1000.0, n;
 	long long st, now_ms;
@@ -27,10 +36,20 @@ int series_grid(double range_s, double step_s, double now_s,
 	if (n > PROM_RANGE_MAX)
 		return -1;
 	now_ms = (long long)floor(now_s * 1000.0);
-	g->end_ms = now_ms - now_ms % st;
+	g->end_ms = series_floor(now_ms, (long long)phase % st, st);
 	g->step_ms = st;
 	g->n = (unsigned)n;
 	return 0;
+}
+
+uint32_t series_phase(const char *query)
+{
+	const unsigned char *p;
+	uint32_t h = 2166136261u;
+
+	for (p = (const unsigned char *)query; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	return h;
 }
 
 long long series_grid_start(const struct series_grid *g)
@@ -45,7 +64,8 @@ enum series_plan series_plan(const struct series *s,
 
 	if (!s || s->settled_ms == SERIES_UNALIGNED ||
 	    s->step_ms != g->step_ms || s->n != g->n ||
-	    s->end_ms > g->end_ms || s->settled_ms < start) {
+	    s->end_ms > g->end_ms || (g->end_ms - s->end_ms) % g->step_ms ||
+	    s->settled_ms < start) {
 		*from_ms = start;
 		return SERIES_FULL;
 	}
@@ -63,8 +83,7 @@ long long series_settled(const struct series_grid *g, double sent_s,
 
 	if (!(t > 0) || !(t < SERIES_TIME_MAX_S * 1000.0))
 		return none;
-	ms = (long long)floor(t);
-	ms -= ms % g->step_ms;
+	ms = series_floor((long long)floor(t), g->end_ms, g->step_ms);
 	if (ms < none)
 		return none;
 	return ms < g->end_ms ? ms : g->end_ms;
@@ -144,32 +163,28 @@ refetch:
 	return SERIES_REFETCH;
 }
 
-/* t rounded down to a multiple of st (>= 1), for any sign of t. */
-static long long series_floor(long long t, long long st)
-{
-	long long r = t % st;
-
-	return r < 0 ? t - r - st : t - r;
-}
-
 enum series_merge series_derive(const struct series *old, long long step_ms,
-				unsigned n, const struct series *fine,
-				struct series **out)
+				unsigned n, uint32_t phase,
+				const struct series *fine, struct series **out)
 {
 	struct series_grid g;
 	struct prom_range tail;
-	long long fstart, from = 0, settled;
+	long long fstart, from = 0, settled, at;
 	enum series_merge rc;
 	unsigned j;
 
 	if (!fine || fine->settled_ms == SERIES_UNALIGNED ||
-	    fine->step_ms < 1 || fine->end_ms % fine->step_ms ||
-	    step_ms < 1 || step_ms % fine->step_ms || n < 1 ||
-	    n > PROM_RANGE_MAX)
+	    fine->step_ms < 1 || step_ms < 1 || step_ms % fine->step_ms ||
+	    n < 1 || n > PROM_RANGE_MAX)
+		return SERIES_REFETCH;
+	/* the coarse grid's slots, phase + k * step_ms, are fine's slots
+	 * when they fall on fine's grid modulo its step */
+	at = (long long)phase % step_ms;
+	if ((fine->end_ms - at) % fine->step_ms)
 		return SERIES_REFETCH;
 	g.step_ms = step_ms;
 	g.n = n;
-	g.end_ms = series_floor(fine->end_ms, step_ms);
+	g.end_ms = series_floor(fine->end_ms, at, step_ms);
 	switch (series_plan(old, &g, &from)) {
 	case SERIES_FULL:
 		old = NULL;
@@ -182,7 +197,7 @@ enum series_merge series_derive(const struct series *old, long long step_ms,
 	}
 	/* fine's slots from `from` on are settled as far as fine is; old's
 	 * before it as far as old is */
-	settled = series_floor(fine->settled_ms, step_ms);
+	settled = series_floor(fine->settled_ms, at, step_ms);
 	if (old && old->settled_ms > settled)
 		settled = old->settled_ms;
 	if (settled > g.end_ms)
@@ -201,7 +216,7 @@ enum series_merge series_derive(const struct series *old, long long step_ms,
 	for (j = 0; j < tail.n; j++) {
 		long long t = from + (long long)j * step_ms;
 
-		/* a slot of fine's grid: both are multiples of fine's step,
+		/* a slot of fine's grid: both are on it (checked above),
 		 * and t is at most g's end, which is at most fine's */
 		tail.vals[j] = fine->vals[(t - fstart) / fine->step_ms];
 		tail.points += !isnan(tail.vals[j]);
@@ -286,6 +301,17 @@ int series_same(const struct series *a, const struct series *b)
 	       (a->settled_ms == SERIES_UNALIGNED) ==
 	       (b->settled_ms == SERIES_UNALIGNED) &&
 	       !memcmp(a->vals, b->vals, (size_t)a->n * sizeof(a->vals[0]));
+}
+
+int series_newest(const struct series *s, double *value, double *ts)
+{
+	double v = s->vals[s->n - 1];
+
+	if (!isfinite(v))
+		return 0;
+	*value = v;
+	*ts = series_time(s, s->n - 1);
+	return 1;
 }
 
 void series_points(const struct series *s, double *ts, double *vals)

@@ -3,11 +3,18 @@
  * so that a refresh asks the backend only for the points it lacks.
  *
  * The grid.  A range query that ends now is asked for the Unix times
- * that are whole multiples of its step (series_grid()): its newest point
- * is at most a step old, and its points fall on the same instants
- * whenever, and by whichever pod, it is asked.  So a point fetched a
- * while ago is the point a fetch now would return, once nothing behind
- * it can change any more.
+ * (in ms) that are its phase plus whole multiples of its step
+ * (series_grid()), the phase being a number the caller takes from the
+ * query's text, reduced modulo the step: its newest point is at most a
+ * step old, and its points fall on the same instants whenever, and by
+ * whichever pod, it is asked.  So a point fetched a while ago is the
+ * point a fetch now would return, once nothing behind it can change any
+ * more.  Different queries' grids fall at different instants within the
+ * step, so the requests that keep them fresh spread over it; one
+ * query's grids at steps that divide each other share their instants
+ * (p mod s is (p mod S) mod s when s divides S).  Phase 0 gives the
+ * multiples of the step, which a backend that aligns a range's start to
+ * its step (Thanos' and VictoriaMetrics' caches) also evaluates.
  *
  * Settled points.  A point at time t reads samples stamped at or before
  * t, and a sample reaches the backend some time after its stamp (a
@@ -49,21 +56,26 @@
 
 /* The grid of a range query ending now. */
 struct series_grid {
-	long long end_ms;   /* Unix ms of the newest point, a multiple of
-			     * step_ms */
+	long long end_ms;   /* Unix ms of the newest point: the phase plus
+			     * a multiple of step_ms */
 	long long step_ms;  /* >= 1 */
 	unsigned n;         /* points: floor(range / step) + 1 */
 };
 
 /*
- * The grid of range_s seconds at step_s ending at or just before now_s
- * (Unix seconds).  0; -1 when step_s is not a whole number of
- * milliseconds (>= 1), range_s is negative or not finite, the grid has
- * more than PROM_RANGE_MAX points, or now_s is not a time: such a range
- * is fetched whole, as asked, and not kept.
+ * The grid of range_s seconds at step_s and the given phase (ms, taken
+ * modulo the step) ending at or just before now_s (Unix seconds).  0; -1
+ * when step_s is not a whole number of milliseconds (>= 1), range_s is
+ * negative or not finite, the grid has more than PROM_RANGE_MAX points,
+ * or now_s is not a time: such a range is fetched whole, as asked, and
+ * not kept.
  */
-int series_grid(double range_s, double step_s, double now_s,
-		struct series_grid *g);
+int series_grid(double range_s, double step_s, uint32_t phase,
+		double now_s, struct series_grid *g);
+
+/* The phase of query's grids: its text's FNV-1a hash, the same in every
+ * process and for every range of the query. */
+uint32_t series_phase(const char *query);
 
 /* Unix ms of the grid's oldest point. */
 long long series_grid_start(const struct series_grid *g);
@@ -89,7 +101,7 @@ enum series_plan {
 
 /*
  * What to fetch to bring s (NULL: nothing kept) to grid g: the whole
- * grid unless s is aligned on g's step and length, not ahead of it, and
+ * grid unless s is aligned on g's step, phase and length, not ahead of it, and
  * settled at or after g's start.  *from_ms is set for SERIES_TAIL (the
  * first slot not settled) and SERIES_FULL (g's start).
  */
@@ -98,8 +110,8 @@ enum series_plan series_plan(const struct series *s,
 
 /*
  * The newest slot of g settled by a fetch sent at sent_s (Unix seconds)
- * when samples may arrive up to settle_s late: floor((sent_s - settle_s)
- * / step) * step, at most g's end.
+ * when samples may arrive up to settle_s late: the last slot of g's grid
+ * at or before sent_s - settle_s, at most g's end.
  */
 long long series_settled(const struct series_grid *g, double sent_s,
 			 double settle_s);
@@ -127,19 +139,21 @@ enum series_merge series_merge(const struct series *old,
  * whatever the step (Prometheus evaluates a range query step by step), so
  * a range on a coarser grid can be extended from a finer one of the same
  * query: every slot of a step that is a whole multiple of the finer step
- * is a slot of the finer grid.  series_derive() makes the answer on the
- * grid of step_ms and n slots ending where fine's grid ends (the coarse
+ * is a slot of the finer grid when both have the same phase modulo the
+ * finer step.  series_derive() makes the answer on the grid of step_ms,
+ * n slots and the given phase ending where fine's grid ends (the coarse
  * grid at the time fine was fetched) out of old's settled points (NULL:
  * none) and fine's points for the rest, settled as far as fine is: what a
  * full fetch of that grid sent with fine's request would return, as long
  * as the backend's points do not depend on the step.  SERIES_REFETCH when
  * fine does not hold every slot needed (it starts too late, is not
- * aligned, or step_ms is not a multiple of its step) or holds another
- * series than old; otherwise as series_merge().
+ * aligned, its slots are not the coarse grid's, or step_ms is not a
+ * multiple of its step) or holds another series than old; otherwise as
+ * series_merge().
  */
 enum series_merge series_derive(const struct series *old, long long step_ms,
-				unsigned n, const struct series *fine,
-				struct series **out);
+				unsigned n, uint32_t phase,
+				const struct series *fine, struct series **out);
 
 /*
  * Whether a and b (aligned, either step) agree where both hold a settled
@@ -163,6 +177,10 @@ enum prom_err series_status(const struct series *s, char *err,
 
 /* The Unix time in seconds of slot k: the double "S.mmm" parses to. */
 double series_time(const struct series *s, size_t k);
+
+/* Whether s's newest slot holds a finite value: then 1, with it in
+ * *value and its time (series_time()) in *ts; else 0 and neither set. */
+int series_newest(const struct series *s, double *value, double *ts);
 
 /* The finite points in time order, as prom_range_points(): ts and vals
  * hold s->points doubles each. */

@@ -1008,11 +1008,20 @@ static void stats_write(struct stats *s, const struct fetch_stats *fs,
 			   "\n"
 			   "# TYPE staffer_backend_ranges_not_derived_total "
 			   "counter\n"
-			   "staffer_backend_ranges_not_derived_total %lu\n",
+			   "staffer_backend_ranges_not_derived_total %lu\n"
+			   "# HELP staffer_backend_instant_answers_from_range"
+			   "_total Instant answers taken from the newest point "
+			   "of a kept range of the same query, without a "
+			   "request.\n"
+			   "# TYPE staffer_backend_instant_answers_from_range"
+			   "_total counter\n"
+			   "staffer_backend_instant_answers_from_range_total "
+			   "%lu\n",
 			   fs->requests, fs->cache_hits, fs->coalesced,
 			   fs->cred_ok, fs->cred_failed, fs->range_full,
 			   fs->range_tail, fs->range_renewed,
-			   fs->range_derived, fs->range_derive_off);
+			   fs->range_derived, fs->range_derive_off,
+			   fs->instant_from_range);
 	/* the targets last, with the room that is left (the counters after
 	 * them are small: STATS_PAGE_RESERVE) */
 	room = max == SIZE_MAX ? SIZE_MAX :

@@ -11,6 +11,8 @@ query stays valid PromQL (e.g. `vector(3) + 0*absent(slow_ms_1900_q7)`):
               (skew_s_mN: by -N)
   step_dep    add a range query's step (seconds) to every value of its
               answer: a backend whose points depend on the step
+  align_step  move a range query's start and end down to multiples of
+              its step, as Thanos' query frontend does by default
 GET /_stats answers JSON: requests forwarded, the most in flight at once,
 the number in flight now, and per header name seen (lower case) the
 values seen with their counts.
@@ -31,6 +33,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 SLOW = re.compile(r"slow_ms_(\d+)")
 SKEW = re.compile(r"skew_s_(m?)(\d+)")
 STEP_DEP = "step_dep"
+ALIGN = "align_step"
 
 _lock = threading.Lock()
 _stats = {"requests": 0, "max_concurrent": 0, "concurrent": 0, "headers": {}}
@@ -90,7 +93,15 @@ class Handler(BaseHTTPRequestHandler):
                 time.sleep(int(m.group(1)) / 1000.0)
             u = urllib.parse.urlsplit(self.upstream)
             conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
-            conn.request("GET", u.path.rstrip("/") + self.path)
+            path = self.path
+            if ALIGN in promql and "step" in q and "start" in q:
+                step = float(q["step"][0])
+                for k in ("start", "end"):
+                    t = float(q[k][0])
+                    q[k] = ["%.3f" % (math.floor(t / step + 1e-9) * step)]
+                path = urllib.parse.urlsplit(self.path).path + "?" + \
+                    urllib.parse.urlencode(q, doseq=True)
+            conn.request("GET", u.path.rstrip("/") + path)
             r = conn.getresponse()
             body = r.read()
             conn.close()

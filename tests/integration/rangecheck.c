@@ -25,11 +25,20 @@
  * it.  The cache TTL is then 0.1 s and rounds 0.5 s further apart, so that
  * every answer of a round, refreshed ahead or not, has expired by the
  * next: the range under test is derived from the finer one just fetched
- * (when it may be) or fetched, and compared as above.
+ * (when it may be) or fetched, and compared as above.  Then each query is
+ * asked as an instant query: answered from the finer range's newest point
+ * (fetch.h) or fetched, its value must equal, bit for bit, what the
+ * backend's instant query evaluated at the answer's sample time returns
+ * (an error, which only a fetch of its own gives, is not compared).
+ *
+ * RANGECHECK_PHASE0=1: the full fetches use phase 0 instead of the
+ * query's (series_phase()), for a backend that moves a range's start to a
+ * multiple of its step (fetch.c then drops the phase); the first round is
+ * not compared.
  *
  * Prints a line per difference and, last,
  *   rangecheck: rounds R compared C differed D tail T full F renewed N
- *       requests Q derived V off O
+ *       requests Q derived V off O instants I from_range X
  * (counts of answers; requests from fetch_get_stats()).  Exit 0 when
  * none differed, 1 when some did or the backend could not be read, 2 on
  * bad usage.
@@ -105,7 +114,12 @@ static void on_done(void *arg, const struct fetch_answer *a, size_t n)
 	pthread_mutex_lock(&g->mu);
 	for (i = 0; i < n; i++) {
 		g->a[i].err = a[i].err;
-		if (a[i].err == PROM_OK &&
+		if (a[i].err == PROM_OK && !a[i].ts) {    /* an instant */
+			double ts = a[i].sample_ts, v = a[i].value;
+
+			if (copy_points(&g->a[i], &ts, &v, 1))
+				g->a[i].err = PROM_ENOMEM;
+		} else if (a[i].err == PROM_OK &&
 		    copy_points(&g->a[i], a[i].ts, a[i].vals, a[i].n))
 			g->a[i].err = PROM_ENOMEM;
 	}
@@ -117,6 +131,8 @@ static void on_done(void *arg, const struct fetch_answer *a, size_t n)
 
 /* A full fetch of query q's grid (range_s, step_s) now, as any client
  * makes it.  0, or -1 when the backend could not be read at all. */
+static int phase0;   /* RANGECHECK_PHASE0 */
+
 static int full_fetch(CURL *easy, const char *base, const char *q,
 		      double range_s, double step_s, struct full *out)
 {
@@ -129,7 +145,8 @@ static int full_fetch(CURL *easy, const char *base, const char *q,
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
-	if (series_grid(range_s, step_s, wall(), &g))
+	if (series_grid(range_s, step_s, phase0 ? 0 : series_phase(q), wall(),
+			&g))
 		return -1;
 	url = prom_range_url(base, q, (double)series_grid_start(&g) / 1000.0,
 			     (double)g.end_ms / 1000.0,
@@ -161,6 +178,43 @@ out:
 	http_body_release(&body);
 	free(url);
 	return rc;
+}
+
+/* The backend's instant query q evaluated at t: err, and the value in
+ * *v when PROM_OK.  -1 when the backend could not be read. */
+static int instant_at(CURL *easy, const char *base, const char *q, double t,
+		      enum prom_err *err, double *v)
+{
+	struct http_body body = { NULL, 0, 0, 0, 0 };
+	char errbuf[CURL_ERROR_SIZE], why[PROM_ERR_MAX];
+	char *url = prom_query_url(base, q, t);
+	long status = 0;
+	double ts;
+	int rc = -1;
+
+	if (!url)
+		return -1;
+	http_body_reset(&body, 1u << 20);
+	http_easy_setup(easy, url, &body, errbuf, 10);
+	if (curl_easy_perform(easy) == CURLE_OK &&
+	    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status) ==
+	    CURLE_OK && status == 200) {
+		*err = prom_parse_sample(body.buf, body.len, v, &ts, why,
+					 sizeof(why));
+		rc = 0;
+	}
+	http_body_release(&body);
+	free(url);
+	return rc;
+}
+
+/* Wait for the job on g to finish. */
+static void got_wait(struct got *g)
+{
+	pthread_mutex_lock(&g->mu);
+	while (!g->done)
+		pthread_cond_wait(&g->cv, &g->mu);
+	pthread_mutex_unlock(&g->mu);
 }
 
 static int same(const struct full *a, const struct full *b)
@@ -203,7 +257,8 @@ int main(int argc, char **argv)
 	char text[1024], err[CONFIG_ERR_MAX];
 	const char *gz = getenv("RANGECHECK_COMPRESSION");
 	const char *fine = getenv("RANGECHECK_FINE");
-	struct fetch_query fq[RC_QUERIES_MAX];
+	struct fetch_query fq[RC_QUERIES_MAX], iq[RC_QUERIES_MAX];
+	long instants = 0;
 	double seconds, range_s, step_s, settle_s, end, frange = 0, fstep = 0;
 	long rounds = 0, compared = 0, differed = 0;
 	size_t n, i;
@@ -249,7 +304,11 @@ int main(int argc, char **argv)
 		fq[i] = q[i];
 		fq[i].range_s = frange;
 		fq[i].step_s = fstep;
+		iq[i] = q[i];
+		iq[i].range_s = iq[i].step_s = 0;
 	}
+	phase0 = getenv("RANGECHECK_PHASE0") &&
+		 !strcmp(getenv("RANGECHECK_PHASE0"), "1");
 	pthread_mutex_init(&got.mu, NULL);
 	pthread_cond_init(&got.cv, NULL);
 	end = mono_now() + seconds;
@@ -268,20 +327,14 @@ int main(int argc, char **argv)
 			if (fetch_submit(f, "rangecheck", "", fq, n, on_done,
 					 &got))
 				goto out;
-			pthread_mutex_lock(&got.mu);
-			while (!got.done)
-				pthread_cond_wait(&got.cv, &got.mu);
-			pthread_mutex_unlock(&got.mu);
+			got_wait(&got);
 			for (i = 0; i < n; i++)
 				full_release(&got.a[i]);
 			got.done = 0;
 		}
 		if (fetch_submit(f, "rangecheck", "", q, n, on_done, &got))
 			goto out;
-		pthread_mutex_lock(&got.mu);
-		while (!got.done)
-			pthread_cond_wait(&got.cv, &got.mu);
-		pthread_mutex_unlock(&got.mu);
+		got_wait(&got);
 		for (i = 0; i < n; i++) {
 			if (full_fetch(easy, argv[1], q[i].query, range_s,
 				       step_s, &r2[i]))
@@ -289,6 +342,7 @@ int main(int argc, char **argv)
 			moved |= r1[i].end_ms != r2[i].end_ms;
 		}
 		rounds++;
+		moved |= phase0 && rounds == 1;
 		for (i = 0; i < n && !moved; i++) {
 			compared++;
 			if (same(&got.a[i], &r1[i]) || same(&got.a[i], &r2[i]))
@@ -306,6 +360,40 @@ int main(int argc, char **argv)
 			full_release(&r2[i]);
 			full_release(&got.a[i]);
 		}
+		if (fstep > 0) {     /* the instants, after the ranges */
+			got.done = 0;
+			if (fetch_submit(f, "rangecheck", "", iq, n, on_done,
+					 &got))
+				goto out;
+			got_wait(&got);
+			for (i = 0; i < n; i++) {
+				struct full *a = &got.a[i];
+				enum prom_err ierr = PROM_OK;
+				double v = 0;
+
+				instants++;
+				if (a->err == PROM_OK &&
+				    instant_at(easy, argv[1], q[i].query,
+					       a->ts[0], &ierr, &v))
+					goto out;
+				/* an error is a fetch's own (one from the
+				 * range has a value), and has no time */
+				if (a->err != PROM_OK || (ierr == PROM_OK &&
+				    !memcmp(&v, &a->vals[0], sizeof(v)))) {
+					full_release(a);
+					continue;
+				}
+				differed++;
+				fprintf(stderr, "rangecheck: round %ld, instant "
+					"'%s': %s %.17g at %.3f, the backend's "
+					"at that time: %s %.17g\n", rounds,
+					q[i].query, prom_strerror(a->err),
+					a->n ? a->vals[0] : 0.0,
+					a->n ? a->ts[0] : 0.0,
+					prom_strerror(ierr), v);
+				full_release(a);
+			}
+		}
 		/* a few rounds a step, at varying phases */
 		{
 			struct timespec ts = { 0, 150000000L +
@@ -317,10 +405,11 @@ int main(int argc, char **argv)
 	}
 	fetch_get_stats(f, &st);
 	printf("rangecheck: rounds %ld compared %ld differed %ld tail %lu "
-	       "full %lu renewed %lu requests %lu derived %lu off %lu\n",
+	       "full %lu renewed %lu requests %lu derived %lu off %lu "
+	       "instants %ld from_range %lu\n",
 	       rounds, compared, differed, st.range_tail, st.range_full,
 	       st.range_renewed, st.requests, st.range_derived,
-	       st.range_derive_off);
+	       st.range_derive_off, instants, st.instant_from_range);
 	rc = differed ? 1 : 0;
 out:
 	if (rc == 1 && !differed)

@@ -178,8 +178,10 @@ def t_range_identity(c):
 
 
 @test("ranges derived from a finer range of the same query (7 s from "
-      "1 s) equal full fetches; a backend whose points depend on the step "
-      "is found out and never derived from", timeout=int(SECONDS) + 150)
+      "1 s) and instant answers from its newest point equal full fetches; "
+      "a backend whose points depend on the step is found out and never "
+      "derived from; one that aligns ranges to their step gets phase-0 "
+      "grids", timeout=int(SECONDS) + 200)
 def t_range_derived(c):
     d = Driver(c.m)
     d.start()
@@ -210,6 +212,18 @@ def t_range_derived(c):
             h._procs.append(p)
             out, err = p.communicate(timeout=SECONDS + 90)
             res[name] = (p.returncode, parse(out.decode()), err.decode())
+        # through the proxy, every range starts at a multiple of its step:
+        # the grids drop the query's phase.  Run once the series has a
+        # history: a reply without a point cannot show where its points
+        # fall (until then the answer is the grid a step earlier)
+        p = subprocess.Popen(
+            [CHECK, "http://127.0.0.1:%d" % port, "30", "35", "7",
+             str(SETTLE), "sum(rate(test_rc_a[5s])) + "
+             "0 * absent(align_step)"], stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, env=dict(env, RANGECHECK_PHASE0="1"))
+        h._procs.append(p)
+        out, err = p.communicate(timeout=120)
+        res["aligning"] = (p.returncode, parse(out.decode()), err.decode())
     finally:
         d.stop.set()
         d.join(5)
@@ -222,13 +236,26 @@ def t_range_derived(c):
             "%s: exit %d\n%s" % (name, rc, err[-3000:])
         assert r["differed"] == 0, r
     r, s = res["prometheus"][1], res["step-dependent"][1]
+    a = res["aligning"][1]
     assert r["compared"] >= 0.5 * r["rounds"] * len(QUERIES), r
     # most rounds' answers came from the finer range, none was refused
     assert r["derived"] >= 0.5 * r["rounds"], r
     assert r["off"] == 0, r
-    # the step-dependent backend: found out, nothing derived from it
+    # instant answers from the finer range's newest point (once the
+    # ranges agreed, when that point is newer than the instant's own),
+    # each equal to Prometheus' instant query at its time
+    assert r["instants"] == r["rounds"] * len(QUERIES), r
+    assert r["from_range"] >= 0.2 * r["rounds"], r
+    # the step-dependent backend: found out, nothing derived from it,
+    # no instant taken from its ranges
     assert s["off"] >= 1 and s["derived"] == 0, s
+    assert s["from_range"] == 0, s
     assert s["rounds"] >= 10, s
+    # the aligning one: after the first round's whole fetches, on phase
+    # 0, extended, derived and read as before
+    assert a["rounds"] >= 10 and a["compared"] >= 0.5 * a["rounds"], a
+    assert a["derived"] >= 0.25 * a["rounds"] and a["off"] == 0, a
+    assert a["from_range"] >= 1, a
 
 
 def proxy_gzip(c):

@@ -1357,7 +1357,8 @@ def t_cache_refresh_late(c):
 
 
 @test("cacheTTLSeconds: the surge headroom's range is extended from the forecast's finer "
-      "range of the same query, with no request of its own; the answers stay", timeout=180)
+      "range of the same query, with no request of its own, and the arrival rate read from "
+      "its newest point; the answers stay", timeout=180)
 def t_surge_derived(c):
     p = uniq("drv")
     # the forecast's range at 5 s (200 s / 40), the surge headroom's at
@@ -1398,14 +1399,26 @@ def t_surge_derived(c):
             # surge range's own every FETCH_DERIVE_RECHECK derivations
             r0 = m[key % "whole"] + m[key % "tail"]
             d0 = m[key % "derived"]
+            ikey = "staffer_backend_instant_answers_from_range_total"
+            i0 = m[ikey]
             for _ in range(20):
                 assert cl.target(meta, name="drv") == 27
                 time.sleep(1)
             m = scrape(url)
             ranges = m[key % "whole"] + m[key % "tail"] - r0
             derived = m[key % "derived"] - d0
-            note("over 20 s: %d range requests, %d ranges derived" % (ranges, derived))
+            instants = m[ikey] - i0
+            note("over 20 s: %d range requests, %d ranges derived, %d instant answers "
+                 "from the forecast's range" % (ranges, derived, instants))
             assert derived >= 1 and ranges <= 8, (ranges, derived)
+            # the surge range is derived once per refresh (every 7.5 s
+            # here), not over and over when the forecast's range is due
+            # at the same grid instant
+            assert derived <= 5, (ranges, derived)
+            # once the ranges agreed, the arrival rate's instant query is
+            # read from the forecast range's newest point when that is
+            # fresh (src/fetch.h)
+            assert instants >= 1, m
     finally:
         rc, _ = s.stop(c.grace + 5)
     assert rc == 0, "exit %r\n%s" % (rc, s.log_tail())

@@ -23,31 +23,60 @@ static void test_series_grid(void **state)
 
 	(void)state;
 	/* 200 s at 5 s: 41 points ending at the last multiple of 5 s */
-	assert_int_equal(series_grid(200, 5, 1700000003.7, &g), 0);
+	assert_int_equal(series_grid(200, 5, 0, 1700000003.7, &g), 0);
 	assert_int_equal(g.step_ms, 5000);
 	assert_int_equal(g.n, 41);
 	assert_true(g.end_ms == 1700000000000LL);
 	assert_true(series_grid_start(&g) == 1700000000000LL - 200000);
 	/* on a multiple: that point is the end */
-	assert_int_equal(series_grid(200, 5, 1700000005.0, &g), 0);
+	assert_int_equal(series_grid(200, 5, 0, 1700000005.0, &g), 0);
 	assert_true(g.end_ms == 1700000005000LL);
 	/* a range that is no multiple of the step: floor + 1 points */
-	assert_int_equal(series_grid(100, 7.5, 1700000000.0, &g), 0);
+	assert_int_equal(series_grid(100, 7.5, 0, 1700000000.0, &g), 0);
 	assert_int_equal(g.n, 14);
 	assert_int_equal(g.step_ms, 7500);
 	assert_int_equal(g.end_ms % 7500, 0);
 	/* 0: one point */
-	assert_int_equal(series_grid(0, 15, 1700000000.0, &g), 0);
+	assert_int_equal(series_grid(0, 15, 0, 1700000000.0, &g), 0);
 	assert_int_equal(g.n, 1);
 	/* no whole milliseconds, too many points, not a time: not kept */
-	assert_int_equal(series_grid(100, 10.0 / 3, 1700000000.0, &g), -1);
-	assert_int_equal(series_grid(100, 0.0004, 1700000000.0, &g), -1);
-	assert_int_equal(series_grid(11000, 1, 1700000000.0, &g), -1);
-	assert_int_equal(series_grid(10999, 1, 1700000000.0, &g), 0);
-	assert_int_equal(series_grid(-1, 1, 1700000000.0, &g), -1);
-	assert_int_equal(series_grid(100, 1, 0, &g), -1);
-	assert_int_equal(series_grid(100, 1, NAN, &g), -1);
-	assert_int_equal(series_grid(NAN, 1, 1700000000.0, &g), -1);
+	assert_int_equal(series_grid(100, 10.0 / 3, 0, 1700000000.0, &g), -1);
+	assert_int_equal(series_grid(100, 0.0004, 0, 1700000000.0, &g), -1);
+	assert_int_equal(series_grid(11000, 1, 0, 1700000000.0, &g), -1);
+	assert_int_equal(series_grid(10999, 1, 0, 1700000000.0, &g), 0);
+	assert_int_equal(series_grid(-1, 1, 0, 1700000000.0, &g), -1);
+	assert_int_equal(series_grid(100, 1, 0, 0, &g), -1);
+	assert_int_equal(series_grid(100, 1, 0, NAN, &g), -1);
+	assert_int_equal(series_grid(NAN, 1, 0, 1700000000.0, &g), -1);
+	/* a phase: the grid is phase mod step plus multiples of the step,
+	 * ending at or just before now */
+	assert_int_equal(series_grid(200, 5, 1234, 1700000003.7, &g), 0);
+	assert_true(g.end_ms == 1700000001234LL);
+	assert_int_equal(series_grid(200, 5, 1234, 1700000001.233, &g), 0);
+	assert_true(g.end_ms == 1699999996234LL);
+	assert_int_equal(series_grid(200, 5, 1234, 1700000001.234, &g), 0);
+	assert_true(g.end_ms == 1700000001234LL);
+	/* taken modulo the step: 4000000000 % 5000 is 0 */
+	assert_int_equal(series_grid(200, 5, 4000000000u, 1700000003.7, &g),
+			 0);
+	assert_true(g.end_ms == 1700000000000LL);
+	/* one phase, steps that divide each other: shared instants */
+	{
+		struct series_grid f, c;
+		uint32_t ph = 2166136261u;
+		double now = 1700000000.0;
+		int i;
+
+		for (i = 0; i < 1000; i++, now += 7.919) {
+			assert_int_equal(series_grid(600, 15, ph, now, &f), 0);
+			assert_int_equal(series_grid(10800, 45, ph, now, &c),
+					 0);
+			assert_true(c.end_ms <= f.end_ms);
+			assert_true((f.end_ms - c.end_ms) % 15000 == 0);
+			assert_true(f.end_ms <= (long long)(now * 1000) &&
+				    f.end_ms > (long long)(now * 1000) - 15000);
+		}
+	}
 }
 
 /* A reply body of one series {k="label"} with points at start + i*step
@@ -142,6 +171,7 @@ static void test_series_parse_nan(void **state)
  * sum()): a range over both has two series.
  */
 static long long STEP = 5000;   /* the grids' step, ms */
+static uint32_t PHASE;          /* the grids' phase (series_grid()) */
 /* The model's own time scale (gaps, replaced pods): its points do not
  * depend on the step they are asked at, as Prometheus' do not. */
 #define GAP 5000LL
@@ -349,8 +379,8 @@ static int run(double settle_s, int rounds, long *requests, long *asked)
 		w += (long long)(rng % 4000) * 5 +
 		     (rng % 61 == 0 ? 41 * STEP : 0);
 		assert_int_equal(series_grid((NPTS - 1) * STEP / 1000.0,
-					     STEP / 1000.0, (double)w / 1000.0,
-					     &g), 0);
+					     STEP / 1000.0, PHASE,
+					     (double)w / 1000.0, &g), 0);
 		ek = refresh(&m, &kept, &g, w, settle_s, requests, asked);
 		ef = full_fetch(&m, &g, w, ts, vals, &n);
 		if (ek != ef) {
@@ -402,6 +432,13 @@ static void test_series_long_run(void **state)
 	STEP = 5000;
 	assert_int_equal(differ, 0);
 	assert_true(requests < 20000 / 2);
+	/* a grid with a phase (a query's, fetch.c) */
+	PHASE = 2166136261u;
+	differ = run((double)LAG / 1000.0, 20000, &requests, &asked);
+	print_message("phase %u: %d of 20000 differ\n", PHASE, differ);
+	PHASE = 0;
+	assert_int_equal(differ, 0);
+	assert_true(asked < 20000L * NPTS / 4);
 }
 
 /* A coarse range (1200 s at 15 s) extended from a fine one (the model's
@@ -436,16 +473,17 @@ static int run_derived(int rounds, long *derived)
 		w += (long long)(rng % 4000) * 5 +
 		     (rng % 61 == 0 ? 41 * GAP : 0);
 		assert_int_equal(series_grid((NPTS - 1) * GAP / 1000.0,
-					     GAP / 1000.0, (double)w / 1000.0,
-					     &gf), 0);
+					     GAP / 1000.0, PHASE,
+					     (double)w / 1000.0, &gf), 0);
 		assert_int_equal(series_grid((COARSE_N - 1) * COARSE_STEP /
 					     1000.0, COARSE_STEP / 1000.0,
-					     (double)w / 1000.0, &gc), 0);
+					     PHASE, (double)w / 1000.0, &gc),
+				 0);
 		ek = refresh(&m, &fine, &gf, w, (double)LAG / 1000.0,
 			     &requests, &asked);
 		if (i > 0 && fine && coarse && ek == PROM_OK &&
-		    series_derive(coarse, COARSE_STEP, COARSE_N, fine, &s) ==
-		    SERIES_MERGED) {
+		    series_derive(coarse, COARSE_STEP, COARSE_N, PHASE, fine,
+				  &s) == SERIES_MERGED) {
 			free(coarse);
 			coarse = s;
 			ek = series_status(coarse, NULL, 0);
@@ -489,6 +527,13 @@ static void test_series_derive(void **state)
 		      derived);
 	assert_int_equal(differ, 0);
 	assert_true(derived > 20000 / 2);
+	PHASE = 2166136261u;   /* both grids with the query's phase */
+	differ = run_derived(20000, &derived);
+	print_message("derived, phase %u: %d of 20000 differ, %ld derived\n",
+		      PHASE, differ, derived);
+	PHASE = 0;
+	assert_int_equal(differ, 0);
+	assert_true(derived > 20000 / 2);
 
 	/* by hand: fine at 5 s, 5 slots ending at 100 s, settled to 90 s;
 	 * coarse at 10 s, 5 slots ending at 80 s, settled to 80 s; a value
@@ -516,28 +561,40 @@ static void test_series_derive(void **state)
 	assert_int_equal(series_agree(a, b), 1);
 	/* extended to 100 s: up to 80 kept, 90 and 100 from fine, settled
 	 * to 90 */
-	assert_int_equal(series_derive(b, 10000, 5, a, &s), SERIES_MERGED);
+	assert_int_equal(series_derive(b, 10000, 5, 0, a, &s), SERIES_MERGED);
 	assert_true(s->end_ms == 100000 && s->settled_ms == 90000);
 	for (k = 0; k < 5; k++)
 		assert_true(s->vals[k] == 60 + 10 * k);
 	assert_int_equal(series_agree(s, a), 2);   /* 80 and 90 */
 	free(s);
 	/* a step that is no multiple of fine's, or not coarser */
-	assert_int_equal(series_derive(b, 7500, 5, a, &s), SERIES_REFETCH);
-	assert_int_equal(series_derive(b, 2500, 5, a, &s), SERIES_REFETCH);
+	assert_int_equal(series_derive(b, 7500, 5, 0, a, &s), SERIES_REFETCH);
+	assert_int_equal(series_derive(b, 2500, 5, 0, a, &s), SERIES_REFETCH);
 	/* fine does not reach back to the first slot not settled (70 s) */
 	b->settled_ms = 60000;
-	assert_int_equal(series_derive(b, 10000, 5, a, &s), SERIES_REFETCH);
+	assert_int_equal(series_derive(b, 10000, 5, 0, a, &s), SERIES_REFETCH);
 	/* nothing kept: fine must hold the whole grid, 3 slots from 80 s
 	 * but not 4 from 70 s */
-	assert_int_equal(series_derive(NULL, 10000, 4, a, &s), SERIES_REFETCH);
-	assert_int_equal(series_derive(NULL, 10000, 3, a, &s), SERIES_MERGED);
+	assert_int_equal(series_derive(NULL, 10000, 4, 0, a, &s), SERIES_REFETCH);
+	assert_int_equal(series_derive(NULL, 10000, 3, 0, a, &s), SERIES_MERGED);
 	assert_true(s->vals[0] == 80 && s->vals[2] == 100);
+	free(s);
+	/* a phase whose coarse slots are not fine's (90 s + 2.5 s) */
+	assert_int_equal(series_derive(NULL, 10000, 3, 2500, a, &s),
+			 SERIES_REFETCH);
+	/* one that is, 5 s past the multiples of 10 s: 3 slots (75, 85
+	 * and 95 s) reach before fine's first; 2 are fine's 85 and 95 */
+	assert_int_equal(series_derive(NULL, 10000, 3, 5000, a, &s),
+			 SERIES_REFETCH);
+	assert_int_equal(series_derive(NULL, 10000, 2, 5000, a, &s),
+			 SERIES_MERGED);
+	assert_true(s->end_ms == 95000 && s->vals[0] == 85 &&
+		    s->vals[1] == 95);
 	free(s);
 	/* another series than the one kept: a full fetch holds both */
 	b->settled_ms = 80000;
 	a->labels = 2;
-	assert_int_equal(series_derive(b, 10000, 5, a, &s), SERIES_REFETCH);
+	assert_int_equal(series_derive(b, 10000, 5, 0, a, &s), SERIES_REFETCH);
 	a->labels = 1;
 	/* a backend whose points depend on the step: they disagree */
 	b->vals[4] = 81;
@@ -551,7 +608,20 @@ static void test_series_derive(void **state)
 	/* unaligned: nothing to compare, nothing derived */
 	a->settled_ms = SERIES_UNALIGNED;
 	assert_int_equal(series_agree(b, a), 0);
-	assert_int_equal(series_derive(b, 10000, 5, a, &s), SERIES_REFETCH);
+	assert_int_equal(series_derive(b, 10000, 5, 0, a, &s), SERIES_REFETCH);
+	/* the newest slot: a value and its time; a gap or a NaN: none */
+	{
+		double v = -1, t = -1;
+
+		assert_int_equal(series_newest(a, &v, &t), 1);
+		assert_true(v == 100 && t == 100.0);
+		a->vals[4] = prom_nan_point();
+		v = t = -1;
+		assert_int_equal(series_newest(a, &v, &t), 0);
+		a->vals[4] = NAN;
+		assert_int_equal(series_newest(a, &v, &t), 0);
+		assert_true(v == -1 && t == -1);
+	}
 	free(a);
 	free(b);
 }
@@ -570,7 +640,7 @@ static void test_series_plan_merge(void **state)
 	(void)state;
 	for (i = 0; i < 41; i++)
 		v[i] = i;
-	assert_int_equal(series_grid(200, 5, 1700000000.0, &g), 0);
+	assert_int_equal(series_grid(200, 5, 0, 1700000000.0, &g), 0);
 	assert_int_equal(series_plan(NULL, &g, &from), SERIES_FULL);
 	assert_true(from == series_grid_start(&g));
 	b = body_of("a", from, 5000, 41, v, NULL);
@@ -589,7 +659,7 @@ static void test_series_plan_merge(void **state)
 	assert_int_equal(series_plan(s, &g, &from), SERIES_TAIL);
 	assert_true(from == g.end_ms - 55000);
 	/* 10 s on: the grid moved by 2; a tail of 14 points */
-	assert_int_equal(series_grid(200, 5, 1700000010.0, &g2), 0);
+	assert_int_equal(series_grid(200, 5, 0, 1700000010.0, &g2), 0);
 	assert_int_equal(series_plan(s, &g2, &from), SERIES_TAIL);
 	assert_true(from == g.end_ms - 55000);
 	b = body_of("a", from, 5000, 14, v + 27, NULL);
@@ -606,6 +676,16 @@ static void test_series_plan_merge(void **state)
 	assert_true(s2->settled_ms == g2.end_ms);
 	/* all settled, the grid unchanged: nothing to fetch */
 	assert_int_equal(series_plan(s2, &g2, &from), SERIES_NONE);
+	/* the same grid at another phase (the backend moved it to phase
+	 * 0, fetch.c): none of s2's slots is its, so the whole grid */
+	{
+		struct series_grid g3;
+
+		assert_int_equal(series_grid(200, 5, 2500, 1700000013.0, &g3),
+				 0);
+		assert_int_equal(series_plan(s2, &g3, &from), SERIES_FULL);
+		assert_true(from == series_grid_start(&g3));
+	}
 	/* series_same(): itself, not s (moved on), not a changed value;
 	 * the same tail merged again gives the same points */
 	assert_true(series_same(s2, s2));
@@ -653,11 +733,11 @@ static void test_series_plan_merge(void **state)
 	assert_int_equal(s->points, 40);
 	free(s);
 	/* clock gone back, other step, a gap longer than the range: whole */
-	assert_int_equal(series_grid(200, 5, 1699999000.0, &g), 0);
+	assert_int_equal(series_grid(200, 5, 0, 1699999000.0, &g), 0);
 	assert_int_equal(series_plan(s2, &g, &from), SERIES_FULL);
-	assert_int_equal(series_grid(200, 10, 1700000100.0, &g), 0);
+	assert_int_equal(series_grid(200, 10, 0, 1700000100.0, &g), 0);
 	assert_int_equal(series_plan(s2, &g, &from), SERIES_FULL);
-	assert_int_equal(series_grid(200, 5, 1700001000.0, &g), 0);
+	assert_int_equal(series_grid(200, 5, 0, 1700001000.0, &g), 0);
 	assert_int_equal(series_plan(s2, &g, &from), SERIES_FULL);
 	/* nothing but empty replies: no series; NaN points: ENAN */
 	assert_int_equal(series_merge(NULL, &g, series_grid_start(&g), NULL,

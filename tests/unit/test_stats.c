@@ -128,7 +128,8 @@ static void test_backend_and_small_buffer(void **state)
 				  .coalesced = 4, .refreshed = 0, .cred_ok = 2,
 				  .cred_failed = 1, .range_full = 5,
 				  .range_tail = 6, .range_renewed = 7,
-				  .range_derived = 8, .range_derive_off = 9 };
+				  .range_derived = 8, .range_derive_off = 9,
+				  .instant_from_range = 10 };
 	struct stats *s = stats_new();
 	char *buf = malloc(BUF), small[100];
 	size_t n, m;
@@ -150,6 +151,7 @@ static void test_backend_and_small_buffer(void **state)
 	has_line(buf, "staffer_backend_range_answers_total{how=\"derived\"} "
 		 "8");
 	has_line(buf, "staffer_backend_ranges_not_derived_total 9");
+	has_line(buf, "staffer_backend_instant_answers_from_range_total 10");
 	/* too small: the size needed, as snprintf, and a terminated prefix */
 	memset(small, 'x', sizeof(small));
 	m = stats_render(s, &fs, 0, small, sizeof(small));
