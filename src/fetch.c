@@ -1746,15 +1746,22 @@ static int refresh_plan(struct fetch *f, struct entry *e)
 	    !(e->cfg->cache_ttl_s > 0) || sheap_queued(&e->rnode))
 		return 0;
 	due = e->fetched_at + refresh_age(e);
-	if (entry_feeds_instant(f, e)) {
+	if (entry_feeds_instant(f, e) &&
+	    (double)e->series->step_ms / 1000.0 <= refresh_age(e)) {
 		/* the grid's next instant, on the monotonic clock: asked
 		 * then, the range's newest point is the query's value now,
-		 * which its instant query reads (entry_instant()) */
+		 * which its instant query reads (entry_instant()); taken
+		 * when the step is no longer than the refresh's age (so
+		 * once a step) and the instant comes no more than
+		 * FETCH_INSTANT_LAG_S before FETCH_REFRESH_AHEAD of the TTL
+		 * (what the fetch that brought the newest point took) */
+		double now = mono_now();
 		double next = (double)(e->series->end_ms +
 				       e->series->step_ms) / 1000.0 -
-			      wall_now() + mono_now() + FETCH_GRID_LATE_S;
+			      wall_now() + now + FETCH_GRID_LATE_S;
 
-		if (next > e->fetched_at && next > mono_now() && next < due)
+		if (next > now && next < due && next - e->fetched_at >=
+		    FETCH_REFRESH_AHEAD * entry_ttl(e) - FETCH_INSTANT_LAG_S)
 			due = next;
 	}
 	if (sheap_push(&f->refresh, &e->rnode, due))
