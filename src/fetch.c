@@ -1740,28 +1740,30 @@ static double refresh_age(const struct entry *e)
  * next caller after the TTL waits for the backend as before. */
 static int refresh_plan(struct fetch *f, struct entry *e)
 {
-	double due;
+	double due, step;
 
 	if (e->state != ENTRY_READY || e->end_s > 0 || !e->tenant ||
 	    !(e->cfg->cache_ttl_s > 0) || sheap_queued(&e->rnode))
 		return 0;
 	due = e->fetched_at + refresh_age(e);
 	if (entry_feeds_instant(f, e) &&
-	    (double)e->series->step_ms / 1000.0 <= refresh_age(e)) {
+	    (step = (double)e->series->step_ms / 1000.0) <= refresh_age(e) &&
+	    2 * step > refresh_age(e)) {
 		/* the grid's next instant, on the monotonic clock: asked
 		 * then, the range's newest point is the query's value now,
-		 * which its instant query reads (entry_instant()); taken
-		 * when the step is no longer than the refresh's age (so
-		 * once a step) and the instant comes no more than
-		 * FETCH_INSTANT_LAG_S before FETCH_REFRESH_AHEAD of the TTL
-		 * (what the fetch that brought the newest point took) */
+		 * which its instant query reads (entry_instant()).  Taken
+		 * when the step is no longer than the refresh's age, so
+		 * that it comes before the refresh would, and more than
+		 * half of it, so that one request a step is fewer than the
+		 * range's and the instant's own, one each a refresh.  The
+		 * first such refresh may come early; from then on they
+		 * come once a step. */
 		double now = mono_now();
 		double next = (double)(e->series->end_ms +
 				       e->series->step_ms) / 1000.0 -
 			      wall_now() + now + FETCH_GRID_LATE_S;
 
-		if (next > now && next < due && next - e->fetched_at >=
-		    FETCH_REFRESH_AHEAD * entry_ttl(e) - FETCH_INSTANT_LAG_S)
+		if (next > now && next < due)
 			due = next;
 	}
 	if (sheap_push(&f->refresh, &e->rnode, due))

@@ -73,11 +73,11 @@
  * t is the query evaluated at t, as the instant query at t is).  Such a
  * range, the finest of its query, is refreshed at its grid's instants
  * (FETCH_GRID_LATE_S after) when its step is no longer than its refresh
- * age and the next instant comes before its refresh would, and no more
- * than FETCH_INSTANT_LAG_S before FETCH_REFRESH_AHEAD of the TTL, so
- * that its newest point is the query's value at the request (the
- * arrival rate and the forecast's range at the defaults: one request per
- * object per 15 s instead of two per 17 s).
+ * age and more than half of it, so that its newest point is the query's
+ * value at the request (the arrival rate and the forecast's range at the
+ * defaults: one request per object per 15 s instead of two per 17 s);
+ * the first such refresh may come before FETCH_REFRESH_AHEAD of the
+ * TTL, the next ones come a step apart.
  * `staffer_backend_instant_answers_from_range_total` counts them.  With a TTL
  * of 0, and for a past range (end_s > 0), the range is fetched whole, as
  * asked, ending when it is sent.
