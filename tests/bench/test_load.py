@@ -202,9 +202,13 @@ def t_prometheus(R):
     check("prometheus: its CPU read", w["backend_cpu"] >= 0, w)
     inst = [x for x in c["log"] if x[0].endswith("/query")]
     rng = [x for x in c["log"] if x[0].endswith("query_range")]
-    check("prometheus: the query log counted instant and range requests "
-          "with samples", len(inst) >= 30 and len(rng) >= 30 and
-          all(x[3] > 0 for x in inst), (len(inst), len(rng), c["log"][:3]))
+    # one range tail per object per 15 s; the arrival rate's instant
+    # query mostly answered from that range's newest point (its first
+    # answer, and one whose range came back late, are asked)
+    check("prometheus: the query log counted range requests with "
+          "samples, and any instant ones", len(rng) >= 30 and
+          all(x[3] > 0 for x in rng + inst),
+          (len(inst), len(rng), c["log"][:3]))
     check("prometheus: range tails of a few points (warm)",
           sv.med(x[2] for x in rng) <= 5, rng[:5])
     q = {r["shape"]: r for r in X["per_query"]}
