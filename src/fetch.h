@@ -71,7 +71,8 @@
  * most FETCH_INSTANT_LAG_S old when the range arrived, once a range of
  * the query agreed with a finer one and none disagreed (a range point at
  * t is the query evaluated at t, as the instant query at t is).  Such a
- * range, the finest of its query, is refreshed at its grid's instants
+ * range, the finest of its query, once its query's ranges agreed, is
+ * refreshed at its grid's instants
  * (FETCH_GRID_LATE_S after) when its step is no longer than its refresh
  * age and more than half of it, so that its newest point is the query's
  * value at the request (the arrival rate and the forecast's range at the

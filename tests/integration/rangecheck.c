@@ -29,7 +29,12 @@
  * asked as an instant query: answered from the finer range's newest point
  * (fetch.h) or fetched, its value must equal, bit for bit, what the
  * backend's instant query evaluated at the answer's sample time returns
- * (an error, which only a fetch of its own gives, is not compared).
+ * (an error, which only a fetch of its own gives, is not compared).  One
+ * that differs is not counted as such when a scrape was still in flight
+ * for it: the backend's newest scrape at or before the sample time
+ * (scrape_duration_seconds) ended, plus RC_COMMIT_S, after the request
+ * that answered was sent.  The sample was not in the backend yet; any
+ * client asking then got the same.  Those are counted as raced.
  *
  * RANGECHECK_PHASE0=1: the full fetches use phase 0 instead of the
  * query's (series_phase()), for a backend that moves a range's start to a
@@ -38,7 +43,7 @@
  *
  * Prints a line per difference and, last,
  *   rangecheck: rounds R compared C differed D tail T full F renewed N
- *       requests Q derived V off O instants I from_range X
+ *       requests Q derived V off O instants I from_range X raced A
  * (counts of answers; requests from fetch_get_stats()).  Exit 0 when
  * none differed, 1 when some did or the backend could not be read, 2 on
  * bad usage.
@@ -60,6 +65,15 @@
 #include "series.h"
 
 #define RC_QUERIES_MAX FETCH_QUERIES_MAX
+
+/* From the end of a scrape to its samples being readable: parsing and
+ * committing a few series, with room for a loaded machine. */
+#define RC_COMMIT_S 0.05
+
+/* Wall-clock end of the backend's newest scrape at or before t, as the
+ * backend knows it now. */
+#define RC_SCRAPE_END \
+	"max(timestamp(scrape_duration_seconds) + scrape_duration_seconds)"
 
 /* One full fetch: its grid's end, its error and points. */
 struct full {
@@ -258,7 +272,8 @@ int main(int argc, char **argv)
 	const char *gz = getenv("RANGECHECK_COMPRESSION");
 	const char *fine = getenv("RANGECHECK_FINE");
 	struct fetch_query fq[RC_QUERIES_MAX], iq[RC_QUERIES_MAX];
-	long instants = 0;
+	long instants = 0, raced = 0;
+	double sent_fine = 0, sent_inst = 0;
 	double seconds, range_s, step_s, settle_s, end, frange = 0, fstep = 0;
 	long rounds = 0, compared = 0, differed = 0;
 	size_t n, i;
@@ -324,6 +339,7 @@ int main(int argc, char **argv)
 				       step_s, &r1[i]))
 				goto out;
 		if (fstep > 0) {     /* the finer ranges first */
+			sent_fine = wall();
 			if (fetch_submit(f, "rangecheck", "", fq, n, on_done,
 					 &got))
 				goto out;
@@ -362,14 +378,15 @@ int main(int argc, char **argv)
 		}
 		if (fstep > 0) {     /* the instants, after the ranges */
 			got.done = 0;
+			sent_inst = wall();
 			if (fetch_submit(f, "rangecheck", "", iq, n, on_done,
 					 &got))
 				goto out;
 			got_wait(&got);
 			for (i = 0; i < n; i++) {
 				struct full *a = &got.a[i];
-				enum prom_err ierr = PROM_OK;
-				double v = 0;
+				enum prom_err ierr = PROM_OK, serr = PROM_OK;
+				double v = 0, ended = 0, sent;
 
 				instants++;
 				if (a->err == PROM_OK &&
@@ -380,6 +397,27 @@ int main(int argc, char **argv)
 				 * range has a value), and has no time */
 				if (a->err != PROM_OK || (ierr == PROM_OK &&
 				    !memcmp(&v, &a->vals[0], sizeof(v)))) {
+					full_release(a);
+					continue;
+				}
+				/* a fetch of its own is evaluated when asked
+				 * (its time in whole ms); a range's point is
+				 * no newer than the range's fetch */
+				sent = a->ts[0] >= sent_inst - 0.001 ?
+				       sent_inst : sent_fine;
+				if (instant_at(easy, argv[1], RC_SCRAPE_END,
+					       a->ts[0], &serr, &ended))
+					goto out;
+				if (serr == PROM_OK &&
+				    ended + RC_COMMIT_S >= sent) {
+					raced++;
+					fprintf(stderr, "rangecheck: round %ld, "
+						"instant '%s' at %.3f asked at "
+						"%.3f, a scrape ended %.3f: "
+						"%.17g, the backend's now "
+						"%.17g (raced)\n", rounds,
+						q[i].query, a->ts[0], sent,
+						ended, a->vals[0], v);
 					full_release(a);
 					continue;
 				}
@@ -406,10 +444,10 @@ int main(int argc, char **argv)
 	fetch_get_stats(f, &st);
 	printf("rangecheck: rounds %ld compared %ld differed %ld tail %lu "
 	       "full %lu renewed %lu requests %lu derived %lu off %lu "
-	       "instants %ld from_range %lu\n",
+	       "instants %ld from_range %lu raced %ld\n",
 	       rounds, compared, differed, st.range_tail, st.range_full,
 	       st.range_renewed, st.requests, st.range_derived,
-	       st.range_derive_off, instants, st.instant_from_range);
+	       st.range_derive_off, instants, st.instant_from_range, raced);
 	rc = differed ? 1 : 0;
 out:
 	if (rc == 1 && !differed)

@@ -232,6 +232,9 @@ def t_range_derived(c):
     assert d.error is None, "the exporter driver failed: %r" % d.error
     for name, (rc, r, err) in res.items():
         note("%s: %s" % (name, r))
+        for line in err.splitlines():
+            if line.endswith("(raced)"):
+                note(line)
         assert r is not None and rc == 0, \
             "%s: exit %d\n%s" % (name, rc, err[-3000:])
         assert r["differed"] == 0, r
@@ -246,6 +249,10 @@ def t_range_derived(c):
     # each equal to Prometheus' instant query at its time
     assert r["instants"] == r["rounds"] * len(QUERIES), r
     assert r["from_range"] >= 0.2 * r["rounds"], r
+    # a few were asked while a scrape of their time was still in flight
+    # (rangecheck.c): not comparable, and few
+    for x in (r, s, res["aligning"][1]):
+        assert x["raced"] <= 0.1 * x["instants"], x
     # the step-dependent backend: found out, nothing derived from it,
     # no instant taken from its ranges
     assert s["off"] >= 1 and s["derived"] == 0, s

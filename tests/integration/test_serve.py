@@ -1424,6 +1424,47 @@ def t_surge_derived(c):
     assert rc == 0, "exit %r\n%s" % (rc, s.log_tail())
 
 
+@test("cacheTTLSeconds: with no coarser range of the query to agree with (surgeQuantile 0), "
+      "the forecast's range keeps its own refresh cadence, not its grid's: the arrival "
+      "rate is not read from it, so a refresh a step would be requests for nothing",
+      timeout=120)
+def t_grid_needs_agreement(c):
+    p = uniq("nogrid")
+    # the forecast's range at 5 s (200 s / 40); refreshed 9.5 s after it
+    # was fetched (11 - 0.5 s timeout - 1 s in the lane), which its grid
+    # would make 5 s, were its newest point read as the arrival rate
+    meta = dict(c.m.signals(p, lam=2, w=10), forecastWindowSeconds="200",
+                coldStartSeconds="20", metricsLagSeconds="0", surgeQuantile="0")
+    port = h.free_port()
+    cfg = h.write_config(os.path.join(c.m.dir, "nogrid.json"),
+                         [{"name": "prom", "url": c.m.prom_url, "timeoutSeconds": 0.5,
+                           "rangeSettleSeconds": 2}], ttl=11)
+    s = h.Staffer(c.bin, config=cfg, env=c.env, wrapper=c.wrapper,
+                  args=["--metrics-listen", "127.0.0.1:%d" % port]).start(c.ready_timeout)
+    url = "http://127.0.0.1:%d/metrics" % port
+    key = 'staffer_backend_range_answers_total{how="%s"}'
+    try:
+        with h.Client(s.addr) as cl:
+            for _ in range(5):
+                assert cl.target(meta, name="nogrid") == 27
+                time.sleep(1)
+            m = scrape(url)
+            r0 = m[key % "whole"] + m[key % "tail"]
+            for _ in range(40):
+                assert cl.target(meta, name="nogrid") == 27
+                time.sleep(1)
+            m = scrape(url)
+            ranges = m[key % "whole"] + m[key % "tail"] - r0
+            note("over 40 s: %d range requests, %d instant answers from a range" % (
+                ranges, m["staffer_backend_instant_answers_from_range_total"]))
+            # every 9.5 s: 4 or 5; on the grid it would be 7 to 9
+            assert 3 <= ranges <= 5, ranges
+            assert m["staffer_backend_instant_answers_from_range_total"] == 0, m
+    finally:
+        rc, _ = s.stop(c.grace + 5)
+    assert rc == 0, "exit %r\n%s" % (rc, s.log_tail())
+
+
 def run_serve(c, args, env=None, timeout=15):
     cmd = list(c.wrapper) + [c.bin, "serve"] + args
     t0 = time.monotonic()
