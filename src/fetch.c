@@ -1770,24 +1770,24 @@ static int refresh_plan(struct fetch *f, struct entry *e)
 		return 0;
 	due = e->fetched_at + refresh_age(e);
 	if (entry_feeds_instant(f, e) &&
-	    (step = (double)e->series->step_ms / 1000.0) <= refresh_age(e) &&
-	    2 * step > refresh_age(e)) {
-		/* the grid's next instant, on the monotonic clock: asked
-		 * then, the range's newest point is the query's value now,
-		 * which its instant query reads (entry_instant()).  Taken
-		 * when the step is no longer than the refresh's age, so
-		 * that it comes before the refresh would, and more than
-		 * half of it, so that one request a step is fewer than the
-		 * range's and the instant's own, one each a refresh.  The
+	    (step = (double)e->series->step_ms / 1000.0) <= refresh_age(e)) {
+		/* the last of the grid's instants before the refresh would
+		 * come, on the monotonic clock: asked then, the range's
+		 * newest point is the query's value now, which its instant
+		 * query reads (entry_instant()).  k steps after the newest
+		 * point, k steps no longer than the refresh's age: one
+		 * request each k steps, fewer than the range's and the
+		 * instant's own, one each a refresh (k steps are more than
+		 * half of the age), and no answer older than before.  The
 		 * first such refresh may come early; from then on they
-		 * come once a step. */
+		 * come k steps apart. */
 		double now = mono_now();
-		double next = (double)(e->series->end_ms +
-				       e->series->step_ms) / 1000.0 -
-			      wall_now() + now + FETCH_GRID_LATE_S;
+		double end = (double)e->series->end_ms / 1000.0 -
+			     wall_now() + now + FETCH_GRID_LATE_S;
+		double k = floor((due - end) / step);
 
-		if (next > now && next < due)
-			due = next;
+		if (k >= 1 && end + k * step > now)
+			due = end + k * step;
 	}
 	if (sheap_push(&f->refresh, &e->rnode, due))
 		return 0;

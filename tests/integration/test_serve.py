@@ -1465,6 +1465,63 @@ def t_grid_needs_agreement(c):
     assert rc == 0, "exit %r\n%s" % (rc, s.log_tail())
 
 
+@test("cacheTTLSeconds: a refresh age of more than two steps: once the ranges agreed, the "
+      "forecast's range is refreshed on its grid every whole number of steps that fits in "
+      "it, and the arrival rate is read from its newest point with no request of its own",
+      timeout=240)
+def t_grid_k_steps(c):
+    p = uniq("ksteps")
+    # the forecast's range at 5 s (200 s / 40), the surge headroom's at
+    # 15 s; refreshed 14.5 s after a fetch (16 - 0.5 s timeout - 1 s in
+    # the lane): on the grid, every 2 steps (10 s).  The service time is
+    # a constant, so the only instant query is the arrival rate's
+    meta = dict(c.m.signals(p, lam=2), serviceTime="10", forecastWindowSeconds="200",
+                coldStartSeconds="20", metricsLagSeconds="0")
+    meta["arrivalRateQuery"] += " + 0.0001 * (time() % 100)"
+    port = h.free_port()
+    cfg = h.write_config(os.path.join(c.m.dir, "ksteps.json"),
+                         [{"name": "prom", "url": c.m.prom_url, "timeoutSeconds": 0.5,
+                           "rangeSettleSeconds": 2}], ttl=16)
+    s = h.Staffer(c.bin, config=cfg, env=c.env, wrapper=c.wrapper,
+                  args=["--metrics-listen", "127.0.0.1:%d" % port]).start(c.ready_timeout)
+    url = "http://127.0.0.1:%d/metrics" % port
+    key = 'staffer_backend_range_answers_total{how="%s"}'
+    ikey = "staffer_backend_instant_answers_from_range_total"
+    rkey = "staffer_backend_requests_total"
+    try:
+        with h.Client(s.addr) as cl:
+            t0 = time.monotonic()
+            m = scrape(url)
+            # the ranges agree once both hold settled points at the same
+            # times (t_surge_derived); then the arrival rate is read
+            while time.monotonic() - t0 < 180 and m[ikey] < 1:
+                cl.target(meta, name="ksteps")
+                time.sleep(1)
+                m = scrape(url)
+            assert m[ikey] >= 1, m
+            r0, q0, i0 = m[key % "whole"] + m[key % "tail"], m[rkey], m[ikey]
+            answers = set()
+            for _ in range(40):
+                answers.add(cl.target(meta, name="ksteps"))
+                time.sleep(1)
+            m = scrape(url)
+            ranges = m[key % "whole"] + m[key % "tail"] - r0
+            instants = m[rkey] - q0 - ranges
+            read = m[ikey] - i0
+            note("after %.0f s, over 40 s: %d range requests, %d instant requests, "
+                 "%d instant answers from the forecast's range, answers %s" % (
+                     time.monotonic() - t0 - 40, ranges, instants, read, sorted(answers)))
+            assert len(answers) == 1, answers
+            # every 10 s: 4 or 5 (and the surge range's own re-check);
+            # the arrival rate's instant query asked at most once (its
+            # refresh every 14.5 s finds the range's newer point)
+            assert 3 <= ranges <= 7, ranges
+            assert instants <= 1 and read >= 2, (instants, read)
+    finally:
+        rc, _ = s.stop(c.grace + 5)
+    assert rc == 0, "exit %r\n%s" % (rc, s.log_tail())
+
+
 def run_serve(c, args, env=None, timeout=15):
     cmd = list(c.wrapper) + [c.bin, "serve"] + args
     t0 = time.monotonic()
