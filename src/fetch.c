@@ -582,36 +582,11 @@ static uint32_t entry_phase(const struct entry *e)
 	return e->unphased ? 0 : series_phase(e->query);
 }
 
-/* Whether x is an entry of e's query and backend (e itself too). */
-static int entry_same_query(const struct entry *e, const struct entry *x)
-{
-	return x->hash == e->hash && x->be == e->be &&
-	       !strcmp(x->query, e->query);
-}
-
 /* Whether x is a kept range of e's query and backend, other than e. */
 static int entry_sibling(const struct entry *e, const struct entry *x)
 {
-	return x != e && entry_kept(x) && entry_same_query(e, x);
-}
-
-/* Whether the kept ranges of e's query (e too, if one) may answer its
- * instant query: one of them agreed with a finer one (entry_compare():
- * the backend's points do not depend on the step) and none disagreed
- * (cmu held). */
-static int entry_agreed(struct fetch *f, const struct entry *e)
-{
-	const struct entry *x;
-	int agreed = 0;
-
-	for (x = f->buckets[e->hash % BUCKETS]; x; x = x->next) {
-		if (!entry_kept(x) || !entry_same_query(e, x))
-			continue;
-		if (x->derive == DERIVE_OFF)
-			return 0;
-		agreed |= x->derive == DERIVE_OK;
-	}
-	return agreed;
+	return x != e && x->hash == e->hash && x->be == e->be &&
+	       entry_kept(x) && !strcmp(x->query, e->query);
 }
 
 /* The most recently fetched kept range of e's query and backend whose
@@ -752,13 +727,18 @@ static int entry_instant(struct fetch *f, struct entry *e, double now)
 {
 	struct entry *x, *best = NULL;
 	double v, t, bv = 0.0, bt = 0.0, wall = wall_now();
+	int agreed = 0;
 
 	if (e->range_s > 0 || e->end_s > 0 || e->state != ENTRY_READY ||
-	    !(e->cfg->cache_ttl_s > 0) || !entry_agreed(f, e))
+	    !(e->cfg->cache_ttl_s > 0))
 		return 0;
 	for (x = f->buckets[e->hash % BUCKETS]; x; x = x->next) {
-		if (!entry_sibling(e, x) ||
-		    !(now - x->fetched_at < entry_ttl(e)) ||
+		if (!entry_sibling(e, x))
+			continue;
+		if (x->derive == DERIVE_OFF)
+			return 0;
+		agreed |= x->derive == DERIVE_OK;
+		if (!(now - x->fetched_at < entry_ttl(e)) ||
 		    !series_newest(x->series, &v, &t) ||
 		    wall - (now - x->fetched_at) - t > FETCH_INSTANT_LAG_S ||
 		    (e->have_answer && e->err == PROM_OK &&
@@ -768,7 +748,7 @@ static int entry_instant(struct fetch *f, struct entry *e, double now)
 		bv = v;
 		bt = t;
 	}
-	if (!best)
+	if (!best || !agreed)
 		return 0;
 	e->err = PROM_OK;
 	e->value = bv;
@@ -784,23 +764,20 @@ static int entry_instant(struct fetch *f, struct entry *e, double now)
 }
 
 /* Whether e, a kept range, has an instant query of its own query to
- * answer (entry_instant(): so only once the query's ranges agreed) and
- * no finer range to be derived from: then it is refreshed at its grid's
- * instants (refresh_plan()).  Before the ranges agree, or with no
- * coarser range to agree with, the instant query is fetched and the
- * range keeps its own cadence: timed to the grid, it would cost more
- * requests, not fewer.  A coarser range is not grid-timed: its instants
- * are the finer one's too, and refreshed then it would be derived from
- * the finer one before that came back. */
+ * answer (entry_instant()) and no finer range to be derived from: then
+ * it is refreshed at its grid's instants (refresh_plan()).  A coarser
+ * range is not: its instants are the finer one's too, and refreshed
+ * then it would be derived from the finer one before that came back. */
 static int entry_feeds_instant(struct fetch *f, const struct entry *e)
 {
 	const struct entry *x;
 
-	if (!entry_kept(e) || entry_finer(f, e) || !entry_agreed(f, e))
+	if (!entry_kept(e) || entry_finer(f, e))
 		return 0;
 	for (x = f->buckets[e->hash % BUCKETS]; x; x = x->next)
-		if (x != e && !(x->range_s > 0) && !(x->end_s > 0) &&
-		    entry_same_query(e, x))
+		if (x != e && x->hash == e->hash && x->be == e->be &&
+		    !(x->range_s > 0) && !(x->end_s > 0) &&
+		    !strcmp(x->query, e->query))
 			return 1;
 	return 0;
 }
@@ -1770,24 +1747,24 @@ static int refresh_plan(struct fetch *f, struct entry *e)
 		return 0;
 	due = e->fetched_at + refresh_age(e);
 	if (entry_feeds_instant(f, e) &&
-	    (step = (double)e->series->step_ms / 1000.0) <= refresh_age(e)) {
-		/* the last of the grid's instants before the refresh would
-		 * come, on the monotonic clock: asked then, the range's
-		 * newest point is the query's value now, which its instant
-		 * query reads (entry_instant()).  k steps after the newest
-		 * point, k steps no longer than the refresh's age: one
-		 * request each k steps, fewer than the range's and the
-		 * instant's own, one each a refresh (k steps are more than
-		 * half of the age), and no answer older than before.  The
+	    (step = (double)e->series->step_ms / 1000.0) <= refresh_age(e) &&
+	    2 * step > refresh_age(e)) {
+		/* the grid's next instant, on the monotonic clock: asked
+		 * then, the range's newest point is the query's value now,
+		 * which its instant query reads (entry_instant()).  Taken
+		 * when the step is no longer than the refresh's age, so
+		 * that it comes before the refresh would, and more than
+		 * half of it, so that one request a step is fewer than the
+		 * range's and the instant's own, one each a refresh.  The
 		 * first such refresh may come early; from then on they
-		 * come k steps apart. */
+		 * come once a step. */
 		double now = mono_now();
-		double end = (double)e->series->end_ms / 1000.0 -
-			     wall_now() + now + FETCH_GRID_LATE_S;
-		double k = floor((due - end) / step);
+		double next = (double)(e->series->end_ms +
+				       e->series->step_ms) / 1000.0 -
+			      wall_now() + now + FETCH_GRID_LATE_S;
 
-		if (k >= 1 && end + k * step > now)
-			due = end + k * step;
+		if (next > now && next < due)
+			due = next;
 	}
 	if (sheap_push(&f->refresh, &e->rnode, due))
 		return 0;

@@ -71,14 +71,13 @@
  * most FETCH_INSTANT_LAG_S old when the range arrived, once a range of
  * the query agreed with a finer one and none disagreed (a range point at
  * t is the query evaluated at t, as the instant query at t is).  Such a
- * range, the finest of its query, once its query's ranges agreed, is
- * refreshed at its grid's instants (FETCH_GRID_LATE_S after) when its
- * step is no longer than its refresh age, every k steps (the most that
- * fit in the age), so that its newest point is the query's value at the
- * request (the arrival rate and the forecast's range at the defaults:
- * one request per object per 15 s instead of two per 17 s); the first
- * such refresh may come before FETCH_REFRESH_AHEAD of the TTL, the next
- * ones come k steps apart.
+ * range, the finest of its query, is refreshed at its grid's instants
+ * (FETCH_GRID_LATE_S after) when its step is no longer than its refresh
+ * age and more than half of it, so that its newest point is the query's
+ * value at the request (the arrival rate and the forecast's range at the
+ * defaults: one request per object per 15 s instead of two per 17 s);
+ * the first such refresh may come before FETCH_REFRESH_AHEAD of the
+ * TTL, the next ones come a step apart.
  * `staffer_backend_instant_answers_from_range_total` counts them.  With a TTL
  * of 0, and for a past range (end_s > 0), the range is fetched whole, as
  * asked, ending when it is sent.
