@@ -319,6 +319,11 @@ static enum model_err decide_peak(const struct meta *m,
 			     m->peakedness_max, z, raw);
 }
 
+int decide_own_surge(const struct decide_obs *o)
+{
+	return o->surge || (o->surge_points && o->n_surge > 0);
+}
+
 /* The surge headroom at lead time horizon_s (the cold start in force
  * and the metrics lag), read from surgeWindowSeconds' range query, or
  * from the series when there is none (calc); the level smoothed over two
@@ -326,22 +331,26 @@ static enum model_err decide_peak(const struct meta *m,
 static int decide_surge(const struct meta *m, const struct decide_obs *o,
 			double horizon_s, struct safety *sg)
 {
-	const double *v = o->surge ? o->surge : o->series;
-	size_t n = o->surge ? o->n_surge : o->n_series;
-	double step = o->surge ? o->surge_step_s : o->series_step_s;
-	uint64_t ver = o->surge ? o->surge_version : o->series_version;
+	int own = decide_own_surge(o);
+	const double *v = own ? o->surge : o->series;
+	size_t n = own ? o->n_surge : o->n_series;
+	double step = own ? o->surge_step_s : o->series_step_s;
+	uint64_t ver = own ? o->surge_version : o->series_version;
 	struct decide_memo *mo = ver ? o->memo : NULL;
 	const double in[3] = { step, horizon_s, m->surge_quantile };
 	int have;
 
-	if (!decide_surge_on(m) || !(horizon_s > 0) || !v || n < 2 ||
-	    !(step > 0))
+	if (!decide_surge_on(m) || !(horizon_s > 0) || n < 2 || !(step > 0))
 		return 0;
 	if (mo && mo->sg_ver == ver && mo->sg_n == n &&
 	    !memcmp(mo->sg_in, in, sizeof(in))) {
 		*sg = mo->sg;
 		return mo->sg_have;
 	}
+	if (!v && own)
+		v = o->surge_points(o->surge_arg);
+	if (!v)
+		return 0;
 	have = safety_estimate(v, n, step, horizon_s,
 			       DECIDE_SURGE_TAU_LEADS * horizon_s,
 			       m->surge_quantile, sg) == MODEL_OK;

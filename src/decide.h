@@ -228,10 +228,17 @@ struct decide_obs {
 	size_t n_series;       /* spaced, oldest first, the last one now; */
 	double series_step_s;  /* n 0: none (a new metric may have 1) */
 	/* decide_surge_query()'s answer, the same way; NULL: none (calc:
-	 * then the surge headroom reads the series above). */
+	 * then the surge headroom reads the series above).  Or, with surge
+	 * NULL, its n_surge points on demand: surge_points(surge_arg) is
+	 * called at most once, only when the memo cannot answer for
+	 * surge_version, and returns them (NULL: none to be had, e.g. out
+	 * of memory; then no surge headroom).  A server's cached answer
+	 * so costs no copy of the points the memo already read. */
 	const double *surge;
 	size_t n_surge;
 	double surge_step_s;
+	const double *(*surge_points)(void *surge_arg);
+	void *surge_arg;
 	/* slaMissQuery's range at the same step, ending now (a value that
 	 * is NaN or outside [0, 1]: no requests then); NULL: no SLO
 	 * feedback, else the correction of feedback.h (n_miss 0: c = 1). */
@@ -251,6 +258,10 @@ struct decide_obs {
 	 * unified fleet. */
 	struct pool_signals pool;
 };
+
+/* 1 when o has the surge range of its own (surge, or surge_points to
+ * read it): then the surge headroom reads it, else the series. */
+int decide_own_surge(const struct decide_obs *o);
 
 enum decide_err {
 	DECIDE_OK = 0,

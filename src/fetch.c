@@ -310,7 +310,7 @@ static void lane_maybe_free(struct fetch *f, struct lane *l);
 static void entry_free_answer(struct entry *e)
 {
 	if (e->range_s > 0) {
-		free(e->series);
+		series_drop(e->series);
 		e->series = NULL;
 	} else {
 		e->value = 0.0;
@@ -322,21 +322,28 @@ static void entry_free_answer(struct entry *e)
  * The points of e's range answer as an answer hands them out (fetch.h:
  * parallel arrays, gaps left out), in one malloc()ed block that *block
  * owns: the times are rebuilt from the grid, the same doubles the reply
- * held.  0 (a NULL block for an answer without points), or -1 when out
- * of memory.
+ * held; or, when kept, the kept series itself, held (fetch.h).  0 (a
+ * NULL block for an answer without points), or -1 when out of memory.
  */
-static int range_expand(const struct entry *e, struct fetch_answer *a,
-			double **block)
+static int range_expand(const struct entry *e, int kept,
+			struct fetch_answer *a, double **block)
 {
 	const struct series *r = e->range_s > 0 ? e->series : NULL;
 	double *p;
 
 	*block = NULL;
 	a->ts = a->vals = NULL;
+	a->series = NULL;
 	a->n = 0;
 	a->version = 0;
 	if (!r || e->err != PROM_OK || r->points == 0)
 		return 0;
+	if (kept) {
+		a->series = series_hold(r);
+		a->n = r->points;
+		a->version = e->version;
+		return 0;
+	}
 	p = malloc(2 * (size_t)r->points * sizeof(double));
 	if (!p)
 		return -1;
@@ -419,9 +426,10 @@ static struct entry *entry_get(struct fetch *f, const struct fetch_query *q)
 }
 
 /* Copy e's answer into a, its range points into a block *owned takes
- * (cmu held).  0, or -1 when out of memory. */
+ * or, when kept, its kept series (cmu held).  0, or -1 when out of
+ * memory. */
 static int answer_fill(struct fetch_answer *a, double **owned,
-		       const struct entry *e, double now)
+		       const struct entry *e, int kept, double now)
 {
 	a->err = e->err;
 	a->value = e->range_s > 0 ? 0.0 : e->value;
@@ -432,7 +440,7 @@ static int answer_fill(struct fetch_answer *a, double **owned,
 		snprintf(a->msg, sizeof(a->msg), "%s", e->msg);
 	else
 		a->msg[0] = '\0';
-	return range_expand(e, a, owned);
+	return range_expand(e, kept, a, owned);
 }
 
 /* Copy the entry's answer into slot idx of job j. */
@@ -441,7 +449,7 @@ static void job_fill(struct job *j, size_t idx, const struct entry *e,
 {
 	struct fetch_answer *a = &j->ans[idx];
 
-	if (answer_fill(a, &j->owned[idx], e, now)) {
+	if (answer_fill(a, &j->owned[idx], e, 0, now)) {
 		a->err = PROM_ENOMEM;
 		snprintf(a->msg, sizeof(a->msg), "out of memory");
 	}
@@ -667,7 +675,7 @@ static int entry_derive(struct fetch *f, struct entry *e, double now)
 	e->msg = e->err == PROM_OK ? NULL : strdup(why);
 	if (!series_same(e->series, s))
 		e->version = atomic_fetch_add(&fetch_versions, 1) + 1;
-	free(e->series);
+	series_drop(e->series);
 	e->series = s;
 	e->derived = 1;
 	e->derivations++;
@@ -822,7 +830,7 @@ static enum prom_err entry_parse(struct entry *e, int *refetch, char *why,
 	err = prom_parse_range_nan(b->buf, b->len, &r, why, whylen);
 	if (err != PROM_OK && err != PROM_EEMPTY) {
 		if (x->full) {       /* the points kept are not the answer */
-			free(e->series);
+			series_drop(e->series);
 			e->series = NULL;
 		}
 		goto out;
@@ -866,7 +874,7 @@ out:
 		 * from them (decide.h's memo) stays valid */
 		if (!e->series || !series_same(e->series, s))
 			e->version = atomic_fetch_add(&fetch_versions, 1) + 1;
-		free(e->series);
+		series_drop(e->series);
 		e->series = s;
 	}
 	prom_range_release(&r);
@@ -898,7 +906,7 @@ static void entry_complete(struct fetch *f, struct entry *e,
 		e->sample_ts = 0.0;
 	} else if (err != PROM_OK && e->series &&
 		   e->series->settled_ms == SERIES_UNALIGNED) {
-		free(e->series);         /* never extended: no use */
+		series_drop(e->series);         /* never extended: no use */
 		e->series = NULL;
 	}
 	xfer_free(e);            /* the transfer is over */
@@ -2240,6 +2248,8 @@ void fetch_hit_release(struct fetch_hit *h)
 	for (i = 0; i < h->n; i++) {
 		free(h->owned[i]);
 		h->owned[i] = NULL;
+		series_drop(h->ans[i].series);
+		h->ans[i].series = NULL;
 	}
 	h->n = 0;
 }
@@ -2269,7 +2279,8 @@ int fetch_lookup(struct fetch *f, const char *caller, const char *tenant,
 	}
 	for (i = 0; i < n; i++) {
 		h->n = i + 1;
-		if (answer_fill(&h->ans[i], &h->owned[i], es[i], now))
+		if (answer_fill(&h->ans[i], &h->owned[i], es[i],
+				qs[i].kept_points, now))
 			goto out;
 	}
 	fetch_key(key, caller, tenant);

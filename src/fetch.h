@@ -108,6 +108,7 @@
 
 #include "config.h"
 #include "prom.h"
+#include "series.h"
 
 #define FETCH_QUERIES_MAX 16      /* queries in one job */
 #define FETCH_ENTRIES_MAX 100000  /* cached (backend, query) answers */
@@ -144,15 +145,22 @@ struct fetch_query {
 	double step_s;                 /* range step (range queries) */
 	double end_s;                  /* range end, Unix seconds; 0: now
 					* (a past range for `staffer tune`) */
+	int kept_points;               /* a range: fetch_lookup() may hand
+					* out its kept points (fetch_answer.
+					* series) rather than ts and vals;
+					* fetch_submit() ignores it */
 };
 
 /* One answer.  For a range query, ts/vals hold n points, owned by the
- * fetch module and valid only during the callback. */
+ * fetch module and valid only during the callback; or, from
+ * fetch_lookup() for a query with kept_points, series holds them (n its
+ * points, series_points() expands them) and ts/vals are NULL. */
 struct fetch_answer {
 	enum prom_err err;
 	double value;                  /* instant queries */
 	double sample_ts;              /* ... the sample's Unix time */
 	const double *ts, *vals;       /* range queries */
+	const struct series *series;   /* held until fetch_hit_release() */
 	size_t n;
 	uint64_t version;              /* a range's points: the same number
 					* while they are the same points, a
@@ -183,7 +191,9 @@ struct fetch_hit {
  * hit counts as one (cache_hits), marks the answer as in use for
  * refresh-ahead, and notes (caller, tenant) as the lane a refresh queues
  * in.  Takes the cache lock only (see the lock order above); never blocks
- * on I/O.
+ * on I/O.  A range of a query with kept_points comes as its kept
+ * series, held (not copied: the series is immutable, and outlives its
+ * replacement in the cache while h holds it).
  */
 int fetch_lookup(struct fetch *f, const char *caller, const char *tenant,
 		 const struct fetch_query *qs, size_t n, struct fetch_hit *h);

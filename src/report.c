@@ -137,7 +137,7 @@ static void text_surge(FILE *fp, const struct report *r)
 	const struct decision *d = r->d;
 	const struct decide_obs *o = r->o;
 	double range, step, lead = d->cold_s + meta_lag_seconds(m);
-	size_t n = o->surge ? o->n_surge : o->n_series;
+	size_t n = decide_own_surge(o) ? o->n_surge : o->n_series;
 
 	decide_surge_query_cold(m, o->size_cold_s, &range, &step);
 	if (!(m->surge_quantile > 0)) {
@@ -154,7 +154,7 @@ static void text_surge(FILE *fp, const struct report *r)
 			"(%zu of them, %zu points %g s apart), %s\n",
 			d->sg.value, d->sg.level, d->sg.ratio,
 			m->surge_quantile, lead, d->sg.rises, n,
-			o->surge ? o->surge_step_s : o->series_step_s,
+			decide_own_surge(o) ? o->surge_step_s : o->series_step_s,
 			d->b.source == MODEL_FROM_SURGE ? "used" :
 			"not used (another lambda is as high)");
 		return;
@@ -166,7 +166,7 @@ static void text_surge(FILE *fp, const struct report *r)
 		fprintf(fp, "surge      none yet: %zu points %g s apart; the "
 			"%g-quantile needs %g lead times of %g s of rises "
 			"(surgeWindowSeconds %g s)\n", n,
-			o->surge ? o->surge_step_s : o->series_step_s,
+			decide_own_surge(o) ? o->surge_step_s : o->series_step_s,
 			m->surge_quantile,
 			ceil(SAFETY_BEYOND / (1 - m->surge_quantile) - 1e-9),
 			lead, range);

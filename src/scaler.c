@@ -166,6 +166,10 @@ struct eval {
 	double size_cold_s;          /* the ranges' cold start (decide.h) */
 	double *miss;                /* slaMissQuery on the series' grid */
 	size_t n_miss;               /* its points, miss_points() */
+	/* the surge range as kept (fetch.h), borrowed from the answer, and
+	 * its points once expanded (surge_points()) */
+	const struct series *surge_kept;
+	double *surge_block;
 	const char *window;          /* schedule window in force, or NULL */
 	scaler_done_fn *cb;
 	void *arg;
@@ -956,6 +960,7 @@ static void eval_ref(struct eval *e)
 static void eval_release(struct eval *e)
 {
 	free(e->miss);
+	free(e->surge_block);
 	if (e->key != e->keybuf)
 		free(e->key);
 }
@@ -986,10 +991,12 @@ static const struct fetch_answer *answer(const struct eval *e,
  */
 static double answer_skew(const struct fetch_answer *x, double now)
 {
-	double at = now - x->age_s;
+	double at = now - x->age_s, t;
 
 	if (x->err != PROM_OK)
 		return 0;
+	if (x->series)
+		return series_last(x->series, &t) ? t - at : 0;
 	if (x->vals)
 		return x->n ? x->ts[x->n - 1] - at : 0;
 	return x->sample_ts - at;
@@ -1169,7 +1176,28 @@ static double pool_value(const struct eval *e, const struct fetch_answer *a,
 	return x->value;
 }
 
-static void read_observations(const struct eval *e,
+/* decide_obs.surge_points for a surge range handed out as kept
+ * (fetch.h): its points expanded into the evaluation's own block, once
+ * (the memo answers most calls without them). */
+static const double *surge_points(void *arg)
+{
+	struct eval *e = arg;
+	const struct series *r = e->surge_kept;
+
+	if (!e->surge_block) {
+		e->surge_block = malloc(2 * (size_t)r->points *
+					sizeof(*e->surge_block));
+		if (!e->surge_block) {
+			log_eval(LOG_WARN, e, "%s: out of memory; no surge "
+				 "headroom", e->ref);
+			return NULL;
+		}
+		series_points(r, e->surge_block, e->surge_block + r->points);
+	}
+	return e->surge_block + r->points;
+}
+
+static void read_observations(struct eval *e,
 			      const struct fetch_answer *a,
 			      const struct state *st,
 			      const struct model_signals *g,
@@ -1229,11 +1257,17 @@ static void read_observations(const struct eval *e,
 	x = answer(e, a, SIG_SURGE);
 	if (x && x->err == PROM_OK &&
 	    answer_fresh(e, x, now, e->surge_step_s) &&
-	    range_even(x, e->surge_step_s)) {
+	    (x->series ? series_even(x->series, e->surge_step_s) :
+			 range_even(x, e->surge_step_s))) {
 		o->surge = x->vals;
 		o->n_surge = x->n;
 		o->surge_step_s = e->surge_step_s;
 		o->surge_version = x->version;
+		if (x->series) {     /* read only if the memo cannot */
+			e->surge_kept = x->series;
+			o->surge_points = surge_points;
+			o->surge_arg = e;
+		}
 	} else if (x) {
 		log_eval(LOG_DEBUG, e, "%s: arrivalRateQuery (surge range): "
 			 "%s; no surge headroom", e->ref, x->err ? x->msg :
@@ -1694,6 +1728,8 @@ static int eval_setup(struct eval *e, struct scaler *s, const char *caller,
 	e->series_step_s = 0;
 	e->surge_step_s = 0;
 	e->miss = NULL;
+	e->surge_kept = NULL;
+	e->surge_block = NULL;
 	e->n_miss = 0;
 	e->cb = cb;
 	e->arg = arg;
@@ -1803,6 +1839,7 @@ static int eval_setup(struct eval *e, struct scaler *s, const char *caller,
 		q[n].query = query;
 		q[n].range_s = range;
 		q[n].step_s = step;
+		q[n].kept_points = i == SIG_SURGE;
 		e->reads[n].key = sig_keys[i];
 		e->reads[n].query = query;
 		e->reads[n].range_s = range;

@@ -110,6 +110,7 @@ enum series_merge series_merge(const struct series *old,
 	s = malloc(sizeof(*s) + (size_t)g->n * sizeof(s->vals[0]));
 	if (!s)
 		return SERIES_ENOMEM;
+	atomic_init(&s->refs, 1);
 	s->end_ms = g->end_ms;
 	s->step_ms = st;
 	s->settled_ms = settled_ms;
@@ -262,6 +263,7 @@ struct series *series_of_range(const struct prom_range *r)
 
 	if (!s)
 		return NULL;
+	atomic_init(&s->refs, 1);
 	s->end_ms = r->start_ms + (long long)(r->n - 1) * r->step_ms;
 	s->step_ms = r->step_ms;
 	s->settled_ms = SERIES_UNALIGNED;
@@ -312,6 +314,70 @@ int series_newest(const struct series *s, double *value, double *ts)
 	*value = v;
 	*ts = series_time(s, s->n - 1);
 	return 1;
+}
+
+int series_last(const struct series *s, double *ts)
+{
+	size_t k;
+
+	for (k = s->n; k > 0; k--)
+		if (!isnan(s->vals[k - 1])) {
+			*ts = series_time(s, k - 1);
+			return 1;
+		}
+	return 0;
+}
+
+int series_even(const struct series *s, double step_s)
+{
+	double prev = 0, t, d = (double)s->step_ms / 1000.0 - step_s;
+	size_t k, first = 0, last = s->n;
+	int any = 0;
+
+	if (s->points < 2)
+		return 1;
+	while (isnan(s->vals[first]))
+		first++;
+	while (isnan(s->vals[last - 1]))
+		last--;
+	/* Every slot from the first point to the last a point (they are
+	 * s->points), and a step within an eighth of step_s: each
+	 * difference of two times is the step give or take their rounding
+	 * (under 1e-6 s for any Unix time), far inside the quarter step the
+	 * test allows. */
+	if (last - first == s->points && fabs(d) <= step_s / 8)
+		return 1;
+	/* else range_even() in src/scaler.c over series_points()'s times:
+	 * the same doubles, the same test */
+	for (k = first; k < last; k++) {
+		if (isnan(s->vals[k]))
+			continue;
+		t = series_time(s, k);
+		if (any && fabs(t - prev - step_s) > step_s / 4)
+			return 0;
+		prev = t;
+		any = 1;
+	}
+	return 1;
+}
+
+const struct series *series_hold(const struct series *s)
+{
+	if (s)
+		atomic_fetch_add_explicit(&((struct series *)s)->refs, 1,
+					  memory_order_relaxed);
+	return s;
+}
+
+void series_drop(const struct series *s)
+{
+	struct series *w = (struct series *)s;
+
+	/* release: this holder's reads happen before the free; acquire on
+	 * the last: every other holder's too */
+	if (w && atomic_fetch_sub_explicit(&w->refs, 1,
+					   memory_order_acq_rel) == 1)
+		free(w);
 }
 
 void series_points(const struct series *s, double *ts, double *vals)

@@ -41,11 +41,15 @@
  * Pure: no I/O, no clock, no locks, no logging; series_merge() and
  * series_of_range() allocate.  A series is immutable once made: a merge
  * makes a new one, so a reader holding the old one is never disturbed.
+ * Its holders are counted (series_hold(), series_drop(); atomic, so a
+ * reader on another thread may keep one its owner has replaced); a new
+ * series has one, its maker's.
  */
 #ifndef STAFFER_SERIES_H
 #define STAFFER_SERIES_H
 
 #include <limits.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -88,6 +92,7 @@ struct series {
 	uint32_t labels;      /* prom_range.labels of the points kept */
 	unsigned n;           /* slots, 1..PROM_RANGE_MAX */
 	unsigned points;      /* slots with a finite value */
+	atomic_uint refs;     /* holders: series_hold(), series_drop() */
 	double vals[];        /* n values, oldest first: NaN where there
 			       * is no point, prom_nan_point() where the
 			       * point is NaN or +-Inf */
@@ -185,6 +190,21 @@ int series_newest(const struct series *s, double *value, double *ts);
 /* The finite points in time order, as prom_range_points(): ts and vals
  * hold s->points doubles each. */
 void series_points(const struct series *s, double *ts, double *vals);
+
+/* The time (series_time()) of s's newest slot with a finite value: 1,
+ * with it in *ts; 0 when s has none (*ts untouched). */
+int series_last(const struct series *s, double *ts);
+
+/* 1 when series_points()'s times are step_s apart, give or take a
+ * quarter step (no gaps between its points: what a caller checks of the
+ * expanded points, without expanding them); 1 with fewer than 2 points. */
+int series_even(const struct series *s, double step_s);
+
+/* One more holder of s; returns s (NULL: NULL). */
+const struct series *series_hold(const struct series *s);
+
+/* One holder fewer of s, freed with the last (NULL: nothing). */
+void series_drop(const struct series *s);
 
 /* 1 when a and b give the same points (series_points()) and the same
  * answer: the same slots at the same times with bit-equal values. */

@@ -1046,6 +1046,78 @@ static void test_memo(void **state)
 	meta_release(&m);
 }
 
+/* surge_points for test_surge_on_demand: counts its calls; NULL after
+ * `give` of them (out of memory). */
+struct lazy {
+	const double *v;
+	int calls, give;
+};
+
+static const double *lazy_points(void *arg)
+{
+	struct lazy *z = arg;
+
+	return z->calls++ < z->give ? z->v : NULL;
+}
+
+/*
+ * The surge range's points on demand (decide_obs.surge_points): the same
+ * decision as with the points given; read once when the memo has not
+ * seen the version, not at all when it has; none to be had: no surge
+ * headroom, and the memo keeps nothing.
+ */
+static void test_surge_on_demand(void **state)
+{
+	double ramp[21], v[241];
+	struct meta m;
+	struct decide_obs o;
+	struct decide_memo mo;
+	struct model_signals sig;
+	struct decision d0, d1;
+	struct lazy z = { NULL, 0, 1 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N_OF(v); i++)
+		v[i] = i % 10 == 9 ? 20 : 10;
+	z.v = v;
+	meta_with(&m, "peakedness", "off", NULL);
+	obs_ramp(&o, ramp);
+	o.surge = v;
+	o.n_surge = N_OF(v);
+	o.surge_step_s = 45;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d0), DECIDE_OK);
+	assert_true(d0.have_surge);
+	/* on demand, through a memo: read once, the same decision */
+	memset(&mo, 0, sizeof(mo));
+	o.memo = &mo;
+	o.surge_version = 8;
+	o.surge = NULL;
+	o.surge_points = lazy_points;
+	o.surge_arg = &z;
+	assert_true(decide_own_surge(&o));
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d1), DECIDE_OK);
+	assert_int_equal(z.calls, 1);
+	assert_true(d1.have_surge && d1.sg.value == d0.sg.value &&
+		    d1.target == d0.target && d1.raw == d0.raw);
+	/* the memo holds version 8: not read again */
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d1), DECIDE_OK);
+	assert_int_equal(z.calls, 1);
+	assert_true(d1.sg.value == d0.sg.value && d1.target == d0.target);
+	/* a new version whose points cannot be had: no surge headroom, and
+	 * the memo still holds version 8's */
+	o.surge_version = 9;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d1), DECIDE_OK);
+	assert_int_equal(z.calls, 2);
+	assert_false(d1.have_surge);
+	assert_true(mo.sg_ver == 8);
+	/* without points or a way to them, the series stands in (calc) */
+	o.surge_points = NULL;
+	o.n_surge = 0;
+	assert_false(decide_own_surge(&o));
+	meta_release(&m);
+}
+
 /*
  * A unified fleet answers as before: pool unset and 'pool: unified' give
  * the model's own answer (model_evaluate on the same signals) to the
@@ -1138,6 +1210,7 @@ int main(void)
 		cmocka_unit_test(test_answer_hold),
 		cmocka_unit_test(test_answer_hold_restart),
 		cmocka_unit_test(test_surge),
+		cmocka_unit_test(test_surge_on_demand),
 		cmocka_unit_test(test_no_series),
 		cmocka_unit_test(test_margin),
 		cmocka_unit_test(test_step_limit),

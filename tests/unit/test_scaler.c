@@ -397,6 +397,45 @@ static void metrics(struct world *w, const char *name, const char **kv,
 	*r = g.r;
 }
 
+/* metrics() through scaler_evaluate_now(): 1 when the answer came from
+ * the cache on this thread (before the call returned), else 0 (it came
+ * from the fetch thread). */
+static int metrics_now(struct world *w, const char *name, const char **kv,
+		       struct scaler_result *r)
+{
+	const char *keys[META_KEYS_MAX], *values[META_KEYS_MAX];
+	struct got g = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+			 0, { 0 } };
+	char msg[SCALER_MSG_MAX];
+	struct timespec until;
+	struct meta m;
+	size_t n = 0;
+	int now;
+
+	while (kv[2 * n]) {
+		keys[n] = kv[2 * n];
+		values[n] = kv[2 * n + 1];
+		n++;
+	}
+	meta_init(&m);
+	assert_int_equal(scaler_parse(w->sc, "t", &m, keys, values, n, msg),
+			 SCALER_OK);
+	assert_int_equal(scaler_evaluate_now(w->sc, "test", "t", name, "fp",
+					     &m, SCALER_METRICS, on_result,
+					     &g), 0);
+	pthread_mutex_lock(&g.mu);
+	now = g.done;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 30;
+	while (!g.done)
+		assert_int_equal(pthread_cond_timedwait(&g.cv, &g.mu, &until),
+				 0);
+	pthread_mutex_unlock(&g.mu);
+	meta_release(&m);
+	*r = g.r;
+	return now;
+}
+
 /* The optional signals, each with the metadata that makes it matter and
  * the rule (query, range) that turns unknown. */
 enum sig { S_MISS, S_COLD, S_SERIES, S_RECENT, S_SURGE, S_KV_USED,
@@ -626,6 +665,41 @@ static void test_surge_range(void **state)
 	run_signal(state, S_SURGE);
 }
 
+/*
+ * A cached answer (scaler_evaluate_now()) hands the surge range over as
+ * kept (fetch.h), its points read only when the trigger's memo has not
+ * derived them (decide.h): the fetch thread's answer either way, for a
+ * trigger whose memo has them and for a new one whose memo has not.
+ */
+static void test_cached_surge(void **state)
+{
+	struct world w2;
+	char q[4][64];
+	const char *kv[32];
+	struct scaler_result r0, r1;
+
+	(void)state;
+	known(S_SURGE, "cached", q);
+	meta_of(S_SURGE, q, "300", kv);
+	memset(&w2, 0, sizeof(w2));
+	assert_int_equal(world_open(&w2, 60), 0);   /* answers cached */
+	metrics(&w2, "cached-a", kv, &r0);
+	assert_int_equal(r0.err, SCALER_OK);
+	assert_true(r0.sig.arrival_surge > r0.sig.arrival_rate);
+	/* the memo of cached-a holds the surge range's version */
+	assert_int_equal(metrics_now(&w2, "cached-a", kv, &r1), 1);
+	assert_int_equal(r1.err, SCALER_OK);
+	assert_true(r1.sig.arrival_surge == r0.sig.arrival_surge);
+	assert_true(r1.target == r0.target);
+	/* a new trigger on the same queries: the cache answers, its memo
+	 * is empty, so the kept points are expanded */
+	assert_int_equal(metrics_now(&w2, "cached-b", kv, &r1), 1);
+	assert_int_equal(r1.err, SCALER_OK);
+	assert_true(r1.sig.arrival_surge == r0.sig.arrival_surge);
+	assert_true(r1.target == r0.target);
+	world_close(&w2);
+}
+
 /* Known signals still raise a floored answer: the floor holds what
  * unknown data would lower, not what new data asks for. */
 /* A pool's measured KV in use and capacities: unknown, they fall back
@@ -766,6 +840,7 @@ int main(void)
 		cmocka_unit_test(test_arrival_range),
 		cmocka_unit_test(test_recent_replicas),
 		cmocka_unit_test(test_surge_range),
+		cmocka_unit_test(test_cached_surge),
 		cmocka_unit_test(test_surge_sized_by_cold),
 		cmocka_unit_test(test_range_ttl_step),
 		cmocka_unit_test(test_pool_kv_used),

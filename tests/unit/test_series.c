@@ -4,12 +4,14 @@
  * samples, gaps, NaN points and changes of series a full fetch sees, with
  * the answer compared to a full fetch's at every refresh.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -758,6 +760,111 @@ static void test_series_plan_merge(void **state)
 	free(s2);
 }
 
+/* range_even() of src/scaler.c over series_points(): the spec of
+ * series_even(). */
+static int even_expanded(const struct series *s, double step_s)
+{
+	double *ts = malloc((s->points + 1) * sizeof(double));
+	double *vals = malloc((s->points + 1) * sizeof(double));
+	unsigned i;
+	int even = 1;
+
+	assert_non_null(ts);
+	assert_non_null(vals);
+	series_points(s, ts, vals);
+	for (i = 1; i < s->points; i++)
+		if (fabs(ts[i] - ts[i - 1] - step_s) > step_s / 4)
+			even = 0;
+	free(ts);
+	free(vals);
+	return even;
+}
+
+/* A series of n slots step_ms apart ending at end_ms, a gap where the
+ * bit of gaps is set (slot k: bit k % 64). */
+static struct series *series_with(long long end_ms, long long step_ms,
+				  unsigned n, uint64_t gaps)
+{
+	struct prom_range r;
+	struct series *s;
+	unsigned k;
+
+	memset(&r, 0, sizeof(r));
+	r.n = n;
+	r.step_ms = n > 1 ? step_ms : 0;
+	r.start_ms = end_ms - (long long)(n - 1) * r.step_ms;
+	r.vals = malloc(n * sizeof(double));
+	assert_non_null(r.vals);
+	for (k = 0; k < n; k++) {
+		r.vals[k] = gaps >> (k % 64) & 1 ? NAN : 0.5 * k;
+		r.points += !isnan(r.vals[k]);
+	}
+	s = series_of_range(&r);
+	assert_non_null(s);
+	free(r.vals);
+	return s;
+}
+
+/* series_even() and series_last() say of the kept slots what the
+ * expanded points would, and a held series outlives its maker's drop. */
+static void test_series_read_kept(void **state)
+{
+	static const long long steps[] = { 1, 1000, 15000, 30000, 45000 };
+	static const double ratio[] = { 1, 0.5, 0.76, 0.8, 1.2, 1.25, 1.3,
+					1.9, 2, 2.1 };
+	static const uint64_t gaps[] = {
+		0, 1, 1ull << 40, 0x8000000000000000ull, 0x10, 0x30,
+		0xAAAAAAAAAAAAAAAAull, 0x5555555555555555ull,
+		0xFFFFFFFFFFFFFFFEull, 0x7FFFFFFFFFFFFFFFull,
+		0xFFFFFFFFFFFFFFFFull, 0x0F0F0F0F0F0F0F0Full,
+	};
+	static const unsigned ns[] = { 1, 2, 3, 41, 64, 241 };
+	size_t a, b, c, d;
+	long checked = 0, uneven = 0;
+
+	(void)state;
+	for (a = 0; a < sizeof(steps) / sizeof(steps[0]); a++)
+	for (b = 0; b < sizeof(gaps) / sizeof(gaps[0]); b++)
+	for (c = 0; c < sizeof(ns) / sizeof(ns[0]); c++) {
+		struct series *s = series_with(1700000001234LL, steps[a],
+					       ns[c], gaps[b]);
+		double *ts = malloc((s->points + 1) * sizeof(double));
+		double *vals = malloc((s->points + 1) * sizeof(double));
+		double t = -1;
+
+		assert_non_null(ts);
+		assert_non_null(vals);
+		series_points(s, ts, vals);
+		if (s->points > 0) {
+			assert_int_equal(series_last(s, &t), 1);
+			assert_true(t == ts[s->points - 1]);
+		} else {
+			assert_int_equal(series_last(s, &t), 0);
+			assert_true(t == -1);      /* untouched */
+		}
+		for (d = 0; d < sizeof(ratio) / sizeof(ratio[0]); d++) {
+			double step_s = (double)steps[a] / 1000 * ratio[d];
+			int want = even_expanded(s, step_s);
+
+			assert_int_equal(series_even(s, step_s), want);
+			checked++;
+			uneven += !want;
+		}
+		free(ts);
+		free(vals);
+		/* a second holder keeps it past the first one's drop
+		 * (ASan: a use after free or a leak fails the test) */
+		assert_ptr_equal(series_hold(s), s);
+		series_drop(s);
+		assert_true(s->n == ns[c]);
+		series_drop(s);
+	}
+	/* both answers were seen many times */
+	assert_true(uneven > 100 && checked - uneven > 100);
+	series_drop(NULL);
+	assert_null(series_hold(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -766,6 +873,7 @@ int main(void)
 		cmocka_unit_test(test_series_plan_merge),
 		cmocka_unit_test(test_series_long_run),
 		cmocka_unit_test(test_series_derive),
+		cmocka_unit_test(test_series_read_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
