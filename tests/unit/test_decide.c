@@ -1064,7 +1064,7 @@ static const double *lazy_points(void *arg)
  * The surge range's points on demand (decide_obs.surge_points): the same
  * decision as with the points given; read once when the memo has not
  * seen the version, not at all when it has; none to be had: no surge
- * headroom, and the memo keeps nothing.
+ * headroom, and the memo keeps what it had.
  */
 static void test_surge_on_demand(void **state)
 {

@@ -362,46 +362,11 @@ static void on_result(void *arg, const struct scaler_result *r)
 }
 
 /* GetMetrics of ScaledObject "t"/name with metadata kv (NULL-ended key,
- * value pairs) into *r. */
-static void metrics(struct world *w, const char *name, const char **kv,
-		    struct scaler_result *r)
-{
-	const char *keys[META_KEYS_MAX], *values[META_KEYS_MAX];
-	struct got g = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-			 0, { 0 } };
-	char msg[SCALER_MSG_MAX];
-	struct timespec until;
-	struct meta m;
-	size_t n = 0;
-
-	while (kv[2 * n]) {
-		keys[n] = kv[2 * n];
-		values[n] = kv[2 * n + 1];
-		n++;
-	}
-	meta_init(&m);
-	if (scaler_parse(w->sc, "t", &m, keys, values, n, msg) != SCALER_OK) {
-		print_error("%s\n", msg);
-		fail();
-	}
-	assert_int_equal(scaler_evaluate(w->sc, "test", "t", name, "fp", &m,
-					 SCALER_METRICS, on_result, &g), 0);
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += 30;
-	pthread_mutex_lock(&g.mu);
-	while (!g.done)
-		assert_int_equal(pthread_cond_timedwait(&g.cv, &g.mu, &until),
-				 0);
-	pthread_mutex_unlock(&g.mu);
-	meta_release(&m);
-	*r = g.r;
-}
-
-/* metrics() through scaler_evaluate_now(): 1 when the answer came from
- * the cache on this thread (before the call returned), else 0 (it came
- * from the fetch thread). */
-static int metrics_now(struct world *w, const char *name, const char **kv,
-		       struct scaler_result *r)
+ * value pairs) into *r, through scaler_evaluate_now() when now_ok, else
+ * scaler_evaluate(): 1 when the answer came before the call returned
+ * (from the cache, on this thread), else 0. */
+static int evaluate_kv(struct world *w, const char *name, const char **kv,
+		       int now_ok, struct scaler_result *r)
 {
 	const char *keys[META_KEYS_MAX], *values[META_KEYS_MAX];
 	struct got g = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
@@ -418,15 +383,17 @@ static int metrics_now(struct world *w, const char *name, const char **kv,
 		n++;
 	}
 	meta_init(&m);
-	assert_int_equal(scaler_parse(w->sc, "t", &m, keys, values, n, msg),
-			 SCALER_OK);
-	assert_int_equal(scaler_evaluate_now(w->sc, "test", "t", name, "fp",
-					     &m, SCALER_METRICS, on_result,
-					     &g), 0);
-	pthread_mutex_lock(&g.mu);
-	now = g.done;
+	if (scaler_parse(w->sc, "t", &m, keys, values, n, msg) != SCALER_OK) {
+		print_error("%s\n", msg);
+		fail();
+	}
+	assert_int_equal((now_ok ? scaler_evaluate_now : scaler_evaluate)(
+				 w->sc, "test", "t", name, "fp", &m,
+				 SCALER_METRICS, on_result, &g), 0);
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += 30;
+	pthread_mutex_lock(&g.mu);
+	now = g.done;
 	while (!g.done)
 		assert_int_equal(pthread_cond_timedwait(&g.cv, &g.mu, &until),
 				 0);
@@ -434,6 +401,12 @@ static int metrics_now(struct world *w, const char *name, const char **kv,
 	meta_release(&m);
 	*r = g.r;
 	return now;
+}
+
+static void metrics(struct world *w, const char *name, const char **kv,
+		    struct scaler_result *r)
+{
+	evaluate_kv(w, name, kv, 0, r);
 }
 
 /* The optional signals, each with the metadata that makes it matter and
@@ -687,13 +660,13 @@ static void test_cached_surge(void **state)
 	assert_int_equal(r0.err, SCALER_OK);
 	assert_true(r0.sig.arrival_surge > r0.sig.arrival_rate);
 	/* the memo of cached-a holds the surge range's version */
-	assert_int_equal(metrics_now(&w2, "cached-a", kv, &r1), 1);
+	assert_int_equal(evaluate_kv(&w2, "cached-a", kv, 1, &r1), 1);
 	assert_int_equal(r1.err, SCALER_OK);
 	assert_true(r1.sig.arrival_surge == r0.sig.arrival_surge);
 	assert_true(r1.target == r0.target);
 	/* a new trigger on the same queries: the cache answers, its memo
 	 * is empty, so the kept points are expanded */
-	assert_int_equal(metrics_now(&w2, "cached-b", kv, &r1), 1);
+	assert_int_equal(evaluate_kv(&w2, "cached-b", kv, 1, &r1), 1);
 	assert_int_equal(r1.err, SCALER_OK);
 	assert_true(r1.sig.arrival_surge == r0.sig.arrival_surge);
 	assert_true(r1.target == r0.target);
