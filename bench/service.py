@@ -50,6 +50,8 @@ import time
 import urllib.parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from freeport import free_port  # noqa: E402  (a port outside the ephemeral range)
 STAFFER = os.path.join(ROOT, "build", "staffer")
 LOAD = os.path.join(ROOT, "build", "staffer-load")
 
@@ -127,14 +129,6 @@ def _cleanup():
 def _on_signal(signum, frame):
     _cleanup()
     os._exit(128 + signum)
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def wait_port(port, proc, timeout=20):

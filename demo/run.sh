@@ -92,7 +92,7 @@ trap 'exit 143' TERM
 # (which prints its summary), then this script cleans up.
 
 free_port() {
-	"$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+	"$PY" "$root/scripts/freeport.py"
 }
 
 # 1. the gateway binds any free port and tells us which

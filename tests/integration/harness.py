@@ -28,6 +28,8 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "build", "py"))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from freeport import free_port  # noqa: E402  (a port outside the ephemeral range)
 
 try:
     import grpc
@@ -88,14 +90,6 @@ def tmpdir(prefix="staffer-it-"):
     d = tempfile.mkdtemp(prefix=prefix)
     _tmpdirs.append(d)
     return d
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def wait_until(fn, timeout, interval=0.05, what="condition"):

@@ -1138,14 +1138,11 @@ def exported_names(out):
     a real `staffer serve`, with the _bucket/_sum/_count of histograms."""
     if not os.path.exists(STAFFER):
         raise Skip("build/staffer not built (make)")
-    import socket
     import time
     import urllib.request
-    ports = []
-    for _ in range(2):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            ports.append(s.getsockname()[1])
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    from freeport import free_port
+    ports = [free_port(), free_port()]
     log = open(os.path.join(out, "names-serve.log"), "w")
     p = subprocess.Popen([STAFFER, "serve", "--prometheus", "http://127.0.0.1:9",
                           "--listen", f"127.0.0.1:{ports[0]}",
@@ -1795,7 +1792,8 @@ def main():
     try:
         schema = crd_schema()
     except Exception as e:
-        check("scaledobjects: read the CRD")(lambda: (_ for _ in ()).throw(AssertionError(str(e))))
+        why = str(e)
+        check("scaledobjects: read the CRD")(lambda: (_ for _ in ()).throw(AssertionError(why)))
     keys = documented_keys()
     check("scaledobjects: files, kinds, the five example shapes")(t_so_files)
     check("scaledobjects: the CRD schema check rejects bad ScaledObjects")(t_so_schema_negative, schema)

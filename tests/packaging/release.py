@@ -33,13 +33,16 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
+import sys
 import tarfile
 import time
 import urllib.request
 
 import yaml
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from freeport import free_port  # noqa: E402  (a port outside the ephemeral range)
 
 ARCH = {"amd64": "amd64", "arm64": "arm64", "armhf": "arm", "i386": "386", "ppc64el": "ppc64le",
         "s390x": "s390x", "riscv64": "riscv64"}
@@ -56,12 +59,6 @@ def sha256_file(path):
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Release:
