@@ -48,7 +48,7 @@ printf '{"defaultBackend":"prom","cacheTTLSeconds":300,"backends":[{"name":"prom
 # profile METHOD: one server under callgrind, METHOD at 1 in flight
 profile() {
 	m=$1
-	port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	port=$(/usr/bin/python3 scripts/freeport.py)
 	addr=127.0.0.1:$port
 	valgrind --tool=callgrind --separate-threads=yes \
 		--callgrind-out-file="$tmp/cg-$m.%p" \

@@ -12,8 +12,8 @@ bind can race it; ports are drawn at random and never handed out twice by one
 process, which makes that unlikely too.
 
 Used as a module (free_port()) by tests/integration/harness.py,
-tests/packaging/*.py and bench/service.py, and as a command by demo/run.sh
-(prints one port).
+tests/packaging/*.py and bench/service.py, and as a command (prints one
+port) by demo/run.sh and bench/service-profile.sh.
 """
 
 import random
