@@ -14,7 +14,8 @@ replicas: KEDA's default maxReplicaCount, applied to the planners too).
   staffer     pool prefill and pool decode at their defaults, told the
               engine's numbers a user knows (bench/split.py's ENGINE);
               and, reported apart and never as staffer's result, its
-              prefill pool without the square-root headroom (ABLATION)
+              prefill pool without the square-root headroom, and with
+              the SLO feedback on its TTFT misses (ABLATION)
   planner     NVIDIA Dynamo's SLA planner's throughput rule (its
               planner_core.py at ai-dynamo/dynamo b6f3161: no headroom,
               the prefill correction factor only lowers) every 180 s (its
@@ -23,6 +24,9 @@ replicas: KEDA's default maxReplicaCount, applied to the planners too).
               practitioner might add: the sweep that finds its cost at
               staffer's attainment
   llm-d       llm-d's workload variant autoscaler's saturation analyzer
+              (V1 at llm-d/llm-d-workload-variant-autoscaler b08b1c7:
+              each pod's peak of the last minute, every 30 s, one
+              replica at a time; src/sim/splitpol.c)
   keda        a KEDA trigger per pool at the settings practitioners
               write (prefill: waiting requests 5 a replica; decode:
               running at 0.75 x its slots, or KV use 0.8), and swept over
@@ -173,8 +177,11 @@ def keda(p, pt, d, dt, b):
 # What staffer's prefill headroom is made of: the prefill pool without its
 # square-root headroom (staffing none), so that only the TTFT target's
 # Erlang C sizes it, with the peakedness it reads capped at the default 2
-# and higher.  Not staffer's defaults: shown to say why they are what they
-# are (docs/pools.md), never counted as staffer's result.
+# and higher; and the SLO feedback on the TTFT's misses (slaMissQuery on
+# the prefill trigger, as an engine's TTFT histogram gives them), with
+# the square root and instead of it.  Not staffer's defaults: shown to say
+# why they are what they are (docs/pools.md), never counted as staffer's
+# result.
 ABLATION = [
     ("staffer:prefill.staffing=none",
      "the TTFT target's Erlang C alone (z at most 2)"),
@@ -182,6 +189,10 @@ ABLATION = [
      "the same, z at most 8"),
     ("staffer:prefill.staffing=none,prefill.peakednessMax=32",
      "the same, z at most 32"),
+    ("staffer:prefill.slaMissQuery=ttft",
+     "the defaults and the TTFT's misses as slaMissQuery"),
+    ("staffer:prefill.slaMissQuery=ttft,prefill.staffing=none",
+     "the TTFT's misses instead of the square root"),
 ]
 
 
@@ -369,7 +380,11 @@ def report(results, elapsed):
     w("staffer's prefill pool without its square-root headroom "
       "(`prefill.staffing=none`): only the TTFT target's Erlang C sizes "
       "it, on the peakedness z it measures, capped at the default "
-      "`peakednessMax` 2 and above it.  These are not staffer's defaults "
+      "`peakednessMax` 2 and above it.  Then the SLO feedback on the "
+      "prefill trigger, its `slaMissQuery` reading the share of first "
+      "tokens later than the TTFT target and of prompts shed (what an "
+      "engine's TTFT histogram gives), with the defaults and instead of "
+      "the square root.  These are not staffer's defaults "
       "and are never counted as its result; they show what each part of "
       "the default costs and buys.  Each cell: TTFT% / ITL% / GPU-h.\n")
     w("| case | cold start | staffer (defaults) | %s | cheapest baseline "

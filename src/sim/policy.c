@@ -667,12 +667,6 @@ static void policy_series(struct policy_run *r, const struct meta *m,
 		o->surge_step_s = step;
 }
 
-/*
- * slaMissQuery over the series' range and step, as scaler.c reads it: at
- * each point the share of requests that started after more than the SLA
- * or were shed, rate(misses[w]) / rate(finished[w]); NaN where no request
- * finished or the window is not full yet (Prometheus: 0 / 0, no data).
- */
 /* The miss share at t, rate(misses[w]) / rate(finished[w]) in [0, 1];
  * NaN where no request finished or the window is not full yet. */
 static double policy_miss_at(const struct policy_view *v, double t)
@@ -687,22 +681,22 @@ static double policy_miss_at(const struct policy_view *v, double t)
 	return x < 0 ? 0 : x > 1 ? 1 : x;
 }
 
-static void policy_miss(const struct policy_run *r, const struct meta *m,
-			const struct policy_view *v, struct decide_obs *o)
+void policy_miss_read(double *buf, const struct meta *m,
+		      const struct policy_view *v, struct decide_obs *o)
 {
 	double range, step, start;
 	size_t n, k;
 
 	decide_series_query_cold(m, o->size_cold_s, &range, &step);
-	if (!(range > 0) || !r->miss || !v->misses || !v->finished)
+	if (!(range > 0) || !buf || !v->misses || !v->finished)
 		return;
 	n = (size_t)floor(range / step + 1e-9) + 1;
 	if (n > DECIDE_SERIES_MAX)
 		n = DECIDE_SERIES_MAX;
 	start = v->now - (double)(n - 1) * step;
 	for (k = 0; k < n; k++)
-		r->miss[k] = policy_miss_at(v, start + (double)k * step);
-	o->miss = r->miss;
+		buf[k] = policy_miss_at(v, start + (double)k * step);
+	o->miss = buf;
 	o->n_miss = n;
 	if (!(o->series_step_s > 0))
 		o->series_step_s = step;
@@ -791,7 +785,7 @@ static int32_t policy_staffer(struct policy_run *r,
 		r->cold_seen = o.cold_measured;
 	policy_series(r, &m, v, &o);
 	if (m.sla_miss_query)
-		policy_miss(r, &m, v, &o);
+		policy_miss_read(r->miss, &m, v, &o);
 	if (r->p->perfect_forecast && v->trace) {
 		o.have_truth = 1;
 		o.truth = policy_truth(v, v->cold_start_s);

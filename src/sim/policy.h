@@ -254,6 +254,18 @@ void policy_range_read(struct policy_range *g, double range_s,
 		       double step_s, const struct policy_view *v,
 		       const double **out, size_t *n);
 
+/*
+ * slaMissQuery as scaler.c reads it, over the series' range and step
+ * (decide_series_query_cold() for m and o->size_cold_s): at each point
+ * rate(v->misses[w]) / rate(v->finished[w]) in [0, 1], NaN where nothing
+ * finished or the window is not full yet.  Fills buf (DECIDE_SERIES_MAX
+ * doubles) and sets o->miss, o->n_miss (and o->series_step_s if unset);
+ * leaves o alone when the range is empty or a series is missing.  The
+ * split fleet's prefill trigger reads its TTFT misses the same way.
+ */
+void policy_miss_read(double *buf, const struct meta *m,
+		      const struct policy_view *v, struct decide_obs *o);
+
 struct policy_run {
 	const struct policy *p;
 	struct hpa *hpa;          /* allocated */

@@ -123,6 +123,26 @@ int simprom_rate(const struct simseries *s, double now, double window_s,
 	return simprom_extrapolated_rate(t, v, n, start, now, 1, 1, out);
 }
 
+int simprom_max_over(const struct simseries *s, double now, double window_s,
+		     double *out)
+{
+	size_t i, end = simseries_after(s, now);
+	double best = 0;
+	int seen = 0;
+
+	for (i = simseries_after(s, now - window_s); i < end; i++) {
+		size_t k = simseries_at(s, i);
+
+		if (!seen || s->v[k] > best)
+			best = s->v[k];
+		seen = 1;
+	}
+	if (!seen)
+		return -1;
+	*out = best;
+	return 0;
+}
+
 int simprom_last(const struct simseries *s, double now, double *out)
 {
 	size_t i = simseries_after(s, now), k;

@@ -43,6 +43,10 @@ void simseries_add(struct simseries *s, double t, double v);
 int simprom_rate(const struct simseries *s, double now, double window_s,
 		 double *out);
 int simprom_last(const struct simseries *s, double now, double *out);
+/* max_over_time(s[window_s]) at now: the largest sample in (now -
+ * window_s, now]; -1 when there is none. */
+int simprom_max_over(const struct simseries *s, double now, double window_s,
+		     double *out);
 
 /*
  * extrapolatedRate on n samples (t ascending) already selected for the

@@ -292,6 +292,8 @@ static void split_expire(struct split *s, double t)
 		simq_unlink(&s->links, &s->pq, q);
 		s->shed++;
 		s->cnt[SS_SHED] += 1;
+		s->cnt[SS_FIRST] += 1;
+		s->cnt[SS_TTFT_MISS] += 1;
 	}
 }
 
@@ -434,8 +436,11 @@ static int split_step(struct split *s, size_t r)
 
 			s->ttfts[s->nttfts++] = ttft;
 			s->served++;
+			s->cnt[SS_FIRST] += 1;
 			if (ttft <= s->c->ttft_s)
 				s->ttft_within++;
+			else
+				s->cnt[SS_TTFT_MISS] += 1;
 		} else {
 			s->tokens++;
 			s->itl_sum += d;
@@ -726,6 +731,8 @@ static size_t split_series_cap(const struct split_config *c,
 
 	if (p->interval_s > span)
 		span = p->interval_s;
+	if (p->kind == SPLITPOL_LLMD && SPLITPOL_LLMD_WINDOW_S > span)
+		span = SPLITPOL_LLMD_WINDOW_S;
 	for (k = 0; k < SPLIT_POOLS && p->kind == SPLITPOL_STAFFER; k++) {
 		decide_series_query(&p->meta[k], &range, &step);
 		if (range + c->rate_window_s > span)

@@ -95,6 +95,10 @@ enum split_series {
 	SS_SHED,         /* prompts shed (counter) */
 	SS_DONE,         /* sequences finished (counter) */
 	SS_DONE_OUT,     /* ... their output tokens (counter) */
+	SS_FIRST,        /* first tokens, and prompts shed (counter) */
+	SS_TTFT_MISS,    /* ... of those, first tokens later than the TTFT
+			  * target and prompts shed: an engine's TTFT
+			  * histogram above the target's bucket (counter) */
 	SS_PQ,           /* prompts waiting for prefill (gauge) */
 	SS_PRUN,         /* prompts in prefill batches (gauge) */
 	SS_DQ,           /* sequences waiting for a decode slot (gauge) */

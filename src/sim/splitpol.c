@@ -336,7 +336,9 @@ static void splitpol_defaults(struct splitpol *p,
 	p->threshold[SPLIT_PREFILL] = 5;
 	p->metric[SPLIT_DECODE] = SPM_RUNNING;
 	p->threshold[SPLIT_DECODE] = 0.75 * (double)c->decode_slots;
-	p->interval_s = p->kind == SPLITPOL_PLANNER ? 180 : 60;
+	/* the planner's adjustment interval; llm-d's engine polls every
+	 * 30 s (its GLOBAL_OPT_INTERVAL, 60 s, is read but not applied) */
+	p->interval_s = p->kind == SPLITPOL_PLANNER ? 180 : 30;
 	p->scale = 1;
 	p->kv_sat = 0.8;
 	p->queue_sat = 5;
@@ -432,6 +434,10 @@ int splitpol_run_init(struct splitpol_run *r, const struct splitpol *p,
 		if (p->kind == SPLITPOL_STAFFER)
 			bad |= policy_range_init(&q->series) |
 			       policy_range_init(&q->surge);
+		if (p->kind == SPLITPOL_STAFFER && p->meta[i].sla_miss_query) {
+			q->miss = malloc(DECIDE_SERIES_MAX * sizeof(*q->miss));
+			bad |= !q->miss;
+		}
 	}
 	if (bad) {
 		splitpol_run_free(r);
@@ -449,6 +455,8 @@ void splitpol_run_free(struct splitpol_run *r)
 		r->pool[i].hpa = NULL;
 		policy_range_free(&r->pool[i].series);
 		policy_range_free(&r->pool[i].surge);
+		free(r->pool[i].miss);
+		r->pool[i].miss = NULL;
 	}
 }
 
@@ -546,6 +554,14 @@ static int32_t splitpol_staffer(struct splitpol_run *r, int k,
 	policy_range_read(&q->surge, range, step, &pv, &o.surge, &o.n_surge);
 	if (o.n_surge)
 		o.surge_step_s = step;
+	/* slaMissQuery: the TTFT histogram's share above the target, on
+	 * either pool's trigger (a decode pool's would be its ITL's; the
+	 * simulator has only the TTFT's) */
+	if (q->miss) {
+		pv.misses = &v->ser[SS_TTFT_MISS];
+		pv.finished = &v->ser[SS_FIRST];
+		policy_miss_read(q->miss, &m, &pv, &o);
+	}
 	/* a server that had been running starts from the warm fleet */
 	if (!q->sm.primed)
 		smooth_seed(&q->sm, v->spec[k], v->now);
@@ -651,42 +667,75 @@ static int32_t splitpol_planner(struct splitpol_run *r, int k,
 	       (int32_t)SPLIT_REPLICAS_MAX : (int32_t)need;
 }
 
-/* llm-d's saturation analyzer (V1) for pool k. */
+/*
+ * llm-d's saturation analyzer (V1) for pool k, as the workload variant
+ * autoscaler runs it (llm-d/llm-d-workload-variant-autoscaler b08b1c7:
+ * internal/saturation/analyzer.go, its queries in internal/collector/
+ * registration/saturation.go, its loop in internal/engines/saturation/
+ * engine.go).  Each pool is analysed as a model of its own: the real one
+ * pools every replica of a model, prefill and decode alike, and scales
+ * one variant a cycle; it has no notion of the pair.
+ */
 static int32_t splitpol_llmd(struct splitpol_run *r, int k,
 			     const struct split_view *v)
 {
 	const struct splitpol *p = r->p;
+	struct splitpol_pool *q = &r->pool[k];
 	int32_t n = v->ready[k];
-	double queue = splitpol_or0(splitpol_gauge(v, k == SPLIT_PREFILL ?
-						   SS_PQ : SS_DQ));
-	double per_q, kv_sum = 0, spare_kv = 0, spare_q = 0, load_kv;
+	double per_q, peak_q = 0, peak_kv = 0, last_kv, extra_kv = 0;
+	double spare_kv = 0, spare_q = 0, ns;
 	size_t i, ok = 0;
 
-	if (n <= 0)
+	/* It moves the replicas with metrics by one, and only while the
+	 * model is stable: a pod not ready, or one removed within the
+	 * query's minute (still in max_over_time, so metrics != current),
+	 * blocks every decision.  (Not modelled: the scrape a new pod
+	 * waits for, up to 15 s.) */
+	if (n <= 0 || v->starting[k] > 0 || v->now < q->next_s)
 		return -1;
-	/* the queue is the pool's: spread over its ready replicas */
-	per_q = queue / (double)n;
+	/* Both its queries are max_over_time(...[1m]) per pod: the peak of
+	 * the last minute, not the last scrape.  The simulated queue is
+	 * the pool's (the gateway spreads it over the ready replicas), and
+	 * KV per replica is read as it is now, plus the pool's peak of the
+	 * minute above its last scrape spread over them. */
+	if (simprom_max_over(&v->ser[k == SPLIT_PREFILL ? SS_PQ : SS_DQ],
+			     v->now, SPLITPOL_LLMD_WINDOW_S, &peak_q))
+		peak_q = 0;
+	per_q = peak_q / (double)n;
+	if (k == SPLIT_DECODE &&
+	    !simprom_last(&v->ser[SS_KV], v->now, &last_kv) &&
+	    !simprom_max_over(&v->ser[SS_KV], v->now, SPLITPOL_LLMD_WINDOW_S,
+			      &peak_kv) && peak_kv > last_kv)
+		extra_kv = (peak_kv - last_kv) / v->c->kv_tokens / (double)n;
+	/* a replica is saturated at either threshold; the spare is
+	 * averaged over the others */
 	for (i = 0; i < (size_t)n; i++) {
 		double u = k == SPLIT_DECODE && i < v->n_kv_util ?
-			   v->kv_util[i] : 0;
+			   v->kv_util[i] + extra_kv : 0;
 
-		kv_sum += u;
 		if (u >= p->kv_sat || per_q >= p->queue_sat)
 			continue;
 		spare_kv += p->kv_sat - u;
 		spare_q += p->queue_sat - per_q;
 		ok++;
 	}
-	if (ok == 0 || spare_kv / (double)ok < p->kv_spare ||
-	    spare_q / (double)ok < p->queue_spare)
-		return v->starting[k] > 0 ? -1 : v->spec[k] + 1;
-	/* one fewer: the same load on n - 1 replicas */
-	if (n > 1) {
-		load_kv = kv_sum / (double)(n - 1);
-		if (p->kv_sat - load_kv >= p->kv_spare &&
-		    p->queue_sat - queue / (double)(n - 1) >= p->queue_spare &&
-		    v->starting[k] == 0)
-			return v->spec[k] - 1;
+	if (ok) {
+		spare_kv /= (double)ok;
+		spare_q /= (double)ok;
+	}
+	/* scale up below either trigger (none unsaturated: spare 0) */
+	if (spare_kv < p->kv_spare || spare_q < p->queue_spare)
+		return n + 1;
+	/* One fewer: the unsaturated replicas' mean load on one replica
+	 * fewer of them (at least two, as the real one asks). */
+	if (ok < 2)
+		return -1;
+	ns = (double)ok / (double)(ok - 1);
+	if (p->kv_sat - (p->kv_sat - spare_kv) * ns >= p->kv_spare &&
+	    p->queue_sat - (p->queue_sat - spare_q) * ns >= p->queue_spare) {
+		if (n - 1 >= p->hpa[k].min_replicas)
+			q->next_s = v->now + SPLITPOL_LLMD_WINDOW_S;
+		return n - 1;
 	}
 	return -1;
 }

@@ -109,12 +109,17 @@ int splitpol_parse(struct splitpol *p, const char *spec,
 		   char *err, size_t errlen);
 void splitpol_release(struct splitpol *p);
 
+/* llm-d's queries' range: max_over_time(...[1m]) (splitpol.c) */
+#define SPLITPOL_LLMD_WINDOW_S 60.0
+
 struct splitpol_pool {
 	struct hpa *hpa;               /* allocated */
 	struct keda keda;
 	struct smooth sm;
 	double last_w;                 /* staffer: last W from tokens */
 	struct policy_range series, surge;
+	double *miss;                  /* staffer with slaMissQuery:
+					* DECIDE_SERIES_MAX */
 	double next_s;                 /* planner, llm-d: next decision */
 };
 

@@ -89,6 +89,33 @@ split --shape poisson --rate 5 --duration 600 --seed 4 --json \
 	--policy staffer --policy static
 if [ "$OUT" != "$j1" ]; then ok; else bad "another seed, other output"; fi
 
+# ---- the prefill trigger's slaMissQuery: the TTFT misses --------------------
+
+# A surge at a 0.5-s TTFT target misses first tokens: the SLO feedback
+# reads them and the prefill pool grows beyond what it is without it.
+# Steady traffic at a 30-s target misses none: the feedback reads 0 and
+# changes nothing (the same run, but for the policy's name).
+for run in "surge 0.5" "poisson 30"; do
+	set -- $run
+	split --shape $1 --rate 20 --duration 3600 --seed 3 --ttft $2 \
+		--json --policy staffer --policy staffer:prefill.slaMissQuery=x
+	status "slaMissQuery, $run" 0
+	printf '%s\n' "$OUT" | TTFT=$2 /usr/bin/python3 -c '
+import json, os, sys
+a, b = [json.loads(l) for l in sys.stdin]
+if os.environ["TTFT"] == "30":
+    assert a["ttft_attainment"] == 1, a
+    b["policy"] = a["policy"]
+    assert a == b, (a, b)
+else:
+    assert a["ttft_attainment"] < 0.95, a
+    assert b["prefill_replica_hours"] > 1.2 * a["prefill_replica_hours"], (a, b)
+    assert b["ttft_attainment"] > a["ttft_attainment"], (a, b)
+    assert b["metric_errors"] == 0, b
+' 2>"$TMP/py"
+	if [ $? -eq 0 ]; then ok; else bad "slaMissQuery, $run: $(cat "$TMP/py")"; fi
+done
+
 # ---- a trace with tokens, --initial-replicas, --timeseries -----------------
 
 awk 'BEGIN { print "arrival_s,input_tokens,output_tokens"

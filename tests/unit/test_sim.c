@@ -98,6 +98,29 @@ static void test_rate_series(void **state)
 	simseries_free(&s);
 }
 
+/* max_over_time: the largest sample in the left-open window, none when
+ * the window holds none. */
+static void test_max_over(void **state)
+{
+	struct simseries s;
+	double v[] = { 4, 9, 2, 1, 3 }, out = -1;
+	int i;
+
+	(void)state;
+	assert_int_equal(simseries_init(&s, 8), 0);
+	for (i = 0; i < 5; i++)          /* at 0, 15, 30, 45, 60 */
+		simseries_add(&s, 15.0 * i, v[i]);
+	assert_int_equal(simprom_max_over(&s, 60, 60, &out), 0);
+	assert_near(out, 9, 0);          /* (0, 60]: 15 .. 60 */
+	assert_int_equal(simprom_max_over(&s, 60, 45, &out), 0);
+	assert_near(out, 3, 0);          /* (15, 60]: 30 .. 60 */
+	assert_int_equal(simprom_max_over(&s, 50, 60, &out), 0);
+	assert_near(out, 9, 0);          /* nothing after now */
+	assert_int_equal(simprom_max_over(&s, 14, 10, &out), -1);
+	assert_int_equal(simprom_max_over(&s, 200, 60, &out), -1);
+	simseries_free(&s);
+}
+
 /* ---- the heap ------------------------------------------------------------ */
 
 static void test_heap_order(void **state)
@@ -1787,6 +1810,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rate_hand_worked),
 		cmocka_unit_test(test_rate_series),
+		cmocka_unit_test(test_max_over),
 		cmocka_unit_test(test_heap_order),
 		cmocka_unit_test(test_pool_table),
 		cmocka_unit_test(test_perf_model),

@@ -2,8 +2,8 @@
  * test_split.c - the split-fleet simulator (sim/split.h) and its policies
  * (sim/splitpol.h) on small cases worked by hand: one request's TTFT and
  * ITL, the prefill batch budget, the queue timeout, KV-cache admission,
- * replica-hours, the warm start, the bounds every policy keeps, a
- * policy's parse errors, and determinism.
+ * replica-hours, the warm start, the bounds every policy keeps, llm-d's
+ * minute of queue peaks, a policy's parse errors, and determinism.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -318,6 +318,67 @@ static void expect_parse_error(const char *spec, const char *needle)
 	check_contains(err, needle);
 }
 
+/*
+ * llm-d's analyzer on a view built by hand: it reads the prefill queue's
+ * peak of the last minute (max_over_time[1m]), not its last scrape; a
+ * scale-down blocks its next decisions for that minute; a starting pod
+ * blocks them too.
+ */
+static void test_llmd_window(void **state)
+{
+	struct split_config c;
+	struct splitpol p;
+	struct splitpol_run r;
+	struct simseries ser[SS_N];
+	struct split_view v;
+	char err[SPLITPOL_ERR_MAX];
+	int k;
+
+	(void)state;
+	config(&c, 4, 1, 3600);
+	if (splitpol_parse(&p, "llm-d", &c, 1000, err, sizeof(err)))
+		fail_msg("llm-d: %s", err);
+	assert_int_equal(splitpol_run_init(&r, &p, &c), 0);
+	for (k = 0; k < SS_N; k++)
+		assert_int_equal(simseries_init(&ser[k], 64), 0);
+	memset(&v, 0, sizeof(v));
+	v.ser = ser;
+	v.rate_window_s = 60;
+	v.c = &c;
+	v.spec[SPLIT_PREFILL] = v.status[SPLIT_PREFILL] = 4;
+	v.ready[SPLIT_PREFILL] = 4;
+	/* 40 prompts waited at 255 s, none since: 10 a replica, saturated */
+	simseries_add(&ser[SS_PQ], 240, 0);
+	simseries_add(&ser[SS_PQ], 255, 40);
+	simseries_add(&ser[SS_PQ], 270, 0);
+	simseries_add(&ser[SS_PQ], 285, 0);
+	simseries_add(&ser[SS_PQ], 300, 0);
+	v.now = 300;
+	assert_int_equal(splitpol_direct(&r, SPLIT_PREFILL, &v), 5);
+	/* a minute later the peak has left the window: one fewer */
+	simseries_add(&ser[SS_PQ], 315, 0);
+	v.now = 315;
+	assert_int_equal(splitpol_direct(&r, SPLIT_PREFILL, &v), 3);
+	/* ... and nothing for the minute the removed pod stays in the
+	 * query (the simulator applies the 3) */
+	v.spec[SPLIT_PREFILL] = v.status[SPLIT_PREFILL] = 3;
+	v.ready[SPLIT_PREFILL] = 3;
+	v.now = 345;
+	assert_int_equal(splitpol_direct(&r, SPLIT_PREFILL, &v), -1);
+	v.now = 375;
+	assert_int_equal(splitpol_direct(&r, SPLIT_PREFILL, &v), 2);
+	/* a pod starting blocks it */
+	v.now = 440;
+	v.starting[SPLIT_PREFILL] = 1;
+	v.status[SPLIT_PREFILL] = 3;
+	v.ready[SPLIT_PREFILL] = 2;
+	assert_int_equal(splitpol_direct(&r, SPLIT_PREFILL, &v), -1);
+	for (k = 0; k < SS_N; k++)
+		simseries_free(&ser[k]);
+	splitpol_run_free(&r);
+	splitpol_release(&p);
+}
+
 static void test_parse_errors(void **state)
 {
 	(void)state;
@@ -343,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_kv_admission),
 		cmocka_unit_test(test_first_minute),
 		cmocka_unit_test(test_scaling),
+		cmocka_unit_test(test_llmd_window),
 		cmocka_unit_test(test_parse_errors),
 	};
 
