@@ -273,6 +273,9 @@ static int policy_own(struct policy *p, const char *k, const char *v,
 			}
 			return 0;
 		}
+		if (!strcmp(k, "age"))
+			return policy_parse_num(k, v, 0, 0, 3600,
+						&p->answer_age_s, err, errlen);
 		if (!strcmp(k, "rules")) {
 			if (strcmp(v, "v2") && strcmp(v, "v3")) {
 				snprintf(err, errlen, "'rules': '%.40s' is not "

@@ -131,6 +131,12 @@ struct policy {
 	int w_given;                 /* staffer: w=given, W from the
 				      * serviceTime metadata only (a
 				      * serviceTime set wrong) */
+	double answer_age_s;         /* staffer: age=S, its instant answers
+				      * but the arrival rate S s old, as its
+				      * server's answer cache serves them
+				      * (0 to 17 s at the defaults, fetch.h;
+				      * the arrival rate comes from a range
+				      * refreshed on its grid); 0: now */
 	struct hpa_config hpa;
 	struct keda_config keda;
 };

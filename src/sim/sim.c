@@ -667,36 +667,50 @@ static int sim_set_spec(struct sim *s, int32_t target)
 
 /* ---- control ------------------------------------------------------------- */
 
-static double sim_rate_over(const struct sim *s, int k, double window_s)
+static double sim_rate_over(const struct sim *s, int k, double t,
+			    double window_s)
 {
 	double v;
 
-	return simprom_rate(&s->ser[k], s->now, window_s, &v) ? NAN : v;
+	return simprom_rate(&s->ser[k], t, window_s, &v) ? NAN : v;
 }
 
-static double sim_rate(const struct sim *s, int k)
+static double sim_rate(const struct sim *s, int k, double t)
 {
-	return sim_rate_over(s, k, s->c->rate_window_s);
+	return sim_rate_over(s, k, t, s->c->rate_window_s);
 }
 
-static double sim_gauge(const struct sim *s, int k)
+static double sim_gauge(const struct sim *s, int k, double t)
 {
 	double v;
 
-	return simprom_last(&s->ser[k], s->now, &v) ? NAN : v;
+	return simprom_last(&s->ser[k], t, &v) ? NAN : v;
 }
 
+/*
+ * What the policy reads now.  staffer's server reads the arrival rate, and
+ * its ranges, from the newest point of a range refreshed on its grid
+ * (fetch.h), which is what is read here at now: the points on the grid
+ * at or before it.  Its other instant answers come from its answer cache,
+ * answer_age_s old (staffer:age=S).  The pod counts are the API's, as of
+ * now.
+ */
 static void sim_view(struct sim *s, struct policy_view *v)
 {
-	v->now = s->now;
-	v->arrival_rate = sim_rate(s, S_ARR);
-	v->service_rate = sim_rate_over(s, S_SVC_SUM, s->c->service_window_s);
-	v->completion_rate = sim_rate_over(s, S_SVC_CNT,
+	double t = s->now;
+
+	v->now = t;
+	v->arrival_rate = sim_rate(s, S_ARR, t);
+	if (s->p->kind == POLICY_STAFFER)
+		t -= s->p->answer_age_s;
+	v->service_rate = sim_rate_over(s, S_SVC_SUM, t,
+					s->c->service_window_s);
+	v->completion_rate = sim_rate_over(s, S_SVC_CNT, t,
 					   s->c->service_window_s);
-	v->shed_rate = sim_rate(s, S_SHED);
-	v->busy_rate = sim_rate(s, S_BUSY);
-	v->queue_depth = sim_gauge(s, S_QUEUE);
-	v->inflight = sim_gauge(s, S_INFLIGHT);
+	v->shed_rate = sim_rate(s, S_SHED, t);
+	v->busy_rate = sim_rate(s, S_BUSY, t);
+	v->queue_depth = sim_gauge(s, S_QUEUE, t);
+	v->inflight = sim_gauge(s, S_INFLIGHT, t);
 	v->spec = s->pool.spec;
 	v->status = s->pool.n_starting + s->pool.n_ready;
 	v->ready = s->pool.n_ready;
@@ -969,6 +983,8 @@ int sim_run(const struct sim_config *c, const struct trace *t,
 	if (p->kind == POLICY_STAFFER && p->meta.current_replicas_query &&
 	    p->meta.scale_down_period_s + SIMPROM_LOOKBACK_S > span)
 		span = p->meta.scale_down_period_s + SIMPROM_LOOKBACK_S;
+	if (p->kind == POLICY_STAFFER)
+		span += p->answer_age_s;
 	cap = (size_t)(span / c->scrape_s) + 4;
 	if (cap > SIMPROM_SAMPLES_MAX)
 		cap = SIMPROM_SAMPLES_MAX;

@@ -109,6 +109,7 @@ static void simulate_usage(FILE *fp)
 "  --sla S (2)  --scrape-interval S (15)  --rate-window S (60)\n"
 "  --service-window S (300)  W's rate() window, as serviceTimeQuery's\n"
 "  --hpa-sync S (15)  --hpa-tolerance X (0.1)  --downscale-window S (300)\n"
+
 "  --max-replicas N (100: each policy's default maxReplicaCount)\n"
 "policies (repeat --policy; default: all eight at their defaults):\n"
 "  staffer[:METADATA]  keda-queue[:threshold=T]  keda-running[:threshold=T]\n"
@@ -127,7 +128,9 @@ static void simulate_usage(FILE *fp)
 "  feedback=on (slaMissQuery from the gateway's waits), feedback=bound\n"
 "  (maxReplicaCount from the first miss: what no SLO feedback beats),\n"
 "  w=given (W from serviceTime only), cold=measured (coldStartQuery\n"
-"  answered with the median cold start of the replicas seen starting)\n"
+"  answered with the median cold start of the replicas seen starting),\n"
+"  age=S (its instant answers but the arrival rate S seconds old, as\n"
+"  its server's answer cache serves them: 8.5 on average)\n"
 "  key=value arguments are staffer metadata for every staffer policy.\n"
 "output:\n"
 "  --json              one JSON object per policy per line\n"

@@ -900,6 +900,67 @@ static void run_synth(const char *spec, uint64_t seed, struct sim_result *r)
 	run_synth_routed(spec, seed, SIM_ROUTE_SHARED, r);
 }
 
+/* staffer's raw answer in the sample at 330 s. */
+static void raw_sample(void *arg, const struct sim_sample *x)
+{
+	if (x->t == 330)
+		*(int32_t *)arg = x->raw;
+}
+
+/* One request at 10 s (W is measured), then 40 at 300.5 s, 20 s each,
+ * on two replicas of one slot, under policy spec; staffer's raw answer
+ * at 330 s into *raw. */
+static void run_burst(const char *spec, int32_t *raw)
+{
+	double at[41], svc[41];
+	struct trace t;
+	struct demand d;
+	struct policy p;
+	struct sim_config c;
+	struct sim_result r;
+	char err[512];
+	size_t i;
+
+	for (i = 0; i < 41; i++) {
+		at[i] = i ? 300.5 : 10;
+		svc[i] = 20;
+	}
+	make_trace(&t, at, svc, 41, 900);
+	demand_init(&d);
+	assert_int_equal(demand_build(&d, &t, err, sizeof(err)), 0);
+	parse_policy(&p, spec, 1);
+	sim_config_init(&c);
+	c.initial_replicas = 2;
+	c.queue_timeout_s = 3000;
+	c.end_s = t.span_s;
+	c.ts_step_s = 15;
+	*raw = -2;
+	assert_int_equal(sim_run(&c, &t, &d, &p, &r, raw_sample, raw, err,
+				 sizeof(err)), 0);
+	policy_release(&p);
+	demand_free(&d);
+	trace_free(&t);
+}
+
+/*
+ * staffer:age=S: the queue scraped at 315 s reaches staffer's 322.5-s
+ * decision only when its instant answers are younger than 7.5 s; 45 s
+ * old, the decision still reads the empty queue of 277.5 s and asks for
+ * less (22 against 73 here).  age=0 is the default.
+ */
+static void test_answer_age(void **state)
+{
+	int32_t raw_now, raw_zero, raw_aged;
+
+	(void)state;
+	run_burst("staffer", &raw_now);
+	run_burst("staffer:age=0", &raw_zero);
+	run_burst("staffer:age=45", &raw_aged);
+	assert_true(raw_aged >= 0);
+	assert_true(raw_now > raw_aged);
+	assert_int_equal(raw_now, raw_zero);
+}
+
 static void test_determinism(void **state)
 {
 	struct sim_result a, b, x;
@@ -1032,7 +1093,7 @@ static void test_cold_vary(void **state)
 	(void)state;
 	for (i = 0; i < 40; i++) {
 		at[i] = 100;
-		svc[i] = 2000;
+		svc[i] = 20;
 	}
 	make_trace(&t, at, svc, 40, 1800);
 	demand_init(&d);
@@ -1827,6 +1888,7 @@ int main(void)
 		cmocka_unit_test(test_littles_law),
 		cmocka_unit_test(test_queue_timeout),
 		cmocka_unit_test(test_cold_start),
+		cmocka_unit_test(test_answer_age),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_oracle),
 		cmocka_unit_test(test_policy_parse_errors),
