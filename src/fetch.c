@@ -590,11 +590,17 @@ static uint32_t entry_phase(const struct entry *e)
 	return e->unphased ? 0 : series_phase(e->query);
 }
 
+/* Whether x is an entry of e's query and backend, other than e. */
+static int entry_same_query(const struct entry *e, const struct entry *x)
+{
+	return x != e && x->hash == e->hash && x->be == e->be &&
+	       !strcmp(x->query, e->query);
+}
+
 /* Whether x is a kept range of e's query and backend, other than e. */
 static int entry_sibling(const struct entry *e, const struct entry *x)
 {
-	return x != e && x->hash == e->hash && x->be == e->be &&
-	       entry_kept(x) && !strcmp(x->query, e->query);
+	return entry_kept(x) && entry_same_query(e, x);
 }
 
 /* The most recently fetched kept range of e's query and backend whose
@@ -783,9 +789,8 @@ static int entry_feeds_instant(struct fetch *f, const struct entry *e)
 	if (!entry_kept(e) || entry_finer(f, e))
 		return 0;
 	for (x = f->buckets[e->hash % BUCKETS]; x; x = x->next)
-		if (x != e && x->hash == e->hash && x->be == e->be &&
-		    !(x->range_s > 0) && !(x->end_s > 0) &&
-		    !strcmp(x->query, e->query))
+		if (!(x->range_s > 0) && !(x->end_s > 0) &&
+		    entry_same_query(e, x))
 			return 1;
 	return 0;
 }
