@@ -18,7 +18,8 @@ replicas: KEDA's default maxReplicaCount, applied to the planners too).
               the SLO feedback on its TTFT misses (ABLATION)
   planner     NVIDIA Dynamo's SLA planner's throughput rule (its
               planner_core.py at ai-dynamo/dynamo b6f3161: no headroom,
-              the prefill correction factor only lowers) every 180 s (its
+              the prefill correction factor only lowers, the ITL
+              correction factor divides the ITL target) every 180 s (its
               default adjustment interval), with the `constant`
               predictor; and with a margin (scale 1.1 to 3) as a
               practitioner might add: the sweep that finds its cost at

@@ -143,6 +143,20 @@ int simprom_max_over(const struct simseries *s, double now, double window_s,
 	return 0;
 }
 
+int simprom_avg_over(const struct simseries *s, double now, double window_s,
+		     double *out)
+{
+	size_t i, n = 0, end = simseries_after(s, now);
+	double sum = 0;
+
+	for (i = simseries_after(s, now - window_s); i < end; i++, n++)
+		sum += s->v[simseries_at(s, i)];
+	if (n == 0)
+		return -1;
+	*out = sum / (double)n;
+	return 0;
+}
+
 int simprom_last(const struct simseries *s, double now, double *out)
 {
 	size_t i = simseries_after(s, now), k;

@@ -47,6 +47,10 @@ int simprom_last(const struct simseries *s, double now, double *out);
  * window_s, now]; -1 when there is none. */
 int simprom_max_over(const struct simseries *s, double now, double window_s,
 		     double *out);
+/* avg_over_time(s[window_s]) at now: the mean of the samples in (now -
+ * window_s, now]; -1 when there is none. */
+int simprom_avg_over(const struct simseries *s, double now, double window_s,
+		     double *out);
 
 /*
  * extrapolatedRate on n samples (t ascending) already selected for the

@@ -444,6 +444,8 @@ static int split_step(struct split *s, size_t r)
 		} else {
 			s->tokens++;
 			s->itl_sum += d;
+			s->cnt[SS_ITL_SUM] += d;
+			s->cnt[SS_ITL_N] += 1;
 			if (d <= s->c->itl_s)
 				s->tokens_within++;
 		}

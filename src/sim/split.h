@@ -99,6 +99,9 @@ enum split_series {
 	SS_TTFT_MISS,    /* ... of those, first tokens later than the TTFT
 			  * target and prompts shed: an engine's TTFT
 			  * histogram above the target's bucket (counter) */
+	SS_ITL_SUM,      /* the gaps before each token after a sequence's
+			  * first, s: an ITL histogram's _sum (counter) */
+	SS_ITL_N,        /* ... those tokens: its _count (counter) */
 	SS_PQ,           /* prompts waiting for prefill (gauge) */
 	SS_PRUN,         /* prompts in prefill batches (gauge) */
 	SS_DQ,           /* sequences waiting for a decode slot (gauge) */

@@ -630,33 +630,87 @@ static double splitpol_increase(const struct split_view *v, int s,
 	return x * interval_s;
 }
 
-/* Dynamo's throughput rule for pool k on the last interval. */
+/*
+ * Dynamo's throughput rule for pool k on the last interval
+ * (planner_core.py at ai-dynamo/dynamo b6f3161: make_adjustments).
+ * Its profile is this engine's: prefill throughput at the mean prompt
+ * alone (isl / TTFT), decode throughput at the largest batch whose ITL
+ * meets the (corrected) target within the KV room for a sequence of
+ * isl + osl / 2.  The TTFT correction factor only lowers the prefill
+ * answer (min(1, factor)); here it is never below 1 (the observed TTFT
+ * holds at least each prompt's own prefill, the KV transfer and one
+ * decode step), so it is left out.  The ITL correction factor, the
+ * observed ITL over the profile's at the concurrency seen, divides the
+ * ITL target on decode.  The profile places that concurrency by its
+ * own KV size (perf_interpolation.py as at 52787de; b6f3161 divided by
+ * a constant 1,000,000, a bug that would size this engine's decode
+ * pool 30 % too large on steady traffic).
+ */
 static int32_t splitpol_planner(struct splitpol_run *r, int k,
 				const struct split_view *v)
 {
+	static const int in_system[] = { SS_PQ, SS_PRUN, SS_DQ, SS_DRUN };
 	const struct split_config *c = r->c;
 	double iv = r->p->interval_s;
 	double req = splitpol_increase(v, SS_ARR, iv);
 	double in = splitpol_increase(v, SS_IN, iv);
 	double done = splitpol_increase(v, SS_DONE, iv);
 	double out = splitpol_increase(v, SS_DONE_OUT, iv);
-	double isl, osl, need, thpt, ctx;
-	long b;
+	double gaps = splitpol_increase(v, SS_ITL_SUM, iv);
+	double gapn = splitpol_increase(v, SS_ITL_N, iv);
+	double isl, osl, need, thpt, ctx, conc, itl, corr, x;
+	int32_t nd = v->ready[SPLIT_DECODE];
+	size_t j;
+	long b, cap;
 
 	if (isnan(req) || isnan(in) || !(req > 0))
 		return -1;   /* no traffic: the planner skips */
+	/* it computes the correction factors first, for both pools:
+	 * len(d_endpoints) 0 raises, and the whole adjustment is skipped */
+	if (nd <= 0)
+		return -1;
 	isl = in / req;
 	if (k == SPLIT_PREFILL) {
 		thpt = splitpol_prefill_tps(c->perf, isl);
 		need = req * isl / iv / thpt;
 	} else {
-		if (isnan(done) || isnan(out) || !(done > 0))
+		if (isnan(done) || isnan(out) || !(done > 0) ||
+		    isnan(gaps) || isnan(gapn) || !(gapn > 0))
 			return -1;
 		osl = out / done;
-		b = splitpol_batch_within(c->perf, c->itl_s, c->decode_slots);
 		ctx = isl + osl / 2;
-		if (ctx > 0 && (double)b > c->kv_tokens / ctx)
-			b = (long)floor(c->kv_tokens / ctx);
+		/* the frontend's mean ITL over the interval: its
+		 * histogram's increase(_sum) / increase(_count) */
+		itl = gaps / gapn;
+		/* The concurrency per decode endpoint, num_req x
+		 * request_duration / interval: by Little's law the mean in
+		 * the system over the interval (avg_over_time of its
+		 * gauges), the KV transfers in flight too.  The profile's
+		 * ITL there, within its range (the nearest point outside
+		 * it). */
+		conc = req / iv * split_transfer_s(c, isl);
+		for (j = 0; j < sizeof(in_system) / sizeof(in_system[0]); j++) {
+			if (simprom_avg_over(&v->ser[in_system[j]], v->now, iv,
+					     &x))
+				return -1;
+			conc += x;
+		}
+		conc /= (double)nd;
+		cap = c->decode_slots;
+		if (ctx > 0 && (double)cap > c->kv_tokens / ctx)
+			cap = (long)floor(c->kv_tokens / ctx);
+		if (conc > (double)cap)
+			conc = (double)cap;
+		if (conc < 1)
+			conc = 1;
+		corr = itl / perf_token_s(c->perf, conc);
+		if (!(corr > 0) || !isfinite(corr))
+			return -1;   /* a ZeroDivisionError: skipped */
+		/* the best throughput at the corrected ITL target */
+		b = splitpol_batch_within(c->perf, c->itl_s / corr,
+					  c->decode_slots);
+		if (b > cap)
+			b = cap;
 		if (b < 1)
 			b = 1;
 		thpt = (double)b / perf_token_s(c->perf, (double)b);

@@ -98,8 +98,8 @@ static void test_rate_series(void **state)
 	simseries_free(&s);
 }
 
-/* max_over_time: the largest sample in the left-open window, none when
- * the window holds none. */
+/* max_over_time and avg_over_time: the largest sample and the mean in the
+ * left-open window, none when the window holds none. */
 static void test_max_over(void **state)
 {
 	struct simseries s;
@@ -118,6 +118,12 @@ static void test_max_over(void **state)
 	assert_near(out, 9, 0);          /* nothing after now */
 	assert_int_equal(simprom_max_over(&s, 14, 10, &out), -1);
 	assert_int_equal(simprom_max_over(&s, 200, 60, &out), -1);
+	/* avg_over_time over the same windows */
+	assert_int_equal(simprom_avg_over(&s, 60, 60, &out), 0);
+	assert_near(out, (9 + 2 + 1 + 3) / 4.0, 1e-12);
+	assert_int_equal(simprom_avg_over(&s, 50, 60, &out), 0);
+	assert_near(out, (9 + 2 + 1) / 3.0, 1e-12);
+	assert_int_equal(simprom_avg_over(&s, 200, 60, &out), -1);
 	simseries_free(&s);
 }
 

@@ -3,7 +3,8 @@
  * (sim/splitpol.h) on small cases worked by hand: one request's TTFT and
  * ITL, the prefill batch budget, the queue timeout, KV-cache admission,
  * replica-hours, the warm start, the bounds every policy keeps, llm-d's
- * minute of queue peaks, a policy's parse errors, and determinism.
+ * minute of queue peaks, the planner's ITL correction, a policy's parse
+ * errors, and determinism.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -379,6 +380,72 @@ static void test_llmd_window(void **state)
 	splitpol_release(&p);
 }
 
+/*
+ * The planner's decode answer on 180 s of steady traffic built by hand
+ * (10 req/s of 1000 input and 200 output tokens, 40 sequences decoding on
+ * 2 replicas): with the observed ITL what the profile gives at 20
+ * sequences a replica, it plans at the 40-ms target (b* 38: ceil(2000 /
+ * (38 / ITL(38))) = 3); with twice that, the corrected target (20 ms) is
+ * below any batch's ITL and it plans one sequence a replica (ceil(2000 x
+ * ITL(1)) = 59).
+ */
+static int32_t planner_decode(double itl_factor)
+{
+	struct split_config c;
+	struct splitpol p;
+	struct splitpol_run r;
+	struct simseries ser[SS_N];
+	struct split_view v;
+	char err[SPLITPOL_ERR_MAX];
+	double itl;
+	int32_t n;
+	int k, i;
+
+	config(&c, 2, 2, 3600);
+	itl = itl_factor * perf_token_s(&perf, 20);
+	if (splitpol_parse(&p, "planner", &c, 1000, err, sizeof(err)))
+		fail_msg("planner: %s", err);
+	assert_int_equal(splitpol_run_init(&r, &p, &c), 0);
+	for (k = 0; k < SS_N; k++)
+		assert_int_equal(simseries_init(&ser[k], 64), 0);
+	for (i = 0; i <= 24; i++) {
+		double t = 15.0 * i;
+
+		simseries_add(&ser[SS_ARR], t, 10 * t);
+		simseries_add(&ser[SS_IN], t, 10000 * t);
+		simseries_add(&ser[SS_DONE], t, 10 * t);
+		simseries_add(&ser[SS_DONE_OUT], t, 2000 * t);
+		simseries_add(&ser[SS_ITL_N], t, 1990 * t);
+		simseries_add(&ser[SS_ITL_SUM], t, 1990 * t * itl);
+		simseries_add(&ser[SS_PQ], t, 0);
+		simseries_add(&ser[SS_PRUN], t, 0);
+		simseries_add(&ser[SS_DQ], t, 0);
+		/* less the KV transfers in flight: 20 a replica in all */
+		simseries_add(&ser[SS_DRUN], t,
+			      40 - 10 * split_transfer_s(&c, 1000));
+	}
+	memset(&v, 0, sizeof(v));
+	v.ser = ser;
+	v.rate_window_s = 60;
+	v.c = &c;
+	v.now = 360;
+	for (k = 0; k < SPLIT_POOLS; k++)
+		v.spec[k] = v.status[k] = v.ready[k] = 2;
+	n = splitpol_direct(&r, SPLIT_DECODE, &v);
+	for (k = 0; k < SS_N; k++)
+		simseries_free(&ser[k]);
+	splitpol_run_free(&r);
+	splitpol_release(&p);
+	return n;
+}
+
+static void test_planner_itl_correction(void **state)
+{
+	(void)state;
+	assert_int_equal(planner_decode(1), 3);
+	assert_int_equal(planner_decode(2), 59);
+}
+
 static void test_parse_errors(void **state)
 {
 	(void)state;
@@ -405,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_first_minute),
 		cmocka_unit_test(test_scaling),
 		cmocka_unit_test(test_llmd_window),
+		cmocka_unit_test(test_planner_itl_correction),
 		cmocka_unit_test(test_parse_errors),
 	};
 
