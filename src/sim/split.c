@@ -743,6 +743,7 @@ static size_t split_series_cap(const struct split_config *c,
 		if (range + c->rate_window_s > span)
 			span = range + c->rate_window_s;
 	}
+	span += p->answer_age_s;        /* staffer's answers that old */
 	cap = (size_t)(span / c->scrape_s) + 4;
 	return cap > SIMPROM_SAMPLES_MAX ? SIMPROM_SAMPLES_MAX : cap;
 }

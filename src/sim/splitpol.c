@@ -247,6 +247,9 @@ static int splitpol_set(void *arg, const char *k, const char *v, char *err,
 	}
 	switch (p->kind) {
 	case SPLITPOL_STAFFER:
+		if (!strcmp(k, "age"))
+			return policy_parse_num(k, v, 0, 0, 3600,
+						&p->answer_age_s, err, errlen);
 		for (i = 0; i < SPLIT_POOLS; i++) {
 			size_t len = strlen(splitpol_pool_names[i]);
 
@@ -460,19 +463,28 @@ void splitpol_run_free(struct splitpol_run *r)
 	}
 }
 
-static double splitpol_rate(const struct split_view *v, int s)
+static double splitpol_rate_at(const struct split_view *v, int s, double t)
 {
 	double x;
 
-	return simprom_rate(&v->ser[s], v->now, v->rate_window_s, &x) ? NAN
-									: x;
+	return simprom_rate(&v->ser[s], t, v->rate_window_s, &x) ? NAN : x;
+}
+
+static double splitpol_gauge_at(const struct split_view *v, int s, double t)
+{
+	double x;
+
+	return simprom_last(&v->ser[s], t, &x) ? NAN : x;
+}
+
+static double splitpol_rate(const struct split_view *v, int s)
+{
+	return splitpol_rate_at(v, s, v->now);
 }
 
 static double splitpol_gauge(const struct split_view *v, int s)
 {
-	double x;
-
-	return simprom_last(&v->ser[s], v->now, &x) ? NAN : x;
+	return splitpol_gauge_at(v, s, v->now);
 }
 
 static double splitpol_or0(double x)
@@ -516,15 +528,19 @@ static int32_t splitpol_staffer(struct splitpol_run *r, int k,
 	struct decision d;
 	enum model_err merr;
 	double range, step;
+	/* the arrival rate and the ranges as of now (sim.c's sim_view()
+	 * says why), its other instant answers age=S old */
+	double t = v->now - r->p->answer_age_s;
 
 	if (strcmp(meta_rate_window_source(&m), "given"))
 		m.rate_window_s = v->rate_window_s;
 	memset(&o, 0, sizeof(o));
 	o.arrival_rate = splitpol_rate(v, SS_ARR);
-	o.queue_depth = splitpol_gauge(v, k == SPLIT_PREFILL ? SS_PQ : SS_DQ);
-	o.shed_rate = k == SPLIT_PREFILL ? splitpol_rate(v, SS_SHED) : 0;
-	o.pool.input_rate = splitpol_rate(v, SS_IN);
-	o.pool.output_rate = splitpol_rate(v, SS_OUT);
+	o.queue_depth = splitpol_gauge_at(v, k == SPLIT_PREFILL ? SS_PQ :
+					  SS_DQ, t);
+	o.shed_rate = k == SPLIT_PREFILL ? splitpol_rate_at(v, SS_SHED, t) : 0;
+	o.pool.input_rate = splitpol_rate_at(v, SS_IN, t);
+	o.pool.output_rate = splitpol_rate_at(v, SS_OUT, t);
 	if (isnan(o.arrival_rate) || isnan(o.queue_depth) ||
 	    isnan(o.shed_rate) || isnan(o.pool.input_rate) ||
 	    (k == SPLIT_DECODE && isnan(o.pool.output_rate))) {
@@ -537,7 +553,7 @@ static int32_t splitpol_staffer(struct splitpol_run *r, int k,
 	o.pool.input_rate = splitpol_or0(o.pool.input_rate);
 	o.pool.output_rate = splitpol_or0(o.pool.output_rate);
 	o.pool.kv_used = m.kv_cache_usage_query ?
-			 splitpol_gauge(v, SS_KV) : -1;
+			 splitpol_gauge_at(v, SS_KV, t) : -1;
 	if (isnan(o.pool.kv_used))
 		o.pool.kv_used = -1;
 	o.w_last = q->last_w;

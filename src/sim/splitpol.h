@@ -97,6 +97,9 @@ struct splitpol {
 	double scale;                   /* planner: its answer x scale */
 	double kv_sat, queue_sat, kv_spare, queue_spare; /* llm-d */
 	int32_t fixed[SPLIT_POOLS];     /* static; -1: the warm start */
+	double answer_age_s;            /* staffer: age=S, its instant
+					 * answers but the arrival rate S s
+					 * old (sim/policy.h) */
 };
 
 /*

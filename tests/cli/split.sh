@@ -116,6 +116,23 @@ else:
 	if [ $? -eq 0 ]; then ok; else bad "slaMissQuery, $run: $(cat "$TMP/py")"; fi
 done
 
+# staffer:age=S reads its instant answers but the arrival rate S s old:
+# 0 is the default, to the byte; 30 s old, the decisions differ.
+split --shape surge --rate 20 --duration 3600 --seed 3 --json \
+	--policy staffer --policy staffer:age=0 --policy staffer:age=30
+status "age" 0
+printf '%s\n' "$OUT" | /usr/bin/python3 -c '
+import json, sys
+a, z, old = [json.loads(l) for l in sys.stdin]
+z["policy"] = a["policy"]
+assert a == z, (a, z)
+assert old["metric_errors"] == 0, old
+assert (old["ttft_attainment"], old["replica_hours"]) != \
+    (a["ttft_attainment"], a["replica_hours"]), (a, old)
+' 2>"$TMP/py"
+if [ $? -eq 0 ]; then ok; else bad "age: $(cat "$TMP/py")"; fi
+refuse "bad age" "'age': '-1'" $S --policy staffer:age=-1
+
 # ---- a trace with tokens, --initial-replicas, --timeseries -----------------
 
 awk 'BEGIN { print "arrival_s,input_tokens,output_tokens"
