@@ -319,65 +319,87 @@ static void expect_parse_error(const char *spec, const char *needle)
 	check_contains(err, needle);
 }
 
-/*
- * llm-d's analyzer on a view built by hand: it reads the prefill queue's
- * peak of the last minute (max_over_time[1m]), not its last scrape; a
- * scale-down blocks its next decisions for that minute; a starting pod
- * blocks them too.
- */
-static void test_llmd_window(void **state)
-{
+/* A direct policy (planner, llm-d) on a view built by hand: its run, the
+ * series it reads (empty) and the view, every replica ready. */
+struct viewfix {
 	struct split_config c;
 	struct splitpol p;
 	struct splitpol_run r;
 	struct simseries ser[SS_N];
 	struct split_view v;
+};
+
+static void viewfix_init(struct viewfix *f, const char *spec, int32_t p,
+			 int32_t d)
+{
 	char err[SPLITPOL_ERR_MAX];
 	int k;
 
-	(void)state;
-	config(&c, 4, 1, 3600);
-	if (splitpol_parse(&p, "llm-d", &c, 1000, err, sizeof(err)))
-		fail_msg("llm-d: %s", err);
-	assert_int_equal(splitpol_run_init(&r, &p, &c), 0);
+	config(&f->c, p, d, 3600);
+	if (splitpol_parse(&f->p, spec, &f->c, 1000, err, sizeof(err)))
+		fail_msg("%s: %s", spec, err);
+	assert_int_equal(splitpol_run_init(&f->r, &f->p, &f->c), 0);
 	for (k = 0; k < SS_N; k++)
-		assert_int_equal(simseries_init(&ser[k], 64), 0);
-	memset(&v, 0, sizeof(v));
-	v.ser = ser;
-	v.rate_window_s = 60;
-	v.c = &c;
-	v.spec[SPLIT_PREFILL] = v.status[SPLIT_PREFILL] = 4;
-	v.ready[SPLIT_PREFILL] = 4;
+		assert_int_equal(simseries_init(&f->ser[k], 64), 0);
+	memset(&f->v, 0, sizeof(f->v));
+	f->v.ser = f->ser;
+	f->v.rate_window_s = 60;
+	f->v.c = &f->c;
+	for (k = 0; k < SPLIT_POOLS; k++)
+		f->v.spec[k] = f->v.status[k] = f->v.ready[k] =
+			f->c.initial[k];
+}
+
+static void viewfix_release(struct viewfix *f)
+{
+	int k;
+
+	for (k = 0; k < SS_N; k++)
+		simseries_free(&f->ser[k]);
+	splitpol_run_free(&f->r);
+	splitpol_release(&f->p);
+}
+
+/*
+ * llm-d's analyzer: it reads the prefill queue's peak of the last minute
+ * (max_over_time[1m]), not its last scrape; a scale-down blocks its next
+ * decisions for that minute; a starting pod blocks them too.
+ */
+static void test_llmd_window(void **state)
+{
+	struct viewfix f;
+	struct split_view *v = &f.v;
+	struct simseries *q = &f.ser[SS_PQ];
+
+	(void)state;
+	viewfix_init(&f, "llm-d", 4, 1);
 	/* 40 prompts waited at 255 s, none since: 10 a replica, saturated */
-	simseries_add(&ser[SS_PQ], 240, 0);
-	simseries_add(&ser[SS_PQ], 255, 40);
-	simseries_add(&ser[SS_PQ], 270, 0);
-	simseries_add(&ser[SS_PQ], 285, 0);
-	simseries_add(&ser[SS_PQ], 300, 0);
-	v.now = 300;
-	assert_int_equal(splitpol_direct(&r, SPLIT_PREFILL, &v), 5);
+	simseries_add(q, 240, 0);
+	simseries_add(q, 255, 40);
+	simseries_add(q, 270, 0);
+	simseries_add(q, 285, 0);
+	simseries_add(q, 300, 0);
+	v->now = 300;
+	assert_int_equal(splitpol_direct(&f.r, SPLIT_PREFILL, v), 5);
 	/* a minute later the peak has left the window: one fewer */
-	simseries_add(&ser[SS_PQ], 315, 0);
-	v.now = 315;
-	assert_int_equal(splitpol_direct(&r, SPLIT_PREFILL, &v), 3);
+	simseries_add(q, 315, 0);
+	v->now = 315;
+	assert_int_equal(splitpol_direct(&f.r, SPLIT_PREFILL, v), 3);
 	/* ... and nothing for the minute the removed pod stays in the
 	 * query (the simulator applies the 3) */
-	v.spec[SPLIT_PREFILL] = v.status[SPLIT_PREFILL] = 3;
-	v.ready[SPLIT_PREFILL] = 3;
-	v.now = 345;
-	assert_int_equal(splitpol_direct(&r, SPLIT_PREFILL, &v), -1);
-	v.now = 375;
-	assert_int_equal(splitpol_direct(&r, SPLIT_PREFILL, &v), 2);
+	v->spec[SPLIT_PREFILL] = v->status[SPLIT_PREFILL] = 3;
+	v->ready[SPLIT_PREFILL] = 3;
+	v->now = 345;
+	assert_int_equal(splitpol_direct(&f.r, SPLIT_PREFILL, v), -1);
+	v->now = 375;
+	assert_int_equal(splitpol_direct(&f.r, SPLIT_PREFILL, v), 2);
 	/* a pod starting blocks it */
-	v.now = 440;
-	v.starting[SPLIT_PREFILL] = 1;
-	v.status[SPLIT_PREFILL] = 3;
-	v.ready[SPLIT_PREFILL] = 2;
-	assert_int_equal(splitpol_direct(&r, SPLIT_PREFILL, &v), -1);
-	for (k = 0; k < SS_N; k++)
-		simseries_free(&ser[k]);
-	splitpol_run_free(&r);
-	splitpol_release(&p);
+	v->now = 440;
+	v->starting[SPLIT_PREFILL] = 1;
+	v->status[SPLIT_PREFILL] = 3;
+	v->ready[SPLIT_PREFILL] = 2;
+	assert_int_equal(splitpol_direct(&f.r, SPLIT_PREFILL, v), -1);
+	viewfix_release(&f);
 }
 
 /*
@@ -391,51 +413,31 @@ static void test_llmd_window(void **state)
  */
 static int32_t planner_decode(double itl_factor)
 {
-	struct split_config c;
-	struct splitpol p;
-	struct splitpol_run r;
-	struct simseries ser[SS_N];
-	struct split_view v;
-	char err[SPLITPOL_ERR_MAX];
-	double itl;
+	struct viewfix f;
+	double itl = itl_factor * perf_token_s(&perf, 20), tr;
 	int32_t n;
-	int k, i;
+	int i;
 
-	config(&c, 2, 2, 3600);
-	itl = itl_factor * perf_token_s(&perf, 20);
-	if (splitpol_parse(&p, "planner", &c, 1000, err, sizeof(err)))
-		fail_msg("planner: %s", err);
-	assert_int_equal(splitpol_run_init(&r, &p, &c), 0);
-	for (k = 0; k < SS_N; k++)
-		assert_int_equal(simseries_init(&ser[k], 64), 0);
+	viewfix_init(&f, "planner", 2, 2);
+	tr = split_transfer_s(&f.c, 1000);
 	for (i = 0; i <= 24; i++) {
 		double t = 15.0 * i;
 
-		simseries_add(&ser[SS_ARR], t, 10 * t);
-		simseries_add(&ser[SS_IN], t, 10000 * t);
-		simseries_add(&ser[SS_DONE], t, 10 * t);
-		simseries_add(&ser[SS_DONE_OUT], t, 2000 * t);
-		simseries_add(&ser[SS_ITL_N], t, 1990 * t);
-		simseries_add(&ser[SS_ITL_SUM], t, 1990 * t * itl);
-		simseries_add(&ser[SS_PQ], t, 0);
-		simseries_add(&ser[SS_PRUN], t, 0);
-		simseries_add(&ser[SS_DQ], t, 0);
+		simseries_add(&f.ser[SS_ARR], t, 10 * t);
+		simseries_add(&f.ser[SS_IN], t, 10000 * t);
+		simseries_add(&f.ser[SS_DONE], t, 10 * t);
+		simseries_add(&f.ser[SS_DONE_OUT], t, 2000 * t);
+		simseries_add(&f.ser[SS_ITL_N], t, 1990 * t);
+		simseries_add(&f.ser[SS_ITL_SUM], t, 1990 * t * itl);
+		simseries_add(&f.ser[SS_PQ], t, 0);
+		simseries_add(&f.ser[SS_PRUN], t, 0);
+		simseries_add(&f.ser[SS_DQ], t, 0);
 		/* less the KV transfers in flight: 20 a replica in all */
-		simseries_add(&ser[SS_DRUN], t,
-			      40 - 10 * split_transfer_s(&c, 1000));
+		simseries_add(&f.ser[SS_DRUN], t, 40 - 10 * tr);
 	}
-	memset(&v, 0, sizeof(v));
-	v.ser = ser;
-	v.rate_window_s = 60;
-	v.c = &c;
-	v.now = 360;
-	for (k = 0; k < SPLIT_POOLS; k++)
-		v.spec[k] = v.status[k] = v.ready[k] = 2;
-	n = splitpol_direct(&r, SPLIT_DECODE, &v);
-	for (k = 0; k < SS_N; k++)
-		simseries_free(&ser[k]);
-	splitpol_run_free(&r);
-	splitpol_release(&p);
+	f.v.now = 360;
+	n = splitpol_direct(&f.r, SPLIT_DECODE, &f.v);
+	viewfix_release(&f);
 	return n;
 }
 
