@@ -1099,7 +1099,7 @@ static void test_cold_vary(void **state)
 	(void)state;
 	for (i = 0; i < 40; i++) {
 		at[i] = 100;
-		svc[i] = 20;
+		svc[i] = 2000;
 	}
 	make_trace(&t, at, svc, 40, 1800);
 	demand_init(&d);
