@@ -701,8 +701,7 @@ static void sim_view(struct sim *s, struct policy_view *v)
 
 	v->now = t;
 	v->arrival_rate = sim_rate(s, S_ARR, t);
-	if (s->p->kind == POLICY_STAFFER)
-		t -= s->p->answer_age_s;
+	t -= s->p->answer_age_s;        /* 0 but for staffer:age=S */
 	v->service_rate = sim_rate_over(s, S_SVC_SUM, t,
 					s->c->service_window_s);
 	v->completion_rate = sim_rate_over(s, S_SVC_CNT, t,
@@ -983,8 +982,7 @@ int sim_run(const struct sim_config *c, const struct trace *t,
 	if (p->kind == POLICY_STAFFER && p->meta.current_replicas_query &&
 	    p->meta.scale_down_period_s + SIMPROM_LOOKBACK_S > span)
 		span = p->meta.scale_down_period_s + SIMPROM_LOOKBACK_S;
-	if (p->kind == POLICY_STAFFER)
-		span += p->answer_age_s;
+	span += p->answer_age_s;        /* 0 but for staffer:age=S */
 	cap = (size_t)(span / c->scrape_s) + 4;
 	if (cap > SIMPROM_SAMPLES_MAX)
 		cap = SIMPROM_SAMPLES_MAX;

@@ -109,7 +109,6 @@ static void simulate_usage(FILE *fp)
 "  --sla S (2)  --scrape-interval S (15)  --rate-window S (60)\n"
 "  --service-window S (300)  W's rate() window, as serviceTimeQuery's\n"
 "  --hpa-sync S (15)  --hpa-tolerance X (0.1)  --downscale-window S (300)\n"
-
 "  --max-replicas N (100: each policy's default maxReplicaCount)\n"
 "policies (repeat --policy; default: all eight at their defaults):\n"
 "  staffer[:METADATA]  keda-queue[:threshold=T]  keda-running[:threshold=T]\n"
