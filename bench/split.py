@@ -14,8 +14,9 @@ replicas: KEDA's default maxReplicaCount, applied to the planners too).
   staffer     pool prefill and pool decode at their defaults, told the
               engine's numbers a user knows (bench/split.py's ENGINE);
               and, reported apart and never as staffer's result, its
-              prefill pool without the square-root headroom, and with
-              the SLO feedback on its TTFT misses (ABLATION)
+              prefill pool without the square-root headroom, with the
+              SLO feedback on its TTFT misses, and the defaults with
+              their instant answers 8.5 s old (ABLATION)
   planner     NVIDIA Dynamo's SLA planner's throughput rule (its
               planner_core.py at ai-dynamo/dynamo b6f3161: no headroom,
               the prefill correction factor only lowers, the ITL
