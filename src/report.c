@@ -150,9 +150,11 @@ static void text_surge(FILE *fp, const struct report *r)
 	}
 	if (d->have_surge) {
 		fprintf(fp, "surge      lambda-surge = %g req/s: level %g req/s "
-			"x %.3f, the %g-quantile of the rises over %g s "
+			"x %.3f%s, the %g-quantile of the rises over %g s "
 			"(%zu of them, %zu points %g s apart), %s\n",
 			d->sg.value, d->sg.level, d->sg.ratio,
+			d->sg.value < d->sg.level * d->sg.ratio ?
+			" (capped at the highest rate seen)" : "",
 			m->surge_quantile, lead, d->sg.rises, n,
 			decide_own_surge(o) ? o->surge_step_s : o->series_step_s,
 			d->b.source == MODEL_FROM_SURGE ? "used" :
@@ -534,6 +536,7 @@ int report_json(cJSON *o, const struct report *r)
 	if (d->have_surge) {
 		add_num(o, "surge_level", d->sg.level, &bad);
 		add_num(o, "surge_ratio", d->sg.ratio, &bad);
+		add_num(o, "surge_peak", d->sg.peak, &bad);
 		add_num(o, "surge_rises", (double)d->sg.rises, &bad);
 	}
 	add_str(o, "forecast_method", m->forecast_method ==

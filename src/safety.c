@@ -46,7 +46,7 @@ enum model_err safety_estimate(const double *vals, size_t n, double step_s,
 {
 	double u[SAFETY_POINTS_MAX];
 	size_t dq[SAFETY_LEAD_MAX + 1];
-	double a, level, lag, tw, need;
+	double a, level, lag, tw, need, peak = 0;
 	size_t h, warm, i, m = 0, first, k, head = 0, len = 0, add;
 	long x;
 
@@ -97,6 +97,9 @@ enum model_err safety_estimate(const double *vals, size_t n, double step_s,
 		}
 		u[(size_t)x - first] = vals[dq[head]];
 	}
+	for (i = first + 1; i < n; i++)
+		if (vals[i] > peak)
+			peak = vals[i];
 	/* Each over the level at its start; a level of 0 says nothing. */
 	a = 1 - exp(-step_s / tau_s);
 	level = vals[0];
@@ -114,6 +117,9 @@ enum model_err safety_estimate(const double *vals, size_t n, double step_s,
 	out->level = level;
 	out->ratio = safety_select(u, m, k - 1);
 	out->value = out->level * out->ratio;
+	if (out->value > peak)
+		out->value = peak;
+	out->peak = peak;
 	out->rises = m;
 	return MODEL_OK;
 }

@@ -15,11 +15,15 @@
  *   rise     u[i] = max(r[i+1 .. i+h]) / l[i], h = ceil(lead / s): how
  *            far above its level the rate went within one lead time;
  *   ratio    U    = the q-quantile of u over the history (nearest rank);
- *   value    l[n-1] x U.
+ *   value    min(l[n-1] x U, the highest r the rises read).
  *
  * Sizing for value covers the rate of the next lead time as often as the
  * history says q of such spans were covered, and it moves with the level,
- * not with every burst.  Rises one lead time apart are about independent,
+ * not with every burst.  It is never more than the history's highest rate:
+ * after an idle stretch the level decays towards 0 while staying above
+ * it, so the rise before the next burst is huge, and l x U alone would
+ * ask for many times any rate ever seen (a burst an hour asked for
+ * millions of replicas).  Rises one lead time apart are about independent,
  * so the history must hold SAFETY_BEYOND / (1 - q) lead times of rises:
  * then at least SAFETY_BEYOND of them lie above the quantile, and one
  * rare event (a single step of traffic) cannot set it on its own.  With
@@ -45,7 +49,8 @@
 struct safety {
 	double level;      /* l now, req/s */
 	double ratio;      /* U (may be below 1: the rate fell) */
-	double value;      /* level x ratio, req/s */
+	double value;      /* min(level x ratio, peak), req/s */
+	double peak;       /* the highest rate the rises read, req/s */
 	size_t rises;      /* how many rises the quantile read */
 };
 

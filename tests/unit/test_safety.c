@@ -120,6 +120,43 @@ static void test_one_step(void **state)
 	assert_true(s.level > 29 && s.level < 32);
 }
 
+/*
+ * A burst an hour, idle between: the server's grid (240 points 45 s
+ * apart, lead 180 s, tau one lead).  The level decays towards 0 between
+ * bursts, so the rise before each is many times the rate: l x U is 2.9
+ * times the highest rate here, and reached 5.7e6 req/s with the bursts at
+ * another phase.  The value is the highest rate the history holds, and
+ * the same with a trickle between the bursts.
+ */
+static void test_idle_burst(void **state)
+{
+	static double v[240];
+	struct safety s;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N_OF(v); i++)
+		v[i] = i % 80 >= 76 ? 10 : 0;
+	assert_int_equal(safety_estimate(v, N_OF(v), 45, 180, 180, 0.95, &s),
+			 MODEL_OK);
+	assert_true(s.level * s.ratio > 2 * s.peak);
+	assert_true(s.peak == 10);
+	assert_true(s.value == 10);
+	for (i = 0; i < N_OF(v); i++)
+		v[i] = i % 80 >= 76 ? 10 : 0.2;
+	assert_int_equal(safety_estimate(v, N_OF(v), 45, 180, 180, 0.95, &s),
+			 MODEL_OK);
+	assert_true(s.value == 10);
+	/* a peak before the rises' span does not count */
+	for (i = 0; i < N_OF(v); i++)
+		v[i] = 5 + (double)(i % 7);
+	v[0] = 1000;
+	assert_int_equal(safety_estimate(v, N_OF(v), 15, 180, 360, 0.5, &s),
+			 MODEL_OK);
+	assert_true(s.peak == 11);
+	assert_true(s.value <= 11);
+}
+
 static void test_invalid(void **state)
 {
 	double v[100] = { 0 };
@@ -161,6 +198,7 @@ int main(void)
 		cmocka_unit_test(test_quantile),
 		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_one_step),
+		cmocka_unit_test(test_idle_burst),
 		cmocka_unit_test(test_invalid),
 	};
 
