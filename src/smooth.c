@@ -103,7 +103,7 @@ static int smooth_near(double a, double b)
 static void smooth_rebucket(struct smooth *s, double width, double now_s)
 {
 	int64_t old[SMOOTH_SLOTS], j, kk, now_k, i;
-	double ow = s->hold_width;
+	double ow = s->hold_width, kf;
 
 	for (i = 0; i < SMOOTH_SLOTS; i++) {
 		old[i] = s->hold_max[i];
@@ -113,9 +113,8 @@ static void smooth_rebucket(struct smooth *s, double width, double now_s)
 	for (j = s->hold_k - SMOOTH_SLOTS + 1; j <= s->hold_k; j++) {
 		if (j < 0 || old[j % SMOOTH_SLOTS] == INT64_MIN)
 			continue;
-		kk = (int64_t)floor((double)(j + 1) * ow / width);
-		if (kk > now_k)
-			kk = now_k;
+		kf = floor((double)(j + 1) * ow / width);
+		kk = kf > (double)now_k ? now_k : (int64_t)kf;
 		if (kk <= now_k - SMOOTH_SLOTS)
 			continue;
 		if (old[j % SMOOTH_SLOTS] > s->hold_max[kk % SMOOTH_SLOTS])
@@ -124,6 +123,9 @@ static void smooth_rebucket(struct smooth *s, double width, double now_s)
 	s->hold_width = width;
 	s->hold_k = now_k;
 }
+
+/* Spans counted since hold_t0 at most: exact in a double and an int64_t. */
+#define SMOOTH_SPANS_MAX 1e15
 
 int64_t smooth_hold(struct smooth *s, int64_t answer, double now_s,
 		    double hold_s)
@@ -136,14 +138,17 @@ int64_t smooth_hold(struct smooth *s, int64_t answer, double now_s,
 		s->hold_on = 0;
 		return answer;
 	}
-	/* A first hold, a clock gone back before the newest span, or
-	 * nothing for a whole hold: start afresh.  A hold that changes
-	 * length (a measured cold start moves with every pod that starts)
-	 * keeps what it has seen. */
+	/* A first hold, a clock gone back before the newest span, nothing
+	 * for a whole hold, or more spans since the first than an int64_t
+	 * counts exactly (a hold shortened to a sliver: 1e-300 s is
+	 * accepted): start afresh.  A hold that changes length (a measured
+	 * cold start moves with every pod that starts) keeps what it has
+	 * seen. */
 	fresh = !s->hold_on ||
 		(now_s - s->hold_t0) / s->hold_width < (double)s->hold_k ||
 		(now_s - s->hold_t0) / s->hold_width - (double)s->hold_k >
-		SMOOTH_SLOTS;
+		SMOOTH_SLOTS ||
+		!((now_s - s->hold_t0) / width <= SMOOTH_SPANS_MAX);
 	if (fresh) {
 		s->hold_on = 1;
 		s->hold_width = width;

@@ -287,6 +287,29 @@ static void test_hold_moves(void **state)
 	assert_true(t > 420 + 100 && t < 420 + 100 + 2 * 100 / 8.0 + 20);
 }
 
+/* A hold shortened to a sliver (scaleDownHoldSeconds 1e-300 in a
+ * schedule window) counted more spans than an int64_t holds: the span
+ * index overflowed and hold_max[-8] was written (ASan).  Now it starts
+ * afresh, holds nothing, and a normal hold after it works again. */
+static void test_hold_sliver(void **state)
+{
+	struct smooth s = SMOOTH_INIT;
+	double t = 1704067200;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 20; i++)
+		smooth_hold(&s, 15, t + 30 * i, 180);
+	assert_int_equal(smooth_hold(&s, 4, t + 600, 1e-300), 4);
+	assert_int_equal(smooth_hold(&s, 3, t + 615, 1e-300), 3);
+	assert_true(s.hold_k >= 0 && s.hold_k < SMOOTH_SLOTS);
+	assert_int_equal(smooth_hold(&s, 9, t + 630, 180), 9);
+	assert_int_equal(smooth_hold(&s, 2, t + 645, 180), 9);
+	/* and from a sliver to a normal hold and back again */
+	assert_int_equal(smooth_hold(&s, 2, t + 660, 5e-324), 2);
+	assert_int_equal(smooth_hold(&s, 2, t + 675, 180), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +324,7 @@ int main(void)
 		cmocka_unit_test(test_seed),
 		cmocka_unit_test(test_hold),
 		cmocka_unit_test(test_hold_moves),
+		cmocka_unit_test(test_hold_sliver),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
