@@ -1783,6 +1783,10 @@ static int meta_resolve(void *ctx, const char *key, const char *value,
 			 "window can set %s", shown, list);
 		return -1;
 	}
+	/* A window overrides the base's value however the base gave it: a
+	 * base's <key>FromEnv is not a second value of the key here. */
+	scratch->given &= ~meta_bit((enum meta_key_id)(k - meta_keys));
+	scratch->from_env &= ~meta_bit((enum meta_key_id)(k - meta_keys));
 	if (meta_set(scratch, key, value, &err) != META_OK) {
 		snprintf(why, size, "%s", meta_inner(err.msg));
 		return -1;
@@ -2062,17 +2066,36 @@ enum meta_err meta_check(struct meta *m, int need_queries,
 		m->model.staffing = m->workload_batch ? MODEL_STAFF_NONE
 						      : MODEL_STAFF_SQRT;
 
+	/* "auto" is the default spelt out: as if not given (it stored
+	 * META_AUTO, which no rate window is).  Resolved before the pairs
+	 * are checked: the hold they test depends on it.  The query's
+	 * longest range is held to the key's own range. */
+	if (meta_given(m, MK_RATE_WINDOW) && m->rate_window_s == META_AUTO)
+		m->given &= ~meta_bit(MK_RATE_WINDOW);
+	if (!meta_given(m, MK_RATE_WINDOW)) {
+		const struct meta_key *k = &meta_keys[MK_RATE_WINDOW];
+
+		if (!promql_range_max(m->arrival_rate_query,
+				      &m->rate_window_s))
+			m->rate_window_s = META_RATE_WINDOW_DEFAULT;
+		else if (!(m->rate_window_s >= k->min &&
+			   m->rate_window_s <= k->max)) {
+			rc = meta_fail(err, META_EVALUE, k->name,
+				       "metadata 'rateWindowSeconds' auto "
+				       "takes the longest range in "
+				       "'arrivalRateQuery', %.10g seconds, "
+				       "which is out of range; allowed: a "
+				       "rate window from %g to %g seconds: "
+				       "set 'rateWindowSeconds' to the "
+				       "query's rate window",
+				       m->rate_window_s, k->min, k->max);
+			goto out;
+		}
+	}
+
 	rc = meta_check_pairs(m, need_queries, ~0ULL, err);
 	if (rc != META_OK)
 		goto out;
-
-	/* "auto" is the default spelt out: as if not given (it stored
-	 * META_AUTO, which no rate window is) */
-	if (meta_given(m, MK_RATE_WINDOW) && m->rate_window_s == META_AUTO)
-		m->given &= ~meta_bit(MK_RATE_WINDOW);
-	if (!meta_given(m, MK_RATE_WINDOW) &&
-	    !promql_range_max(m->arrival_rate_query, &m->rate_window_s))
-		m->rate_window_s = META_RATE_WINDOW_DEFAULT;
 
 	m->tz = NULL;
 	if (meta_given(m, MK_TIMEZONE)) {

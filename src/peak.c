@@ -25,8 +25,12 @@ enum model_err peak_estimate(const double *vals, size_t n, double step_s,
 			return MODEL_EINVAL;
 
 	lag = ceil(window_s / step_s - 1e-9);
-	j = lag < 1 ? 1 : (size_t)lag;
 	z = NAN;
+	/* a lag beyond the series (a step of 1e-300 s) measures nothing;
+	 * tested in double, before it becomes a size_t */
+	if (!(2 * lag < (double)n))
+		goto out;
+	j = lag < 1 ? 1 : (size_t)lag;
 	if (n <= 2 * j || n - 2 * j < PEAK_MIN_DIFFS)
 		goto out;
 	for (i = 0; i < n; i++)

@@ -72,7 +72,7 @@ struct model_params {
 				      * be in lambda already) */
 };
 
-/* Fill p with the defaults (sqrt, beta 1.5, D 30 s, n 1 ...). */
+/* Fill p with the defaults (sqrt, beta 1.5, D 15 s, n 1 ...). */
 void model_params_init(struct model_params *p);
 
 /*

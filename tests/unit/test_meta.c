@@ -1180,6 +1180,34 @@ static void test_rate_window(void **state)
 	assert_true(meta_step_limited(&m));
 	meta_release(&m);
 
+	/* The query's longest range is held to the key's range: a helper
+	 * term's [2w] or a [1ms] is no rate window (2w made a 7-day hold) */
+	meta_init(&m);
+	meta_set(&m, "arrivalRateQuery", "sum(rate(x[1m])) * on() "
+		 "group_left() (max_over_time(up[2w]) > bool 0)", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_EVALUE);
+	assert_string_equal(err.key, "rateWindowSeconds");
+	assert_contains(err.msg, "longest range in 'arrivalRateQuery', "
+			"1209600 seconds, which is out of range");
+	meta_set(&m, "rateWindowSeconds", "60", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_OK);
+	assert_true(m.rate_window_s == 60);
+	meta_release(&m);
+	meta_init(&m);
+	meta_set(&m, "arrivalRateQuery", "sum(rate(x[1ms]))", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_EVALUE);
+	meta_release(&m);
+
+	/* The rules between keys see the resolved window: the hold of a
+	 * 0.4-s cold start is 0.4 + 60 / 2 s, so scaleDownHoldOn applies */
+	meta_init(&m);
+	meta_set(&m, "coldStartSeconds", "0.4", NULL);
+	meta_set(&m, "metricsLagSeconds", "0", NULL);
+	meta_set(&m, "scaleDownHoldOn", "rate", NULL);
+	assert_int_equal(meta_check(&m, 0, &err), META_OK);
+	assert_true(meta_hold_seconds(&m) > 30.39 && meta_hold_seconds(&m) < 30.41);
+	meta_release(&m);
+
 	/* A step given in the schedule window in force limits too. */
 	meta_init(&m);
 	meta_set(&m, "schedule", "00:00-23:59 scaleDownStep=3", NULL);
@@ -1388,6 +1416,27 @@ static void test_from_env(void **state)
 	assert_int_equal(set_one("betaFromEnv", "", &err), META_EVALUE);
 	assert_string_equal(err.key, "betaFromEnv");
 	assert_contains(err.msg, "metadata 'betaFromEnv' is empty");
+
+	/* a schedule window overrides a key the base took from the
+	 * environment, as it overrides a plain one */
+	{
+		static const char *const win[] = {
+			"arrivalRateQuery", "sum(rate(req_total[1m]))",
+			SERVICE, "slotsPerReplicaFromEnv", "8", "schedule",
+			"Mon-Fri 08:00-19:00 slotsPerReplica=16",
+		};
+
+		assert_int_equal(parse_pairs(&m, win, COUNT(win), &err),
+				 META_OK);
+		assert_int_equal(m.model.slots_per_replica, 8);
+		meta_release(&m);
+		meta_init(&m);
+		assert_int_equal(meta_defer(&m, "slotsPerReplicaFromEnv",
+					    "SLOTS", &err), META_OK);
+		assert_int_equal(meta_set(&m, "schedule", win[7], &err),
+				 META_OK);
+		meta_release(&m);
+	}
 
 	/* only known keys have a FromEnv form */
 	assert_int_equal(parse_pairs(&m, kv, COUNT(kv), &err), META_EUNKNOWN);

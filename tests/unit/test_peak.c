@@ -183,6 +183,18 @@ static void test_invalid(void **state)
 	assert_true(z == 42 && raw == 42);
 	assert_int_equal(peak_estimate(v, 20, 15, 60, 16, NULL, &raw),
 			 MODEL_EINVAL);
+	/* A step so short that the lag is beyond any size_t (1e-300 s,
+	 * calc's stepSeconds): too short to measure, no conversion */
+	{
+		double w[20];
+		size_t i;
+
+		for (i = 0; i < 20; i++)
+			w[i] = 10 + (double)(i % 3);
+		assert_int_equal(peak_estimate(w, 20, 1e-300, 60, 16, &z,
+					       &raw), MODEL_OK);
+		assert_true(z == 1 && isnan(raw));
+	}
 	/* Huge values overflow the squares: as bursty as it gets. */
 	v[10] = 1e300;
 	assert_int_equal(peak_estimate(v, 20, 15, 60, 16, &z, &raw), MODEL_OK);
