@@ -108,7 +108,11 @@ struct state {
 };
 
 struct scaler {
-	struct config *cfg;                   /* held; CQ thread (see .h) */
+	/* The config in force, held; cfg_mu guards the pointer (a reader
+	 * holds it under the lock, scaler_set_config() swaps it under it),
+	 * not the config, which is immutable. */
+	struct config *cfg;
+	pthread_mutex_t cfg_mu;
 	struct fetch *fetch;
 	char *state_path;                     /* NULL: memory only */
 	/* mu guards the states and everything below it: evaluations finish
@@ -789,6 +793,7 @@ struct scaler *scaler_new(struct config *cfg, struct fetch *f,
 	pthread_cond_init(&s->save_cv, &ca);
 	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&s->mu, NULL);
+	pthread_mutex_init(&s->cfg_mu, NULL);
 	pthread_mutex_init(&s->save_mu, NULL);
 	pthread_mutex_init(&s->write_mu, NULL);
 	s->states = stab_new(sizeof(struct state));
@@ -827,11 +832,28 @@ const struct config *scaler_config(const struct scaler *s)
 	return s->cfg;
 }
 
+/* The config in force, held for the caller (config_drop()): on any
+ * thread, whatever scaler_set_config() does meanwhile.  The lock is the
+ * pointer's, so it is taken on a const scaler too. */
+static struct config *scaler_cfg(const struct scaler *s)
+{
+	pthread_mutex_t *mu = (pthread_mutex_t *)&s->cfg_mu;
+	struct config *c;
+
+	pthread_mutex_lock(mu);
+	c = config_hold(s->cfg);
+	pthread_mutex_unlock(mu);
+	return c;
+}
+
 void scaler_set_config(struct scaler *s, struct config *cfg)
 {
-	struct config *old = s->cfg;
+	struct config *old;
 
+	pthread_mutex_lock(&s->cfg_mu);
+	old = s->cfg;
 	s->cfg = config_hold(cfg);
+	pthread_mutex_unlock(&s->cfg_mu);
 	config_drop(old);
 }
 
@@ -851,6 +873,7 @@ void scaler_free(struct scaler *s)
 	pthread_mutex_destroy(&s->write_mu);
 	pthread_mutex_destroy(&s->save_mu);
 	pthread_mutex_destroy(&s->mu);
+	pthread_mutex_destroy(&s->cfg_mu);
 	config_drop(s->cfg);
 	free(s->state_path);
 	free(s);
@@ -873,15 +896,21 @@ enum scaler_err scaler_parse(const struct scaler *s, const char *ns,
 enum scaler_err scaler_check(const struct scaler *s, const char *ns,
 			     const struct meta *m, char msg[SCALER_MSG_MAX])
 {
-	switch (config_use(s->cfg, m->backend, ns, msg, SCALER_MSG_MAX)) {
+	struct config *cfg = scaler_cfg(s);
+	enum scaler_err rc = SCALER_EINVAL;
+
+	switch (config_use(cfg, m->backend, ns, msg, SCALER_MSG_MAX)) {
 	case CONFIG_USE_OK:
-		return SCALER_OK;
+		rc = SCALER_OK;
+		break;
 	case CONFIG_USE_DENIED:
-		return SCALER_EDENIED;
+		rc = SCALER_EDENIED;
+		break;
 	case CONFIG_USE_UNDECLARED:
 		break;
 	}
-	return SCALER_EINVAL;
+	config_drop(cfg);
+	return rc;
 }
 
 /* Decimal digits of v at p (no NUL); their count. */
@@ -1701,18 +1730,18 @@ static void on_answers(void *arg, const struct fetch_answer *a, size_t n)
  * evaluation replaces them, eval_new()).  0; -1 when out of memory or m's
  * backend is not in the config (e then still needs eval_release()).
  */
-static int eval_setup(struct eval *e, struct scaler *s, const char *caller,
-		      const char *ns, const char *name, const char *fprint,
-		      const struct meta *m, enum scaler_kind kind,
-		      scaler_done_fn *cb, void *arg, time_t t,
-		      struct fetch_query q[SIG_N], size_t *nq)
+static int eval_setup(struct eval *e, struct scaler *s, struct config *cfg,
+		      const char *caller, const char *ns, const char *name,
+		      const char *fprint, const struct meta *m,
+		      enum scaler_kind kind, scaler_done_fn *cb, void *arg,
+		      time_t t, struct fetch_query q[SIG_N], size_t *nq)
 {
 	size_t n = 0;
 	int i;
 
 	e->s = s;
-	e->cfg = s->cfg;
-	e->be = config_backend(s->cfg, m->backend);
+	e->cfg = cfg;
+	e->be = config_backend(cfg, m->backend);
 	e->base = m;
 	e->own = NULL;
 	e->names = NULL;
@@ -1721,9 +1750,9 @@ static int eval_setup(struct eval *e, struct scaler *s, const char *caller,
 	e->ns = ns;
 	e->name = name;
 	e->key = NULL;
-	e->lim.max = s->cfg->max_states;
-	e->lim.max_owner = s->cfg->max_states_caller;
-	e->lim.max_ns = s->cfg->max_states_ns;
+	e->lim.max = cfg->max_states;
+	e->lim.max_owner = cfg->max_states_caller;
+	e->lim.max_ns = cfg->max_states_ns;
 	e->n_reads = 0;
 	e->series_step_s = 0;
 	e->surge_step_s = 0;
@@ -1864,8 +1893,9 @@ static int eval_setup(struct eval *e, struct scaler *s, const char *caller,
  * fetch thread after the caller's have gone.  NULL when out of memory or
  * m's backend is not in the config.
  */
-static struct eval *eval_new(struct scaler *s, const char *caller,
-			     const char *ns, const char *name,
+static struct eval *eval_new(struct scaler *s, struct config *cfg,
+			     const char *caller, const char *ns,
+			     const char *name,
 			     const char *fprint, const struct meta *m,
 			     enum scaler_kind kind, scaler_done_fn *cb,
 			     void *arg, time_t t, struct fetch_query q[SIG_N],
@@ -1885,8 +1915,9 @@ static struct eval *eval_new(struct scaler *s, const char *caller,
 	memcpy(names, caller, lc + 1);
 	memcpy(names + lc + 1, ns, lns + 1);
 	memcpy(names + lc + lns + 2, name, lname + 1);
-	if (eval_setup(e, s, names, names + lc + 1, names + lc + lns + 2,
-		       fprint, own, kind, cb, arg, t, q, nq)) {
+	if (eval_setup(e, s, cfg, names, names + lc + 1,
+		       names + lc + lns + 2, fprint, own, kind, cb, arg, t, q,
+		       nq)) {
 		eval_release(e);
 		meta_release(own);
 		free(own);
@@ -1896,7 +1927,7 @@ static struct eval *eval_new(struct scaler *s, const char *caller,
 	}
 	e->own = own;
 	e->names = names;
-	e->cfg = config_hold(s->cfg);
+	e->cfg = config_hold(cfg);
 	return e;
 }
 
@@ -1907,38 +1938,45 @@ static int evaluate(struct scaler *s, const char *caller, const char *ns,
 {
 	struct fetch_query q[SIG_N];
 	time_t t = time(NULL);
+	struct config *cfg = scaler_cfg(s);  /* one config, start to end */
 	struct eval *e;
 	size_t n = 0;
+	int rc = -1;
 
 	if (!caller)
 		caller = "";
 	if (now_ok) {
 		/* On the stack: a cached answer allocates no evaluation and
-		 * copies no metadata.  Nothing can change the scaler's config
-		 * on this thread until it returns (scaler.h). */
+		 * copies no metadata; it borrows cfg, held until we return. */
 		struct eval tmp;
 		struct fetch_hit hit;  /* not zeroed: fetch_lookup() fills it */
 		int done = 0;
 
-		if (!eval_setup(&tmp, s, caller, ns, name, fprint, m, kind, cb,
-				arg, t, q, &n) &&
+		if (!eval_setup(&tmp, s, cfg, caller, ns, name, fprint, m,
+				kind, cb, arg, t, q, &n) &&
 		    !fetch_lookup(s->fetch, caller, ns, q, n, &hit)) {
 			eval_finish(&tmp, hit.ans, hit.n);
 			fetch_hit_release(&hit);
 			done = 1;
 		}
 		eval_release(&tmp);
-		if (done)
-			return 0;
+		if (done) {
+			rc = 0;
+			goto out;
+		}
 	}
-	e = eval_new(s, caller, ns, name, fprint, m, kind, cb, arg, t, q, &n);
+	e = eval_new(s, cfg, caller, ns, name, fprint, m, kind, cb, arg, t, q,
+		     &n);
 	if (!e)
-		return -1;
+		goto out;
 	if (fetch_submit(s->fetch, caller, ns, q, n, on_answers, e)) {
 		eval_free(e);
-		return -1;
+		goto out;
 	}
-	return 0;
+	rc = 0;
+out:
+	config_drop(cfg);
+	return rc;
 }
 
 int scaler_evaluate(struct scaler *s, const char *caller, const char *ns,

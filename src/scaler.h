@@ -15,9 +15,12 @@
  * ones asked for regularly, then the least recently used (stab.h), never
  * refusing a new trigger.
  *
- * Threading: scaler_parse(), scaler_evaluate(), scaler_evaluate_now() and
- * scaler_set_config() run on one thread (the gRPC completion-queue thread
- * in `serve`), which owns the scaler's current config.  An evaluation
+ * Threading: scaler_parse(), scaler_check(), scaler_evaluate(),
+ * scaler_evaluate_now() and scaler_set_config() may run on any thread
+ * (`serve` calls them on the gRPC completion-queue thread and, for
+ * StreamIsActive groups, on the stream thread): each takes the config in
+ * force once, under a lock of its own, and holds it to its end, so a
+ * reload never frees a config an evaluation is using.  An evaluation
  * finishes on the fetch thread (see fetch.h) or, with
  * scaler_evaluate_now() when every answer is cached, on the calling thread
  * before it returns; the states (smoothing, holds, the decision log's
@@ -26,9 +29,8 @@
  * written by a thread of the scaler's own (the saver), so neither an
  * evaluation nor the fetch thread waits for it: the states are copied
  * under the lock (about a memcpy of the table) and formatted and written
- * without it.  Each evaluation holds the config it started with (one
- * answered at once from the cache borrows it: the config cannot change
- * on this thread before it returns).
+ * without it.  Each evaluation holds the config it started with until it
+ * finishes, on whichever thread.
  */
 #ifndef STAFFER_SCALER_H
 #define STAFFER_SCALER_H
@@ -109,13 +111,13 @@ struct scaler;
 struct scaler *scaler_new(struct config *cfg, struct fetch *f,
 			  const char *state_path);
 
-/* Answer from cfg from now on (SIGHUP's reload; same thread as
- * scaler_evaluate()).  Evaluations under way finish with the config they
- * started with; states are kept. */
+/* Answer from cfg from now on (SIGHUP's reload; any thread).
+ * Evaluations under way finish with the config they started with; states
+ * are kept. */
 void scaler_set_config(struct scaler *s, struct config *cfg);
 
-/* The config in force (same thread as scaler_set_config(); valid until
- * it is replaced there). */
+/* The config in force, not held: only on the thread that calls
+ * scaler_set_config() (valid until it is replaced there). */
 const struct config *scaler_config(const struct scaler *s);
 
 /* Write the state file now (any thread; saves are one at a time; serve's
