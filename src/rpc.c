@@ -943,7 +943,14 @@ struct sgroup {
 	uint32_t hash;
 	char fprint[FPRINT_HEX + 1];
 	char caller[FETCH_CALLER_MAX];    /* its first stream's */
-	Externalscaler__ScaledObjectRef *ref; /* what is evaluated */
+	/* What is evaluated: its first stream's namespace, name and
+	 * metadata, copied into the group's own allocation (after it), not
+	 * the unpacked request: that may carry unknown fields up to the
+	 * message limit, which the stream's budget stops counting when that
+	 * stream ends while the group lives on. */
+	const char *ns, *name;
+	const char **keys, **values;
+	size_t n_md;
 	double push_interval_s;
 	struct rpc_server *srv;
 	struct call *members;         /* call.gnext / gprev */
@@ -975,8 +982,7 @@ static struct sgroup *group_find(struct rpc_server *srv, const char *ns,
 
 	for (g = srv->groups[h % RPC_GROUP_BUCKETS]; g; g = g->hnext)
 		if (g->hash == h && !strcmp(g->fprint, fp) &&
-		    !strcmp(g->ref->name, name) &&
-		    !strcmp(g->ref->namespace_, ns))
+		    !strcmp(g->name, name) && !strcmp(g->ns, ns))
 			return g;
 	return NULL;
 }
@@ -992,7 +998,6 @@ static void group_free(struct sgroup *g)
 	if (*pp)
 		*pp = g->hnext;
 	sheap_remove(&srv->due, &g->node);
-	externalscaler__scaled_object_ref__free_unpacked(g->ref, NULL);
 	free(g);
 }
 
@@ -1157,12 +1162,12 @@ static void on_group_result(void *arg, const struct scaler_result *r)
 	if (r->err != SCALER_OK) {
 		struct log_field f[3] = {
 			LOG_F_STR("method", "StreamIsActive"),
-			LOG_F_STR("namespace", g->ref->namespace_),
-			LOG_F_STR("scaledObject", g->ref->name),
+			LOG_F_STR("namespace", g->ns),
+			LOG_F_STR("scaledObject", g->name),
 		};
 
 		log_fields_at(LOG_DEBUG, f, 3, "StreamIsActive %s/%s: %s",
-			      g->ref->namespace_, g->ref->name, r->msg);
+			      g->ns, g->name, r->msg);
 		group_fail(g, scaler_status(r->err), r->msg);
 	} else {
 		g->have_result = 1;
@@ -1182,33 +1187,26 @@ static void on_group_result(void *arg, const struct scaler_result *r)
 /* Start one evaluation of a group (smu held; not in the heap). */
 static void group_eval(struct sgroup *g)
 {
-	const Externalscaler__ScaledObjectRef *ref = g->ref;
-	const char *keys[META_KEYS_MAX], *values[META_KEYS_MAX];
 	char msg[SCALER_MSG_MAX];
 	enum scaler_err se;
 	struct meta m;
-	size_t i;
 
 	meta_init(&m);
-	for (i = 0; i < ref->n_scalermetadata; i++) {
-		keys[i] = ref->scalermetadata[i]->key;
-		values[i] = ref->scalermetadata[i]->value;
-	}
 	/* Parsed once successfully when the stream opened; fails now only
 	 * when memory runs out or a reloaded config took the backend away
 	 * (group_fail(): a stream told nothing yet ends with the error, the
 	 * others stay open and KEDA's polled IsActive gets it). */
-	se = scaler_parse(g->srv->sc, ref->namespace_, &m, keys, values,
-			  ref->n_scalermetadata, msg);
+	se = scaler_parse(g->srv->sc, g->ns, &m, g->keys, g->values, g->n_md,
+			  msg);
 	if (se != SCALER_OK) {
 		struct log_field f[3] = {
 			LOG_F_STR("method", "StreamIsActive"),
-			LOG_F_STR("namespace", ref->namespace_),
-			LOG_F_STR("scaledObject", ref->name),
+			LOG_F_STR("namespace", g->ns),
+			LOG_F_STR("scaledObject", g->name),
 		};
 
 		log_fields_at(LOG_WARN, f, 3, "StreamIsActive %s/%s: %s",
-			      ref->namespace_, ref->name, msg);
+			      g->ns, g->name, msg);
 		group_fail(g, scaler_status(se), msg);
 		group_schedule(g, mono_now() + g->push_interval_s);
 		goto out;
@@ -1218,8 +1216,7 @@ static void group_eval(struct sgroup *g)
 	 * not return (and the server is not freed) while one may still call
 	 * back.  The callback runs on the fetch thread and waits for smu. */
 	atomic_fetch_add(&g->srv->live, 1);
-	if (scaler_evaluate(g->srv->sc, g->caller, ref->namespace_, ref->name,
-			    g->fprint,
+	if (scaler_evaluate(g->srv->sc, g->caller, g->ns, g->name, g->fprint,
 			    &m, SCALER_ACTIVE, on_group_result, g)) {
 		atomic_fetch_sub(&g->srv->live, 1);
 		g->eval_inflight = 0;
@@ -1251,28 +1248,68 @@ static void group_leave(struct call *c)
 		group_free(g);
 }
 
+/* Copy s to *p and move *p past it; the copy. */
+static const char *group_put(char **p, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = *p;
+
+	memcpy(d, s, n);
+	*p += n;
+	return d;
+}
+
+/* A new group for ref's trigger, its namespace, name and metadata copied
+ * after it in one allocation; NULL when out of memory.  The request's
+ * sizes are bounded by parse_ref() (META_KEYS_MAX pairs). */
+static struct sgroup *group_new(const Externalscaler__ScaledObjectRef *ref)
+{
+	size_t i, n = ref->n_scalermetadata;
+	size_t size = sizeof(struct sgroup) + 2 * n * sizeof(char *) +
+		      strlen(ref->namespace_) + strlen(ref->name) + 2;
+	struct sgroup *g;
+	char *p;
+
+	for (i = 0; i < n; i++)
+		size += strlen(ref->scalermetadata[i]->key) +
+			strlen(ref->scalermetadata[i]->value) + 2;
+	g = calloc(1, size);
+	if (!g)
+		return NULL;
+	g->keys = (const char **)(g + 1);
+	g->values = g->keys + n;
+	p = (char *)(g->values + n);
+	g->ns = group_put(&p, ref->namespace_);
+	g->name = group_put(&p, ref->name);
+	for (i = 0; i < n; i++) {
+		g->keys[i] = group_put(&p, ref->scalermetadata[i]->key);
+		g->values[i] = group_put(&p, ref->scalermetadata[i]->value);
+	}
+	g->n_md = n;
+	return g;
+}
+
 /*
- * Put stream c into the group of its trigger, creating the group (which
- * takes *ref) if there is none.  0; -1 when out of memory.  smu held.
+ * Put stream c into the group of its trigger (ref), creating the group if
+ * there is none.  0; -1 when out of memory.  smu held.
  */
-static int group_join(struct call *c, Externalscaler__ScaledObjectRef **ref,
+static int group_join(struct call *c,
+		      const Externalscaler__ScaledObjectRef *ref,
 		      double push_interval_s)
 {
 	struct rpc_server *srv = c->srv;
-	uint32_t h = group_hash((*ref)->namespace_, (*ref)->name, c->fprint);
-	struct sgroup *g = group_find(srv, (*ref)->namespace_, (*ref)->name,
+	uint32_t h = group_hash(ref->namespace_, ref->name, c->fprint);
+	struct sgroup *g = group_find(srv, ref->namespace_, ref->name,
 				      c->fprint, h);
 
 	if (!g) {
-		g = calloc(1, sizeof(*g));
+		g = group_new(ref);
 		if (!g)
 			return -1;
 		sheap_node_init(&g->node);
 		g->hash = h;
 		memcpy(g->fprint, c->fprint, sizeof(g->fprint));
 		memcpy(g->caller, c->caller, sizeof(g->caller));
-		g->ref = *ref;
-		*ref = NULL;
 		g->push_interval_s = push_interval_s;
 		g->srv = srv;
 		g->hnext = srv->groups[h % RPC_GROUP_BUCKETS];
@@ -1349,7 +1386,7 @@ static void start_stream_is_active(struct call *c)
 	stats_stream(srv->stats, 1);
 	pthread_mutex_lock(&srv->smu);
 	c->refs = 2;             /* the close batch and the group */
-	joined = !group_join(c, &ref, pm.m->push_interval_s);
+	joined = !group_join(c, ref, pm.m->push_interval_s);
 	if (!joined) {
 		/* Silent, like a stream whose evaluation fails; it ends
 		 * when KEDA goes away. */

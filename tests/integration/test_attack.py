@@ -830,6 +830,73 @@ def t_stream_fail(c):
     assert not st.msgs, st.msgs
 
 
+# ----------------------------------------------------------------------------
+# 12. what a stream group keeps
+
+
+def padded(meta, name, pad):
+    """A ScaledObjectRef's bytes with an unknown field 99 of pad bytes."""
+    raw = h.ref(meta, name=name).SerializeToString()
+    n, v = pad, b""
+    while True:
+        b, n = n & 0x7f, n >> 7
+        v += bytes([b | (0x80 if n else 0)])
+        if not n:
+            break
+    return raw + bytes([0x9a, 0x06]) + v + b"A" * pad
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+@test("stream groups (12): 40 StreamIsActive of 1 MB (an unknown field), each joined by a "
+      "small stream of the same trigger and then cancelled: the groups keep what they "
+      "evaluate, not the big requests (before: +1 MB of RSS each, outside the request "
+      "budget)", timeout=120)
+def t_stream_group_memory(c):
+    s = h.Staffer(c.bin, prom_url=c.m.prom_url, args=["--request-budget", "64Mi"])
+    chans = []
+    try:
+        s.start()
+        meta = {"arrivalRateQuery": "vector(1)", "serviceTime": "10",
+                "pushIntervalSeconds": "30"}
+        ch = grpc.insecure_channel(s.addr, options=[
+            ("grpc.max_send_message_length", 4 << 20)])
+        chans.append(ch)
+        big = ch.unary_stream(SVC + "StreamIsActive", request_serializer=None,
+                              response_deserializer=pb.IsActiveResponse.FromString)
+        cl = h.Client(s.addr)
+        chans.append(cl)
+        time.sleep(0.5)
+        r0 = rss_kib(s.proc.pid)
+        small = []
+        for i in range(40):
+            name = uniq("grp")
+            a = h.Stream(big(padded(meta, name, 1000000), timeout=60))
+            a.next(10)                     # its group has evaluated
+            b = cl.stream(meta, name=name, timeout=60)
+            b.next(10)                     # joined: the group's value at once
+            a.cancel()
+            small.append(b)
+        time.sleep(1)
+        r1 = rss_kib(s.proc.pid)
+        note("RSS %d KiB before, %d KiB with 40 groups whose first (1 MB) stream ended: "
+             "+%.1f MiB" % (r0, r1, (r1 - r0) / 1024))
+        assert all(not b.done.is_set() for b in small), "a small stream ended"
+        assert r1 - r0 < 16 * 1024, "RSS grew %.1f MiB" % ((r1 - r0) / 1024)
+        for b in small:
+            b.cancel()
+    finally:
+        for x in chans:
+            x.close()
+        stop_clean(s)
+
+
 @test("the shared server ends cleanly on SIGTERM, without a sanitizer report", smoke=True)
 def t_final_shutdown(c):
     c.cl.close()
