@@ -210,6 +210,15 @@ $(B)/tests/rangecheck: tests/integration/rangecheck.c $(B)/asan/libstaffer.a \
 	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $< $(B)/asan/libstaffer.a \
 		$(B)/asan/libstaffer-model.a $(LIBS)
 
+# ... and of a derived range when the backend misbehaves (derivecheck.c,
+# against scripted_prom.py).
+$(B)/tests/derivecheck: tests/integration/derivecheck.c \
+		$(B)/asan/libstaffer.a $(B)/asan/libstaffer-model.a
+	@mkdir -p $(B)/tests
+	@echo "  CC-TEST  $<"
+	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $< $(B)/asan/libstaffer.a \
+		$(B)/asan/libstaffer-model.a $(LIBS)
+
 # ---- the model as a library (include/staffer/, docs/library.md): one
 # program that sees only include/ and links only the model and libm.
 $(B)/example/model: tests/example/model.c $(B)/libstaffer-model.a \
@@ -254,13 +263,13 @@ unit: $(UNIT_BIN)
 	@tests/run-unit.sh $(UNIT_BIN)
 
 integration: $(B)/staffer $(B)/staffer-asan $(B)/staffer-load \
-		$(B)/tests/rangecheck py
+		$(B)/tests/rangecheck $(B)/tests/derivecheck py
 	@tests/integration/run.sh
 
 test: deps
 	@$(MAKE) --no-print-directory all py $(B)/staffer-asan $(UNIT_BIN) \
 		$(B)/staffer-load $(B)/staffer-load-asan $(B)/example/model \
-		$(B)/tests/rangecheck
+		$(B)/tests/rangecheck $(B)/tests/derivecheck
 	@tests/run-all.sh
 
 demo: deps

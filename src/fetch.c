@@ -187,7 +187,8 @@ struct entry {
 	enum prom_err err;
 	unsigned char have_answer;   /* a fetched answer is held below */
 	unsigned char full_next;     /* a range: the next request asks for
-				      * the whole grid (series.h) */
+				      * the whole grid (series.h), until a
+				      * whole-grid reply is parsed */
 	unsigned char derive;        /* DERIVE_*: may it be extended from a
 				      * finer range (entry_derive())? */
 	unsigned char derived;       /* its points include derived ones
@@ -832,6 +833,13 @@ static enum prom_err entry_parse(struct entry *e, int *refetch, char *why,
 			err = PROM_ENOMEM;
 		goto out;
 	}
+	/* A whole grid answered, whatever it says: the next request may
+	 * ask for a tail again.  Not before the reply: a whole-grid request
+	 * that fails (a timeout, a 503) must be asked whole again, or the
+	 * points it was to replace (found to differ, entry_recheck()) stay
+	 * in the answer. */
+	if (x->full)
+		e->full_next = 0;
 	err = prom_parse_range_nan(b->buf, b->len, &r, why, whylen);
 	if (err != PROM_OK && err != PROM_EEMPTY) {
 		if (x->full) {       /* the points kept are not the answer */
@@ -862,6 +870,10 @@ static enum prom_err entry_parse(struct entry *e, int *refetch, char *why,
 		err = r.points ? PROM_OK : prom_range_none(1, why, whylen);
 		if (err == PROM_OK && !(s = series_of_range(&r)))
 			err = PROM_ENOMEM;
+		if (!s) {     /* NaN points only: the kept ones are not it */
+			series_drop(e->series);
+			e->series = NULL;
+		}
 		break;
 	case SERIES_ENOMEM:
 		err = PROM_ENOMEM;
@@ -1100,7 +1112,6 @@ static char *range_url(struct fetch *f, struct entry *e, double *points)
 	case SERIES_TAIL:
 		break;
 	}
-	e->full_next = 0;
 	x->from_ms = from;
 	*points = (double)((x->grid.end_ms - from) / x->grid.step_ms + 1);
 	pthread_mutex_lock(&f->mu);

@@ -14,7 +14,8 @@
 #    ~85 s, then test_tenant.py: multi-tenant safety, ~100 s, then
 #    test_attack.py: the attacks of hardening round 3, ~90 s) against
 #    build/staffer, then test_range.py: range answers kept and extended
-#    against full fetches (build/tests/rangecheck, sanitized), ~125 s;
+#    against full fetches (build/tests/rangecheck and derivecheck,
+#    sanitized), ~175 s;
 # 2. their smoke subsets against build/staffer-asan (ASan+UBSan), if it
 #    exists.
 #    LeakSanitizer stays on when it works here (detect_leaks=1); where it

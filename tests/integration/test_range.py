@@ -22,7 +22,10 @@ the grid), and a 35 s range at 7 s steps (a refresh within a step whose
 points are all settled needs no request).  Every answer must equal a
 full fetch's: error, times and values.  A third check derives the 7 s
 range from the 1 s one (src/fetch.h), on Prometheus and through a proxy
-whose points depend on the step (never derived from).
+whose points depend on the step (never derived from).  Two more drive
+build/tests/derivecheck (tests/integration/derivecheck.c) against
+scripted_prom.py: a step-dependent backend whose whole-grid refetch fails
+once, and replies that turn off the grid and all NaN.
 
     /usr/bin/python3 tests/integration/test_range.py [--only SUBSTRING]...
         [--label PREFIX]
@@ -48,6 +51,7 @@ from harness import note  # noqa: E402
 test = h.Registry()
 
 CHECK = os.path.join(h.ROOT, "build", "tests", "rangecheck")
+DERIVE = os.path.join(h.ROOT, "build", "tests", "derivecheck")
 SECONDS = float(os.environ.get("RANGECHECK_SECONDS", "120"))
 SETTLE = 3          # s: scrapes every 1 s land within milliseconds
 
@@ -263,6 +267,51 @@ def t_range_derived(c):
     assert a["rounds"] >= 10 and a["compared"] >= 0.5 * a["rounds"], a
     assert a["derived"] >= 0.25 * a["rounds"] and a["off"] == 0, a
     assert a["from_range"] >= 1, a
+
+
+def derivecheck(scen, seconds):
+    """derivecheck against scripted_prom.py in scenario scen, the script's
+    time S 3 s after the start: its result line as a dict of ints."""
+    port = h.free_port()
+    s_ms = int(time.time() * 1000) + 3000
+    prom = subprocess.Popen([h.PY, os.path.join(h.HERE, "scripted_prom.py"),
+                             str(port), scen, str(s_ms)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    h._procs.append(prom)
+    try:
+        h.wait_until(lambda: h.tcp_open(port), 10, what="scripted_prom.py")
+        r = subprocess.run([DERIVE, "http://127.0.0.1:%d" % port, scen,
+                            str(s_ms), str(seconds)], capture_output=True,
+                           text=True, timeout=seconds + 60)
+    finally:
+        prom.terminate()
+        prom.wait(5)
+    assert r.returncode == 0, "derivecheck %s: exit %d\n%s" % (
+        scen, r.returncode, r.stderr[-3000:])
+    line = [l for l in r.stdout.splitlines() if l.startswith("result ")]
+    assert line, r.stdout + r.stderr
+    res = dict((k, int(v)) for k, v in (w.split("=") for w in line[-1].split()[1:]))
+    note("scenario %s: %s" % (scen, res))
+    return res
+
+
+@test("a derived range whose backend turns out step-dependent while the "
+      "whole-grid refetch fails once: the next request asks for the whole "
+      "grid again, and no later answer holds a derived point (before: 66 "
+      "of 140 did)", timeout=120)
+def t_derived_refetch_fails(c):
+    res = derivecheck("A", 35)
+    # the ranges are compared once both have settled points: about 16 s in
+    assert res["off"] == 1, res       # found out, so the check checked
+    assert res["answers"] >= 80 and res["wrong"] == 0, res
+
+
+@test("a fine range whose replies turn off the grid and all NaN: the coarse "
+      "range is not derived from its old points once its TTL is over "
+      "(before: 11 of 56 answers held them)", timeout=90)
+def t_derived_nan_offgrid(c):
+    res = derivecheck("B", 14)
+    assert res["answers"] >= 30 and res["wrong"] == 0, res
 
 
 def proxy_gzip(c):

@@ -429,6 +429,25 @@ static void test_nul_bytes(void **state)
 					    sizeof(err)), PROM_EPARSE);
 	check_contains(err, "not JSON");
 	free(buf);
+
+	/* The escape \u0000 in a value ended it ("1" read as 1), and in a
+	 * label made two label sets hash alike; an escaped backslash before
+	 * "u0000" is text, not the escape */
+	v = 0;
+	assert_int_equal(prom_parse_instant(VEC("\"1\\u0000junk\""),
+					    strlen(VEC("\"1\\u0000junk\"")),
+					    &v, err, sizeof(err)), PROM_EPARSE);
+	check_contains(err, "NUL character");
+	assert_true(v == 0);
+	{
+		static const char lab[] = "{\"status\":\"success\",\"data\":"
+			"{\"resultType\":\"vector\",\"result\":[{\"metric\":"
+			"{\"a\":\"x\\\\u0000\"},\"value\":[1,\"3\"]}]}}";
+
+		assert_int_equal(prom_parse_instant(lab, sizeof(lab) - 1, &v,
+						    err, sizeof(err)), PROM_OK);
+		assert_true(v == 3);
+	}
 }
 
 static void test_deep_nesting(void **state)
