@@ -49,6 +49,7 @@ Stdlib only.  Deterministic (fixed seeds).  About a minute on 2 cores.
 """
 import bisect
 import concurrent.futures
+import csv
 import json
 import os
 import subprocess
@@ -59,9 +60,13 @@ import traces as T
 
 ROOT = T.ROOT
 STAFFER = os.path.join(ROOT, "build", "staffer")
+OUT = os.path.join(ROOT, "bench", "out")
+RES = os.path.join(ROOT, "bench", "results")
 JOBS = int(os.environ.get("JOBS", "2"))
 
 COLDS = (120, 300)
+PLOT_COLD = 120          # the cold start the cases' plots show
+NEED_STEP = 15           # s: the plots' demand, a point per scrape
 GOAL = 0.99              # the issue's target, for both TTFT and ITL
 SAME = 0.0005            # "the same attainment": within 0.05 points
 TARGET_REPLICAS = 10.0   # the larger pool's mean need per case
@@ -110,8 +115,7 @@ def batch_within(itl):
 
 def case(name, rel, what, ttft):
     """The overlay that gives the larger pool TARGET_REPLICAS replicas of
-    mean need, and the case's description."""
-    import csv
+    mean need, the case's description and its demand over time."""
     path = os.path.join(T.TRACES, rel)
     with open(path) as fp:
         rows = list(csv.reader(fp))[1:]
@@ -129,9 +133,25 @@ def case(name, rel, what, ttft):
     # i * span / k, wrapped
     arr = sorted(((float(r[0]) + i * span / k) % span, float(r[1]))
                  for i in range(k) for r in rows)
+    # the replicas each pool's work needs, NEED_STEP s at a time: input
+    # tokens over a prefill replica's throughput, and sequences decoding at
+    # b* over b* (or the KV cache they hold, when that binds)
+    nb = int(span // NEED_STEP) + 1
+    tok_in, tok_out = [0.0] * nb, [0.0] * nb
+    for i in range(k):
+        for r in rows:
+            j = int(((float(r[0]) + i * span / k) % span) // NEED_STEP)
+            tok_in[j] += float(r[1])
+            tok_out[j] += max(1.0, float(r[2]))
+    need = []
+    for j in range(nb):
+        sq = tok_out[j] / NEED_STEP * itl_at(b)
+        need.append(((j + 0.5) * NEED_STEP, tok_in[j] / NEED_STEP / cap,
+                     max(sq / b, sq * (tin + tout / 2) / KV_TOKENS)))
     ids = ", ".join("%.1f / %.1f at %d s" % (dispersion(arr, span, w, tin) +
                                              (w,)) for w in DISPERSION_S)
     return dict(name=name, path=path, what=what, ttft=ttft, overlay=k,
+                need=need, told=told(tin),
                 scale="%d shifted copies (copy i by i x span / %d) of a "
                       "%.0f-s trace: %.1f req/s, %.0f input and %.0f output "
                       "tokens a request; mean need %.1f prefill and %.1f "
@@ -201,6 +221,19 @@ ABLATION = [
 ]
 
 
+# staffer told the prefill capacity the planner reads: the profile's
+# throughput at the case's mean prompt, one prompt alone (its
+# prefillTokensPerSecond is otherwise that of one prompt of the batch
+# budget, BUDGET tokens: 8,684 tokens/s).  Shown beside the defaults: the
+# verdict's sensitivity to what the user tells staffer.
+TOLD = "told the planner's capacity (the profile at the mean prompt)"
+
+
+def told(tin):
+    return "staffer:prefill.prefillTokensPerSecond=%d" % int(
+        tin / T.prefill_s(tin))
+
+
 def policies():
     sweep = [keda(p, pt, d, dt, b) for p, pt in KEDA_PREFILL
              for d, dt in KEDA_DECODE for b in KEDA_BEHAVIOR]
@@ -230,14 +263,18 @@ def better(rows, names):
                                       r["itl_attainment"]), -hours(r)))
 
 
+def sim_cmd(c, cold):
+    return [STAFFER, "simulate", "--split", "--trace", c["path"],
+            "--overlay", str(c["overlay"]), "--cold-start", str(cold),
+            "--cold-start-cv", str(T.COLD_CV), "--ttft", str(c["ttft"]),
+            "--itl", str(ITL), "--prefill-budget", str(BUDGET),
+            "--decode-slots", str(SLOTS), "--kv-tokens", str(KV_TOKENS),
+            "--json"]
+
+
 def run(c, cold):
-    cmd = [STAFFER, "simulate", "--split", "--trace", c["path"],
-           "--overlay", str(c["overlay"]), "--cold-start", str(cold),
-           "--cold-start-cv", str(T.COLD_CV), "--ttft", str(c["ttft"]),
-           "--itl", str(ITL), "--prefill-budget", str(BUDGET),
-           "--decode-slots", str(SLOTS), "--kv-tokens", str(KV_TOKENS),
-           "--json"]
-    for p in policies():
+    cmd = sim_cmd(c, cold)
+    for p in policies() + [c["told"]]:
         cmd += ["--policy", p]
     t0 = time.time()
     out = subprocess.run(cmd, check=True, capture_output=True,
@@ -282,6 +319,84 @@ def at_goal(rows):
         if best is None or hours(r) < hours(best):
             best = r
     return best
+
+
+# ---- plots ---------------------------------------------------------------
+
+PLOT_COLORS = ("#000000", "#ff7f0e", "#1f77b4")
+
+
+def plotted(rows):
+    """The policies a case's plot shows: staffer, the planner as
+    practitioners run it, and the cheapest baseline at >= 99 % of both
+    (else the planner at staffer's attainment), each once."""
+    pols = ["staffer", "planner"]
+    x = at_goal(rows) or at_same(rows, "planner", rows["staffer"])
+    if x and x["policy"] not in pols:
+        pols.append(x["policy"])
+    return pols
+
+
+def timeseries_plot(res):
+    """Each pool's replicas ready over time and the first tokens late, for
+    plotted()'s policies, re-run with --timeseries (a policy's run does not
+    depend on the others'), under the replicas the work needs."""
+    c, cold = res["case"], res["cold"]
+    pols = plotted(res["rows"])
+    base = "split-%s-c%d" % (c["name"], cold)
+    os.makedirs(OUT, exist_ok=True)
+    csvp = os.path.join(OUT, base + ".csv")
+    cmd = sim_cmd(c, cold) + ["--timeseries", csvp]
+    for p in pols:
+        cmd += ["--policy", p]
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    rows = {p: [] for p in pols}
+    with open(csvp) as fp:
+        for r in csv.DictReader(fp):
+            rows[r["policy"]].append(r)
+    dat = os.path.join(OUT, base + ".dat")
+    with open(dat, "w") as fp:
+        for p in pols:
+            for r in rows[p]:
+                fp.write("%.3f %s %s %s\n" % (
+                    float(r["t"]) / 60, r["prefill_ready"],
+                    r["decode_ready"], r["ttft_missed"]))
+            fp.write("\n\n")
+        for t, pn, dn in c["need"]:
+            fp.write("%.3f %.3f %.3f\n" % (t / 60, pn, dn))
+    png = os.path.join(RES, base + ".png")
+    q = T.gp_quote
+    need = len(pols)
+
+    def lines(col):
+        return ", ".join(
+            "%s index %d using 1:%d with steps lw 1.6 lc rgb %s title %s" % (
+                q(dat), i, col, q(PLOT_COLORS[i]),
+                q("%s: %.1f GPU-h" % (p, hours(res["rows"][p]))))
+            for i, p in enumerate(pols))
+
+    T.gnuplot("\n".join([
+        "set terminal pngcairo size 1400,900 font ',11'",
+        "set termoption noenhanced", "set output " + q(png),
+        "set multiplot layout 3,1 title %s" % q(
+            "%s, cold start %d s: each pool's replicas ready, and the "
+            "first tokens later than %g s" % (c["name"], cold, c["ttft"])),
+        "set grid", "set key outside right top font ',9'",
+        "set offsets 0, 0, graph 0.05, 0",
+        "set lmargin 10", "set yrange [0:*]",
+        "set ylabel 'prefill replicas'",
+        "plot %s index %d using 1:2 with lines lw 1 lc rgb '#a0a0a0' "
+        "title 'the work, in replicas (15 s)', %s" % (q(dat), need,
+                                                     lines(2)),
+        "set ylabel 'decode replicas'",
+        "plot %s index %d using 1:3 with lines lw 1 lc rgb '#a0a0a0' "
+        "title 'the work, in replicas (15 s)', %s" % (q(dat), need,
+                                                     lines(3)),
+        "set ylabel 'late first tokens / 15 s'",
+        "set xlabel 'minutes'",
+        "plot " + lines(4),
+        "unset multiplot"]) + "\n")
+    return os.path.basename(png)
 
 
 def report(results, elapsed):
@@ -391,18 +506,24 @@ def report(results, elapsed):
       "engine's TTFT histogram gives), with the defaults and instead of "
       "the square root.  Last, the defaults with their instant answers "
       "other than the arrival rate 8.5 s old, as the server's answer "
-      "cache serves them on average (the other columns read them fresh).  "
+      "cache serves them on average (the other columns read them fresh); "
+      "and the defaults told the prefill capacity the planner reads, its "
+      "profile's throughput at the case's mean prompt (the policy "
+      "`staffer:prefill.prefillTokensPerSecond=N` in each case's table "
+      "below), instead of that of one prompt of the batch budget.  "
       "These are not staffer's defaults "
       "and are never counted as its result; they show what each part of "
       "the default costs and buys.  Each cell: TTFT% / ITL% / GPU-h.\n")
-    w("| case | cold start | staffer (defaults) | %s | cheapest baseline "
-      "at >= 99 %% / 99 %% |" % " | ".join(d for _, d in ABLATION))
-    w("|---|---:|---|%s---|" % ("---|" * len(ABLATION)))
+    w("| case | cold start | staffer (defaults) | %s | %s | cheapest "
+      "baseline at >= 99 %% / 99 %% |" % (
+          " | ".join(d for _, d in ABLATION), TOLD))
+    w("|---|---:|---|%s---|---|" % ("---|" * len(ABLATION)))
     for res in results:
         rows = res["rows"]
         cells = ["%s / %s / %.1f" % (pct(r["ttft_attainment"]),
                                      pct(r["itl_attainment"]), hours(r))
-                 for r in [rows["staffer"]] + [rows[a] for a, _ in ABLATION]]
+                 for r in [rows["staffer"]] + [rows[a] for a, _ in ABLATION] +
+                 [rows[res["case"]["told"]]]]
         g = at_goal(rows)
         cells.append("%.1f (`%s`)" % (hours(g), g["policy"]) if g else "-")
         w("| %s | %d s | %s |" % (res["case"]["name"], res["cold"],
@@ -414,6 +535,9 @@ def report(results, elapsed):
         w("## %s, cold start %d s\n" % (c["name"], res["cold"]))
         w("%s; %s.  TTFT target %g s, ITL target %g s.  %.1f s to run.\n"
           % (c["what"], c["scale"], c["ttft"], ITL, res["seconds"]))
+        if res.get("plot"):
+            w("![%s at %d s over time](%s)\n" % (c["name"], res["cold"],
+                                                  res["plot"]))
         w("| policy | TTFT% | ITL% | TTFT p99 s | GPU-h | prefill GPU-h | "
           "decode GPU-h | prefill max | decode max | shed |")
         w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -436,6 +560,9 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(JOBS) as ex:
         futs = [ex.submit(run, c, cold) for c in cases for cold in colds]
         results = [f.result() for f in futs]
+        shown = [r for r in results if r["cold"] == PLOT_COLD]
+        for r, png in zip(shown, ex.map(timeseries_plot, shown)):
+            r["plot"] = png
     elapsed = time.time() - t0
     T.write_result("split.md", report(results, elapsed) + "\n",
                    "bench/split.py", " (%.0f s)" % elapsed)

@@ -264,16 +264,8 @@ def analyse(tr, main, ll, init1):
 
 # ---- plots ---------------------------------------------------------------
 
-def gnuplot(script):
-    r = subprocess.run(["gnuplot"], input=script, text=True,
-                       capture_output=True)
-    if r.returncode != 0:
-        raise RuntimeError("gnuplot: " + r.stderr)
-
-
-def q(s):
-    return "'" + s.replace("'", "''") + "'"
-
+gnuplot = T.gnuplot
+q = T.gp_quote
 
 COLORS = {"keda-queue": "#1f77b4", "keda-running": "#ff7f0e",
           "keda-combined": "#2ca02c", "keda-sum": "#9467bd",

@@ -26,6 +26,7 @@ The subsets (docs/benchmark.md, "How the defaults were chosen"):
 import bisect
 import csv
 import os
+import subprocess
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TRACES = os.environ.get("TRACES", os.path.join(ROOT, "bench", "traces"))
@@ -63,6 +64,19 @@ def write_result(name, text, who, note=""):
     with open(path, "w") as fp:
         fp.write(text)
     print("%s: wrote %s%s" % (who, os.path.relpath(path, ROOT), note))
+
+
+def gnuplot(script):
+    """Run gnuplot on script; RuntimeError with its stderr if it fails."""
+    r = subprocess.run(["gnuplot"], input=script, text=True,
+                       capture_output=True)
+    if r.returncode != 0:
+        raise RuntimeError("gnuplot: " + r.stderr)
+
+
+def gp_quote(s):
+    """s as a gnuplot string literal."""
+    return "'" + s.replace("'", "''") + "'"
 
 
 def prefill_s(tokens):
@@ -183,8 +197,6 @@ def servegen_week(model, week):
     keeps the week within WEEK_REQ_MAX requests."""
     start = week * WEEK_S
     rates = servegen_rates(model)
-    mean_rate = (sum(v for t, v in rates if start <= t < start + WEEK_S) /
-                 len([t for t, v in rates if start <= t < start + WEEK_S]))
     tin, tout = servegen_tokens(model, start, WEEK_S)
     for slots in WEEK_SLOTS:
         busy = WEEK_REPLICAS * slots
