@@ -41,7 +41,8 @@ MODEL_SRC = src/model.c src/erlang.c src/smooth.c src/forecast.c src/peak.c \
            src/feedback.c
 # metadata and one decision from it, and the text helpers every layer shares
 CORE_SRC = src/arr.c src/num.c src/kname.c src/near.c src/mono.c src/meta.c src/decide.c src/sched.c src/tz.c src/promql.c \
-           src/show.c src/csv.c src/slurp.c src/utf8.c src/log.c src/version.c
+           src/show.c src/csv.c src/slurp.c src/utf8.c src/log.c src/version.c \
+           src/jsonnul.c
 # the service: backends, the decision per trigger, KEDA's gRPC, /metrics
 SVC_SRC  = src/config.c src/prom.c src/secret.c src/fprint.c src/stab.c \
            src/sheap.c src/mcache.c src/series.c src/memtrim.c \

@@ -3,7 +3,9 @@
  */
 #include "awscred.h"
 
+#include <arpa/inet.h>
 #include <cjson/cJSON.h>
+#include <curl/curl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,34 +268,80 @@ out:
 	return rc;
 }
 
-int awscred_url_allowed(const char *url)
+/* Whether host (as curl's URL parser gives it: an IPv6 address in
+ * brackets) is one the token may go to over plain http: a numeric
+ * loopback IPv4 address, localhost, ::1, or the ECS and EKS agents'. */
+static int awscred_host_allowed(const char *host)
 {
-	static const char *const hosts[] = {
-		"127.", "localhost", "[::1]", "169.254.170.2",
-		"169.254.170.23", "[fd00:ec2::23]",
-	};
-	const char *h, *end;
-	size_t i, hl;
+	unsigned char a[16], b[16];
+	char v6[INET6_ADDRSTRLEN + 1];
+	size_t n = strlen(host);
 
-	if (!url)
-		return 0;
-	if (!strncmp(url, "https://", 8))
+	if (!strcmp(host, "localhost") || !strcmp(host, "169.254.170.2") ||
+	    !strcmp(host, "169.254.170.23"))
 		return 1;
-	if (strncmp(url, "http://", 7))
+	if (inet_pton(AF_INET, host, a) == 1)
+		return a[0] == 127;
+	if (n < 3 || n - 2 >= sizeof(v6) || host[0] != '[' ||
+	    host[n - 1] != ']')
 		return 0;
-	h = url + 7;
-	end = h + strcspn(h, ":/?#");
-	if (*h == '[')
-		end = h + strcspn(h, "]") + (strchr(h, ']') ? 1 : 0);
-	hl = (size_t)(end - h);
-	for (i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
-		size_t l = strlen(hosts[i]);
+	memcpy(v6, host + 1, n - 2);
+	v6[n - 2] = '\0';
+	if (inet_pton(AF_INET6, v6, a) != 1)
+		return 0;
+	return (inet_pton(AF_INET6, "::1", b) == 1 && !memcmp(a, b, 16)) ||
+	       (inet_pton(AF_INET6, "fd00:ec2::23", b) == 1 &&
+		!memcmp(a, b, 16));
+}
 
-		if (hosts[i][l - 1] == '.' ? hl > l && !strncmp(h, hosts[i], l)
-					   : hl == l && !strncmp(h, hosts[i], l))
-			return 1;
+/* Whether body (len bytes, not NUL-terminated) holds the name of a
+ * credential field: then no part of it is quoted in a reason. */
+static int body_names_secret(const char *body, size_t len)
+{
+	static const char *const names[] = {
+		"SecretAccessKey", "Token", "AccessKeyId",
+	};
+	size_t i, j;
+
+	for (i = 0; body && i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t n = strlen(names[i]);
+
+		for (j = 0; j + n <= len; j++)
+			if (!memcmp(body + j, names[i], n))
+				return 1;
 	}
 	return 0;
+}
+
+int awscred_url_allowed(const char *url)
+{
+	CURLU *u;
+	char *scheme = NULL, *host = NULL, *user = NULL;
+	int ok = 0;
+
+	if (!url || !*url)
+		return 0;
+	/* The host curl will connect to, as curl reads the URL: a text
+	 * test would take "http://127.0.0.1@evil/" for loopback. */
+	u = curl_url();
+	if (!u || curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK)
+		goto out;
+	/* user information: never, whoever the host (it hides the host
+	 * from a reader, and a token needs no password beside it) */
+	if (curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_OK)
+		goto out;
+	if (!strcmp(scheme, "https"))
+		ok = 1;
+	else if (!strcmp(scheme, "http"))
+		ok = awscred_host_allowed(host);
+out:
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(user);
+	curl_url_cleanup(u);
+	return ok;
 }
 
 /* ---- the source ---------------------------------------------------------- */
@@ -577,7 +625,15 @@ int awscred_done(struct awscred_src *s, CURL *easy, CURLcode res,
 	    : awscred_parse_container(s->body.buf, s->body.len, now, &c, why,
 				      sizeof(why));
 	if (status != 200) {
-		if (r == 0 || s->easy_kind != SRC_WEB) {
+		/* The reason is logged and answered to callers: never a
+		 * secret.  A body that parsed as credentials, or names their
+		 * fields, is not shown; an error body is (STS's own words
+		 * are in why already). */
+		if (r == 0 || (s->easy_kind != SRC_WEB &&
+			       body_names_secret(s->body.buf, s->body.len))) {
+			snprintf(why, sizeof(why), "a body with credential "
+				 "fields (not shown)");
+		} else if (s->easy_kind != SRC_WEB) {
 			show_text(shown, AWSCRED_SHOW_MAX, s->body.buf,
 				  s->body.len);
 			snprintf(why, sizeof(why), "%s", shown);

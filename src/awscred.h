@@ -123,8 +123,9 @@ int awscred_parse_container(const char *body, size_t len, double now,
 int awscred_parse_time(const char *s, double *out);
 
 /* Whether a container credentials URL may carry the authorization token:
- * https, or http to a loopback address, 169.254.170.2, 169.254.170.23 or
- * [fd00:ec2::23]. */
+ * https, or http to a numeric loopback address (127.0.0.0/8, [::1]),
+ * localhost, 169.254.170.2, 169.254.170.23 or [fd00:ec2::23], the host
+ * as curl parses it; never with user information ("user@"). */
 int awscred_url_allowed(const char *url);
 
 #endif

@@ -79,6 +79,18 @@ static char *certs_slurp(const char *path, struct certs_stamp *st,
 }
 
 /* The first certificate in PEM text; NULL if none. */
+/* OpenSSL's passphrase callback: none.  Without one, an encrypted key
+ * makes OpenSSL ask for it on the terminal and wait there, on a
+ * handshake thread or at SIGHUP's reload; refused instead. */
+static int certs_no_passphrase(char *buf, int size, int rwflag, void *u)
+{
+	(void)buf;
+	(void)size;
+	(void)rwflag;
+	(void)u;
+	return 0;
+}
+
 static X509 *pem_x509(const char *text)
 {
 	BIO *b = BIO_new_mem_buf(text, -1);
@@ -169,7 +181,8 @@ static int certs_check(const struct certs *c, struct certs_pem *p,
 		goto out;
 	}
 	b = BIO_new_mem_buf(p->key, -1);
-	k = b ? PEM_read_bio_PrivateKey(b, NULL, NULL, NULL) : NULL;
+	k = b ? PEM_read_bio_PrivateKey(b, NULL, certs_no_passphrase, NULL)
+	      : NULL;
 	BIO_free(b);
 	if (!k) {
 		snprintf(err, CERTS_ERR_MAX, "'%s' holds no PEM private key "

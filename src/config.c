@@ -27,9 +27,11 @@
 #include <sys/stat.h>
 
 #include <cjson/cJSON.h>
+#include <curl/curl.h>
 
 #include "ascii.h"
 #include "config.h"
+#include "jsonnul.h"
 #include "near.h"
 #include "show.h"
 #include "slurp.h"
@@ -388,6 +390,33 @@ static int cfg_file(const struct cfg_ctx *x, const char *parent,
  * swallow them; whitespace would be a header- or request-splitting hazard
  * and is almost always a copy-and-paste accident.
  */
+enum cfg_url_parts { CFG_URL_OK, CFG_URL_NOHOST, CFG_URL_USERINFO };
+
+/* url as curl will read it: a host, and no user information (which a
+ * text test cannot tell from a host: "http://:80", "http://u:p@h"). */
+static enum cfg_url_parts cfg_url_parts(const char *url)
+{
+	enum cfg_url_parts rc = CFG_URL_NOHOST;
+	char *host = NULL, *user = NULL, *pass = NULL;
+	CURLU *u = curl_url();
+
+	if (!u || curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK)
+		goto out;
+	if (curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_PASSWORD, &pass, 0) == CURLUE_OK) {
+		rc = CFG_URL_USERINFO;
+		goto out;
+	}
+	if (curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK && *host)
+		rc = CFG_URL_OK;
+out:
+	curl_free(host);
+	curl_free(user);
+	curl_free(pass);
+	curl_url_cleanup(u);
+	return rc;
+}
+
 static int cfg_url(const struct cfg_ctx *x, const char *path,
 		   const char *url, char **out)
 {
@@ -419,6 +448,20 @@ static int cfg_url(const struct cfg_ctx *x, const char *path,
 		return cfg_fail(x, path, "'%s' has a query or fragment; "
 				"expected a base URL only (staffer appends "
 				"/api/v1/query)", shown);
+	switch (cfg_url_parts(url)) {
+	case CFG_URL_NOHOST:
+		return cfg_fail(x, path, "'%s' has no host; expected %s",
+				shown, CFG_ALLOWED_URL);
+	case CFG_URL_USERINFO:
+		/* not shown: it may hold a password */
+		return cfg_fail(x, path, "holds user information "
+				"(user:password@); secrets never go in a URL: "
+				"give them as files with 'auth' type "
+				"basic (usernameFile, passwordFile) or bearer "
+				"(tokenFile)");
+	case CFG_URL_OK:
+		break;
+	}
 	if (cfg_dup(x, url, &d))
 		return -1;
 	if (d[len - 1] == '/')
@@ -948,6 +991,13 @@ static int cfg_parse(struct config *c, const char *text, size_t len,
 	if (at == len) {
 		cfg_fail(x, NULL, "is empty; expected a JSON object (see "
 			 "docs/config.md)");
+		goto out;
+	}
+	if ((at = jsonnul_find(text, len)) < len) {
+		cfg_where(text, at, &line, &col);
+		cfg_fail(x, NULL, "holds a NUL character (\\u0000) at line "
+			 "%zu, column %zu; no value of the config may (docs/"
+			 "config.md)", line, col);
 		goto out;
 	}
 	root = cJSON_ParseWithLengthOpts(text, len, &end, 0);

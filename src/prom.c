@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "ascii.h"
+#include "jsonnul.h"
 #include "prom.h"
 #include "show.h"
 
@@ -288,26 +289,6 @@ static enum prom_err prom_api_error(const cJSON *root, char *err,
  * "status":"success" and a "data" object holding a "resultType" string and
  * a "result".  On PROM_OK r->root owns the tree; on error it is NULL.
  */
-/* Whether body holds the JSON escape \u0000 (a backslash run of odd
- * length before the u): cJSON makes it a NUL inside the string, which
- * would end a value ("1\u0000junk" read as 1) or make two label sets
- * hash alike.  Prometheus never sends one. */
-static int prom_nul_escape(const char *body, size_t len)
-{
-	size_t i, k;
-
-	for (i = 1; i + 5 <= len; i++) {
-		if (body[i] != 'u' || body[i - 1] != '\\' ||
-		    memcmp(body + i + 1, "0000", 4))
-			continue;
-		for (k = 1; k <= i && body[i - k] == '\\'; k++)
-			;
-		if ((k - 1) % 2 == 1)
-			return 1;
-	}
-	return 0;
-}
-
 static enum prom_err prom_open(struct prom_reply *r, const char *body,
 			       size_t len, char *err, size_t errlen)
 {
@@ -330,7 +311,9 @@ static enum prom_err prom_open(struct prom_reply *r, const char *body,
 			    "series, wrap it in sum())", PROM_VALUES_MAX);
 		goto out;
 	}
-	if (prom_nul_escape(body, len)) {
+	/* a NUL in a string would end a value or make two label sets
+	 * hash alike; Prometheus never sends one */
+	if (jsonnul_find(body, len) < len) {
 		prom_seterr(err, errlen, "reply holds a NUL character "
 			    "(\\u0000) in a string; a Prometheus reply never "
 			    "does");

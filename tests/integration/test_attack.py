@@ -812,6 +812,32 @@ def t_cert_validity(c):
     assert rc.returncode != 0 and "expired at" in rc.stderr + rc.stdout, rc
 
 
+@test("files (13): an encrypted TLS key, with a terminal attached: refused at once with the "
+      "reason, no passphrase prompt (before: 'Enter PEM pass phrase:' and a wait until "
+      "killed)", timeout=30)
+def t_encrypted_key(c):
+    d = h.tmpdir("staffer-enc-")
+    cert, key = os.path.join(d, "c.pem"), os.path.join(d, "k.pem")
+    r = subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                        "ec_paramgen_curve:P-256", "-keyout", key, "-out", cert,
+                        "-subj", "/CN=staffer", "-days", "1", "-passout", "pass:pw"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    cmd = "%s serve --listen 127.0.0.1:%d --prometheus http://127.0.0.1:1 " \
+          "--tls-cert %s --tls-key %s" % (c.bin, h.free_port(), cert, key)
+    t0 = time.monotonic()
+    try:
+        # script(1) gives it a terminal, where OpenSSL would prompt
+        r = subprocess.run(["script", "-qec", cmd, "/dev/null"], capture_output=True,
+                           text=True, timeout=10, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as e:
+        raise AssertionError("still running after 10 s: %r" % (e.stdout,))
+    note("exit %d after %.2fs: %s" % (r.returncode, time.monotonic() - t0,
+                                     r.stdout.strip().splitlines()[-1:]))
+    assert r.returncode != 0 and "pass phrase" not in r.stdout, r.stdout
+    assert "holds no PEM private key (or an encrypted one)" in r.stdout, r.stdout
+
+
 # ----------------------------------------------------------------------------
 # 11. a stream whose first evaluation fails
 

@@ -813,6 +813,25 @@ def t_container_env_token(c):
     assert amp[0]["akid"] == sn["creds"][0]["akid"], amp
 
 
+@test("container: an error status with credentials in its body -> UNAVAILABLE that "
+      "quotes none of them, in the answer or the log (before: the body's first 160 "
+      "bytes, the secret key included)")
+def t_container_error_secret(c):
+    f = c.f
+    secret = "TOPSECRET" + rnd(31)
+    body = json.dumps({"AccessKeyId": "ASIALEAK" + rnd(12), "SecretAccessKey": secret,
+                       "Token": "IQoJ" + rnd(60), "Expiration": "2099-01-01T00:00:00Z"})
+    f.reset(creds={"status": 500, "body": body}, container_auth="t")
+    env = {"AWS_CONTAINER_CREDENTIALS_FULL_URI": f.url + "/creds",
+           "AWS_CONTAINER_AUTHORIZATION_TOKEN": "t"}
+    with staffer(c, env) as (s, cl):
+        d = unavailable(cl)
+        log = s.log()
+    note("UNAVAILABLE: %s" % d)
+    assert "HTTP status 500" in d and "not shown" in d, d
+    assert secret not in d and "TOPSECRET" not in log, "the secret was quoted"
+
+
 # ----------------------------------------------------------------------------
 # (f) nothing, (g) precedence
 

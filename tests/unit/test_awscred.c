@@ -199,6 +199,16 @@ static void test_url_allowed(void **state)
 	assert_false(awscred_url_allowed("http://127evil.com/"));
 	assert_false(awscred_url_allowed("http://evil.com/?127.0.0.1"));
 	assert_false(awscred_url_allowed("ftp://127.0.0.1/"));
+	/* the host curl connects to, not a prefix of the text: user
+	 * information before it, a name that starts like loopback */
+	assert_false(awscred_url_allowed("http://127.0.0.1@192.0.2.2:1/c"));
+	assert_false(awscred_url_allowed("http://169.254.170.2:x@evil/"));
+	assert_false(awscred_url_allowed("http://localhost:80@evil/"));
+	assert_false(awscred_url_allowed("http://[::1]@evil/"));
+	assert_false(awscred_url_allowed("http://127.evil.example/"));
+	assert_false(awscred_url_allowed("https://u:p@creds.example.com/"));
+	assert_true(awscred_url_allowed("http://127.1.2.3/creds"));
+	assert_true(awscred_url_allowed("http://[0:0:0:0:0:0:0:1]/"));
 	assert_false(awscred_url_allowed(""));
 	assert_false(awscred_url_allowed(NULL));
 }

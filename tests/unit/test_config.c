@@ -342,6 +342,16 @@ static const struct bad bad[] = {
 	{ U("\"http://h\\n\""), "'http://h?' contains a space, a control" },
 	{ U("\"http://\""), "'http://' has no host" },
 	{ U("\"http:///x\""), "has no host" },
+	{ U("\"http://:80\""), "'http://:80' has no host" },
+	/* a password in the URL: refused, and not shown */
+	{ U("\"http://alice:s3cret@h:9090\""), "backends[0].url: holds user "
+	  "information (user:password@); secrets never go in a URL" },
+	{ U("\"http://alice@h\""), "holds user information" },
+	/* \u0000 would end the string: 'http://a' would be loaded */
+	{ U("\"http://a\\u0000 evil\""), "holds a NUL character (\\u0000) "
+	  "at line 1, column 41" },
+	{ "{\"backends\":[{\"name\":\"a\",\"url\":\"http://h\",\"headers\":"
+	  "{\"X-Scope-OrgID\":\"a\\u0000b\"}}]}", "holds a NUL character" },
 	{ U("\"http://h/?a=1\""), "has a query or fragment" },
 	{ U("\"http://h/#x\""), "has a query or fragment" },
 	{ U("[]"), "backends[0].url: expected a string, got an array" },
