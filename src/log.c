@@ -113,7 +113,8 @@ static void append_escaped(char *buf, size_t size, size_t *len,
 }
 
 /* One field as a JSON member, ",\"key\":value", appended to buf[*len..]
- * only when all of it fits before size - 2 (room for "}\n"). */
+ * only when all of it fits before size - 3 (room for "}\n" and the
+ * NUL). */
 static void append_field(char *buf, size_t size, size_t *len,
 			 const struct log_field *f)
 {
@@ -145,7 +146,7 @@ static void append_field(char *buf, size_t size, size_t *len,
 		t += n > 0 ? (size_t)n : 0;
 		break;
 	}
-	if (t >= sizeof(tmp) - 1 || *len + t > size - 2)
+	if (t >= sizeof(tmp) - 1 || *len + t > size - 3)
 		return;
 	memcpy(buf + *len, tmp, t);
 	*len += t;

@@ -332,9 +332,9 @@ void stats_backend(struct stats *s, const char *backend,
 		b = &s->backends[s->n_backends++];
 		memcpy(b->name, name, sizeof(b->name));
 	}
-	if (!b) {                /* more names than the config allows */
+	if (!b) {     /* more names than one config allows: renames */
 		b = &s->backends[STATS_BACKENDS_MAX];
-		snprintf(b->name, sizeof(b->name), "other");
+		snprintf(b->name, sizeof(b->name), "%s", STATS_BACKEND_OTHER);
 	}
 	b->n[r]++;
 	for (i = 0; i < STATS_BACKEND_BUCKETS; i++)

@@ -42,8 +42,10 @@
 #define STATS_LABEL_MAX 253         /* bytes of a label value kept */
 #define STATS_LABEL_OUT (3 * STATS_LABEL_MAX + 1) /* ... escaped, at most */
 #define STATS_BACKENDS_MAX CONFIG_BACKENDS_MAX /* backends with series */
-#define STATS_TARGET_LINES 16       /* lines per ScaledObject, the SLO
-				     * feedback's two included */
+#define STATS_TARGET_LINES 17       /* lines per ScaledObject at most:
+				     * 12 gauges and 5 terms, the SLO
+				     * feedback's and the cold start's
+				     * included */
 #define STATS_PAGE_RESERVE 4096     /* bytes kept for the counters that
 				     * follow the targets on a page */
 
@@ -108,9 +110,13 @@ void stats_target(struct stats *s, const char *ns, const char *name,
 		  const struct stats_terms *terms, double now);
 
 /* One request to backend `backend` (a config name) ended with result r
- * after seconds (0 for FETCH_R_NOT_SENT).  A name beyond the first
- * STATS_BACKENDS_MAX seen is counted as "other" (the config allows no
- * more). */
+ * after seconds (0 for FETCH_R_NOT_SENT).  Names are kept for the life of
+ * the process, so reloads that rename backends can exceed the
+ * STATS_BACKENDS_MAX of one config: a name beyond the first
+ * STATS_BACKENDS_MAX seen is counted as STATS_BACKEND_OTHER, which no
+ * backend name can be (a config name has no parentheses), so its series
+ * never duplicates a backend's. */
+#define STATS_BACKEND_OTHER "(other)"
 void stats_backend(struct stats *s, const char *backend,
 		   enum fetch_result r, double seconds);
 

@@ -126,6 +126,42 @@ static void test_fields(void **state)
 	json_ok(buf, "warn", NULL);
 }
 
+/* Fields that fill a JSON line to exactly size - 2 bytes: "}\n" and the
+ * NUL need three, and the NUL was written at buf[size] (ASan, on an
+ * exact-size buffer; the server's line buffer is on the stack). */
+static void test_fields_fill(void **state)
+{
+	static const char when[] = "2026-01-01T00:00:00.000Z";
+	static char msg[2001], q[LOG_LINE_MAX];
+	size_t size = LOG_JSON_MAX + 128, base, want, len;
+	char *buf = malloc(size), *probe = malloc(size + 256);
+	struct log_field f[2] = {
+		LOG_F_STR("query", "x"), LOG_F_STR("namespace", msg),
+	};
+
+	(void)state;
+	assert_non_null(buf);
+	assert_non_null(probe);
+	memset(msg, 'a', 2000);
+	base = log_format_fields(probe, size + 256, 1, when, LOG_INFO, msg,
+				 f, 2);
+	/* the query one byte longer for every byte the line lacks */
+	want = size - base;
+	assert_true(want + 2 < sizeof(q));
+	memset(q, 'q', want + 1);
+	f[0].s = q;
+	len = log_format_fields(buf, size, 1, when, LOG_INFO, msg, f, 2);
+	assert_true(len < size);
+	assert_int_equal(buf[len], '\0');
+	assert_int_equal(buf[len - 1], '\n');
+	assert_int_equal(buf[len - 2], '}');
+	/* the last field, which filled the line to size - 2, is left out */
+	assert_non_null(strstr(buf, "\"query\""));
+	assert_null(strstr(buf, "\"namespace\""));
+	free(probe);
+	free(buf);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -146,6 +182,7 @@ int main(void)
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_fields_fill),
 		cmocka_unit_test(test_names),
 	};
 
