@@ -175,6 +175,22 @@ static int crd_number(const struct ynode *v, double *out, int *whole)
 	buf[n] = '\0';
 	errno = 0;
 	ll = strtoll(buf, &end, 0);
+	{
+		/* go-yaml's base 0 also takes 0o17 and 0b1010, which
+		 * strtoll() does not (ydoc.c types them numbers) */
+		size_t sg = buf[0] == '+' || buf[0] == '-';
+		int base = buf[sg] != '0' ? 0 :
+			   buf[sg + 1] == 'o' || buf[sg + 1] == 'O' ? 8 :
+			   buf[sg + 1] == 'b' || buf[sg + 1] == 'B' ? 2 : 0;
+
+		if (base && buf[sg + 2] && buf[sg + 2] != '+' &&
+		    buf[sg + 2] != '-') {
+			errno = 0;
+			ll = strtoll(buf + sg + 2, &end, base);
+			if (buf[0] == '-')
+				ll = -ll;
+		}
+	}
 	if (n && !*end && !errno) {
 		*out = (double)ll;
 		*whole = 1;
@@ -223,6 +239,8 @@ static void crd_rules(struct crd_walk *w, const struct ynode *sch,
 			continue;
 		mn = ymap_get(w->d, v, "minReplicaCount", &k);
 		mx = ymap_get(w->d, v, "maxReplicaCount", NULL);
+		if (mx && mx->kind == YN_SCALAR && mx->type == YT_NULL)
+			mx = NULL;     /* pruned by the API server: absent */
 		if (!mn || !crd_is(mn, YT_NUMBER, "tag:yaml.org,2002:int") ||
 		    crd_number(mn, &lo, &whole))
 			continue;

@@ -212,20 +212,14 @@ static void lint_backend(struct lint *l, const struct lint_obj *o, long t,
 			 const struct ydoc_md *md, const struct meta *m,
 			 unsigned long line)
 {
-	const char *slash;
-	char msg[LINT_LINE_MAX], ns[YDOC_WHO_MAX];
-	const char *nsp = NULL;
+	char msg[LINT_LINE_MAX];
+	/* metadata.namespace as written (not o->who, which is cut for
+	 * showing); without one only the backend is checked, as the
+	 * namespace is kubectl's to choose */
+	const char *nsp = o->ns[0] ? o->ns : NULL;
 
 	if (!l->cfg)
 		return;
-	/* o->who is "NS/NAME", or "NAME" without a namespace (then only
-	 * the name is checked, as a namespace cannot be) */
-	slash = strchr(o->who, '/');
-	if (slash && (size_t)(slash - o->who) < sizeof(ns)) {
-		memcpy(ns, o->who, (size_t)(slash - o->who));
-		ns[slash - o->who] = '\0';
-		nsp = ns;
-	}
 	/* The server's own check and sentence (config.h) */
 	switch (config_use(l->cfg, m->backend, nsp, msg, sizeof(msg))) {
 	case CONFIG_USE_OK:
@@ -980,6 +974,13 @@ static int lint_quantity(const char *text, double *out)
 }
 
 /* A behavior key's value under spec.advanced...behavior.<side>. */
+/* n, or NULL for a null (~, null, empty) value: the API server prunes a
+ * null field, so it is absent, as docs/lint.md says. */
+static const struct ynode *ynn(const struct ynode *n)
+{
+	return n && n->kind == YN_SCALAR && n->type == YT_NULL ? NULL : n;
+}
+
 static const struct ynode *lint_behavior(const struct ydoc *d,
 					 const struct ynode *obj,
 					 const char *side, const char *key,
@@ -989,7 +990,7 @@ static const struct ynode *lint_behavior(const struct ydoc *d,
 		"spec", "advanced", "horizontalPodAutoscalerConfig",
 		"behavior", side, key, NULL };
 
-	return ypath(d, obj, path, line);
+	return ynn(ypath(d, obj, path, line));
 }
 
 /* Scale-up policies slower than the HPA's default (100 % or 4 pods per
@@ -1061,15 +1062,15 @@ static void lint_fallback_behavior(struct lint *l, const struct lint_obj *o,
 	const char *bt, *rt;
 	char who[64] = "";
 
-	fb = ypath(d, obj, fallback, &at);
+	fb = ynn(ypath(d, obj, fallback, &at));
 	if (!fb || fb->kind != YN_MAP)
 		return;
-	b = ymap_get(d, fb, "behavior", &k);
+	b = ynn(ymap_get(d, fb, "behavior", &k));
 	bt = ytext(b);
 	/* an unknown behavior is the CRD check's to report */
 	if (bt && strcmp(bt, "static") && strcmp(bt, "currentReplicasIfLower"))
 		return;
-	r = ymap_get(d, fb, "replicas", NULL);
+	r = ynn(ymap_get(d, fb, "replicas", NULL));
 	rt = ytext(r);
 	if (rt && o->max_known)
 		snprintf(who, sizeof(who), " (%s replicas, where "
@@ -1145,7 +1146,7 @@ static void lint_object_warnings(struct lint *l, const struct lint_obj *o,
 
 	ypath(d, obj, spec, &line);
 	at = line;
-	if (!ypath(d, obj, fallback, &at))
+	if (!ynn(ypath(d, obj, fallback, &at)))
 		lint_report(l, at, 1, o, -1, "no 'fallback': through a "
 			    "backend outage staffer holds its last answer "
 			    "only for staleHoldSeconds (default 300 s), then "

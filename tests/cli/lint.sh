@@ -150,6 +150,37 @@ sed 's/serviceTime: "8"$/serviceTime: "8"\n        metricName: route-b/' \
 lint "$TMP/metric-name-ok.yaml"
 status "a metricName of its own" 0
 
+# ---- null is absent (the API server prunes it), as for kubectl ------------
+
+sed 's/^  fallback:$/  fallback: ~/; /^    failureThreshold: 3$/d; /^    replicas: 4$/d; /^    behavior: currentReplicasIfHigher$/d' \
+	"$FIX/clean.yaml" >"$TMP/null-fallback.yaml"
+lint "$TMP/null-fallback.yaml"
+status "fallback: ~" 0
+contains "fallback: ~" out "null-fallback.yaml:12: warning: ScaledObject llm/chat: no 'fallback'"
+sed 's/^    behavior: currentReplicasIfHigher$/    behavior: null/' \
+	"$FIX/clean.yaml" >"$TMP/null-fb-behavior.yaml"
+lint "$TMP/null-fb-behavior.yaml"
+contains "fallback.behavior null" out "spec.fallback has no behavior"
+sed 's/^          stabilizationWindowSeconds: 0$/          stabilizationWindowSeconds: null/' \
+	"$FIX/clean.yaml" >"$TMP/null-window.yaml"
+lint "$TMP/null-window.yaml"
+contains "window null" out "no advanced.horizontalPodAutoscalerConfig.behavior.scaleDown.stabilizationWindowSeconds"
+sed 's/^  minReplicaCount: 1$/  minReplicaCount: 150/; s/^  maxReplicaCount: 20$/  maxReplicaCount: ~/' \
+	"$FIX/clean.yaml" >"$TMP/null-max.yaml"
+lint "$TMP/null-max.yaml"
+status "maxReplicaCount: ~" 1
+contains "maxReplicaCount: ~" out "minReplicaCount must be less than or equal to maxReplicaCount (150 > 100, the default)"
+
+# go-yaml's integers: 0o and 0b as well as 0x
+sed 's/^  maxReplicaCount: 20$/  maxReplicaCount: 0o24/' "$FIX/clean.yaml" \
+	>"$TMP/octal.yaml"
+lint "$TMP/octal.yaml"
+status "maxReplicaCount: 0o24" 0
+sed 's/^  maxReplicaCount: 20$/  maxReplicaCount: 0b10100/' "$FIX/clean.yaml" \
+	>"$TMP/binary.yaml"
+lint "$TMP/binary.yaml"
+status "maxReplicaCount: 0b10100" 0
+
 # ---- errors: KEDA's CRD schema (third_party/keda) ---------------------------
 
 lint "$FIX/crd.yaml"
@@ -203,6 +234,18 @@ status "backend with --config" 1
 has_line "backend with --config" out "$FIX/backend.yaml:32: ScaledObject\
  llm/chat trigger 0: metadata 'backend': 'thanos' is not declared in\
  staffer's config; declared: 'prom', 'mimir'"
+# a namespace of 63 characters, longer than a finding shows, is matched
+# whole against the backend's list (it was read back from the shown name)
+NS63=ml-$(printf '%060d' 0)
+sed "s/^  namespace: llm$/  namespace: $NS63/; s/^        serviceTime: \"8\"$/        serviceTime: \"8\"\n        backend: thanos/" \
+	"$FIX/clean.yaml" >"$TMP/long-ns.yaml"
+lint --config "$FIX/config-ns.json" "$TMP/long-ns.yaml"
+status "a 63-character namespace the backend lists" 0
+sed "s/^  name: chat$/  namespace: llm/; 6d; s/^        serviceTime: \"8\"$/        serviceTime: \"8\"\n        backend: thanos/" \
+	"$FIX/clean.yaml" >"$TMP/no-name.yaml"
+lint --config "$FIX/config-ns.json" "$TMP/no-name.yaml"
+status "no name, a namespace the backend does not list" 1
+contains "no name, a namespace the backend does not list" out "namespace 'llm' may not use backend 'thanos'"
 lint --config "$FIX/config-ns.json" "$FIX/backend.yaml"
 status "backend closed to the namespace" 1
 has_line "backend closed to the namespace" out "$FIX/backend.yaml:32:\
