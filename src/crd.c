@@ -24,6 +24,11 @@
 #define CRD_MINMAX_RULE "minReplicaCount must be less than or equal to " \
 	"maxReplicaCount"
 #define CRD_MAX_REPLICAS_DEFAULT 100
+/* Values one object's check visits at most: aliases let a small file
+ * name one node from many places (16 aliases at each of 5 levels are a
+ * million values from 2 KB), and each visit is a check; a ScaledObject
+ * written out has a few hundred. */
+#define CRD_VISITS_MAX 100000
 
 struct crd_walk {
 	const struct ydoc *s;     /* the CRD */
@@ -32,6 +37,7 @@ struct crd_walk {
 	void *arg;
 	const struct ynode *obj;
 	int found;                /* findings; -1: no schema */
+	size_t visits;            /* crd_value() calls, CRD_VISITS_MAX */
 };
 
 #if defined(__GNUC__)
@@ -253,6 +259,28 @@ static void crd_rules(struct crd_walk *w, const struct ynode *sch,
 	}
 }
 
+/* The key of map v before its i-th kid with the same text, or NULL.
+ * Quadratic in the keys up to CRD_DUP_SCAN of them; a map with more is
+ * not an object the CRD describes (those have a few dozen fields). */
+#define CRD_DUP_SCAN 256
+static const struct ynode *crd_first_key(const struct ydoc *d,
+					 const struct ynode *v, size_t i)
+{
+	const char *key = d->nodes[v->kids[i]].text;
+	size_t j;
+
+	if (v->n_kids > 2 * CRD_DUP_SCAN)
+		return NULL;
+	for (j = 0; j < i; j += 2) {
+		const struct ynode *k = &d->nodes[v->kids[j]];
+
+		if (k->kind == YN_SCALAR && k->type != YT_MERGE &&
+		    !strcmp(k->text, key))
+			return k;
+	}
+	return NULL;
+}
+
 static void crd_object(struct crd_walk *w, const struct ynode *sch,
 		       const struct ynode *v, unsigned long line,
 		       const char *path)
@@ -260,7 +288,7 @@ static void crd_object(struct crd_walk *w, const struct ynode *sch,
 	const struct ynode *props = sget(w, sch, "properties");
 	const struct ynode *more = sget(w, sch, "additionalProperties");
 	const struct ynode *req = sget(w, sch, "required");
-	const struct ynode *ps, *kn;
+	const struct ynode *ps, *kn, *first;
 	const char *key, *near;
 	char sub[CRD_PATH_MAX];
 	size_t i;
@@ -273,6 +301,13 @@ static void crd_object(struct crd_walk *w, const struct ynode *sch,
 		if (!key || kn->type == YT_MERGE)
 			continue;
 		crd_path_key(sub, path, kn);
+		if ((first = crd_first_key(w->d, v, i)) != NULL) {
+			/* kubectl's strict decoding refuses it, the lax one
+			 * keeps the last: either way not what it seems */
+			crd_say(w, kn->line, sub, "is given twice (first on "
+				"line %lu); give each field once", first->line);
+			continue;
+		}
 		ps = props ? ymap_get(w->s, props, key, NULL) : NULL;
 		if (ps)
 			crd_value(w, ps, &w->d->nodes[v->kids[i + 1]], kn->line,
@@ -378,6 +413,14 @@ static void crd_value(struct crd_walk *w, const struct ynode *sch,
 
 	if (!v || !sch || (v->kind == YN_SCALAR && v->type == YT_NULL))
 		return;                 /* null: pruned, as absent */
+	if (++w->visits > CRD_VISITS_MAX) {
+		if (w->visits == CRD_VISITS_MAX + 1)
+			crd_say(w, line, *path ? path : "(top)", "the object "
+				"expands to more than %d values (aliases "
+				"repeating nodes); the rest is not checked",
+				CRD_VISITS_MAX);
+		return;
+	}
 	/* trigger metadata: lint's own checks say more */
 	if (!strncmp(path, "spec.triggers[", 14) && plen > 10 &&
 	    !strcmp(path + plen - 10, "].metadata"))

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,6 +42,7 @@ static void ydoc_release(struct ydoc *d)
 		free(d->anchors[i].name);
 	free(d->nodes);
 	free(d->anchors);
+	free(d->index);
 	free(d->open);
 	memset(d, 0, sizeof(*d));
 }
@@ -185,6 +187,53 @@ static int ydoc_attach(struct ydoc *d, size_t i)
 	return 0;
 }
 
+/* FNV-1a of an anchor's name. */
+static size_t ydoc_name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* The slot of name in d->index: its entry, or the empty one it would
+ * take.  d->index_cap > 0. */
+static size_t ydoc_slot(const struct ydoc *d, const char *name)
+{
+	size_t m = d->index_cap - 1, s = ydoc_name_hash(name) & m;
+
+	while (d->index[s] && strcmp(d->anchors[d->index[s] - 1].name, name))
+		s = (s + 1) & m;
+	return s;
+}
+
+/* Anchor a (an index into d->anchors) in d->index, growing it; 0 or -1
+ * (no memory). */
+static int ydoc_index_put(struct ydoc *d, size_t a)
+{
+	size_t i;
+
+	if (2 * (d->n_anchors + 1) > d->index_cap) {
+		size_t cap = d->index_cap ? 2 * d->index_cap : 16;
+		size_t *old = d->index, ocap = d->index_cap;
+
+		d->index = calloc(cap, sizeof(*d->index));
+		if (!d->index) {
+			d->index = old;
+			return -1;
+		}
+		d->index_cap = cap;
+		for (i = 0; i < ocap; i++)
+			if (old[i])
+				d->index[ydoc_slot(d, d->anchors[old[i] - 1]
+						   .name)] = old[i];
+		free(old);
+	}
+	d->index[ydoc_slot(d, d->anchors[a].name)] = a + 1;
+	return 0;
+}
+
 static int ydoc_anchor(struct ydoc *d, const yaml_char_t *name, size_t i)
 {
 	struct yanchor *a;
@@ -199,7 +248,12 @@ static int ydoc_anchor(struct ydoc *d, const yaml_char_t *name, size_t i)
 	a[d->n_anchors].name = strdup((const char *)name);
 	if (!a[d->n_anchors].name)
 		return -1;
-	a[d->n_anchors++].node = i;
+	a[d->n_anchors].node = i;
+	if (ydoc_index_put(d, d->n_anchors)) {
+		free(a[d->n_anchors].name);
+		return -1;
+	}
+	d->n_anchors++;
 	return 0;
 }
 
@@ -255,12 +309,14 @@ static int ydoc_add(struct ydoc *d, const yaml_event_t *ev)
 static int ydoc_alias(struct ydoc *d, const yaml_event_t *ev)
 {
 	const char *name = (const char *)ev->data.alias.anchor;
-	size_t i;
+	size_t s;
 
-	for (i = d->n_anchors; i-- > 0;)
-		if (!strcmp(d->anchors[i].name, name))
-			return ydoc_attach(d, d->anchors[i].node) ? -1 : 1;
-	return 0;
+	if (!name || !d->index_cap)
+		return 0;
+	s = ydoc_slot(d, name);
+	if (!d->index[s])
+		return 0;
+	return ydoc_attach(d, d->anchors[d->index[s] - 1].node) ? -1 : 1;
 }
 
 /*
@@ -440,6 +496,7 @@ static const char *ytag_short(const char *tag)
 struct md_out {
 	ydoc_report_fn *report;
 	void *arg;
+	unsigned char *seen;   /* d->n bytes: maps merged already; NULL */
 };
 
 #if defined(__GNUC__)
@@ -556,6 +613,14 @@ static int md_collect(const struct md_out *o, const struct ydoc *d,
 				md->bad = 1;
 				continue;
 			}
+			/* a map merged again adds nothing (its keys are
+			 * there, and the first wins): skipped, so that
+			 * aliases merging one map many times at each level
+			 * cost its size, not a power of it */
+			if (o->seen && o->seen[src - d->nodes])
+				continue;
+			if (o->seen)
+				o->seen[src - d->nodes] = 1;
 			if (md_collect(o, d, src, md, 1, depth + 1))
 				return -1;
 		}
@@ -567,8 +632,9 @@ int ydoc_md_collect(const struct ydoc *d, const struct ynode *trig,
 		    struct ydoc_md *md, unsigned long *line,
 		    ydoc_report_fn *report, void *arg)
 {
-	struct md_out o = { report, arg };
+	struct md_out o = { report, arg, NULL };
 	const struct ynode *k = NULL, *map;
+	int rc;
 
 	*line = trig->line;
 	map = ymap_get(d, trig, "metadata", &k);
@@ -581,14 +647,20 @@ int ydoc_md_collect(const struct ydoc *d, const struct ynode *trig,
 			  "metadata is map[string]string");
 		return 1;
 	}
-	return md_collect(&o, d, map, md, 0, 0);
+	o.seen = calloc(d->n ? d->n : 1, 1);   /* NULL: walked as before */
+	rc = md_collect(&o, d, map, md, 0, 0);
+	free(o.seen);
+	return rc;
 }
 
 /* ---- ScaledObjects ------------------------------------------------------ */
 
+/* The first merged map with key, depth first; seen (d->n bytes, may be
+ * NULL) marks the maps searched: one searched again finds nothing new. */
 static const struct ynode *merged_get(const struct ydoc *d,
 				      const struct ynode *map,
-				      const char *key, int depth)
+				      const char *key, int depth,
+				      unsigned char *seen)
 {
 	const struct ynode *k, *v, *src, *r;
 	size_t i, j;
@@ -603,7 +675,11 @@ static const struct ynode *merged_get(const struct ydoc *d,
 			continue;
 		for (j = 0; j < (v->kind == YN_SEQ ? v->n_kids : 1); j++) {
 			src = v->kind == YN_SEQ ? &d->nodes[v->kids[j]] : v;
-			r = merged_get(d, src, key, depth + 1);
+			if (seen && seen[src - d->nodes])
+				continue;
+			if (seen)
+				seen[src - d->nodes] = 1;
+			r = merged_get(d, src, key, depth + 1, seen);
 			if (r)
 				return r;
 		}
@@ -614,7 +690,11 @@ static const struct ynode *merged_get(const struct ydoc *d,
 const struct ynode *ymap_get_merged(const struct ydoc *d,
 				    const struct ynode *map, const char *key)
 {
-	return merged_get(d, map, key, 0);
+	unsigned char *seen = calloc(d->n ? d->n : 1, 1);
+	const struct ynode *r = merged_get(d, map, key, 0, seen);
+
+	free(seen);
+	return r;
 }
 
 int ydoc_is_external(const struct ydoc *d, const struct ynode *trig,

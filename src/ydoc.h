@@ -8,8 +8,10 @@
  * ydoc) rather than its document loader, because only the events tell a
  * plain `1.5` from `!!str 1.5`: scalars are typed as kubectl's YAML
  * library (go-yaml v2, YAML 1.1) reads them.  Aliases share nodes and are
- * never expanded, so an alias bomb costs nothing; merge keys (`<<`) are
- * applied in trigger metadata, where kubectl applies them too.
+ * never expanded, and an alias finds its anchor through a hash table; a
+ * walk that follows them may still meet one node many times, so the
+ * merge walks (`<<`, applied in trigger metadata, where kubectl applies
+ * them too) visit each merged map once, and crd.c counts its visits.
  *
  * Bounds: a file of at most YDOC_FILE_MAX bytes, collections nested at
  * most YDOC_DEPTH deep, merges within merges at most YDOC_MERGE_DEPTH.
@@ -69,6 +71,12 @@ struct ydoc {
 	size_t n, cap;
 	struct yanchor *anchors;
 	size_t n_anchors, cap_anchors;
+	/* anchors by name: open addressing, an anchor's index + 1 (0:
+	 * empty slot), the latest of a name; index_cap a power of 2 at
+	 * least twice n_anchors (an alias is found in O(1), not by a scan
+	 * of every anchor) */
+	size_t *index;
+	size_t index_cap;
 	size_t *open;          /* collections being read */
 	size_t depth, cap_open;
 };

@@ -171,6 +171,34 @@ lint "$TMP/null-max.yaml"
 status "maxReplicaCount: ~" 1
 contains "maxReplicaCount: ~" out "minReplicaCount must be less than or equal to maxReplicaCount (150 > 100, the default)"
 
+# a key given twice outside the metadata: kubectl's strict decoding
+# refuses it, the lax one keeps the last (which lint would not have seen)
+awk '{ print } /^    behavior: currentReplicasIfHigher$/ { print "  maxReplicaCount: 50" }' \
+	"$FIX/clean.yaml" >"$TMP/dup-field.yaml"
+lint "$TMP/dup-field.yaml"
+status "a field given twice" 1
+has_line "a field given twice" out "$TMP/dup-field.yaml:16: ScaledObject llm/chat:\
+ spec.maxReplicaCount: is given twice (first on line 11); give each field once"
+
+# aliases that name one node from many places: linear, not a power (a
+# merge of 16 aliases at each of 7 levels took 5.5 s, 30 would take hours)
+awk 'function level(d,   s, i) {
+	if (d == 0)
+		return "&m0 {zz: \"1\"}"
+	s = "&m" d " {<<: [" level(d - 1)
+	for (i = 1; i < 30; i++)
+		s = s ", *m" (d - 1)
+	return s "]}"
+}
+/^        maxReplicas: "20"$/ { print; print "        <<: " level(7); next }
+{ print }' "$FIX/clean.yaml" >"$TMP/merge-bomb.yaml"
+WHAT="lint merge-bomb.yaml (at most 20 s)"
+OUT=$(timeout 20 "$BIN" lint "$TMP/merge-bomb.yaml" 2>"$TMP/err" </dev/null)
+RC=$?
+ERR=$(cat "$TMP/err")
+status "a merge of 30 aliases at 7 levels" 1
+contains "a merge of 30 aliases at 7 levels" out "metadata 'zz' is not a known key"
+
 # go-yaml's integers: 0o and 0b as well as 0x
 sed 's/^  maxReplicaCount: 20$/  maxReplicaCount: 0o24/' "$FIX/clean.yaml" \
 	>"$TMP/octal.yaml"
