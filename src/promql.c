@@ -18,6 +18,14 @@
  * needs, and keeps the arithmetic exact. */
 #define PROMQL_DIGITS_MAX 12
 
+/* The longest duration Prometheus takes, in seconds: it counts them in
+ * int64 nanoseconds (292 years; "duration out of range" beyond). */
+#define PROMQL_DURATION_MAX 9223372036.854775807
+
+/* The @ modifier's bound: a Unix time within int64 (seconds; "timestamp
+ * out of bounds for @ modifier" beyond, and for Inf and NaN). */
+#define PROMQL_AT_MAX 9223372036854775807.0
+
 /* Bytes of a number literal we convert. */
 #define PROMQL_NUMBER_MAX 64
 
@@ -419,6 +427,11 @@ static int pq_lex_number(struct pq *p, struct pq_token *t)
 	    !(dk < n && ascii_is_digit((unsigned char)s[dk]))) {
 		/* "5" alone scans as no duration (no unit): only a unit
 		 * makes one */
+		if (d > PROMQL_DURATION_MAX)
+			return pq_fail(p, t->pos, "duration '%.*s' out of "
+				       "range: at most 292 years (Prometheus "
+				       "counts them in int64 nanoseconds)",
+				       (int)(dk < 30 ? dk : 30), s);
 		t->t = T_DURATION;
 		t->num = d;
 		p->at += dk;
@@ -1335,6 +1348,14 @@ static int pq_postfix(struct pq *p)
 				ND(p, s)->range_s = d;
 				ND(p, s)->type = PROMQL_MATRIX;
 				if (p->cur.t == T_DURATION) {
+					if (!(p->cur.num > 0))
+						return pq_fail(p, p->cur.pos,
+							       "a subquery's "
+							       "step must be "
+							       "more than 0 "
+							       "(or left out "
+							       "for the "
+							       "default)");
 					ND(p, s)->step_s = p->cur.num;
 					if (pq_next(p))
 						return -1;
@@ -1410,6 +1431,13 @@ static int pq_postfix(struct pq *p)
 					return pq_fail(p, p->cur.pos, "@ takes "
 						       "a Unix time, start() or "
 						       "end(), got %s",
+						       pq_tok_text(p, got,
+								   sizeof(got)));
+				if (!(fabs(p->cur.num) < PROMQL_AT_MAX))
+					return pq_fail(p, p->cur.pos, "@ %s is "
+						       "out of bounds: a Unix "
+						       "time in seconds within "
+						       "int64",
 						       pq_tok_text(p, got,
 								   sizeof(got)));
 				ND(p, i)->end = p->cur.end;

@@ -71,6 +71,10 @@ static void test_valid(void **state)
 		/* 3.x: a quoted metric name */
 		{ "{\"my.metric\", a=\"b\"}", PROMQL_VECTOR },
 		{ "quantile_over_time(0.9, rate(x[1m])[1h:])", PROMQL_VECTOR },
+		/* the bounds Prometheus 2.42 accepts (promtool) */
+		{ "rate(x[292y])", PROMQL_VECTOR },
+		{ "x @ 9.2e18", PROMQL_VECTOR },
+		{ "x @ -1e18", PROMQL_VECTOR },
 	};
 	struct promql_ast a;
 	struct promql_error e;
@@ -158,6 +162,13 @@ static void test_invalid(void **state)
 		{ "sum by x (y)", 7, "'by' wants a list of labels" },
 		{ "bool", 0, "unexpected 'bool'" },
 		{ "x @ foo", 4, "@ takes a Unix time, start() or end()" },
+		/* what Prometheus 2.42's parser refuses too (promtool) */
+		{ "x[5m:0s]", 5, "a subquery's step must be more than 0" },
+		{ "x @ Inf", 4, "@ 'Inf' is out of bounds" },
+		{ "x @ 1e30", 4, "@ '1e30' is out of bounds" },
+		{ "rate(x[293y])", 7, "duration '293y' out of range: at most "
+		  "292 years" },
+		{ "rate(x[106752d])", 7, "out of range" },
 	};
 	struct promql_ast a;
 	struct promql_error e;
