@@ -327,7 +327,9 @@ static void crd_object(struct crd_walk *w, const struct ynode *sch,
 	}
 	for (i = 0; req && req->kind == YN_SEQ && i < req->n_kids; i++) {
 		key = ytext(&w->s->nodes[req->kids[i]]);
-		if (key && !ymap_get(w->d, v, key, NULL))
+		/* a field merged in ('<<', which kubectl applies in every
+		 * map) is there; its value is not checked here */
+		if (key && !ymap_get_merged(w->d, v, key))
 			crd_say(w, line, *path ? path : "(top)", "required "
 				"field '%s' is missing", key);
 	}

@@ -199,6 +199,12 @@ ERR=$(cat "$TMP/err")
 status "a merge of 30 aliases at 7 levels" 1
 contains "a merge of 30 aliases at 7 levels" out "metadata 'zz' is not a known key"
 
+# a required field merged in at spec level ('<<' applies in every map)
+sed 's/^  scaleTargetRef:$/  <<: {scaleTargetRef: {name: chat}}/; /^    name: chat$/d' \
+	"$FIX/clean.yaml" >"$TMP/merge-spec.yaml"
+lint "$TMP/merge-spec.yaml"
+status "scaleTargetRef merged in" 0
+
 # go-yaml's integers: 0o and 0b as well as 0x
 sed 's/^  maxReplicaCount: 20$/  maxReplicaCount: 0o24/' "$FIX/clean.yaml" \
 	>"$TMP/octal.yaml"
