@@ -417,6 +417,24 @@ out:
 	return rc;
 }
 
+/* Whether url's path (after the host) signs alike under libcurl's
+ * SigV4 and AWS's: unreserved characters and single slashes only. */
+static int cfg_sigv4_path_ok(const char *url)
+{
+	const char *p = url ? strstr(url, "://") : NULL;
+
+	if (!p)
+		return 0;
+	p = strchr(p + 3, '/');
+	for (; p && *p; p++) {
+		if (*p == '/' && p[1] == '/')
+			return 0;
+		if (!ascii_is_alnum((unsigned char)*p) && !strchr("-._~/", *p))
+			return 0;
+	}
+	return 1;
+}
+
 static int cfg_url(const struct cfg_ctx *x, const char *path,
 		   const char *url, char **out)
 {
@@ -625,6 +643,17 @@ static int cfg_auth(const struct cfg_ctx *x, const char *parent,
 			return cfg_fail(x, fpath, "'%s' is not allowed; "
 					"expected %s", shown,
 					CFG_ALLOWED_REGION);
+		}
+		if (!cfg_sigv4_path_ok(b->url)) {
+			cfg_join(fpath, parent, "url");
+			return cfg_fail(x, fpath, "with 'auth' type sigv4 the "
+					"path may hold only A-Z a-z 0-9 - . _ ~ "
+					"and single '/' (libcurl's SigV4 signs "
+					"other paths unlike AWS, which then "
+					"refuses every request); an Amazon "
+					"Managed Prometheus URL is "
+					"https://aps-workspaces.REGION."
+					"amazonaws.com/workspaces/ID");
 		}
 		return cfg_dup(x, region, &b->sigv4_region);
 	}

@@ -398,6 +398,17 @@ static const struct bad bad[] = {
 	  "'us_east_1' is not allowed" },
 	{ B("\"auth\":{\"type\":\"sigv4\",\"region\":\"\"}"),
 	  "auth.region: is empty" },
+	/* a path libcurl's SigV4 signs unlike AWS's (checked with
+	 * botocore): refused, as every request would be */
+	{ "{\"backends\":[{\"name\":\"a\",\"url\":\"https://h/a:b\","
+	  "\"auth\":{\"type\":\"sigv4\",\"region\":\"us-east-1\"}}]}",
+	  "backends[0].url: with 'auth' type sigv4 the path may hold only" },
+	{ "{\"backends\":[{\"name\":\"a\",\"url\":\"https://h/a//b\","
+	  "\"auth\":{\"type\":\"sigv4\",\"region\":\"us-east-1\"}}]}",
+	  "single '/'" },
+	{ "{\"backends\":[{\"name\":\"a\",\"url\":\"https://h/a%20b\","
+	  "\"auth\":{\"type\":\"sigv4\",\"region\":\"us-east-1\"}}]}",
+	  "the path may hold only" },
 	/* headers */
 	{ B("\"headers\":[]"), "backends[0].headers: expected an object, "
 	  "got an array" },
