@@ -8,6 +8,11 @@
 #include <string.h>
 
 #define PB_DEPTH_MAX 8      /* messages within messages, as ours nest */
+/* Elements of repeated fields in one request, all messages together:
+ * KEDA's requests carry one metadata map (META_KEYS_MAX entries are
+ * refused later with a message of their own); protobuf-c makes each
+ * entry a message of some 50 bytes from 2 bytes of wire. */
+#define PB_REPEATED_MAX 1024
 
 grpc_byte_buffer *pb_pack(const ProtobufCMessage *msg)
 {
@@ -92,6 +97,80 @@ static int pb_has_nul(const ProtobufCMessageDescriptor *d, const uint8_t *p,
 	return 0;
 }
 
+/*
+ * Whether a message of type d in wire format p[0..len) is one protobuf-c
+ * may unpack in memory about linear in len: no message field that is not
+ * repeated given more than once (protobuf-c merges each repeat into the
+ * one before, copying its arrays: 16 KiB of repeats held 68 MB, 64 KiB
+ * 1 GB), and at most PB_REPEATED_MAX repeated elements in all (*repeated
+ * counts them).  -1 with *why when not; 0 on anything malformed (the
+ * unpack judges it).
+ */
+static int pb_shape(const ProtobufCMessageDescriptor *d, const uint8_t *p,
+		    size_t len, int depth, size_t *repeated, const char **why)
+{
+	const ProtobufCFieldDescriptor *f;
+	unsigned char seen[64] = { 0 };   /* message fields met, by index */
+	size_t i = 0, n, fi;
+	uint64_t key, v;
+
+	while (i < len) {
+		n = pb_varint(p + i, len - i, &key);
+		if (!n)
+			return 0;
+		i += n;
+		f = key >> 3 <= UINT32_MAX ?
+		    protobuf_c_message_descriptor_get_field(
+			    d, (unsigned)(key >> 3)) : NULL;
+		if (f && f->label == PROTOBUF_C_LABEL_REPEATED &&
+		    ++*repeated > PB_REPEATED_MAX) {
+			*why = "request message has more than 1024 repeated "
+			       "elements (metadata entries); KEDA sends at "
+			       "most one map of a few";
+			return -1;
+		}
+		switch (key & 7) {
+		case 0:
+			n = pb_varint(p + i, len - i, &v);
+			if (!n)
+				return 0;
+			i += n;
+			break;
+		case 1:
+			i += 8;
+			break;
+		case 5:
+			i += 4;
+			break;
+		case 2:
+			n = pb_varint(p + i, len - i, &v);
+			if (!n || v > len - i - n)
+				return 0;
+			i += n;
+			if (f && f->type == PROTOBUF_C_TYPE_MESSAGE) {
+				fi = (size_t)(f - d->fields);
+				if (f->label != PROTOBUF_C_LABEL_REPEATED &&
+				    fi < sizeof(seen) && seen[fi]++) {
+					*why = "request message gives a "
+					       "message field more than "
+					       "once; a protobuf encoder "
+					       "writes it once";
+					return -1;
+				}
+				if (depth < PB_DEPTH_MAX &&
+				    pb_shape(f->descriptor, p + i, (size_t)v,
+					     depth + 1, repeated, why))
+					return -1;
+			}
+			i += (size_t)v;
+			break;
+		default:
+			return 0;
+		}
+	}
+	return 0;
+}
+
 /* pb_unpack() and pb_unpack_in(): the message's memory from alloc (NULL:
  * protobuf-c's, malloc()). */
 static ProtobufCMessage *unpack(ProtobufCAllocator *alloc,
@@ -104,15 +183,24 @@ static ProtobufCMessage *unpack(ProtobufCAllocator *alloc,
 	ProtobufCMessage *msg = NULL;
 	const char *w = "malformed request message";
 
-	if (!bb || grpc_byte_buffer_length(bb) > max_len) {
+	size_t repeated = 0;
+
+	if (!bb) {
+		w = "request message missing";
+		goto out;
+	}
+	if (grpc_byte_buffer_length(bb) > max_len) {
 		w = "request message too large";
 		goto out;
 	}
 	if (!grpc_byte_buffer_reader_init(&reader, bb))
 		goto out;
 	s = grpc_byte_buffer_reader_readall(&reader);
-	msg = protobuf_c_message_unpack(d, alloc, GRPC_SLICE_LENGTH(s),
-					GRPC_SLICE_START_PTR(s));
+	if (!pb_shape(d, GRPC_SLICE_START_PTR(s), GRPC_SLICE_LENGTH(s), 0,
+		      &repeated, &w))
+		msg = protobuf_c_message_unpack(d, alloc,
+						GRPC_SLICE_LENGTH(s),
+						GRPC_SLICE_START_PTR(s));
 	/* A message without a zero byte anywhere has none in a string; the
 	 * walk by field is for those with one (an empty string's length, a
 	 * zero number, or a NUL). */

@@ -71,15 +71,17 @@ static void sheap_down(struct sheap *h, size_t i)
 int sheap_push(struct sheap *h, struct sheap_node *x, double due)
 {
 	if (sheap_queued(x)) {
-		/* a move: a later due time sinks, an earlier one rises */
-		int later = due > x->due;
+		/* a move: a later due time sinks, an earlier one rises; the
+		 * same one sinks too, behind the ties pushed before it (its
+		 * seq is the newest now) */
+		int earlier = due < x->due;
 
 		x->due = due;
 		x->seq = h->seq++;
-		if (later)
-			sheap_down(h, x->idx);
-		else
+		if (earlier)
 			sheap_up(h, x->idx);
+		else
+			sheap_down(h, x->idx);
 		return 0;
 	}
 	if (h->n == h->cap) {

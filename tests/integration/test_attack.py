@@ -923,6 +923,39 @@ def t_stream_group_memory(c):
         stop_clean(s)
 
 
+# ----------------------------------------------------------------------------
+# 14. requests whose unpacking grows faster than their size
+
+
+def hwm_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+@test("memory (14): a 24 KB GetMetrics repeating its scaledObjectRef 6000 times and a "
+      "1 MiB ScaledObjectRef of empty metadata entries: INVALID_ARGUMENT before they are "
+      "unpacked, the peak RSS within 16 MiB (before: +142 MB and +55 MB, the budget "
+      "charged 56 KB)", smoke=True, timeout=60)
+def t_unpack_growth(c):
+    pid = c.srv.proc.pid
+    h0 = hwm_kib(pid)
+    merge = b"".join([b"\x0a\x02\x1a\x00"] * 6000)       # field 1, an entry each
+    code, det, _ = h.status(c.cl.raw, SVC + "GetMetrics", merge, timeout=20)
+    note("repeated scaledObjectRef: %s %s" % (code, det))
+    assert code == INVALID and "more than once" in (det or ""), (code, det)
+    flat = b"".join([b"\x1a\x00"] * 524000)                # field 3, empty entries
+    code, det, _ = h.status(c.cl.raw, SVC + "IsActive", flat, timeout=20)
+    note("1 MiB of empty entries: %s %s" % (code, det))
+    assert code == INVALID and "more than 1024 repeated" in (det or ""), (code, det)
+    h1 = hwm_kib(pid)
+    note("peak RSS %d -> %d KiB" % (h0, h1))
+    assert h1 - h0 < 16 * 1024, "peak RSS grew %.1f MiB" % ((h1 - h0) / 1024)
+    assert c.srv.alive()
+
+
 @test("the shared server ends cleanly on SIGTERM, without a sanitizer report", smoke=True)
 def t_final_shutdown(c):
     c.cl.close()

@@ -67,6 +67,29 @@ static void test_sheap_order(void **state)
 	sheap_free(&h);
 }
 
+/* A node pushed again at the same due time goes behind the ties pushed
+ * before it (it came out first, as the root stayed where it was). */
+static void test_sheap_same_due(void **state)
+{
+	struct sheap h;
+	struct item it[3];
+	int i;
+
+	(void)state;
+	sheap_init(&h);
+	for (i = 0; i < 3; i++) {
+		sheap_node_init(&it[i].node);
+		it[i].id = i;
+		assert_int_equal(sheap_push(&h, &it[i].node, 5), 0);
+	}
+	assert_int_equal(sheap_push(&h, &it[0].node, 5), 0);
+	check_heap(&h);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(((struct item *)sheap_pop(&h))->id,
+				 (i + 1) % 3);
+	sheap_free(&h);
+}
+
 /* Moves and removals anywhere, against a model: 2000 random operations. */
 static void test_sheap_random(void **state)
 {
@@ -126,6 +149,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sheap_order),
+		cmocka_unit_test(test_sheap_same_due),
 		cmocka_unit_test(test_sheap_random),
 	};
 
