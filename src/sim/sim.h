@@ -50,13 +50,15 @@
  *    decides every oracle_step_s at 0, oracle_step_s, ...  HPA and
  *    KEDA read the metrics as they stand at that instant.
  *  - Oracle: knows every future request and every pod's cold start; at
- *    time t it sets the replicas to ceil(max c(u) / slots) for u in
- *    [t, t + h + oracle_step_s], c being demand.h's ideal concurrency, h
- *    the longest cold start of the replicas that would add (cold_start_s
- *    when none would), clamped to the policy's [minReplicaCount,
- *    maxReplicaCount]: replicas are started one cold start before they
- *    are needed and kept through any dip shorter than a cold start.  No
- *    metrics, no HPA.
+ *    time t it sets the replicas to the most of: ceil(max c(u) / slots)
+ *    for u in [t, t + h + oracle_step_s], c being demand.h's ideal
+ *    concurrency, h the nominal cold start or the longest remaining one
+ *    of the replicas starting; and live + k + 1 where the k-th replica
+ *    still to be created is needed within its own cold start (the same
+ *    maximum over its draw); clamped to the policy's [minReplicaCount,
+ *    maxReplicaCount]: each replica is started one of its own cold
+ *    starts before it is needed and kept through any dip shorter than a
+ *    cold start.  No metrics, no HPA.
  *  - Static: `static` holds its replicas (initial_replicas unless the
  *    policy says) ready from t = 0 to the end; no HPA, no KEDA.
  *  - Start: initial_replicas ready replicas at t = 0 for every policy;
