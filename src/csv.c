@@ -20,6 +20,21 @@ size_t csv_split(char *line, char **f, size_t max)
 	return s ? max + 1 : n;
 }
 
+void csv_put_field(FILE *fp, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, fp);
+		return;
+	}
+	fputc('"', fp);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', fp);
+		fputc(*s, fp);
+	}
+	fputc('"', fp);
+}
+
 char *csv_trim(char *s)
 {
 	char *e;

@@ -21,6 +21,11 @@ size_t csv_split(char *line, char **f, size_t max);
 /* Trim spaces and tabs around s in place; returns the trimmed start. */
 char *csv_trim(char *s);
 
+/* Write s to fp as one CSV field, quoted when it must be (RFC 4180: a
+ * comma, a quote or a line break in it), for the files the simulator
+ * writes (a policy's name holds commas). */
+void csv_put_field(FILE *fp, const char *s);
+
 /* What csv_line() read. */
 enum csv_line {
 	CSV_LINE_OK,

@@ -27,6 +27,7 @@
 #include "show.h"
 #include "sched.h"
 #include "tz.h"
+#include "utf8.h"
 
 /* ---- the key table ------------------------------------------------------- */
 
@@ -876,7 +877,7 @@ static const struct meta_key *meta_lookup_env(const char *key)
  * other control character is a paste accident or an attack on log lines. */
 static const char *meta_check_text(const char *v, size_t len)
 {
-	size_t i;
+	size_t i, k;
 	int blank = 1;
 
 	for (i = 0; i < len; i++) {
@@ -887,6 +888,14 @@ static const char *meta_check_text(const char *v, size_t len)
 		if (c < 0x20 || c == 0x7f)
 			return "contains a control character";
 		blank = 0;
+		/* text: valid UTF-8, as a protobuf string and a YAML file
+		 * are (a stray byte would reach logs and JSON as is) */
+		if (c >= 0x80) {
+			k = utf8_len((const unsigned char *)v + i, len - i);
+			if (!k)
+				return "is not valid UTF-8";
+			i += k - 1;
+		}
 	}
 	return blank ? "is blank" : NULL;
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "csv.h"
 #include "demand.h"
 #include "meta.h"
 #include "num.h"
@@ -355,28 +356,13 @@ struct simulate_ts {
 	double demand_max;
 };
 
-/* Print a CSV field, quoted when it must be (RFC 4180). */
-static void simulate_csv_field(FILE *fp, const char *s)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, fp);
-		return;
-	}
-	fputc('"', fp);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', fp);
-		fputc(*s, fp);
-	}
-	fputc('"', fp);
-}
 
 static void simulate_sample(void *arg, const struct sim_sample *x)
 {
 	struct simulate_ts *ts = arg;
 
 	if (ts->csv) {
-		simulate_csv_field(ts->csv, ts->name);
+		csv_put_field(ts->csv, ts->name);
 		fprintf(ts->csv, ",%.3f,%d,%d,%d,%d,%.4f,%llu,%llu,%llu,%d\n",
 			x->t, (int)x->spec, (int)x->ready, (int)x->starting,
 			(int)x->draining, x->demand,

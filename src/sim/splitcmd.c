@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "csv.h"
 #include "num.h"
 #include "opt.h"
 #include "perf.h"
@@ -242,8 +243,9 @@ static void splitcmd_sample(void *arg, const struct split_sample *s)
 {
 	struct splitcmd_ts *ts = arg;
 
-	fprintf(ts->fp, "%s,%.0f,%d,%d,%d,%d,%llu,%llu,%llu,%.0f,%llu,%llu\n",
-		ts->policy, s->t, (int)s->spec[SPLIT_PREFILL],
+	csv_put_field(ts->fp, ts->policy);
+	fprintf(ts->fp, ",%.0f,%d,%d,%d,%d,%llu,%llu,%llu,%.0f,%llu,%llu\n",
+		s->t, (int)s->spec[SPLIT_PREFILL],
 		(int)s->ready[SPLIT_PREFILL], (int)s->spec[SPLIT_DECODE],
 		(int)s->ready[SPLIT_DECODE], (unsigned long long)s->pq,
 		(unsigned long long)s->dq, (unsigned long long)s->drun, s->kv,

@@ -600,6 +600,8 @@ int trace_load_rates(struct trace *t, const char *path,
 			double *p1, *p2;
 			struct trace_mix *p3;
 
+			if (cap > TRACE_WINDOWS_MAX && capw < TRACE_WINDOWS_MAX)
+				cap = TRACE_WINDOWS_MAX;   /* the last step */
 			if (cap > TRACE_WINDOWS_MAX) {
 				snprintf(err, errlen, "rate file '%s': more "
 					 "than %d windows", path,

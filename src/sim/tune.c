@@ -392,6 +392,11 @@ static int tune_service(struct trace *t, const double *ws, size_t nws,
 			w = ws[k < nws ? k : nws - 1];
 		}
 		s = t->req[i].service_s * w;
+		if (!isfinite(s)) {     /* a W the caller did not fill */
+			snprintf(err, errlen, "no service time for the "
+				 "request at %.0f s", t->req[i].arrival_s);
+			return -1;
+		}
 		if (s < TRACE_SERVICE_MIN)
 			s = TRACE_SERVICE_MIN;
 		if (s > TRACE_SERVICE_MAX)
@@ -842,10 +847,16 @@ static int tune_from_backend(const struct tune_opts *o, const struct meta *m,
 	 * neither, no answer. */
 	wv = w.v + first;
 	hi->w_source = "serviceTimeQuery";
-	if (!m->service_time_query || tunehist_first(&w) == n) {
+	/* no W from the first arrival-rate point on is no W: the replay
+	 * reads only that part (a W that stopped before it left every
+	 * request a NaN service time, and the simulator spun) */
+	for (i = first; i < n && !isfinite(w.v[i]); i++)
+		;
+	if (!m->service_time_query || i == n) {
 		if (!(m->service_time_s > 0)) {
 			fprintf(stderr, TUNE_PROG ": serviceTimeQuery has no "
-				"data over the range and there is no "
+				"data over the range (from the arrival "
+				"rate's first point on) and there is no "
 				"serviceTime to fall back on: give "
 				"serviceTime=SECONDS (the mean service time) "
 				"or fix the query\n");

@@ -422,6 +422,12 @@ static void test_empty_query(void **state)
 	/* UTF-8 in label values is fine. */
 	expect_ok("arrivalRateQuery", "sum(rate(req_total{m=\"caf\xc3\xa9\"}"
 		  "[1m]))");
+	/* a stray byte is not (it reached explain --json as is) */
+	assert_int_equal(set_one("arrivalRateQuery", "sum(rate(r\xff_total"
+				 "[1m]))", &err), META_EVALUE);
+	assert_contains(err.msg, "is not valid UTF-8");
+	assert_int_equal(set_one("arrivalRateQuery", "caf\xc3", &err),
+			 META_EVALUE);
 }
 
 static void test_too_long_query(void **state)
