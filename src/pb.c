@@ -41,17 +41,31 @@ static size_t pb_varint(const uint8_t *p, size_t len, uint64_t *v)
 	return 0;
 }
 
+/* What one walk of a request's wire bytes (pb_scan()) checks and found. */
+struct pb_scan {
+	int strings;          /* look for a NUL byte in strings too */
+	size_t repeated;      /* repeated elements met so far */
+	const char *why;      /* set when refused */
+};
+
 /*
- * Whether a string field of a message of type d, in wire format p[0..len),
- * holds a NUL byte, at any depth.  protobuf-c hands strings over as C
- * strings, so "1.5\0junk" would silently read as "1.5".  Stops (0) at
- * anything malformed: protobuf-c has accepted the bytes already.
+ * Walk a message of type d in wire format p[0..len) before protobuf-c
+ * unpacks it, refusing (-1, with x->why):
+ *  - a message field that is not repeated given more than once: protobuf-c
+ *    merges each repeat into the one before, copying its arrays, so 16
+ *    KiB of repeats held 68 MB and 64 KiB 1 GB;
+ *  - more than PB_REPEATED_MAX repeated elements in all (each a message
+ *    of some 50 bytes from 2 bytes of wire);
+ *  - with x->strings, a NUL byte in a string field: protobuf-c hands
+ *    strings over as C strings, so "1.5\0junk" would read as "1.5".
+ * 0 when none; also on anything malformed, which the unpack judges.
  */
-static int pb_has_nul(const ProtobufCMessageDescriptor *d, const uint8_t *p,
-		      size_t len, int depth)
+static int pb_scan(const ProtobufCMessageDescriptor *d, const uint8_t *p,
+		   size_t len, int depth, struct pb_scan *x)
 {
 	const ProtobufCFieldDescriptor *f;
-	size_t i = 0, n;
+	unsigned char seen[64] = { 0 };   /* message fields met, by index */
+	size_t i = 0, n, fi;
 	uint64_t key, v;
 
 	while (i < len) {
@@ -59,6 +73,16 @@ static int pb_has_nul(const ProtobufCMessageDescriptor *d, const uint8_t *p,
 		if (!n)
 			return 0;
 		i += n;
+		f = key >> 3 <= UINT32_MAX ?
+		    protobuf_c_message_descriptor_get_field(
+			    d, (unsigned)(key >> 3)) : NULL;
+		if (f && f->label == PROTOBUF_C_LABEL_REPEATED &&
+		    ++x->repeated > PB_REPEATED_MAX) {
+			x->why = "request message has more than 1024 repeated "
+				 "elements (metadata entries); KEDA sends at "
+				 "most one map of a few";
+			return -1;
+		}
 		switch (key & 7) {
 		case 0:                         /* varint */
 			n = pb_varint(p + i, len - i, &v);
@@ -77,94 +101,32 @@ static int pb_has_nul(const ProtobufCMessageDescriptor *d, const uint8_t *p,
 			if (!n || v > len - i - n)
 				return 0;
 			i += n;
-			f = key >> 3 <= UINT32_MAX ?
-			    protobuf_c_message_descriptor_get_field(
-				    d, (unsigned)(key >> 3)) : NULL;
-			if (f && f->type == PROTOBUF_C_TYPE_STRING &&
-			    memchr(p + i, 0, (size_t)v))
-				return 1;
-			if (f && f->type == PROTOBUF_C_TYPE_MESSAGE &&
-			    depth < PB_DEPTH_MAX &&
-			    pb_has_nul(f->descriptor, p + i, (size_t)v,
-				       depth + 1))
-				return 1;
-			i += (size_t)v;
-			break;
-		default:                        /* groups: not in our protos */
-			return 0;
-		}
-	}
-	return 0;
-}
-
-/*
- * Whether a message of type d in wire format p[0..len) is one protobuf-c
- * may unpack in memory about linear in len: no message field that is not
- * repeated given more than once (protobuf-c merges each repeat into the
- * one before, copying its arrays: 16 KiB of repeats held 68 MB, 64 KiB
- * 1 GB), and at most PB_REPEATED_MAX repeated elements in all (*repeated
- * counts them).  -1 with *why when not; 0 on anything malformed (the
- * unpack judges it).
- */
-static int pb_shape(const ProtobufCMessageDescriptor *d, const uint8_t *p,
-		    size_t len, int depth, size_t *repeated, const char **why)
-{
-	const ProtobufCFieldDescriptor *f;
-	unsigned char seen[64] = { 0 };   /* message fields met, by index */
-	size_t i = 0, n, fi;
-	uint64_t key, v;
-
-	while (i < len) {
-		n = pb_varint(p + i, len - i, &key);
-		if (!n)
-			return 0;
-		i += n;
-		f = key >> 3 <= UINT32_MAX ?
-		    protobuf_c_message_descriptor_get_field(
-			    d, (unsigned)(key >> 3)) : NULL;
-		if (f && f->label == PROTOBUF_C_LABEL_REPEATED &&
-		    ++*repeated > PB_REPEATED_MAX) {
-			*why = "request message has more than 1024 repeated "
-			       "elements (metadata entries); KEDA sends at "
-			       "most one map of a few";
-			return -1;
-		}
-		switch (key & 7) {
-		case 0:
-			n = pb_varint(p + i, len - i, &v);
-			if (!n)
-				return 0;
-			i += n;
-			break;
-		case 1:
-			i += 8;
-			break;
-		case 5:
-			i += 4;
-			break;
-		case 2:
-			n = pb_varint(p + i, len - i, &v);
-			if (!n || v > len - i - n)
-				return 0;
-			i += n;
+			if (x->strings && f &&
+			    f->type == PROTOBUF_C_TYPE_STRING &&
+			    memchr(p + i, 0, (size_t)v)) {
+				x->why = "request message holds a NUL byte in "
+					 "a string (a name or a metadata key "
+					 "or value); they must be text";
+				return -1;
+			}
 			if (f && f->type == PROTOBUF_C_TYPE_MESSAGE) {
 				fi = (size_t)(f - d->fields);
 				if (f->label != PROTOBUF_C_LABEL_REPEATED &&
 				    fi < sizeof(seen) && seen[fi]++) {
-					*why = "request message gives a "
-					       "message field more than "
-					       "once; a protobuf encoder "
-					       "writes it once";
+					x->why = "request message gives a "
+						 "message field more than "
+						 "once; a protobuf encoder "
+						 "writes it once";
 					return -1;
 				}
 				if (depth < PB_DEPTH_MAX &&
-				    pb_shape(f->descriptor, p + i, (size_t)v,
-					     depth + 1, repeated, why))
+				    pb_scan(f->descriptor, p + i, (size_t)v,
+					    depth + 1, x))
 					return -1;
 			}
 			i += (size_t)v;
 			break;
-		default:
+		default:                        /* groups: not in our protos */
 			return 0;
 		}
 	}
@@ -183,7 +145,7 @@ static ProtobufCMessage *unpack(ProtobufCAllocator *alloc,
 	ProtobufCMessage *msg = NULL;
 	const char *w = "malformed request message";
 
-	size_t repeated = 0;
+	struct pb_scan x = { 0, 0, NULL };
 
 	if (!bb) {
 		w = "request message missing";
@@ -196,21 +158,17 @@ static ProtobufCMessage *unpack(ProtobufCAllocator *alloc,
 	if (!grpc_byte_buffer_reader_init(&reader, bb))
 		goto out;
 	s = grpc_byte_buffer_reader_readall(&reader);
-	if (!pb_shape(d, GRPC_SLICE_START_PTR(s), GRPC_SLICE_LENGTH(s), 0,
-		      &repeated, &w))
+	/* A message without a zero byte anywhere has none in a string: the
+	 * strings are looked at in those with one (an empty string's
+	 * length, a zero number, or a NUL). */
+	x.strings = memchr(GRPC_SLICE_START_PTR(s), 0,
+			   GRPC_SLICE_LENGTH(s)) != NULL;
+	if (pb_scan(d, GRPC_SLICE_START_PTR(s), GRPC_SLICE_LENGTH(s), 0, &x))
+		w = x.why;
+	else
 		msg = protobuf_c_message_unpack(d, alloc,
 						GRPC_SLICE_LENGTH(s),
 						GRPC_SLICE_START_PTR(s));
-	/* A message without a zero byte anywhere has none in a string; the
-	 * walk by field is for those with one (an empty string's length, a
-	 * zero number, or a NUL). */
-	if (msg && memchr(GRPC_SLICE_START_PTR(s), 0, GRPC_SLICE_LENGTH(s)) &&
-	    pb_has_nul(d, GRPC_SLICE_START_PTR(s), GRPC_SLICE_LENGTH(s), 0)) {
-		protobuf_c_message_free_unpacked(msg, alloc);
-		msg = NULL;
-		w = "request message holds a NUL byte in a string (a name or "
-		    "a metadata key or value); they must be text";
-	}
 	grpc_slice_unref(s);
 	grpc_byte_buffer_reader_destroy(&reader);
 out:

@@ -872,10 +872,11 @@ def padded(meta, name, pad):
     return raw + bytes([0x9a, 0x06]) + v + b"A" * pad
 
 
-def rss_kib(pid):
+def status_kib(pid, field):
+    """A kB field of /proc/PID/status (VmRSS, VmHWM) in KiB, 0 if absent."""
     with open("/proc/%d/status" % pid) as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     return 0
 
@@ -899,7 +900,7 @@ def t_stream_group_memory(c):
         cl = h.Client(s.addr)
         chans.append(cl)
         time.sleep(0.5)
-        r0 = rss_kib(s.proc.pid)
+        r0 = status_kib(s.proc.pid, "VmRSS")
         small = []
         for i in range(40):
             name = uniq("grp")
@@ -910,7 +911,7 @@ def t_stream_group_memory(c):
             a.cancel()
             small.append(b)
         time.sleep(1)
-        r1 = rss_kib(s.proc.pid)
+        r1 = status_kib(s.proc.pid, "VmRSS")
         note("RSS %d KiB before, %d KiB with 40 groups whose first (1 MB) stream ended: "
              "+%.1f MiB" % (r0, r1, (r1 - r0) / 1024))
         assert all(not b.done.is_set() for b in small), "a small stream ended"
@@ -927,21 +928,13 @@ def t_stream_group_memory(c):
 # 14. requests whose unpacking grows faster than their size
 
 
-def hwm_kib(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    return 0
-
-
 @test("memory (14): a 24 KB GetMetrics repeating its scaledObjectRef 6000 times and a "
       "1 MiB ScaledObjectRef of empty metadata entries: INVALID_ARGUMENT before they are "
       "unpacked, the peak RSS within 16 MiB (before: +142 MB and +55 MB, the budget "
       "charged 56 KB)", smoke=True, timeout=60)
 def t_unpack_growth(c):
     pid = c.srv.proc.pid
-    h0 = hwm_kib(pid)
+    h0 = status_kib(pid, "VmHWM")
     merge = b"".join([b"\x0a\x02\x1a\x00"] * 6000)       # field 1, an entry each
     code, det, _ = h.status(c.cl.raw, SVC + "GetMetrics", merge, timeout=20)
     note("repeated scaledObjectRef: %s %s" % (code, det))
@@ -950,7 +943,7 @@ def t_unpack_growth(c):
     code, det, _ = h.status(c.cl.raw, SVC + "IsActive", flat, timeout=20)
     note("1 MiB of empty entries: %s %s" % (code, det))
     assert code == INVALID and "more than 1024 repeated" in (det or ""), (code, det)
-    h1 = hwm_kib(pid)
+    h1 = status_kib(pid, "VmHWM")
     note("peak RSS %d -> %d KiB" % (h0, h1))
     assert h1 - h0 < 16 * 1024, "peak RSS grew %.1f MiB" % ((h1 - h0) / 1024)
     assert c.srv.alive()
