@@ -55,8 +55,13 @@ enum csv_line csv_line(FILE *fp, char *line, size_t size)
 	while ((c = getc_unlocked(fp)) != EOF && c != '\n') {
 		if (c == '\0')
 			return CSV_LINE_NUL;
-		if (n + 1 == size)
+		if (n + 1 == size) {
+			/* a CRLF's '\r' is not the line's: it fits */
+			if (c == '\r' && ((c = getc_unlocked(fp)) == '\n' ||
+					  c == EOF))
+				break;
 			return CSV_LINE_LONG;
+		}
 		line[n++] = (char)c;
 	}
 	if (c == EOF && n == 0)

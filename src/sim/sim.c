@@ -177,8 +177,10 @@ int sim_config_check(const struct sim_config *c, char *err, size_t errlen)
 	else if (c->initial_replicas < 0 ||
 		 (uint32_t)c->initial_replicas > SIM_REPLICAS_MAX)
 		what = "initial replicas must be 0 to 200000";
-	else if (!(c->end_s > 0) || c->end_s > TRACE_TIME_MAX)
+	else if (!(c->end_s > 0))
 		what = "the trace must last more than 0 s";
+	else if (c->end_s > TRACE_TIME_MAX)
+		what = "the trace must last at most 366 days (31622400 s)";
 	else if (!(c->ts_step_s >= 0) || (c->ts_step_s > 0 &&
 		  c->end_s / c->ts_step_s > 1e7))
 		what = "timeseries step must be >= 0 and give at most 1e7 "
