@@ -60,10 +60,14 @@ enum model_err feedback_correction(const double *miss, const double *rate,
 	 * no evidence counting as 0); the correction is the highest of them
 	 * over the window, so a need once shown is kept for the window. */
 	decay = exp(-step_s / FEEDBACK_TAU_UP_S);
-	for (i = 0; (double)i < span && i < 100000; i++)
-		norm = norm * decay + 1;
 	warm = ceil(3 * FEEDBACK_TAU_UP_S / step_s);
 	first = span + warm >= (double)n ? 0 : n - (size_t)(span + warm);
+	/* The weights of the points summed, the warm-up's too, so that a
+	 * constant e has a mean of e at the newest point (the window's
+	 * points alone weighed less: 1.5 x the mean at feedbackWindowSeconds
+	 * 600 s); before the series, no evidence counts as 0. */
+	for (i = first; i < n; i++)
+		norm = norm * decay + 1;
 	for (i = first; i < n; i++) {
 		int counted = 0;
 

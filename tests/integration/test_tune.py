@@ -377,6 +377,25 @@ def t_missing_w(c):
     assert "serviceTimeQuery has no data" in r.err and "serviceTime=" in r.err, r
 
 
+@test("W that stopped before the arrival rate's first point is no W: serviceTime "
+      "stands in; without it, exit 1 (before: NaN service times, tune spun "
+      "forever)", timeout=300)
+def t_w_before_rate(c):
+    cut = c.start + DAY       # the rate from here on, W only before it
+    rate = ('arrivalRateQuery=sum(rate(tune_req_total{case="good"}[1m])) '
+            'and on() (vector(time()) > %d)' % cut)
+    w = ('serviceTimeQuery=sum(rate(tune_svc_sum{case="good"}[5m])) / '
+         'sum(rate(tune_svc_count{case="good"}[5m])) and on() '
+         '(vector(time()) < %d)' % (cut - 900))
+    r = tune(c, "--json", "--quiet", rate, w, "serviceTime=8", timeout=120)
+    assert r.rc == 0, r
+    j = r.json()
+    assert j["history"]["service_time_source"].startswith("serviceTime ("), j
+    r = tune(c, "--quiet", rate, w, timeout=120)
+    assert r.rc == 1, r
+    assert "serviceTimeQuery has no data" in r.err, r
+
+
 @test("coldStartQuery: the replay's cold start is its median over the range "
       "(usable points only); no data keeps the default; --cold-start wins",
       timeout=300)

@@ -110,6 +110,24 @@ static void test_left_out(void **state)
 	assert_int_equal(fi.rising, 0);
 }
 
+/* The same constant over a window shorter than the series and its
+ * warm-up: the mean is still e (it read 1.5 e at a 600-s window, the
+ * normaliser having the window's weights and the sum the warm-up's too). */
+static void test_short_window(void **state)
+{
+	double c, longer[2 * N];
+	size_t n;
+
+	(void)state;
+	fill(longer, 2 * N, 0.0063);
+	for (n = 41; n <= 2 * N; n += 100) {
+		assert_int_equal(feedback_correction(longer, NULL, n, STEP,
+						     600, A, 180, &c, NULL),
+				 MODEL_OK);
+		assert_near(c, exp(0.26), 1e-9);
+	}
+}
+
 /* A need once shown is kept for the window, then forgotten; points
  * before the window only warm the mean up. */
 static void test_window(void **state)
@@ -186,6 +204,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_constant),
+		cmocka_unit_test(test_short_window),
 		cmocka_unit_test(test_left_out),
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_invalid),
