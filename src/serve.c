@@ -175,7 +175,7 @@ static const struct opt serve_opts[] = {
 	OPT_S("--log-level", SA(level), 0),
 	OPT_S("--log-format", SA(format), 0),
 	OPT_D("--grace-seconds", SA(grace_s), 0, 3600, "seconds", 0),
-	OPT_S("--state-file", SA(state_path), 0),
+	OPT_S("--state-file", SA(state_path), OPT_NONEMPTY),
 	OPT_S("--metrics-listen", SA(metrics), 0),
 	OPT_S("--tls-cert", SA(tls_cert), 0),
 	OPT_S("--tls-key", SA(tls_key), 0),

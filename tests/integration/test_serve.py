@@ -1452,6 +1452,8 @@ def t_bad_config(c):
              (["--config", nodef], "nope"),
              (["--log-level", "loud", "--prometheus", c.m.prom_url], "loud"),
              (["--grace-seconds", "abc", "--prometheus", c.m.prom_url], "grace"),
+             # an empty state file was taken, and never written
+             (["--state-file", "", "--prometheus", c.m.prom_url], "--state-file"),
              ([], "")]  # neither --config nor --prometheus
     bad = []
     for args, word in cases:
