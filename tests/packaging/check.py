@@ -554,6 +554,11 @@ def t_values_schema_rejects():
         "runbookBaseURL with an anchor": {"metrics": {"prometheusRule": {"runbookBaseURL": "https://d/t.md#x"}}},
         "extraObjects without a kind": {"extraObjects": [{"apiVersion": "v1", "metadata": {"name": "x"}}]},
         "image.registry with a tag": {"image": {"registry": "ghcr.io/org:1.0"}},
+        # the API server refuses these (a review rendered them)
+        "readiness terminationGracePeriodSeconds":
+            {"readinessProbe": {"terminationGracePeriodSeconds": 5}},
+        "liveness successThreshold 2": {"livenessProbe": {"successThreshold": 2}},
+        "strategy type": {"strategy": {"type": "BlueGreen"}},
     }
     accepted = [k for k, over in bad.items() if not list(v.iter_errors(merged_values(over)))]
     assert not accepted, "values.schema.json accepts: " + ", ".join(accepted)
@@ -1612,6 +1617,18 @@ def main():
             dockerfile_instructions=dockerfile_instructions, stages=stages)
         check("chart: every option documented (values.yaml, README.md) and rendered")(options.t_options, ctx)
         release.register(check, ctx)
+
+        def t_recreate():
+            # Helm merges the defaults' rollingUpdate into a user's
+            # strategy; the API server refuses it with Recreate
+            rc, text, err, _ = R.render([{"strategy": {"type": "Recreate"}}])
+            assert rc == 0, err
+            dep = [d for d in yaml.safe_load_all(text) if d and d.get("kind") == "Deployment"][0]
+            assert dep["spec"]["strategy"] == {"type": "Recreate"}, dep["spec"]["strategy"]
+            rc, text, err, _ = R.render([])
+            dep = [d for d in yaml.safe_load_all(text) if d and d.get("kind") == "Deployment"][0]
+            assert dep["spec"]["strategy"]["rollingUpdate"] == {"maxUnavailable": 0, "maxSurge": 1}
+        check("chart: strategy Recreate renders without rollingUpdate")(t_recreate)
     gofmt = shutil.which("gofmt")
     if gofmt:
         def t_gofmt():
