@@ -40,23 +40,27 @@ static void read_all(const char *text, size_t len, size_t size, char *out,
  * '\r' of CRLF used to count against the size). */
 static void test_line_sizes(void **state)
 {
+	static const struct {
+		const char *text;
+		size_t len;
+		const char *want;
+	} cases[] = {
+		{ "1234567\n", 8, "OK:1234567|EOF" },
+		{ "1234567\r\n", 9, "OK:1234567|EOF" },
+		{ "1234567\r", 8, "OK:1234567|EOF" },
+		{ "12345678\n", 9, "LONG" },
+		{ "1234567\rx\n", 10, "LONG" },
+		{ "a,b\r\nc\n", 7, "OK:a,b|OK:c|EOF" },
+		{ "a\0b\n", 4, "NUL" },
+	};
 	char out[256];
+	size_t i;
 
 	(void)state;
-	read_all("1234567\n", 8, 8, out, sizeof(out));
-	assert_string_equal(out, "OK:1234567|EOF");
-	read_all("1234567\r\n", 9, 8, out, sizeof(out));
-	assert_string_equal(out, "OK:1234567|EOF");
-	read_all("1234567\r", 8, 8, out, sizeof(out));
-	assert_string_equal(out, "OK:1234567|EOF");
-	read_all("12345678\n", 9, 8, out, sizeof(out));
-	assert_string_equal(out, "LONG");
-	read_all("1234567\rx\n", 10, 8, out, sizeof(out));
-	assert_string_equal(out, "LONG");
-	read_all("a,b\r\nc\n", 7, 8, out, sizeof(out));
-	assert_string_equal(out, "OK:a,b|OK:c|EOF");
-	read_all("a\0b\n", 4, 8, out, sizeof(out));
-	assert_string_equal(out, "NUL");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		read_all(cases[i].text, cases[i].len, 8, out, sizeof(out));
+		assert_string_equal(out, cases[i].want);
+	}
 }
 
 static void test_put_field(void **state)
