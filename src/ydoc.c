@@ -690,9 +690,22 @@ static const struct ynode *merged_get(const struct ydoc *d,
 const struct ynode *ymap_get_merged(const struct ydoc *d,
 				    const struct ynode *map, const char *key)
 {
-	unsigned char *seen = calloc(d->n ? d->n : 1, 1);
-	const struct ynode *r = merged_get(d, map, key, 0, seen);
+	const struct ynode *r = ymap_get(d, map, key, NULL);
+	unsigned char *seen;
+	size_t i;
 
+	/* the key itself, or no merge to follow: no walk and no d->n bytes
+	 * to clear (crd.c asks this of every required field of every map) */
+	if (r || !map || map->kind != YN_MAP)
+		return r;
+	for (i = 0; i + 1 < map->n_kids; i += 2)
+		if (d->nodes[map->kids[i]].kind == YN_SCALAR &&
+		    d->nodes[map->kids[i]].type == YT_MERGE)
+			break;
+	if (i + 1 >= map->n_kids)
+		return NULL;
+	seen = calloc(d->n ? d->n : 1, 1);
+	r = merged_get(d, map, key, 0, seen);
 	free(seen);
 	return r;
 }
