@@ -38,6 +38,16 @@ app.kubernetes.io/name: {{ include "staffer.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
+{{/* The `helm test` pod's: not the selector's (a bare pod the Service,
+the PodMonitor or the PDB selected would be counted with the replicas; a
+PDB with maxUnavailable then allows no eviction while a failed test pod
+is kept), and what the NetworkPolicy lets in.  The name is cut to leave
+room for "-test", so the two never match. */}}
+{{- define "staffer.testSelectorLabels" -}}
+app.kubernetes.io/name: {{ printf "%s-test" (include "staffer.name" . | trunc 58 | trimSuffix "-") }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
 {{- define "staffer.labels" -}}
 helm.sh/chart: {{ include "staffer.chart" . }}
 {{ include "staffer.selectorLabels" . }}
