@@ -78,10 +78,12 @@ MODELS = [
      "busy": [3, 3.5, 4, 4.5, 5], "steady": 6.0, "backlog": 16.0,
      "concurrency_cap": 40,
      "labels": {"namespace": "llm", "service": "tgi-llama-70b"}},
+    # enough requests a minute that one is 0.19 % of the rate (at 3 req/s
+    # one was 0.56 %, and the window's edges alone could cost the 2 %)
     {"name": "triton-whisper", "engine": "triton",
-     "args": {"model": "whisper"}, "pods": 2, "slots": 4,
-     "busy": [1, 1.5, 2, 2.5, 3], "steady": 3.0, "backlog": 8.0,
-     "queue_cap": 8,
+     "args": {"model": "whisper"}, "pods": 2, "slots": 12,
+     "busy": [1, 1.5, 2, 2.5, 3], "steady": 9.0, "backlog": 24.0,
+     "queue_cap": 24,
      "labels": {"namespace": "speech", "service": "triton-whisper"}},
 ]
 # block -> the model it reads and which rate is its lambda's truth
@@ -91,6 +93,10 @@ ENGINE_BLOCKS = {
     "tgi": ("tgi-llama-70b", "admitted_rate"),
     "triton": ("triton-whisper", "completion_rate"),
 }
+# the counter a block's lambda comes from, where it is not the truth's
+# own: vLLM's lambda is its completions plus the change in the requests it
+# holds, so requests finished after a pod's last scrape are missed
+LAMBDA_COUNTS = {"vllm": "completion_rate"}
 # The control: W from the end-to-end latency, as the cookbook had it
 # before, next to the busy time, both over the last `{w}`: under a
 # backlog the first rises with the wait, the second does not.
@@ -519,8 +525,15 @@ def engine_check(c, name, phase, growing=False):
         check("%s %s lambda" % (name, phase), j["arrival_rate"],
               tr[rate_key], tol=TOL + slack / tr[rate_key])
     else:
-        check("%s %s lambda" % (name, phase), j["arrival_rate"],
-              tr[rate_key])
+        # a pod restarted within the window counted a few requests after
+        # its last scrape, which no scrape read (its process went down
+        # with them): the truth is what was there to be read
+        want = tr[rate_key] - tr["unseen"][LAMBDA_COUNTS.get(name, rate_key)]
+        if want != tr[rate_key]:
+            note("%s %s lambda: %.3g req/s counted by a restarted pod after "
+                 "its last scrape, unseen by rate()" % (
+                     name, phase, tr[rate_key] - want))
+        check("%s %s lambda" % (name, phase), j["arrival_rate"], want)
     if growing and name in W_LOW_WHILE_GROWING:
         w, want = j["service_time"], tr["busy_mean"]
         assert w <= want * (1 + TOL), "%s %s W = %.4g rose above the busy " \

@@ -80,6 +80,7 @@ def pod_server(model, index):
                 if pod is None or not pod.reachable(f.now):
                     return self.send(503, "down\n")
                 body = pod.engine.render()
+                pod.since_scrape.clear()
             self.send(200, body)
 
     ThreadingHTTPServer.daemon_threads = True

@@ -94,6 +94,9 @@ class Pod:
         self.restart_down_s = 0.0      # set by restart(): down this long
         self.after_drain = None        # "restart" or "remove"
         self.generation = 0            # restarts so far
+        # what this pod counted since its last /metrics answer: lost to
+        # any scraper if its process goes down before the next one
+        self.since_scrape = collections.Counter()
         self.engine = fleet.engine_factory(self)
 
     def load(self):
@@ -182,6 +185,9 @@ class Fleet:
         #                                          tokens, decode, prompt)
         self.firsts = collections.deque()        # (t, prompt tokens)
         self.busy_steps = collections.deque()    # (t, running from t on)
+        # (t, Counter): what a restarted pod counted after its last
+        # scrape, which no rate() can see (pod.since_scrape)
+        self.unseen = collections.deque()
         self.totals = collections.Counter()
         self.replica_seconds = 0.0
         self.rid = 0
@@ -281,6 +287,7 @@ class Fleet:
             self._shed(t, pod, req, SHED_QUEUE_FULL)
             return
         self.admitted.append(t)
+        pod.since_scrape["admitted_rate"] += 1
         self.totals["admitted"] += 1
         pod.waiting.append(req)
         if self.queue_timeout is not None:
@@ -362,6 +369,7 @@ class Fleet:
         req.finish = t
         self.done.append((t, req.busy, req.queue, req.e2e,
                           req.output_tokens, req.decode, req.prompt_tokens))
+        pod.since_scrape["completion_rate"] += 1
         self.totals["completed"] += 1
         self.totals["busy_s"] += req.busy
         pod.engine.finish(req, t)
@@ -373,6 +381,8 @@ class Fleet:
             return
         if pod.after_drain == "restart":
             pod.state = "restarting"
+            self.unseen.append((t, pod.since_scrape))
+            pod.since_scrape = collections.Counter()
             self._push(t + pod.restart_down_s, "back", pod)
         else:
             pod.state = "gone"
@@ -400,7 +410,8 @@ class Fleet:
         for dq in (self.arrivals, self.admitted):
             while dq and dq[0] < old:
                 dq.popleft()
-        for dq in (self.sheds, self.starts, self.done, self.firsts):
+        for dq in (self.sheds, self.starts, self.done, self.firsts,
+                   self.unseen):
             while dq and dq[0][0] < old:
                 dq.popleft()
         while len(self.busy_steps) > 1 and self.busy_steps[1][0] < old:
@@ -552,6 +563,11 @@ class Fleet:
                                     if starts else None),
                 "tpot_mean": (sum(d[5] for d in done) / tokens_after_first
                               if tokens_after_first else None),
+                # per rate above (admitted_rate, completion_rate): the
+                # part counted by restarted pods after their last scrape
+                "unseen": {k: sum(c[k] for (ts, c) in self.unseen
+                                  if inside(ts)) / window
+                           for k in ("admitted_rate", "completion_rate")},
                 "completed": len(done),
                 "running_mean": area / window,
                 "queue": self.queue(),
