@@ -554,6 +554,8 @@ def t_values_schema_rejects():
         "runbookBaseURL with an anchor": {"metrics": {"prometheusRule": {"runbookBaseURL": "https://d/t.md#x"}}},
         "extraObjects without a kind": {"extraObjects": [{"apiVersion": "v1", "metadata": {"name": "x"}}]},
         "image.registry with a tag": {"image": {"registry": "ghcr.io/org:1.0"}},
+        "test CA Secret not a name": {"test": {"caSecretName": "Corp_CA"}},
+        "test CA key with a slash": {"test": {"caKey": "certs/ca.crt"}},
         # the API server refuses these (a review rendered them)
         "readiness terminationGracePeriodSeconds":
             {"readinessProbe": {"terminationGracePeriodSeconds": 5}},
@@ -1061,6 +1063,15 @@ def check_rendered(r, values, configcheck=None):
                 path = targs[i + 1]
                 m = [x for x in tm.values() if path.startswith(x["mountPath"].rstrip("/") + "/")]
                 assert m and m[0]["name"] in tv, f"helm test {a} {path} is not mounted"
+        if tls["enabled"]:
+            # the CA the test verifies the server with: its own Secret
+            # and key when given, else the TLS Secret's ca.crt
+            tvs = tv["tls"]["secret"]
+            want = (values["test"].get("caSecretName") or tls_secret,
+                    values["test"].get("caKey") or "ca.crt")
+            assert (tvs["secretName"], tvs["items"][0]["key"]) == want, \
+                f"helm test reads its CA from {tvs}, want {want}"
+            assert tvs["items"][0]["path"] == "ca.crt"
 
     # pass-through values
     for k in ("nodeSelector", "tolerations", "affinity", "topologySpreadConstraints"):
