@@ -1040,18 +1040,21 @@ def check_rendered(r, values, configcheck=None):
         assert t["spec"]["restartPolicy"] == "Never"
         # a bare pod: no selector of the release may take it for a replica
         tl = t["metadata"]["labels"]
+
+        def selects(sel):
+            return all(tl.get(a) == b for a, b in sel.items())
         sels = [("Deployment", dep["spec"]["selector"]["matchLabels"])] + [
             (k, o["spec"]["selector"]["matchLabels"]) for k in ("PodDisruptionBudget", "PodMonitor")
             if k in expected for o in [r.one(k)]]
         sels.append(("Service", svc["spec"]["selector"]))
         for k, sel in sels:
-            assert not all(tl.get(a) == b for a, b in sel.items()), \
+            assert not selects(sel), \
                 f"the helm test pod's labels {tl} match the {k}'s selector {sel}"
         if "NetworkPolicy" in expected:
             peers = [p["podSelector"]["matchLabels"] for i in r.one("NetworkPolicy")["spec"]["ingress"]
                      if any(x["port"] == "grpc" for x in i["ports"]) for p in i["from"]
                      if "namespaceSelector" not in p]
-            assert any(all(tl.get(a) == b for a, b in sel.items()) for sel in peers), \
+            assert any(selects(sel) for sel in peers), \
                 f"the NetworkPolicy does not let the helm test pod ({tl}) reach the gRPC port: {peers}"
         targs = tc["args"]
         assert ("--tls-ca" in targs) == bool(tls["enabled"])

@@ -48,16 +48,22 @@ app.kubernetes.io/name: {{ printf "%s-test" (include "staffer.name" . | trunc 58
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
-{{- define "staffer.labels" -}}
+{{/* What every object's labels share, the helm test pod's too: not the
+selector's, not the component. */}}
+{{- define "staffer.sharedLabels" -}}
 helm.sh/chart: {{ include "staffer.chart" . }}
-{{ include "staffer.selectorLabels" . }}
 app.kubernetes.io/version: {{ default .Chart.AppVersion .Values.image.tag | quote }}
-app.kubernetes.io/component: external-scaler
 app.kubernetes.io/part-of: keda
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- range $k, $v := .Values.commonLabels }}
 {{ $k }}: {{ $v | quote }}
 {{- end }}
+{{- end -}}
+
+{{- define "staffer.labels" -}}
+{{ include "staffer.selectorLabels" . }}
+app.kubernetes.io/component: external-scaler
+{{ include "staffer.sharedLabels" . }}
 {{- end -}}
 
 {{/* The pods' labels: the selector's, commonLabels and podLabels (which
