@@ -44,9 +44,6 @@ static const char *const simulate_default_policies[] = {
 
 struct simulate_opts {
 	struct simtraffic tr;   /* --trace, --shape and what --split shares */
-	const char *rates;
-	double rate_compress, rate_scale, rate_start, rate_span;
-	const char *arrivals;
 	const char *service;
 	double service_mean, service_cv;
 	double service_drift;   /* x1 at the start to x this at the end */
@@ -145,10 +142,7 @@ static void simulate_defaults(struct simulate_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	simtraffic_defaults(&o->tr);
-	o->rate_compress = 10;
-	o->rate_scale = 1;
 	o->service = "auto";
-	o->arrivals = "auto";
 	o->service_mean = 5;
 	o->service_drift = 1;
 	o->service_cv = 1;
@@ -204,7 +198,7 @@ static int simulate_arg(void *ctx, const char *prog, const char *a)
 static const struct opt simulate_opts_table[] = {
 	OPT_CALL("--policy", simulate_policy),
 	OPT_S("--trace", OO(tr.trace), OPT_NONEMPTY),
-	OPT_S("--rates", OO(rates), OPT_NONEMPTY),
+	OPT_S("--rates", OO(tr.rates), OPT_NONEMPTY),
 	OPT_S("--shape", OO(tr.shape), OPT_NONEMPTY),
 	OPT_D("--rate", OO(tr.rate), 1e-6, 1e6, "req/s", 0),
 	OPT_D("--duration", OO(tr.duration), 1, TRACE_TIME_MAX, "seconds",
@@ -212,11 +206,11 @@ static const struct opt simulate_opts_table[] = {
 	OPT_L("--overlay", OO(tr.overlay), 1, 1000, "copies"),
 	OPT_D("--speedup", OO(tr.speedup), 1e-3, 1e6, "x", 0),
 	OPT_L("--seed", OO(tr.seed), 0, 2147483647.0, NULL),
-	OPT_D("--rate-compress", OO(rate_compress), 1e-3, 1e6, "x", 0),
-	OPT_D("--rate-scale", OO(rate_scale), 1e-9, 1e6, "x", 0),
-	OPT_D("--rate-start", OO(rate_start), 0, 1e9, "seconds", 0),
-	OPT_D("--rate-span", OO(rate_span), 0, 1e9, "seconds", 0),
-	OPT_S("--arrivals", OO(arrivals), OPT_NONEMPTY),
+	OPT_D("--rate-compress", OO(tr.rate_compress), 1e-3, 1e6, "x", 0),
+	OPT_D("--rate-scale", OO(tr.rate_scale), 1e-9, 1e6, "x", 0),
+	OPT_D("--rate-start", OO(tr.rate_start), 0, 1e9, "seconds", 0),
+	OPT_D("--rate-span", OO(tr.rate_span), 0, 1e9, "seconds", 0),
+	OPT_S("--arrivals", OO(tr.arrivals), OPT_NONEMPTY),
 	OPT_D("--input-mean", OO(tr.input_mean), 1, 1e6, "tokens", 0),
 	OPT_D("--output-mean", OO(tr.output_mean), 0, 1e6, "tokens", 0),
 	OPT_S("--service", OO(service), OPT_NONEMPTY),
@@ -258,14 +252,6 @@ static const struct opt_spec simulate_spec = {
 
 /* ---- traffic ------------------------------------------------------------- */
 
-/* The last component of a path, for titles. */
-static const char *simulate_base(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s && s[1] ? s + 1 : path;
-}
-
 static int simulate_perf(const struct simulate_opts *o, struct perf *p,
 			 char *err, size_t errlen)
 {
@@ -279,57 +265,10 @@ static int simulate_traffic(const struct simulate_opts *o, struct trace *t,
 {
 	struct simrng rng;
 	enum trace_service how;
-	int sources = !!o->tr.trace + !!o->rates + !!o->tr.shape;
 
 	simrng_seed(&rng, (uint64_t)o->tr.seed);
-	if (sources != 1) {
-		snprintf(err, errlen, "give exactly one of --trace FILE, "
-			 "--rates FILE, --shape NAME");
+	if (simtraffic_load(&o->tr, &rng, t, desc, desclen, err, errlen))
 		return -1;
-	}
-	if (o->tr.trace) {
-		if (trace_load_csv(t, o->tr.trace, err, errlen))
-			return -1;
-		snprintf(desc, desclen, "%s", simulate_base(o->tr.trace));
-	} else if (o->rates) {
-		struct trace_rates r = {
-			o->rate_compress, o->rate_scale, o->rate_start,
-			o->rate_span, o->tr.input_mean, o->tr.output_mean,
-			TRACE_ARR_AUTO,
-		};
-
-		if (trace_arrivals_parse(o->arrivals, &r.arrivals)) {
-			snprintf(err, errlen, "--arrivals '%.40s': allowed "
-				 "auto, poisson, clients", o->arrivals);
-			return -1;
-		}
-		if (trace_load_rates(t, o->rates, &r, &rng, err, errlen))
-			return -1;
-		snprintf(desc, desclen, "%s (%s, time /%g, rate x%g)",
-			 simulate_base(o->rates),
-			 t->from_clients ? "clients' renewals" : "Poisson",
-			 o->rate_compress, o->rate_scale);
-	} else {
-		enum trace_shape shape;
-
-		if (trace_shape_parse(o->tr.shape, &shape)) {
-			snprintf(err, errlen, "--shape '%.40s': allowed "
-				 "poisson, step, surge, diurnal, onoff",
-				 o->tr.shape);
-			return -1;
-		}
-		if (simtraffic_synth(&o->tr, shape, &rng, t, err, errlen))
-			return -1;
-		snprintf(desc, desclen, "%s %g req/s for %g s", o->tr.shape,
-			 o->tr.rate, o->tr.duration);
-	}
-	if (trace_transform(t, (int)o->tr.overlay, o->tr.speedup, err,
-			    errlen))
-		return -1;
-	if (o->tr.overlay > 1 || o->tr.speedup != 1)
-		snprintf(desc + strlen(desc), desclen - strlen(desc),
-			 ", overlay x%ld, speedup x%g", o->tr.overlay,
-			 o->tr.speedup);
 	if (trace_service_parse(o->service, &how)) {
 		snprintf(err, errlen, "--service '%.40s': allowed auto, "
 			 "column, perf, exp, lognormal", o->service);

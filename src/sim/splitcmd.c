@@ -3,8 +3,9 @@
  * disaggregated fleet (split.h) under each policy (splitpol.h) and
  * compare the outcomes.
  *
- * Reads a per-request CSV with token counts (or a synthetic shape),
- * overlays and speeds it up as `staffer simulate` does, picks one warm
+ * Reads a per-request CSV with token counts, a ServeGen rate file or a
+ * synthetic shape, overlays and speeds it up as `staffer simulate` does
+ * (simtraffic.h, the same words giving the same requests), picks one warm
  * start for every policy (--initial-replicas: first-minute or P,D), runs
  * split_run once per policy on the same requests and prints a table, or
  * one JSON object per policy with --json; --timeseries writes every
@@ -57,6 +58,11 @@ static void splitcmd_usage(FILE *fp)
 "  its own, serving the requests token by token (docs/pools.md)\n"
 "traffic (one of):\n"
 "  --trace FILE        CSV arrival_s,input_tokens,output_tokens\n"
+"  --rates FILE        ServeGen *_rate_10min.csv: --rate-compress X (10),\n"
+"                      --rate-scale K (1), --rate-start S (0),\n"
+"                      --rate-span S (0: all), --arrivals auto|poisson|\n"
+"                      clients, as `staffer simulate`; tokens lognormal\n"
+"                      (CV 1) around --input-mean and --output-mean\n"
 "  --shape NAME        poisson|step|surge|diurnal|onoff, with --rate R\n"
 "                      (req/s, 10), --duration S (3600), --input-mean T\n"
 "                      (1000), --output-mean T (250), --seed N (1)\n"
@@ -125,7 +131,13 @@ static const struct opt splitcmd_table[] = {
 	OPT_F("--split", SO(split)),
 	OPT_CALL("--policy", splitcmd_policy),
 	OPT_S("--trace", SO(tr.trace), OPT_NONEMPTY),
+	OPT_S("--rates", SO(tr.rates), OPT_NONEMPTY),
 	OPT_S("--shape", SO(tr.shape), OPT_NONEMPTY),
+	OPT_D("--rate-compress", SO(tr.rate_compress), 1e-3, 1e6, "x", 0),
+	OPT_D("--rate-scale", SO(tr.rate_scale), 1e-9, 1e6, "x", 0),
+	OPT_D("--rate-start", SO(tr.rate_start), 0, 1e9, "seconds", 0),
+	OPT_D("--rate-span", SO(tr.rate_span), 0, 1e9, "seconds", 0),
+	OPT_S("--arrivals", SO(tr.arrivals), OPT_NONEMPTY),
 	OPT_D("--rate", SO(tr.rate), 1e-6, 1e6, "req/s", 0),
 	OPT_D("--duration", SO(tr.duration), 1, TRACE_TIME_MAX, "seconds",
 	      0),
@@ -167,28 +179,11 @@ static const struct opt_spec splitcmd_spec = {
 static int splitcmd_traffic(const struct splitcmd_opts *o, struct trace *t,
 			    char *err, size_t errlen)
 {
-	enum trace_shape shape;
 	struct simrng rng;
+	char desc[SPLITCMD_ERR_MAX];
 
-	if (!!o->tr.trace + !!o->tr.shape != 1) {
-		snprintf(err, errlen, "give exactly one of --trace FILE, "
-			 "--shape NAME");
-		return -1;
-	}
-	if (o->tr.trace) {
-		if (trace_load_csv(t, o->tr.trace, err, errlen))
-			return -1;
-	} else {
-		if (trace_shape_parse(o->tr.shape, &shape)) {
-			snprintf(err, errlen, "--shape '%.60s': allowed poisson, "
-				 "step, surge, diurnal, onoff", o->tr.shape);
-			return -1;
-		}
-		simrng_seed(&rng, (uint64_t)o->tr.seed);
-		if (simtraffic_synth(&o->tr, shape, &rng, t, err, errlen))
-			return -1;
-	}
-	return trace_transform(t, (int)o->tr.overlay, o->tr.speedup, err,
+	simrng_seed(&rng, (uint64_t)o->tr.seed);
+	return simtraffic_load(&o->tr, &rng, t, desc, sizeof(desc), err,
 			       errlen);
 }
 

@@ -35,7 +35,13 @@ split --help
 status "help" 0
 contains "help" out "--prefill-budget N"
 contains "help" out "keda[:prefill=queue|running|sum"
-refuse "no traffic" "give exactly one of --trace FILE, --shape NAME"
+refuse "no traffic" "give exactly one of --trace FILE, --rates FILE, --shape NAME"
+refuse "two sources" "give exactly one of" $S --rates "$TMP/none.csv"
+printf 'window_start_s,total_rate_rps,active_clients\n0,2,3\n600,4,3\n' \
+	>"$TMP/rates.csv"
+refuse "bad arrivals" "--arrivals 'bursty': allowed auto, poisson, clients" \
+	--rates "$TMP/rates.csv" --arrivals bursty
+refuse "missing rates" "rate file" --rates "$TMP/none.csv"
 refuse "bad shape" "--shape 'zigzag'" --shape zigzag
 refuse "unknown policy" "unknown policy 'stafer'" $S --policy stafer
 refuse "bad keda metric" "'prefill': 'bogus' is not allowed" $S \
@@ -51,6 +57,24 @@ refuse "decode slots" "--decode-slots" $S --decode-slots 0
 refuse "missing trace" "" --trace "$TMP/none.csv"
 
 # ---- a run -------------------------------------------------------------------
+
+# a rate file, as `staffer simulate --rates` reads it: 600 s at 2 req/s and
+# 600 s at 4 (about 3,600 requests), the same for every policy; x2 the rate
+# about twice the requests
+split --rates "$TMP/rates.csv" --rate-compress 1 --json --policy static \
+	--policy planner
+status "rates" 0
+r1=$OUT
+split --rates "$TMP/rates.csv" --rate-compress 1 --rate-scale 2 --json \
+	--policy static
+status "rates x2" 0
+printf '%s\n%s\n' "$r1" "$OUT" | /usr/bin/python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.stdin]
+assert rows[0]["requests"] == rows[1]["requests"], rows
+assert 3300 < rows[0]["requests"] < 3900, rows[0]
+assert 1.8 < rows[2]["requests"] / rows[0]["requests"] < 2.2, rows
+' && ok || bad "rates: requests $(printf '%s' "$r1" | head -c 200)"
 
 split $S
 status "table" 0
