@@ -319,6 +319,43 @@ static enum model_err decide_peak(const struct meta *m,
 			     m->peakedness_max, z, raw);
 }
 
+/*
+ * A decode pool's output tokens now come from requests that arrived over
+ * the last W (and the rate window before that), not the last minute:
+ * after a lull in arrivals, the tokens of the busier minutes before it
+ * over the lull's rate would make the mean output, and W, many times too
+ * long, and the forecast, the hold and the surge multiply that W.  So
+ * the mean output is taken over the larger of lambda and the series'
+ * mean over the last W + rateWindowSeconds (w_s: W from lambda).  Never
+ * lower than lambda: in a rise the tokens lag too, and lambda is what
+ * the answer has always used there.  1 when ps->output_arrivals was set.
+ */
+static int decide_output_arrivals(const struct meta *m,
+				  const struct decide_obs *o, double w_s,
+				  struct pool_signals *ps)
+{
+	double sum = 0, mean;
+	size_t k, i;
+
+	if (m->pool.kind != POOL_DECODE || !o->series || o->n_series < 1 ||
+	    !(o->series_step_s > 0) || !(w_s > 0) || !isfinite(w_s))
+		return 0;
+	k = decide_tail(o->n_series, o->series_step_s,
+			w_s + m->rate_window_s);
+	for (i = o->n_series - k; i < o->n_series; i++)
+		sum += o->series[i];
+	mean = sum / (double)k;
+	if (!(mean > ps->arrival_rate) || !isfinite(mean))
+		return 0;
+	ps->output_arrivals = mean;
+	return 1;
+}
+
+int decide_peak_prior(const struct meta *m)
+{
+	return m->pool.kind == POOL_PREFILL && m->pool.ttft_target_s > 0;
+}
+
 int decide_own_surge(const struct decide_obs *o)
 {
 	return o->surge || (o->surge_points && o->n_surge > 0);
@@ -513,8 +550,13 @@ enum decide_err decide_observations(const struct meta *m,
 		meta_pool_params(m, &pp);
 		ps = o->pool;
 		ps.arrival_rate = o->arrival_rate;
-		if (pool_service_time(&pp, &ps, &wt) == MODEL_OK && wt > 0)
-			s.service_time_s = wt;
+		if (pool_service_time(&pp, &ps, &wt) == MODEL_OK && wt > 0) {
+			if (decide_output_arrivals(m, o, wt, &ps) &&
+			    pool_service_time(&pp, &ps, &wt) != MODEL_OK)
+				wt = 0;
+			if (wt > 0)
+				s.service_time_s = wt;
+		}
 	}
 	demand = s.arrival_rate > 0 || s.queue_depth > 0 || s.shed_rate > 0;
 	if (!(s.service_time_s > 0)) {
@@ -567,6 +609,13 @@ enum decide_err decide_observations(const struct meta *m,
 	} else {
 		z = 1;
 	}
+	/* A prefill pool's square root covers the burstiness beyond
+	 * Poisson (pool.h): until the series shows how much there is, it
+	 * assumes the ceiling, and the cushion shrinks once the history
+	 * shows smooth traffic. */
+	if (m->peakedness == META_AUTO && !d.peak_measured &&
+	    decide_peak_prior(m))
+		z = m->peakedness_max;
 	s.peakedness = z;
 	if (o->miss) {
 		if (decide_feedback(m, o, horizon, &s.correction, &d.fb) !=

@@ -259,6 +259,12 @@ struct decide_obs {
 	struct pool_signals pool;
 };
 
+/* 1 when an unmeasured peakedness is taken at peakednessMax rather than
+ * 1: a prefill pool with a TTFT target, whose square root covers only
+ * the burstiness beyond Poisson (pool.h).  With peakedness given, the
+ * given z stands. */
+int decide_peak_prior(const struct meta *m);
+
 /* 1 when o has the surge range of its own (surge, or surge_points to
  * read it): then the surge headroom reads it, else the series. */
 int decide_own_surge(const struct decide_obs *o);

@@ -481,6 +481,8 @@ static const struct meta_key meta_keys[MK_COUNT] = {
 		.name = "peakednessMax", .type = META_T_DOUBLE,
 		.flags = META_F_WINDOW,
 		.min = 1, .max = 100, .def = META_PEAKEDNESS_MAX_DEFAULT,
+		.note = "default 2; 3 on a prefill pool with "
+			"ttftTargetSeconds",
 		.what = "the ceiling on a measured peakedness",
 		.example = "8",
 		.off = MOFF(peakedness_max),
@@ -1996,6 +1998,9 @@ static enum meta_err meta_check_pool(struct meta *m, int need_queries,
 					    " with pool prefill (the capacity "
 					    "while 'prefillCapacityQuery', if "
 					    "any, has no value)");
+		if (meta_given(m, MK_TTFT_TARGET) &&
+		    !meta_given(m, MK_PEAKEDNESS_MAX))
+			m->peakedness_max = META_PEAKEDNESS_MAX_PREFILL;
 		if (meta_given(m, MK_TTFT_TARGET) &&
 		    !(m->pool.ttft_target_s > m->pool.kv_transfer_s))
 			return meta_fail(err, META_ECONFLICT, "ttftTargetSeconds",

@@ -46,6 +46,10 @@ struct tz;
 #define META_FORECAST_DAMPING_DEFAULT 1.0
 /* peakednessMax by default. */
 #define META_PEAKEDNESS_MAX_DEFAULT 2.0
+/* ... on a prefill pool with ttftTargetSeconds, whose square root covers
+ * z - 1 (pool.h): traffic at the ceiling keeps the square root of z = 2
+ * it had before the excess (docs/math.md, "Prefill and decode pools"). */
+#define META_PEAKEDNESS_MAX_PREFILL 3.0
 /* surgeQuantile by default (docs/math.md, "Surge headroom"); 0: off. */
 #define META_SURGE_QUANTILE_DEFAULT 0.95
 /* What a hold is kept on (scaleDownHoldOn). */

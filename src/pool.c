@@ -85,7 +85,14 @@ static void pool_token_terms(const struct pool_params *p,
 	memset(t, 0, sizeof(*t));
 	t->kind = p->kind;
 	t->mean_input = pool_per_request(ps->input_rate, ps->arrival_rate);
-	t->mean_output = pool_per_request(ps->output_rate, ps->arrival_rate);
+	if (ps->output_arrivals > 0 && isfinite(ps->output_arrivals)) {
+		t->output_arrivals = ps->output_arrivals;
+		t->mean_output = pool_per_request(ps->output_rate,
+						  ps->output_arrivals);
+	} else {
+		t->mean_output = pool_per_request(ps->output_rate,
+						  ps->arrival_rate);
+	}
 	if (p->kind == POOL_PREFILL) {
 		t->capacity = pool_capacity(p, ps, &t->capacity_measured);
 		if (t->mean_input > 0 && t->capacity > 0) {
@@ -133,7 +140,10 @@ static enum model_err pool_decode_slots(const struct pool_params *p,
 					const struct pool_signals *ps, double w,
 					struct pool_terms *t)
 {
-	double l = pool_known(ps->arrival_rate) ? ps->arrival_rate * w : 0;
+	/* the sequences in flight: those that arrived over the last W */
+	double lam = t->output_arrivals > 0 ? t->output_arrivals :
+		     ps->arrival_rate;
+	double l = pool_known(lam) ? lam * w : 0;
 	long n = 0;
 	int took;
 
@@ -217,9 +227,19 @@ enum model_err pool_evaluate(const struct model_params *mp,
 				 p->kv_transfer_s;
 		pt.ttft_reachable = pt.ttft_wait_s > 0;
 	}
+	/* With the TTFT target's Erlang C under it, which staffs Poisson
+	 * arrivals to the target, the square root covers only what that
+	 * queue does not model: the burstiness beyond Poisson, z - 1. */
+	if (pt.ttft_reachable && q.staffing == MODEL_STAFF_SQRT) {
+		double z = x.peakedness > 0 ? x.peakedness : 1;
+
+		q.beta = mp->beta * sqrt(fmax(z - 1, 0) / z);
+		pt.headroom_excess = 1;
+	}
 	e = model_evaluate(&q, &x, &mb);
 	if (e != MODEL_OK)
 		return e;
+	q.beta = mp->beta;
 	/* the TTFT target only adds (an Erlang search for an unreachable
 	 * target is not run) */
 	if (pt.ttft_reachable) {

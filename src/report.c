@@ -188,11 +188,13 @@ static void text_peak(FILE *fp, const struct report *r)
 			"windows, kept to %g..%g\n", d->b.peakedness,
 			round(d->peak_raw * 100) / 100, m->rate_window_s,
 			PEAK_MIN, m->peakedness_max);
-	else if (r->o->n_series >= 1)
-		fprintf(fp, "peakedness z = 1: the series is too short to "
-			"measure it\n");
 	else
-		fprintf(fp, "peakedness z = 1: no series to measure it\n");
+		fprintf(fp, "peakedness z = %g: %s to measure it%s\n",
+			d->b.peakedness, r->o->n_series >= 1 ?
+			"the series is too short" : "no series",
+			decide_peak_prior(m) ? " (a prefill pool with a TTFT "
+			"target assumes peakednessMax until it is measured)" :
+			"");
 }
 
 /* A pool's terms (pool.h): its tokens, W, and what bounds its slots. */
@@ -235,8 +237,14 @@ static void text_pool(FILE *fp, const struct report *r)
 				"used" : "not used (the staffing asks more)");
 		return;
 	}
-	fprintf(fp, "pool       decode: lambda_out = %g tokens/s (%g a "
-		"request)\n", ps->output_rate, t->mean_output);
+	if (t->output_arrivals > 0)
+		fprintf(fp, "pool       decode: lambda_out = %g tokens/s (%g a "
+			"request of the %g req/s that arrived over the last W "
+			"+ rate window: more than lambda now)\n",
+			ps->output_rate, t->mean_output, t->output_arrivals);
+	else
+		fprintf(fp, "pool       decode: lambda_out = %g tokens/s (%g a "
+			"request)\n", ps->output_rate, t->mean_output);
 	if (t->batch_itl > 0)
 		fprintf(fp, "itl        target %g s: batch b* = %ld (ITL %g s, "
 			"decodeProfile); W = %s%g s a request\n",
@@ -388,8 +396,9 @@ void report_text(FILE *fp, const struct report *r)
 	switch (r->d->have_pool && r->d->pool.ttft_sets ?
 		MODEL_STAFF_ERLANGC : p->staffing) {
 	case MODEL_STAFF_SQRT:
-		snprintf(what, sizeof(what), "beta * sqrt(z * L), beta = %g",
-			 p->beta);
+		snprintf(what, sizeof(what), "beta * sqrt(%s * L), beta = %g",
+			 r->d->have_pool && r->d->pool.headroom_excess ?
+			 "(z - 1)" : "z", p->beta);
 		break;
 	case MODEL_STAFF_ERLANGC:
 		if (r->d->have_pool && r->d->pool.ttft_sets)
@@ -480,10 +489,14 @@ static int json_pool(cJSON *o, const struct report *r)
 			add_bool(o, "ttft_reachable", t->ttft_reachable, &bad);
 			add_num(o, "ttft_slots", t->ttft_slots, &bad);
 			add_bool(o, "ttft_used", t->ttft_sets, &bad);
+			add_bool(o, "headroom_beyond_poisson",
+				 t->headroom_excess, &bad);
 		}
 		return bad ? -1 : 0;
 	}
 	add_num(o, "output_token_rate", ps->output_rate, &bad);
+	if (t->output_arrivals > 0)
+		add_num(o, "output_arrivals", t->output_arrivals, &bad);
 	if (ps->input_rate > 0)
 		add_num(o, "input_token_rate", ps->input_rate, &bad);
 	if (m->pool.itl_target_s > 0) {

@@ -15,7 +15,10 @@
  *            rate C.  So L = lambda_in / C replicas.  With a TTFT
  *            target T the answer is at least what Erlang C needs for
  *            the wait budget tau = T - W - KV transfer at the share
- *            1 - slaTarget (staffing none: that alone).
+ *            1 - slaTarget (staffing none: that alone).  That
+ *            queue staffs Poisson arrivals to T, so the square root
+ *            above it covers the burstiness beyond them: beta sqrt((z -
+ *            1) L), z the peakedness.
  *   decode   W = (output tokens / request) x ITL(b*), b* the largest
  *            batch whose inter-token latency ITL(b) (the engine's
  *            profile) is within the ITL target; so L = lambda_out x
@@ -82,6 +85,10 @@ struct pool_signals {
 	double kv_used;          /* KV-cache tokens in use in the pool */
 	double prefill_capacity; /* C measured; <= 0: the params' */
 	double kv_capacity;      /* K measured; <= 0: the params' */
+	double output_arrivals;  /* decode: the arrival rate the output
+				  * tokens now generated came from (their
+				  * requests arrived over the last W, not
+				  * the last minute); <= 0: arrival_rate */
 };
 
 /* What limits a replica's slots. */
@@ -97,7 +104,10 @@ enum pool_bind {
 struct pool_terms {
 	enum pool_kind kind;
 	double mean_input;       /* tokens a request: lambda_in / lambda */
-	double mean_output;      /* lambda_out / lambda */
+	double mean_output;      /* lambda_out / lambda (or over
+				  * output_arrivals, when given) */
+	double output_arrivals;  /* the denominator of mean_output when
+				  * not lambda; 0: lambda */
 	double capacity;         /* prefill: C used, tokens/s */
 	int capacity_measured;   /* ... from the query */
 	double service_s;        /* W used, s */
@@ -118,6 +128,7 @@ struct pool_terms {
 	int ttft_sets;           /* Erlang C for T asked more than the
 				  * staffing: its answer is b */
 	double ttft_slots;       /* the total T asks for (0: none) */
+	int headroom_excess;     /* the square root on z - 1 (T reachable) */
 };
 
 /*

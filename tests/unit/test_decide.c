@@ -1201,6 +1201,129 @@ static void test_pool_decide(void **state)
 	meta_release(&m);
 }
 
+/* A prefill pool with a TTFT target: peakednessMax 3 by default, z at it
+ * until the series measures one (then what it measures), the square root
+ * on z - 1.  Without the target, or a unified trigger: 2 and 1 as
+ * before. */
+static void test_pool_peak_prior(void **state)
+{
+	double v[16];
+	struct meta m;
+	struct decide_obs o;
+	struct model_signals sig;
+	struct decision d;
+	size_t i;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	o.arrival_rate = 40;
+	o.pool.input_rate = 80000;         /* W 0.25 s, L = 10 at C 8000 */
+	o.pool.kv_used = -1;
+	meta_with(&m, "pool", "prefill", "prefillTokensPerSecond", "8000",
+		  "ttftTargetSeconds", "2", "coldStartSeconds", "0",
+		  "scaleDownHoldSeconds", "0", NULL);
+	assert_true(m.peakedness_max == 3);
+	assert_true(decide_peak_prior(&m));
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_false(d.peak_measured);
+	assert_true(d.b.peakedness == 3);
+	assert_true(d.pool.headroom_excess);
+	assert_true(fabs(d.b.headroom_slots - 1.5 * sqrt(2 * 10)) < 1e-9);
+	/* a smooth series measured: z 1, no square root above the queue */
+	for (i = 0; i < N_OF(v); i++)
+		v[i] = 40;
+	obs_series(&o, v, N_OF(v));
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.peak_measured);
+	assert_true(d.b.peakedness == 1);
+	assert_true(d.pool.ttft_sets);
+	assert_true(d.b.total_slots < 10 + 1.5 * sqrt(10.0));
+	meta_release(&m);
+
+	/* peakednessMax given: that ceiling, the prior at it */
+	o.n_series = 0;
+	meta_with(&m, "pool", "prefill", "prefillTokensPerSecond", "8000",
+		  "ttftTargetSeconds", "2", "peakednessMax", "2",
+		  "coldStartSeconds", "0", "scaleDownHoldSeconds", "0", NULL);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.b.peakedness == 2);
+	meta_release(&m);
+	/* peakedness given: it stands */
+	meta_with(&m, "pool", "prefill", "prefillTokensPerSecond", "8000",
+		  "ttftTargetSeconds", "2", "peakedness", "1.5",
+		  "coldStartSeconds", "0", "scaleDownHoldSeconds", "0", NULL);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.b.peakedness == 1.5);
+	meta_release(&m);
+	/* no TTFT target: the whole z's square root, z 1 unmeasured */
+	meta_with(&m, "pool", "prefill", "prefillTokensPerSecond", "8000",
+		  "coldStartSeconds", "0", "scaleDownHoldSeconds", "0", NULL);
+	assert_true(m.peakedness_max == 2);
+	assert_false(decide_peak_prior(&m));
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.b.peakedness == 1);
+	assert_false(d.pool.headroom_excess);
+	assert_true(fabs(d.b.headroom_slots - 1.5 * sqrt(10.0)) < 1e-9);
+	meta_release(&m);
+	/* a unified trigger keeps 2 and 1 */
+	meta_with(&m, NULL);
+	assert_false(decide_peak_prior(&m));
+	assert_true(m.peakedness_max == 2);
+	meta_release(&m);
+}
+
+/* A decode pool in a lull: 250 output tokens a request arrived at 5
+ * req/s for the last ten minutes, then 1 req/s in the last minute, while
+ * the tokens of the busier minutes are still decoding (1250 tokens/s).
+ * Over lambda now that would be 1250 tokens a request and a W of 50 s;
+ * over the arrivals of the last W + rate window it is 250 and 9.93 s,
+ * and the KV in use is spread over the sequences in flight, not over
+ * lambda now times W. */
+static void test_pool_decode_lull(void **state)
+{
+	double v[41];
+	struct meta m;
+	struct decide_obs o;
+	struct model_signals sig;
+	struct decision d;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N_OF(v); i++)
+		v[i] = i + 4 < N_OF(v) ? 5 : 1;
+	meta_with(&m, "pool", "decode", "itlTargetSeconds", "0.04",
+		  "decodeProfile", "1:0.0294062,32:0.036918,64:0.0519867",
+		  "kvCacheTokens", "400000", "staffing", "none",
+		  "coldStartSeconds", "0", "scaleDownHoldSeconds", "0", NULL);
+	memset(&o, 0, sizeof(o));
+	o.arrival_rate = 1;
+	o.pool.input_rate = 1000;
+	o.pool.output_rate = 1250;
+	o.pool.kv_used = 5 * 9.93281 * 1125;   /* 1000 in + 250 / 2 each */
+	/* without a series: over lambda now, as before */
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(fabs(d.pool.mean_output - 1250) < 1e-9);
+	assert_true(d.pool.output_arrivals == 0);
+	/* with one: the arrivals of the span the tokens came from */
+	obs_series(&o, v, N_OF(v));
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.pool.output_arrivals > 1 && d.pool.output_arrivals < 5);
+	assert_true(fabs(d.pool.mean_output * d.pool.output_arrivals - 1250)
+		    < 1e-9);
+	assert_true(sig.service_time_s < 1250 * 0.0397313 / 2);
+	/* KV in use over the sequences in flight: about what each holds */
+	assert_true(d.pool.kv_seq_measured < 2 * 1125);
+	assert_int_equal(d.pool.bind, POOL_BIND_ITL);
+	/* arrivals rising: lambda now is the larger, and stands */
+	for (i = 0; i < N_OF(v); i++)
+		v[i] = 1;
+	o.arrival_rate = 5;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.pool.output_arrivals == 0);
+	assert_true(fabs(d.pool.mean_output - 250) < 1e-9);
+	meta_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1226,6 +1349,8 @@ int main(void)
 		cmocka_unit_test(test_peak_tail),
 		cmocka_unit_test(test_pool_unified),
 		cmocka_unit_test(test_pool_decide),
+		cmocka_unit_test(test_pool_peak_prior),
+		cmocka_unit_test(test_pool_decode_lull),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

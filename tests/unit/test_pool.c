@@ -78,7 +78,7 @@ static void test_prefill_terms(void **state)
 {
 	struct model_params mp;
 	struct pool_params p;
-	struct pool_signals ps = { 10, 20000, 0, -1, 0, 0 };
+	struct pool_signals ps = { 10, 20000, 0, -1, 0, 0, 0 };
 	struct model_signals s = { 0 };
 	struct model_breakdown b;
 	struct pool_terms t;
@@ -127,7 +127,7 @@ static void test_ttft_floor(void **state)
 {
 	struct model_params mp;
 	struct pool_params p;
-	struct pool_signals ps = { 40, 80000, 0, -1, 0, 0 };
+	struct pool_signals ps = { 40, 80000, 0, -1, 0, 0, 0 };
 	struct model_signals s = { 0 };
 	struct model_breakdown b;
 	struct pool_terms t;
@@ -151,13 +151,37 @@ static void test_ttft_floor(void **state)
 	assert_true(t.ttft_sets);
 	assert_near(b.total_slots, (double)c, 1e-9);
 	assert_int_equal(b.replicas, c);
-	/* a generous budget: the square root's answer stands */
+	/* a generous budget on Poisson arrivals (z 1): the square root
+	 * covers z - 1 = 0 beyond the queue the TTFT's Erlang C staffs, so
+	 * that answer stands */
 	p.ttft_target_s = 2;
 	assert_int_equal(pool_evaluate(&mp, &p, 0, &ps, &s, &b, &t),
 			 MODEL_OK);
+	assert_true(t.headroom_excess);
+	assert_true(t.ttft_sets);
+	assert_near(b.total_slots, t.ttft_slots, 1e-9);
+	assert_true(t.ttft_slots > 10 && t.ttft_slots < 10 + 1.5 *
+		    sqrt(10.0));
+	/* bursty arrivals (z 3): the square root of the excess, 10 + 1.5
+	 * sqrt(2 x 10) = 16.71, above Erlang C's 3 c*(10 / 3) */
+	s.peakedness = 3;
+	assert_int_equal(erlang_staff(10.0 / 3, 0.25, 1.7, 0.01, &c),
+			 MODEL_OK);
+	assert_true(3.0 * (double)c < 10 + 1.5 * sqrt(20.0));
+	assert_int_equal(pool_evaluate(&mp, &p, 0, &ps, &s, &b, &t),
+			 MODEL_OK);
 	assert_false(t.ttft_sets);
-	assert_near(b.total_slots, 10 + 1.5 * sqrt(10.0), 1e-9);
-	assert_true(t.ttft_slots < b.total_slots && t.ttft_slots > 10);
+	assert_near(b.total_slots, 10 + 1.5 * sqrt(20.0), 1e-9);
+	assert_near(b.headroom_slots, 1.5 * sqrt(20.0), 1e-9);
+	assert_near(t.ttft_slots, 3.0 * (double)c, 1e-9);
+	/* without a TTFT target the square root is the whole z's */
+	p.ttft_target_s = 0;
+	assert_int_equal(pool_evaluate(&mp, &p, 0, &ps, &s, &b, &t),
+			 MODEL_OK);
+	assert_false(t.headroom_excess);
+	assert_near(b.total_slots, 10 + 1.5 * sqrt(30.0), 1e-9);
+	s.peakedness = 0;
+	p.ttft_target_s = 2;
 	/* staffing none: the TTFT target's headroom alone */
 	mp.staffing = MODEL_STAFF_NONE;
 	assert_int_equal(erlang_staff(10, 0.25, 1.7, 0.01, &c), MODEL_OK);
@@ -171,8 +195,15 @@ static void test_ttft_floor(void **state)
 			 MODEL_OK);
 	assert_false(t.ttft_reachable);
 	assert_false(t.ttft_sets);
+	assert_false(t.headroom_excess);
 	assert_near(t.ttft_slots, 0, 0);
 	assert_int_equal(b.replicas, 10);
+	/* ... and there the square root is the whole z's again */
+	mp.staffing = MODEL_STAFF_SQRT;
+	s.peakedness = 2;
+	assert_int_equal(pool_evaluate(&mp, &p, 0, &ps, &s, &b, &t),
+			 MODEL_OK);
+	assert_near(b.total_slots, 10 + 1.5 * sqrt(20.0), 1e-9);
 }
 
 static void decode_params(struct pool_params *p)
@@ -192,7 +223,7 @@ static void test_decode_terms(void **state)
 {
 	struct model_params mp;
 	struct pool_params p;
-	struct pool_signals ps = { 5, 5000, 1250, -1, 0, 0 };
+	struct pool_signals ps = { 5, 5000, 1250, -1, 0, 0, 0 };
 	struct model_signals s = { 0 };
 	struct model_breakdown b;
 	struct pool_terms t;
@@ -226,7 +257,7 @@ static void test_decode_kv(void **state)
 {
 	struct model_params mp;
 	struct pool_params p;
-	struct pool_signals ps = { 5, 5000, 1250, -1, 0, 0 };
+	struct pool_signals ps = { 5, 5000, 1250, -1, 0, 0, 0 };
 	struct model_signals s = { 0 };
 	struct model_breakdown b;
 	struct pool_terms t;
@@ -275,7 +306,7 @@ static void test_decode_no_profile(void **state)
 {
 	struct model_params mp;
 	struct pool_params p;
-	struct pool_signals ps = { 5, 0, 1250, -1, 0, 0 };
+	struct pool_signals ps = { 5, 0, 1250, -1, 0, 0, 0 };
 	struct model_signals s = { 0 };
 	struct model_breakdown b;
 	struct pool_terms t;
@@ -302,7 +333,7 @@ static void test_invalid(void **state)
 {
 	struct model_params mp;
 	struct pool_params p;
-	struct pool_signals ps = { 1, 1, 1, -1, 0, 0 };
+	struct pool_signals ps = { 1, 1, 1, -1, 0, 0, 0 };
 	struct model_signals s = { 0 };
 	struct model_breakdown b;
 	struct pool_terms t;
