@@ -614,8 +614,11 @@ enum decide_err decide_observations(const struct meta *m,
 	 * assumes the ceiling, and the cushion shrinks once the history
 	 * shows smooth traffic. */
 	if (m->peakedness == META_AUTO && !d.peak_measured &&
-	    decide_peak_prior(m))
+	    decide_peak_prior(m) && m->pool.ttft_target_s -
+	    s.service_time_s - m->pool.kv_transfer_s > 0) {
 		z = m->peakedness_max;
+		d.peak_prior = 1;
+	}
 	s.peakedness = z;
 	if (o->miss) {
 		if (decide_feedback(m, o, horizon, &s.correction, &d.fb) !=

@@ -86,6 +86,8 @@ struct decision {
 				     * is left out: DECIDE_UNEARNED_* */
 	struct forecast fc;
 	int peak_measured;          /* z was estimated from the series */
+	int peak_prior;             /* z unmeasured, taken at peakednessMax
+				     * (decide_peak_prior()) */
 	double peak_raw;            /* the estimate before clamping */
 	int have_surge;             /* sg holds the surge headroom made */
 	struct safety sg;
@@ -259,9 +261,10 @@ struct decide_obs {
 	struct pool_signals pool;
 };
 
-/* 1 when an unmeasured peakedness is taken at peakednessMax rather than
- * 1: a prefill pool with a TTFT target, whose square root covers only
- * the burstiness beyond Poisson (pool.h).  With peakedness given, the
+/* 1 when an unmeasured peakedness may be taken at peakednessMax rather
+ * than 1: a prefill pool with a TTFT target, whose square root covers
+ * only the burstiness beyond Poisson (pool.h); it is, while that target
+ * leaves a wait budget at the W in force.  With peakedness given, the
  * given z stands. */
 int decide_peak_prior(const struct meta *m);
 

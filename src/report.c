@@ -192,7 +192,7 @@ static void text_peak(FILE *fp, const struct report *r)
 		fprintf(fp, "peakedness z = %g: %s to measure it%s\n",
 			d->b.peakedness, r->o->n_series >= 1 ?
 			"the series is too short" : "no series",
-			decide_peak_prior(m) ? " (a prefill pool with a TTFT "
+			d->peak_prior ? " (a prefill pool with a TTFT "
 			"target assumes peakednessMax until it is measured)" :
 			"");
 }
@@ -575,6 +575,7 @@ int report_json(cJSON *o, const struct report *r)
 	add_num(o, "hold_seconds", d->hold_s, &bad);
 	add_num(o, "peakedness", b->peakedness, &bad);
 	add_bool(o, "peakedness_measured", d->peak_measured, &bad);
+	add_bool(o, "peakedness_prior", d->peak_prior, &bad);
 	if (d->peak_measured)
 		add_num(o, "peakedness_raw", d->peak_raw, &bad);
 	add_num(o, "busy_slots", b->busy_slots, &bad);

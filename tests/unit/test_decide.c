@@ -1227,6 +1227,7 @@ static void test_pool_peak_prior(void **state)
 	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
 	assert_false(d.peak_measured);
 	assert_true(d.b.peakedness == 3);
+	assert_true(d.peak_prior);
 	assert_true(d.pool.headroom_excess);
 	assert_true(fabs(d.b.headroom_slots - 1.5 * sqrt(2 * 10)) < 1e-9);
 	/* a smooth series measured: z 1, no square root above the queue */
@@ -1238,6 +1239,17 @@ static void test_pool_peak_prior(void **state)
 	assert_true(d.b.peakedness == 1);
 	assert_true(d.pool.ttft_sets);
 	assert_true(d.b.total_slots < 10 + 1.5 * sqrt(10.0));
+
+	/* a target W and the transfer leave no wait for: no floor, the
+	 * whole z's square root, and z 1 until measured */
+	o.n_series = 0;
+	o.pool.input_rate = 40 * 20000;        /* W = 2.5 s > T */
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_false(d.pool.ttft_reachable);
+	assert_false(d.peak_prior);
+	assert_true(d.b.peakedness == 1);
+	assert_false(d.pool.headroom_excess);
+	o.pool.input_rate = 80000;
 	meta_release(&m);
 
 	/* peakednessMax given: that ceiling, the prior at it */
