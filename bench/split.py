@@ -249,6 +249,9 @@ def seasonal_case(name, model, start, what):
                           100 * max(v for _, v in win) / mean_rate))
 
 
+# The margins a practitioner might put on the planner's answer.
+PLANNER_SCALES = (1.1, 1.25, 1.5, 2, 3)
+
 KEDA_PREFILL = [("queue", q) for q in (2, 5, 10, 20)] + \
     [("sum", q) for q in (2, 4, 8)]
 KEDA_DECODE = [("running", SLOTS * 0.5), ("running", SLOTS * 0.75),
@@ -276,6 +279,8 @@ ABLATION = [
      "the same, z at most 8"),
     ("staffer:prefill.staffing=none,prefill.peakednessMax=32",
      "the same, z at most 32"),
+    # the default's square root of z - 1 at the ceiling other pools have
+    ("staffer:prefill.peakednessMax=2", "the defaults, z at most 2"),
     ("staffer:prefill.slaMissQuery=ttft",
      "the defaults and the TTFT's misses as slaMissQuery"),
     ("staffer:prefill.slaMissQuery=ttft,prefill.staffing=none",
@@ -303,7 +308,7 @@ def policies():
     sweep = [keda(p, pt, d, dt, b) for p, pt in KEDA_PREFILL
              for d, dt in KEDA_DECODE for b in KEDA_BEHAVIOR]
     return (["staffer"] + [a for a, _ in ABLATION] + ["planner"] +
-            ["planner:scale=%g" % x for x in (1.1, 1.25, 1.5, 2, 3)] +
+            ["planner:scale=%g" % x for x in PLANNER_SCALES] +
             ["llm-d"] + sweep + ["static"])
 
 
@@ -313,7 +318,7 @@ def seasonal_policies():
     above (waiting + running 2 a replica, running 32), and the warm fleet,
     not the whole KEDA sweep."""
     return (["staffer", "planner"] +
-            ["planner:scale=%g" % x for x in (1.1, 1.25, 1.5, 2, 3)] +
+            ["planner:scale=%g" % x for x in PLANNER_SCALES] +
             ["llm-d"] +
             [keda("queue", 5, "running", SLOTS * 0.75, b)
              for b in KEDA_BEHAVIOR] +
@@ -381,7 +386,7 @@ def warm_run(res):
                       math.ceil(WARM * s["initial_decode"]))
     cmd = sim_cmd(c, cold) + ["--initial-replicas", init]
     for p in ["staffer"] + ["planner:scale=%g" % x
-                            for x in (1, 1.1, 1.25, 1.5, 2, 3)]:
+                            for x in (1,) + PLANNER_SCALES]:
         cmd += ["--policy", p]
     out = subprocess.run(cmd, check=True, capture_output=True,
                          text=True).stdout
@@ -666,7 +671,7 @@ def report(results, elapsed):
       "can arrive.  Not the verdict.  Each cell: TTFT%% / ITL%% / GPU-h.\n"
       % WARM)
     fams = ["staffer"] + ["planner:scale=%g" % x
-                          for x in (1, 1.1, 1.25, 1.5, 2, 3)]
+                          for x in (1,) + PLANNER_SCALES]
     w("| case | cold start | start | %s |" % " | ".join(
         "`%s`" % f for f in fams))
     w("|---|---:|---|%s" % ("---|" * len(fams)))
