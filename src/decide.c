@@ -309,14 +309,24 @@ static double decide_hold(const struct meta *m, double cold_s,
  * headroom through the estimate. */
 static enum model_err decide_peak(const struct meta *m,
 				  const struct decide_obs *o, double *z,
-				  double *raw)
+				  double *raw, double *low)
 {
 	size_t k = decide_tail(o->n_series, o->series_step_s,
 			       m->forecast_window_s);
+	enum model_err e;
+	double l;
 
-	return peak_estimate(o->series + o->n_series - k, k,
-			     o->series_step_s, m->rate_window_s,
-			     m->peakedness_max, z, raw);
+	e = peak_estimate(o->series + o->n_series - k, k, o->series_step_s,
+			  m->rate_window_s, m->peakedness_max, z, raw);
+	if (e != MODEL_OK || !low || isnan(*raw))
+		return e;
+	l = peak_lower(*raw, k, o->series_step_s, m->rate_window_s);
+	if (isnan(l))
+		return e;
+	*low = l;
+	*z = l < PEAK_MIN ? PEAK_MIN : l > m->peakedness_max ?
+	     m->peakedness_max : l;
+	return e;
 }
 
 /*
@@ -530,7 +540,7 @@ enum decide_err decide_observations(const struct meta *m,
 	struct pool_params pp = { 0 };
 	struct pool_signals ps = { 0 };
 	enum model_err e;
-	int demand, have_series, hold_covered, memory;
+	int demand, have_series, hold_covered, memory, excess;
 	double z = 1, horizon;
 
 	memset(&s, 0, sizeof(s));
@@ -601,21 +611,27 @@ enum decide_err decide_observations(const struct meta *m,
 		if (d.have_surge)
 			s.arrival_surge = d.sg.value;
 	}
+	/* A prefill pool's square root covers the burstiness beyond
+	 * Poisson (pool.h), sqrt(z - 1): steep at z = 1, where the
+	 * estimate's noise on smooth traffic would become headroom, so it
+	 * takes z at the low end of the estimate's standard error; and
+	 * until the series shows how much burstiness there is, it assumes
+	 * the ceiling, the cushion shrinking once the history shows smooth
+	 * traffic. */
+	excess = m->peakedness == META_AUTO && decide_peak_prior(m) &&
+		 m->pool.ttft_target_s - s.service_time_s -
+		 m->pool.kv_transfer_s > 0;
+	d.peak_low = NAN;
 	if (m->peakedness != META_AUTO) {
 		z = m->peakedness;
 	} else if (have_series &&
-		   decide_peak(m, o, &z, &d.peak_raw) == MODEL_OK) {
+		   decide_peak(m, o, &z, &d.peak_raw,
+			       excess && !m->model.peak_as_read ? &d.peak_low : NULL) == MODEL_OK) {
 		d.peak_measured = !isnan(d.peak_raw);
 	} else {
 		z = 1;
 	}
-	/* A prefill pool's square root covers the burstiness beyond
-	 * Poisson (pool.h): until the series shows how much there is, it
-	 * assumes the ceiling, and the cushion shrinks once the history
-	 * shows smooth traffic. */
-	if (m->peakedness == META_AUTO && !d.peak_measured &&
-	    decide_peak_prior(m) && m->pool.ttft_target_s -
-	    s.service_time_s - m->pool.kv_transfer_s > 0) {
+	if (excess && !d.peak_measured) {
 		z = m->peakedness_max;
 		d.peak_prior = 1;
 	}

@@ -89,6 +89,10 @@ struct decision {
 	int peak_prior;             /* z unmeasured, taken at peakednessMax
 				     * (decide_peak_prior()) */
 	double peak_raw;            /* the estimate before clamping */
+	double peak_low;            /* a prefill pool's: the estimate at the
+				     * low end of its standard error
+				     * (peak_lower()), z before clamping;
+				     * NaN when not taken */
 	int have_surge;             /* sg holds the surge headroom made */
 	struct safety sg;
 	int hold_memory;            /* the answer hold had a whole hold of

@@ -181,6 +181,34 @@ enum model_err erlang_staff(double a, double w, double tau, double eps,
 	return MODEL_OK;
 }
 
+enum model_err erlang_staff_frac(double a, double w, double tau, double eps,
+				 double *out)
+{
+	enum model_err e;
+	double x0, l0, lc, f;
+	long c;
+
+	if (!out)
+		return MODEL_EINVAL;
+	e = erlang_staff(a, w, tau, eps, &c);
+	if (e != MODEL_OK)
+		return e;
+	if (c == 0) {
+		*out = 0;
+		return MODEL_OK;
+	}
+	x0 = (double)(c - 1) > a ? (double)(c - 1) : a;
+	l0 = x0 > a ? log(erlang_wait_tail(c - 1, a, w, tau)) : 0.0;
+	lc = log(erlang_wait_tail(c, a, w, tau));
+	/* l0 > log(eps) >= lc; a tail underflowed to 0 (lc -inf) or no
+	 * gap (lc == l0, unreachable) leaves c itself */
+	f = l0 > lc && isfinite(lc) ? (l0 - log(eps)) / (l0 - lc) : 1.0;
+	if (!(f > 0.0) || f > 1.0)
+		f = 1.0;
+	*out = x0 + ((double)c - x0) * f;
+	return MODEL_OK;
+}
+
 /*
  * Work with cost / cost_per_hour = r + (penalty / cost) P: the same
  * minimiser, and it cannot overflow (r <= 1e9, P <= 1).  The cost is convex

@@ -36,8 +36,11 @@ void model_params_init(struct model_params *p)
 	p->sla_penalty_per_hour = 0.0;
 	p->max_replicas = 0;
 	p->activation_arrival_rate = 0.0;
+	p->erlang_frac = 0;
 	p->drain_excess = 0;
 	p->boost_net = 0;
+	p->erlang_whole = 0;
+	p->peak_as_read = 0;
 }
 
 /* finite and >= 0 (false for NaN). */
@@ -123,6 +126,7 @@ static enum model_err model_headroom(const struct model_params *p,
 				     double *out)
 {
 	enum model_err err = MODEL_OK;
+	double cf = 0;
 	long c = 0;
 
 	switch (p->staffing) {
@@ -130,10 +134,16 @@ static enum model_err model_headroom(const struct model_params *p,
 		*out = p->beta * sqrt(z * l);
 		break;
 	case MODEL_STAFF_ERLANGC:
-		err = erlang_staff(l / z, w, p->target_wait_s,
-				   p->wait_probability, &c);
+		if (p->erlang_frac) {
+			err = erlang_staff_frac(l / z, w, p->target_wait_s,
+						p->wait_probability, &cf);
+		} else {
+			err = erlang_staff(l / z, w, p->target_wait_s,
+					   p->wait_probability, &c);
+			cf = (double)c;
+		}
 		if (err == MODEL_OK)
-			*out = fmax(0.0, z * (double)c - l);
+			*out = fmax(0.0, z * cf - l);
 		break;
 	case MODEL_STAFF_COST:
 		err = erlang_cost_staff(l, w, p->target_wait_s,

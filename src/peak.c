@@ -53,3 +53,13 @@ out:
 	*out = isnan(z) ? 1.0 : z < PEAK_MIN ? PEAK_MIN : z > max ? max : z;
 	return MODEL_OK;
 }
+
+double peak_lower(double z, size_t n, double step_s, double window_s)
+{
+	double span = (double)(n < 2 ? 0 : n - 1) * step_s;
+
+	if (!(z > 0) || !isfinite(z) || !(span > 0) || !isfinite(span) ||
+	    !(window_s > 0) || !isfinite(window_s))
+		return NAN;
+	return z / (1 + sqrt(2 * window_s / span));
+}

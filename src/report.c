@@ -182,6 +182,13 @@ static void text_peak(FILE *fp, const struct report *r)
 	if (m->peakedness != META_AUTO)
 		fprintf(fp, "peakedness z = %g (%s)\n", d->b.peakedness,
 			m->peakedness == 1 ? "off: Poisson" : "given");
+	else if (d->peak_measured && d->peak_low > 0)
+		fprintf(fp, "peakedness z = %.3g, measured %.3g over %g s "
+			"windows, %.3g at the low end of its standard error "
+			"(a prefill pool's sqrt(z - 1)), kept to %g..%g\n",
+			d->b.peakedness, round(d->peak_raw * 100) / 100,
+			m->rate_window_s, round(d->peak_low * 100) / 100,
+			PEAK_MIN, m->peakedness_max);
 	else if (d->peak_measured)
 		/* Two decimals: a perfectly smooth series measures 1e-18. */
 		fprintf(fp, "peakedness z = %.3g, measured %.3g over %g s "
@@ -578,6 +585,8 @@ int report_json(cJSON *o, const struct report *r)
 	add_bool(o, "peakedness_prior", d->peak_prior, &bad);
 	if (d->peak_measured)
 		add_num(o, "peakedness_raw", d->peak_raw, &bad);
+	if (d->peak_measured && d->peak_low > 0)
+		add_num(o, "peakedness_low", d->peak_low, &bad);
 	add_num(o, "busy_slots", b->busy_slots, &bad);
 	add_num(o, "headroom_slots", b->headroom_slots, &bad);
 	add_num(o, "drain_slots", b->drain_slots, &bad);

@@ -36,6 +36,19 @@ enum model_err erlang_staff(double a, double w, double tau, double eps,
 			    long *out);
 
 /*
+ * erlang_staff()'s c made continuous: the c where the tail, taken
+ * geometrically between whole numbers of servers, meets eps.  Between
+ * x0 = max(c - 1, a) (tail 1 at a: saturated) and c,
+ *     c* = x0 + (c - x0) ln(t0 / eps) / ln(t0 / t_c),
+ * so c* is in (c - 1, c] and ceil(c*) = c: the whole answer stands, and
+ * a load a little under a step no longer reads as the whole step (a
+ * caller's hysteresis then sees how far below c the load sits).  Stores
+ * c* in *out; 0 for a == 0.  Errors as erlang_staff.
+ */
+enum model_err erlang_staff_frac(double a, double w, double tau, double eps,
+				 double *out);
+
+/*
  * Warm-capacity optimizer (seed 002): over whole replicas r (c = r * n
  * slots), the r minimising
  *   cost_per_hour * r + penalty_per_hour * P(wait > tau | c = r * n)

@@ -64,12 +64,25 @@ struct model_params {
 	double sla_penalty_per_hour; /* >= 0 (cost) */
 	long max_replicas;           /* cap; 0 = no cap */
 	double activation_arrival_rate; /* req/s; IsActive threshold */
+	/* 1: erlangc's c continuous (erlang_staff_frac()), so that the
+	 * exact answer shows how far below a whole c the load sits and the
+	 * scale-down margin (decide.c) costs half a replica, not a whole
+	 * one.  pool.c sets it for a prefill pool's TTFT floor.  At z = 1
+	 * the whole answer is the same either way; above, z c* may round
+	 * below z c. */
+	int erlang_frac;
 	/* Ablations for the simulator (policy.h), never set by metadata:
 	 * the rules v1 had or could have had, to show in the benchmark why
 	 * the defaults are what they are.  0 is the rule staffer uses. */
 	int drain_excess;            /* 1: drain max(0, Q - L), not Q */
 	int boost_net;               /* 1: no boost (shed requests taken to
 				      * be in lambda already) */
+	int erlang_whole;            /* 1: a prefill pool's TTFT floor takes
+				      * Erlang C's whole c (pool.c), not
+				      * erlang_frac */
+	int peak_as_read;            /* 1: a prefill pool takes z as read,
+				      * not at the low end of its standard
+				      * error (decide.c, peak_lower()) */
 };
 
 /* Fill p with the defaults (sqrt, beta 1.5, D 15 s, n 1 ...). */

@@ -250,6 +250,25 @@ static int splitpol_set(void *arg, const char *k, const char *v, char *err,
 		if (!strcmp(k, "age"))
 			return policy_parse_num(k, v, 0, 0, 3600,
 						&p->answer_age_s, err, errlen);
+		/* Ablations of the prefill pool's rules (model.h), to show
+		 * what each buys: never metadata. */
+		if (!strcmp(k, "prefillZ") || !strcmp(k, "prefillErlang")) {
+			int z = k[7] == 'Z';
+			const char *rule = z ? "low" : "continuous";
+			const char *other = z ? "read" : "whole";
+			struct model_params *mp =
+				&p->meta[SPLIT_PREFILL].model;
+
+			if (strcmp(v, rule) && strcmp(v, other)) {
+				snprintf(err, errlen, "'%s': '%.40s' is not "
+					 "allowed; allowed: %s (staffer's "
+					 "rule) or %s", k, v, rule, other);
+				return -1;
+			}
+			*(z ? &mp->peak_as_read : &mp->erlang_whole) =
+				!strcmp(v, other);
+			return 0;
+		}
 		for (i = 0; i < SPLIT_POOLS; i++) {
 			size_t len = strlen(splitpol_pool_names[i]);
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "decide.h"
+#include "peak.h"
 
 #define N_OF(x) (sizeof(x) / sizeof((x)[0]))
 
@@ -1284,6 +1285,73 @@ static void test_pool_peak_prior(void **state)
 	meta_release(&m);
 }
 
+/* A prefill pool with a TTFT target takes the measured z at the low end
+ * of its standard error (peak_lower()): the readings of smooth traffic
+ * spread by +-45 % over the default 600 s, and sqrt(z - 1) would turn
+ * that spread into headroom.  Other pools take it as read, and so does
+ * the simulator's ablation. */
+static void test_pool_peak_low(void **state)
+{
+	double v[41], raw = 0, z = 0, low;
+	struct meta m;
+	struct decide_obs o;
+	struct model_signals sig;
+	struct decision d;
+	size_t i;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	o.arrival_rate = 40;
+	o.pool.input_rate = 80000;         /* W 0.25 s, L = 10 at C 8000 */
+	o.pool.kv_used = -1;
+	/* test_peak.c's hand-worked pattern: z = 4 a^2 = 1.96 at a 0.7 */
+	for (i = 0; i < N_OF(v); i++)
+		v[i] = 40 + ((i / 4) % 2 ? -0.7 : 0.7);
+	obs_series(&o, v, N_OF(v));
+	assert_int_equal(peak_estimate(v, N_OF(v), 15, 60, 100, &z, &raw),
+			 MODEL_OK);
+	assert_true(raw > 1.9 && raw < 2);
+	low = peak_lower(raw, N_OF(v), 15, 60);
+	assert_true(low > 1.3 && low < 1.4);
+	meta_with(&m, "pool", "prefill", "prefillTokensPerSecond", "8000",
+		  "ttftTargetSeconds", "2", "coldStartSeconds", "0",
+		  "scaleDownHoldSeconds", "0", NULL);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.peak_measured);
+	assert_false(d.peak_prior);
+	assert_true(fabs(d.peak_raw - raw) < 1e-9);
+	assert_true(fabs(d.peak_low - low) < 1e-9);
+	assert_true(fabs(d.b.peakedness - low) < 1e-9);
+	assert_true(fabs(d.b.headroom_slots - 1.5 * sqrt((low - 1) * 10)) <
+		    1e-9);
+	/* the ablation: as read */
+	m.model.peak_as_read = 1;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(isnan(d.peak_low));
+	assert_true(fabs(d.b.peakedness - raw) < 1e-9);
+	m.model.peak_as_read = 0;
+	/* a reading of 1.2, within the noise: z 1, no square root */
+	for (i = 0; i < N_OF(v); i++)
+		v[i] = 40 + ((i / 4) % 2 ? -0.55 : 0.55);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.peak_raw > 1.15 && d.peak_raw < 1.25);
+	assert_true(d.peak_low < 1);
+	assert_true(d.b.peakedness == 1);
+	assert_true(d.pool.ttft_sets);
+	meta_release(&m);
+	/* a unified trigger: as read, to peakednessMax 2 */
+	for (i = 0; i < N_OF(v); i++)
+		v[i] = 40 + ((i / 4) % 2 ? -0.7 : 0.7);
+	o.pool.input_rate = 0;
+	o.w_measured = 0.25;
+	meta_with(&m, "coldStartSeconds", "0", "scaleDownHoldSeconds", "0",
+		  NULL);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(isnan(d.peak_low));
+	assert_true(fabs(d.b.peakedness - raw) < 1e-9);
+	meta_release(&m);
+}
+
 /* A decode pool in a lull: 250 output tokens a request arrived at 5
  * req/s for the last ten minutes, then 1 req/s in the last minute, while
  * the tokens of the busier minutes are still decoding (1250 tokens/s).
@@ -1362,6 +1430,7 @@ int main(void)
 		cmocka_unit_test(test_pool_unified),
 		cmocka_unit_test(test_pool_decide),
 		cmocka_unit_test(test_pool_peak_prior),
+		cmocka_unit_test(test_pool_peak_low),
 		cmocka_unit_test(test_pool_decode_lull),
 	};
 

@@ -229,6 +229,67 @@ static void test_staff_errors(void **state)
 	assert_int_equal(c, 77);
 }
 
+/* One load of the grid below: the continuous c in (c - 1, c], above
+ * the load, c its ceiling, not below the last one (*prev). */
+static void check_frac(double a, double w, double tau, double eps,
+		       double *prev)
+{
+	double f = -1;
+	long c = -1;
+
+	assert_int_equal(erlang_staff(a, w, tau, eps, &c), MODEL_OK);
+	assert_int_equal(erlang_staff_frac(a, w, tau, eps, &f), MODEL_OK);
+	assert_true(f > (double)(c - 1) && f <= (double)c);
+	assert_true(f > a);
+	assert_true(ceil(f) == (double)c);
+	assert_true(f >= *prev - 1e-12);
+	*prev = f;
+}
+
+/* The continuous c over a grid of loads, rising with the load; c itself
+ * when the tail meets eps exactly at c; errors as erlang_staff, the
+ * output untouched. */
+static void test_staff_frac(void **state)
+{
+	static const double w[] = { 0.13, 1.0, 10.0 };
+	static const double tau[] = { 0.5, 1.85, 20.0 };
+	static const double eps[] = { 0.01, 0.05, 0.2 };
+	double a, f, prev, out = 77;
+	size_t i, j, k;
+	long c;
+
+	(void)state;
+	for (i = 0; i < 3; i++)
+		for (j = 0; j < 3; j++)
+			for (k = 0; k < 3; k++)
+				for (prev = 0, a = 0.05; a < 60; a *= 1.07)
+					check_frac(a, w[i], tau[j], eps[k],
+						   &prev);
+	/* eps set to the tail at c: c itself */
+	assert_int_equal(erlang_staff(6, 0.13, 1.85, 0.01, &c), MODEL_OK);
+	assert_int_equal(erlang_staff_frac(6, 0.13, 1.85,
+					   erlang_wait_tail(c, 6, 0.13, 1.85),
+					   &f), MODEL_OK);
+	assert_near(f, (double)c, 1e-9);
+	/* conv's prefill pool (docs/pools.md): a = 6, W 0.134 s, tau
+	 * 1.85 s: c = 7, the load 0.3 of a replica below it */
+	assert_int_equal(erlang_staff_frac(6, 0.134, 1.85, 0.01, &f),
+			 MODEL_OK);
+	assert_true(f > 6.1 && f < 6.5);
+	assert_int_equal(erlang_staff_frac(0.0, 10.0, 1.0, 0.05, &f),
+			 MODEL_OK);
+	assert_true(f == 0);
+	assert_int_equal(erlang_staff_frac(5.0, 0.0, 1.0, 0.05, &out),
+			 MODEL_EINVAL);
+	assert_int_equal(erlang_staff_frac(5.0, 10.0, 1.0, 1.0, &out),
+			 MODEL_EINVAL);
+	assert_int_equal(erlang_staff_frac(2e9, 10.0, 1.0, 0.05, &out),
+			 MODEL_ERANGE);
+	assert_int_equal(erlang_staff_frac(5.0, 10.0, 1.0, 0.05, NULL),
+			 MODEL_EINVAL);
+	assert_true(out == 77);
+}
+
 static void test_staff_large_fast(void **state)
 {
 	clock_t t0 = clock();
@@ -392,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_wait_tail),
 		cmocka_unit_test(test_staff_examples),
 		cmocka_unit_test(test_staff_errors),
+		cmocka_unit_test(test_staff_frac),
 		cmocka_unit_test(test_staff_large_fast),
 		cmocka_unit_test(test_cost_brute_force),
 		cmocka_unit_test(test_cost_edges),

@@ -159,6 +159,53 @@ static void test_sparse(void **state)
 	assert_true(z == 1 && isnan(raw));
 }
 
+/*
+ * The low end of the estimate (peak_lower()).  Its premise, measured: on
+ * Poisson arrivals read as staffer reads them by default (41 points of
+ * 60-s rates 15 s apart, a 600-s span) the readings spread by about
+ * sqrt(2 w / span) = 0.447 of their mean, so that half of them would be
+ * read above 1 and taken as burstiness; at the low end about one in six.
+ */
+static void test_lower(void **state)
+{
+	static double counts[44], rates[44];
+	struct simrng r;
+	double z, raw, sum = 0, sq = 0, mean, sd;
+	size_t i, k, n, above = 0, low_above = 0, runs = 2000;
+
+	(void)state;
+	/* by hand: 2 / (1 + sqrt(2 * 60 / 600)) = 1.38197 */
+	assert_true(fabs(peak_lower(2, 41, 15, 60) - 1.381966) < 1e-6);
+	/* a longer span, a narrower interval */
+	assert_true(peak_lower(2, 81, 15, 60) > peak_lower(2, 41, 15, 60));
+	simrng_seed(&r, 11);
+	for (k = 0; k < runs; k++) {
+		for (i = 0; i < N_OF(counts); i++)
+			counts[i] = poisson(&r, 20 * 15);
+		rates_from_counts(counts, N_OF(counts), 4, 60, rates, &n);
+		assert_int_equal(n, 41);
+		assert_int_equal(peak_estimate(rates, n, 15, 60, 16, &z, &raw),
+				 MODEL_OK);
+		sum += raw;
+		sq += raw * raw;
+		above += raw > 1;
+		low_above += peak_lower(raw, n, 15, 60) > 1;
+	}
+	mean = sum / (double)runs;
+	sd = sqrt(sq / (double)runs - mean * mean);
+	assert_true(mean > 0.95 && mean < 1.05);
+	assert_true(sd / mean > 0.447 * 0.85 && sd / mean < 0.447 * 1.15);
+	assert_true(above > runs * 2 / 5);
+	assert_true(low_above < runs / 4);
+
+	assert_true(isnan(peak_lower(NAN, 41, 15, 60)));
+	assert_true(isnan(peak_lower(0, 41, 15, 60)));
+	assert_true(isnan(peak_lower(2, 1, 15, 60)));
+	assert_true(isnan(peak_lower(2, 41, 0, 60)));
+	assert_true(isnan(peak_lower(2, 41, 15, INFINITY)));
+	assert_true(isnan(peak_lower(INFINITY, 41, 15, 60)));
+}
+
 static void test_invalid(void **state)
 {
 	double v[20] = { 0 }, z = 42, raw = 42;
@@ -266,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_ramp),
 		cmocka_unit_test(test_hand_worked),
 		cmocka_unit_test(test_sparse),
+		cmocka_unit_test(test_lower),
 		cmocka_unit_test(test_invalid),
 		cmocka_unit_test(test_promql_range),
 	};

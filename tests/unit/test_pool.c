@@ -131,6 +131,7 @@ static void test_ttft_floor(void **state)
 	struct model_signals s = { 0 };
 	struct model_breakdown b;
 	struct pool_terms t;
+	double cf = 0;
 	long c;
 
 	(void)state;
@@ -149,8 +150,20 @@ static void test_ttft_floor(void **state)
 	assert_true(t.ttft_reachable);
 	assert_true((double)c > 14.74);
 	assert_true(t.ttft_sets);
+	/* Erlang C's c continuous (erlang_staff_frac()): the load's
+	 * distance below 17 shows, and the replicas are the same 17 */
+	assert_int_equal(erlang_staff_frac(10, 0.25, 0.05, 0.01, &cf),
+			 MODEL_OK);
+	assert_true(cf > 16 && cf < 17);
+	assert_near(b.total_slots, cf, 1e-9);
+	assert_int_equal(b.replicas, c);
+	/* the ablation: the whole c */
+	mp.erlang_whole = 1;
+	assert_int_equal(pool_evaluate(&mp, &p, 0, &ps, &s, &b, &t),
+			 MODEL_OK);
 	assert_near(b.total_slots, (double)c, 1e-9);
 	assert_int_equal(b.replicas, c);
+	mp.erlang_whole = 0;
 	/* a generous budget on Poisson arrivals (z 1): the square root
 	 * covers z - 1 = 0 beyond the queue the TTFT's Erlang C staffs, so
 	 * that answer stands */
@@ -165,15 +178,15 @@ static void test_ttft_floor(void **state)
 	/* bursty arrivals (z 3): the square root of the excess, 10 + 1.5
 	 * sqrt(2 x 10) = 16.71, above Erlang C's 3 c*(10 / 3) */
 	s.peakedness = 3;
-	assert_int_equal(erlang_staff(10.0 / 3, 0.25, 1.7, 0.01, &c),
+	assert_int_equal(erlang_staff_frac(10.0 / 3, 0.25, 1.7, 0.01, &cf),
 			 MODEL_OK);
-	assert_true(3.0 * (double)c < 10 + 1.5 * sqrt(20.0));
+	assert_true(3.0 * cf < 10 + 1.5 * sqrt(20.0));
 	assert_int_equal(pool_evaluate(&mp, &p, 0, &ps, &s, &b, &t),
 			 MODEL_OK);
 	assert_false(t.ttft_sets);
 	assert_near(b.total_slots, 10 + 1.5 * sqrt(20.0), 1e-9);
 	assert_near(b.headroom_slots, 1.5 * sqrt(20.0), 1e-9);
-	assert_near(t.ttft_slots, 3.0 * (double)c, 1e-9);
+	assert_near(t.ttft_slots, 3.0 * cf, 1e-9);
 	/* without a TTFT target the square root is the whole z's */
 	p.ttft_target_s = 0;
 	assert_int_equal(pool_evaluate(&mp, &p, 0, &ps, &s, &b, &t),
