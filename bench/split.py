@@ -272,6 +272,7 @@ def keda(p, pt, d, dt, b):
 # the square root and instead of it.  Not staffer's defaults: shown to say
 # why they are what they are (docs/pools.md), never counted as staffer's
 # result.
+BEFORE_NOISE = "staffer:prefillZ=read,prefillErlang=whole"
 ABLATION = [
     ("staffer:prefill.staffing=none",
      "the TTFT target's Erlang C alone (z at most 3, the default)"),
@@ -285,6 +286,12 @@ ABLATION = [
      "the defaults and the TTFT's misses as slaMissQuery"),
     ("staffer:prefill.slaMissQuery=ttft,prefill.staffing=none",
      "the TTFT's misses instead of the square root"),
+    # the prefill pool's two rules against noise, each switched off (keys
+    # of the simulator's staffer policy, never metadata), and both: the
+    # defaults before them
+    ("staffer:prefillZ=read", "the defaults, z as read (not its low end)"),
+    ("staffer:prefillErlang=whole", "the defaults, Erlang C's whole c"),
+    (BEFORE_NOISE, "the defaults, both as read and whole"),
     # not a part of the default: the simulator's kindness measured, the
     # server's cached instant answers (sim/policy.h, docs/benchmark.md)
     ("staffer:age=8.5", "the defaults, answers 8.5 s old"),
@@ -316,8 +323,9 @@ def seasonal_policies():
     """A day is 0.5 to 16 M requests: the planner's sweep, llm-d, KEDA at
     the practitioners' settings and at the sweep's best on the traces
     above (waiting + running 2 a replica, running 32), and the warm fleet,
-    not the whole KEDA sweep."""
-    return (["staffer", "planner"] +
+    not the whole KEDA sweep; and staffer without its prefill pool's rules
+    against noise, to check them on days they were not chosen on."""
+    return (["staffer", BEFORE_NOISE, "planner"] +
             ["planner:scale=%g" % x for x in PLANNER_SCALES] +
             ["llm-d"] +
             [keda("queue", 5, "running", SLOTS * 0.75, b)
@@ -637,7 +645,12 @@ def report(results, elapsed):
       "prefill trigger, its `slaMissQuery` reading the share of first "
       "tokens later than the TTFT target and of prompts shed (what an "
       "engine's TTFT histogram gives), with the defaults and instead of "
-      "the square root.  Last, the defaults with their instant answers "
+      "the square root.  Then the prefill pool's two rules against "
+      "noise switched off, each and both (the simulator's "
+      "`prefillZ=read`: z as read, not at the low end of its standard "
+      "error; `prefillErlang=whole`: the TTFT floor's Erlang C c whole, "
+      "not continuous; docs/math.md).  Last, the defaults with their "
+      "instant answers "
       "other than the arrival rate 8.5 s old, as the server's answer "
       "cache serves them on average (the other columns read them fresh); "
       "and the defaults told the prefill capacity the planner reads, its "

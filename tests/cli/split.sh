@@ -157,6 +157,29 @@ assert (old["ttft_attainment"], old["replica_hours"]) != \
 if [ $? -eq 0 ]; then ok; else bad "age: $(cat "$TMP/py")"; fi
 refuse "bad age" "'age': '-1'" $S --policy staffer:age=-1
 
+# The prefill pool's rules against noise switched off, each (the
+# simulator's ablations, never metadata): their own values are the
+# default to the byte; on Poisson arrivals each rule off costs prefill
+# replica-hours.
+split --shape poisson --rate 40 --duration 3600 --seed 3 --input-mean 1000 \
+	--output-mean 100 --json --policy staffer \
+	--policy staffer:prefillZ=low,prefillErlang=continuous \
+	--policy staffer:prefillZ=read --policy staffer:prefillErlang=whole
+status "noise rules" 0
+printf '%s\n' "$OUT" | /usr/bin/python3 -c '
+import json, sys
+a, same, zread, whole = [json.loads(l) for l in sys.stdin]
+same["policy"] = a["policy"]
+assert a == same, (a, same)
+for r in (zread, whole):
+    assert r["prefill_replica_hours"] > a["prefill_replica_hours"], (a, r)
+' 2>"$TMP/py"
+if [ $? -eq 0 ]; then ok; else bad "noise rules: $(cat "$TMP/py")"; fi
+refuse "bad prefillZ" "'prefillZ': 'x' is not allowed; allowed: low (staffer's rule) or read" \
+	$S --policy staffer:prefillZ=x
+refuse "bad prefillErlang" "'prefillErlang': '2' is not allowed; allowed: continuous" \
+	$S --policy staffer:prefillErlang=2
+
 # ---- a trace with tokens, --initial-replicas, --timeseries -----------------
 
 awk 'BEGIN { print "arrival_s,input_tokens,output_tokens"
