@@ -1202,6 +1202,16 @@ static void test_pool_decide(void **state)
 	meta_release(&m);
 }
 
+/* A prefill pool's signals, into a zeroed o: 40 req/s of 2000-token
+ * prompts (W 0.25 s, L = 10 at C 8000), no KV measured. */
+static void obs_prefill(struct decide_obs *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->arrival_rate = 40;
+	o->pool.input_rate = 80000;
+	o->pool.kv_used = -1;
+}
+
 /* A prefill pool with a TTFT target: peakednessMax 3 by default, z at it
  * until the series measures one (then what it measures), the square root
  * on z - 1.  Without the target, or a unified trigger: 2 and 1 as
@@ -1216,10 +1226,7 @@ static void test_pool_peak_prior(void **state)
 	size_t i;
 
 	(void)state;
-	memset(&o, 0, sizeof(o));
-	o.arrival_rate = 40;
-	o.pool.input_rate = 80000;         /* W 0.25 s, L = 10 at C 8000 */
-	o.pool.kv_used = -1;
+	obs_prefill(&o);
 	meta_with(&m, "pool", "prefill", "prefillTokensPerSecond", "8000",
 		  "ttftTargetSeconds", "2", "coldStartSeconds", "0",
 		  "scaleDownHoldSeconds", "0", NULL);
@@ -1300,10 +1307,7 @@ static void test_pool_peak_low(void **state)
 	size_t i;
 
 	(void)state;
-	memset(&o, 0, sizeof(o));
-	o.arrival_rate = 40;
-	o.pool.input_rate = 80000;         /* W 0.25 s, L = 10 at C 8000 */
-	o.pool.kv_used = -1;
+	obs_prefill(&o);
 	/* test_peak.c's hand-worked pattern: z = 4 a^2 = 1.96 at a 0.7 */
 	for (i = 0; i < N_OF(v); i++)
 		v[i] = 40 + ((i / 4) % 2 ? -0.7 : 0.7);
