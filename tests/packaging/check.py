@@ -1578,16 +1578,7 @@ def t_docs_refs():
             bad.append(f"{doc}: '{m.group(0)}' is not in the repository")
         prose = re.sub(r"```.*?```", "", text, flags=re.S)
         # Markdown links to files of the repository, and their anchors
-        for target in re.findall(r"\]\(([^)\s]+)\)", prose):
-            if re.match(r"^[a-z]+:", target):
-                continue
-            file, _, anchor = target.partition("#")
-            dest = os.path.normpath(os.path.join(os.path.dirname(path), file)) if file else path
-            if not os.path.exists(dest):
-                bad.append(f"{doc}: link {target}: no file {rel(dest)}")
-                continue
-            if anchor and dest.endswith(".md") and anchor not in md_anchors(dest):
-                bad.append(f"{doc}: link {target}: {rel(dest)} has no heading #{anchor}")
+        bad += md_link_problems(doc)
         # paths named in backticks
         for ref in re.findall(r"`((?:docs|charts|scaledobjects|tests|src|scripts|third_party|proto)"
                               r"/[\w./-]+)`", prose):
@@ -1598,6 +1589,37 @@ def t_docs_refs():
                        for c in cands):
                 bad.append(f"{doc}: `{ref}` does not exist")
     assert not bad, "unresolvable references:\n    " + "\n    ".join(bad)
+
+
+def md_link_problems(doc):
+    """The Markdown links of doc (a path under ROOT) to the repository's
+    files that do not resolve: no such file, or no such heading."""
+    path = os.path.join(ROOT, doc)
+    prose = re.sub(r"```.*?```", "", open(path).read(), flags=re.S)
+    bad = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", prose):
+        if re.match(r"^[a-z]+:", target):
+            continue
+        file, _, anchor = target.partition("#")
+        dest = os.path.normpath(os.path.join(os.path.dirname(path), file)) if file else path
+        if not os.path.exists(dest):
+            bad.append(f"{doc}: link {target}: no file {rel(dest)}")
+        elif anchor and dest.endswith(".md") and anchor not in md_anchors(dest):
+            bad.append(f"{doc}: link {target}: {rel(dest)} has no heading #{anchor}")
+    return bad
+
+
+def t_docs_links():
+    """Every doc, not only CHECKED_DOCS: a link to a file of the
+    repository names one that exists, and a heading it has.  An anchor on
+    a bold paragraph instead of a heading went unnoticed in math.md."""
+    docs = sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")) +
+                  glob.glob(os.path.join(ROOT, "bench", "results", "*.md")) +
+                  [os.path.join(ROOT, "README.md"), os.path.join(ROOT, "CHANGELOG.md")])
+    bad = []
+    for d in docs:
+        bad += md_link_problems(rel(d))
+    assert not bad, "links that do not resolve:\n    " + "\n    ".join(bad)
 
 
 # ---------------------------------------------------------------------------
@@ -1855,6 +1877,8 @@ def main():
 
     check("docs: every reference resolves in the repository; deploy.md covers the essentials")(
         t_docs_refs)
+    check("docs: every link in docs/, bench/results/, README and CHANGELOG resolves, anchors too")(
+        t_docs_links)
 
     shutil.rmtree(R.tmp, ignore_errors=True)
     print()
