@@ -177,16 +177,15 @@ static const struct opt_spec splitcmd_spec = {
 	SPLITCMD_PROG, splitcmd_table, splitcmd_usage, NULL
 };
 
-/* The requests, sorted, with their tokens. */
+/* The requests, sorted, with their tokens; desc names them. */
 static int splitcmd_traffic(const struct splitcmd_opts *o, struct trace *t,
-			    char *err, size_t errlen)
+			    char *desc, size_t desclen, char *err,
+			    size_t errlen)
 {
 	struct simrng rng;
-	char desc[SPLITCMD_ERR_MAX];
 
 	simrng_seed(&rng, (uint64_t)o->tr.seed);
-	return simtraffic_load(&o->tr, &rng, t, desc, sizeof(desc), err,
-			       errlen);
+	return simtraffic_load(&o->tr, &rng, t, desc, desclen, err, errlen);
 }
 
 /* --initial-replicas: first-minute, or "P,D". */
@@ -313,7 +312,7 @@ int cmd_simulate_split(int argc, char **argv)
 	struct splitpol pol;
 	struct trace t;
 	struct perf perf;
-	char err[SPLITCMD_ERR_MAX];
+	char err[SPLITCMD_ERR_MAX], desc[SPLITCMD_ERR_MAX];
 	enum opt_rc orc;
 	double mean_in;
 	size_t i;
@@ -334,7 +333,7 @@ int cmd_simulate_split(int argc, char **argv)
 				splitcmd_default_policies[i];
 	if (perf_from_spec(&perf, o.tr.perf_file, o.tr.perf_spec, err,
 			   sizeof(err)) ||
-	    splitcmd_traffic(&o, &t, err, sizeof(err))) {
+	    splitcmd_traffic(&o, &t, desc, sizeof(desc), err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", SPLITCMD_PROG, err);
 		goto out;
 	}
@@ -373,10 +372,11 @@ int cmd_simulate_split(int argc, char **argv)
 			"decoding,kv_tokens,ttft_missed,tokens_missed\n");
 	}
 	if (!o.json)
-		printf("%zu requests over %.0f s; TTFT target %g s, ITL target "
-		       "%g s; warm start %d prefill + %d decode replicas; %s\n"
+		printf("%s: %zu requests over %.0f s; TTFT target %g s, ITL "
+		       "target %g s; warm start %d prefill + %d decode "
+		       "replicas; %s\n"
 		       "%-44s %7s %7s %8s %8s %8s %5s %5s %7s %6s\n",
-		       t.n, o.sc.end_s, o.sc.ttft_s, o.sc.itl_s,
+		       desc, t.n, o.sc.end_s, o.sc.ttft_s, o.sc.itl_s,
 		       (int)o.sc.initial[SPLIT_PREFILL],
 		       (int)o.sc.initial[SPLIT_DECODE], perf.desc, "policy",
 		       "TTFT%", "ITL%", "P-hours", "D-hours", "hours",

@@ -79,6 +79,7 @@ assert 1.8 < rows[2]["requests"] / rows[0]["requests"] < 2.2, rows
 split $S
 status "table" 0
 contains "table" out "TTFT target 2 s, ITL target 0.04 s"
+contains "table: the traffic named" out "poisson 5 req/s for 600 s: "
 for p in staffer planner llm-d keda static; do
 	if printf '%s\n' "$OUT" | grep -q "^$p  "; then
 		ok
