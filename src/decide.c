@@ -541,7 +541,7 @@ enum decide_err decide_observations(const struct meta *m,
 	struct pool_signals ps = { 0 };
 	enum model_err e;
 	int demand, have_series, hold_covered, memory, excess;
-	double z = 1, horizon;
+	double z = 1, horizon, *low;
 
 	memset(&s, 0, sizeof(s));
 	memset(&d, 0, sizeof(d));
@@ -622,11 +622,11 @@ enum decide_err decide_observations(const struct meta *m,
 		 m->pool.ttft_target_s - s.service_time_s -
 		 m->pool.kv_transfer_s > 0;
 	d.peak_low = NAN;
+	low = excess && !m->model.peak_as_read ? &d.peak_low : NULL;
 	if (m->peakedness != META_AUTO) {
 		z = m->peakedness;
 	} else if (have_series &&
-		   decide_peak(m, o, &z, &d.peak_raw,
-			       excess && !m->model.peak_as_read ? &d.peak_low : NULL) == MODEL_OK) {
+		   decide_peak(m, o, &z, &d.peak_raw, low) == MODEL_OK) {
 		d.peak_measured = !isnan(d.peak_raw);
 	} else {
 		z = 1;
