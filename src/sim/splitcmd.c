@@ -41,7 +41,7 @@ struct splitcmd_opts {
 	int split;
 	struct simtraffic tr;   /* as `staffer simulate` takes them */
 	const char *initial;
-	long budget, slots;
+	long budget, slots, cold_seed;
 	struct split_config sc;
 	const char *policies[SPLITCMD_POLICIES_MAX];
 	size_t npolicies;
@@ -76,6 +76,7 @@ static void splitcmd_usage(FILE *fp)
 "  --kv-transfer-base S (0.005), --kv-transfer-per-token S (6.5e-6)\n"
 "fleet, control and targets:\n"
 "  --cold-start S (120)  --cold-start-cv C (0)  each pool's own pods\n"
+"  --cold-seed N (1)   the cold starts' draws (--seed draws the traffic)\n"
 "  --initial-replicas first-minute|P,D (first-minute)  every policy's\n"
 "                      warm start\n"
 "  --ttft S (2)  --itl S (0.04)  the targets attainment is counted on\n"
@@ -109,6 +110,7 @@ static void splitcmd_defaults(struct splitcmd_opts *o)
 	split_config_init(&o->sc);
 	o->budget = o->sc.prefill_budget;
 	o->slots = o->sc.decode_slots;
+	o->cold_seed = (long)o->sc.cold_seed;
 	o->ts_step = 15;
 }
 
@@ -159,6 +161,7 @@ static const struct opt splitcmd_table[] = {
 	OPT_D("--cold-start", SO(sc.cold_start_s), 0, 86400, "seconds", 0),
 	OPT_D("--cold-start-cv", SO(sc.cold_start_cv), 0, SIM_COLD_CV_MAX,
 	      NULL, 0),
+	OPT_L("--cold-seed", SO(cold_seed), 0, 2147483647.0, NULL),
 	OPT_S("--initial-replicas", SO(initial), OPT_NONEMPTY),
 	OPT_D("--ttft", SO(sc.ttft_s), 0, 3600, "seconds", OPT_ABOVE),
 	OPT_D("--itl", SO(sc.itl_s), 0, 10, "seconds", OPT_ABOVE),
@@ -338,6 +341,7 @@ int cmd_simulate_split(int argc, char **argv)
 		goto out;
 	}
 	o.sc.perf = &perf;
+	o.sc.cold_seed = (uint64_t)o.cold_seed;
 	o.sc.prefill_budget = o.budget;
 	o.sc.decode_slots = o.slots;
 	o.sc.end_s = t.span_s > 0 ? t.span_s : 1;

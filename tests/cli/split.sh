@@ -158,6 +158,22 @@ assert (old["ttft_attainment"], old["replica_hours"]) != \
 if [ $? -eq 0 ]; then ok; else bad "age: $(cat "$TMP/py")"; fi
 refuse "bad age" "'age': '-1'" $S --policy staffer:age=-1
 
+# --cold-seed draws the cold starts: 1 is the default to the byte, and
+# another draws other cold starts (with --cold-start-cv above 0).
+for cs in "" "--cold-seed 1" "--cold-seed 8"; do
+	split --shape surge --rate 20 --duration 3600 --seed 3 \
+		--cold-start-cv 0.3 --json --policy planner:scale=1.25 $cs
+	printf '%s\n' "$OUT" >> "$TMP/cold"
+done
+/usr/bin/python3 -c '
+import json, sys
+a, one, eight = [json.loads(l) for l in open(sys.argv[1])]
+assert a == one, (a, one)
+assert a != eight, a
+' "$TMP/cold" 2>"$TMP/py"
+if [ $? -eq 0 ]; then ok; else bad "cold seed: $(cat "$TMP/py")"; fi
+refuse "bad cold seed" "--cold-seed '-1': allowed: a whole number" $S --cold-seed -1
+
 # The prefill pool's rules against noise switched off, each (the
 # simulator's ablations, never metadata): their own values are the
 # default to the byte; on Poisson arrivals each rule off costs prefill
