@@ -640,8 +640,9 @@ def report(results, elapsed):
     w("## What the prefill headroom buys\n")
     w("staffer's prefill pool without its square-root headroom "
       "(`prefill.staffing=none`): only the TTFT target's Erlang C sizes "
-      "it, on the peakedness z it measures, capped at the default "
-      "`peakednessMax` 2 and above it.  Then the SLO feedback on the "
+      "it, on the peakedness z it measures (at the low end of its "
+      "standard error, as the defaults take it), capped at the default "
+      "`peakednessMax` 3 and above it.  Then the SLO feedback on the "
       "prefill trigger, its `slaMissQuery` reading the share of first "
       "tokens later than the TTFT target and of prompts shed (what an "
       "engine's TTFT histogram gives), with the defaults and instead of "

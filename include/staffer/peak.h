@@ -63,8 +63,8 @@ enum model_err peak_estimate(const double *vals, size_t n, double step_s,
  * windows, so their mean is a chi-square of m = span / w degrees of
  * freedom over m, whose relative standard error is sqrt(2 / m); the z
  * whose estimate's upper end is the reading is the one above.  On a
- * Poisson stream the reading's spread matches it (docs/math.md: 0.44 at
- * span 600 s and w 60 s, 0.30 at 1200 s).  For a caller whose headroom
+ * Poisson stream the reading's spread matches it (docs/math.md: 0.43 at
+ * span 600 s and w 60 s, 0.30 at 1200 s; tests/unit/test_peak.c).  For a caller whose headroom
  * has no slope to spare at z = 1 (a prefill pool's sqrt(z - 1)), where
  * that noise would become headroom.  z as peak_estimate()'s raw reading;
  * NaN when any argument is not finite and > 0 or n < 2.  Pure.

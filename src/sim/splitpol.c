@@ -253,7 +253,7 @@ static int splitpol_set(void *arg, const char *k, const char *v, char *err,
 		/* Ablations of the prefill pool's rules (model.h), to show
 		 * what each buys: never metadata. */
 		if (!strcmp(k, "prefillZ") || !strcmp(k, "prefillErlang")) {
-			int z = k[7] == 'Z';
+			int z = !strcmp(k, "prefillZ");
 			const char *rule = z ? "low" : "continuous";
 			const char *other = z ? "read" : "whole";
 			struct model_params *mp =

@@ -160,18 +160,51 @@ static void test_sparse(void **state)
 }
 
 /*
+ * Poisson arrivals read as staffer reads them (points of 60-s rates 15 s
+ * apart, np of them: a span of (np - 1) 15 s), over many draws: the
+ * readings' relative spread, and the shares read above 1 as they are and
+ * at their low end (peak_lower()).
+ */
+static void poisson_readings(struct simrng *r, size_t np, size_t runs,
+			     double *spread, double *above, double *low_above)
+{
+	static double counts[84], rates[84];
+	double z, raw, sum = 0, sq = 0, mean;
+	size_t i, k, n, up = 0, low_up = 0;
+
+	assert_true(np + 3 <= N_OF(counts));
+	for (k = 0; k < runs; k++) {
+		for (i = 0; i < np + 3; i++)
+			counts[i] = poisson(r, 20 * 15);
+		rates_from_counts(counts, np + 3, 4, 60, rates, &n);
+		assert_int_equal(n, np);
+		assert_int_equal(peak_estimate(rates, n, 15, 60, 16, &z, &raw),
+				 MODEL_OK);
+		sum += raw;
+		sq += raw * raw;
+		up += raw > 1;
+		low_up += peak_lower(raw, n, 15, 60) > 1;
+	}
+	mean = sum / (double)runs;
+	assert_true(mean > 0.95 && mean < 1.05);
+	*spread = sqrt(sq / (double)runs - mean * mean) / mean;
+	*above = (double)up / (double)runs;
+	*low_above = (double)low_up / (double)runs;
+}
+
+/*
  * The low end of the estimate (peak_lower()).  Its premise, measured: on
- * Poisson arrivals read as staffer reads them by default (41 points of
- * 60-s rates 15 s apart, a 600-s span) the readings spread by about
- * sqrt(2 w / span) = 0.447 of their mean, so that half of them would be
- * read above 1 and taken as burstiness; at the low end about one in six.
+ * Poisson arrivals the readings spread by about sqrt(2 w / span) of their
+ * mean, 0.447 over the default 600 s (41 points) and 0.316 over 1200 s
+ * (81), so that half of them would be read above 1 and taken as
+ * burstiness; at the low end about one in seven (docs/math.md).
  */
 static void test_lower(void **state)
 {
-	static double counts[44], rates[44];
+	static const size_t np[] = { 41, 81 };
 	struct simrng r;
-	double z, raw, sum = 0, sq = 0, mean, sd;
-	size_t i, k, n, above = 0, low_above = 0, runs = 2000;
+	double spread, above, low_above, want;
+	size_t i;
 
 	(void)state;
 	/* by hand: 2 / (1 + sqrt(2 * 60 / 600)) = 1.38197 */
@@ -179,24 +212,13 @@ static void test_lower(void **state)
 	/* a longer span, a narrower interval */
 	assert_true(peak_lower(2, 81, 15, 60) > peak_lower(2, 41, 15, 60));
 	simrng_seed(&r, 11);
-	for (k = 0; k < runs; k++) {
-		for (i = 0; i < N_OF(counts); i++)
-			counts[i] = poisson(&r, 20 * 15);
-		rates_from_counts(counts, N_OF(counts), 4, 60, rates, &n);
-		assert_int_equal(n, 41);
-		assert_int_equal(peak_estimate(rates, n, 15, 60, 16, &z, &raw),
-				 MODEL_OK);
-		sum += raw;
-		sq += raw * raw;
-		above += raw > 1;
-		low_above += peak_lower(raw, n, 15, 60) > 1;
+	for (i = 0; i < N_OF(np); i++) {
+		poisson_readings(&r, np[i], 2000, &spread, &above, &low_above);
+		want = sqrt(2 * 60 / ((double)(np[i] - 1) * 15));
+		assert_true(spread > want * 0.85 && spread < want * 1.15);
+		assert_true(above > 0.4);
+		assert_true(low_above > 0.1 && low_above < 0.2);
 	}
-	mean = sum / (double)runs;
-	sd = sqrt(sq / (double)runs - mean * mean);
-	assert_true(mean > 0.95 && mean < 1.05);
-	assert_true(sd / mean > 0.447 * 0.85 && sd / mean < 0.447 * 1.15);
-	assert_true(above > runs * 2 / 5);
-	assert_true(low_above < runs / 4);
 
 	assert_true(isnan(peak_lower(NAN, 41, 15, 60)));
 	assert_true(isnan(peak_lower(0, 41, 15, 60)));
