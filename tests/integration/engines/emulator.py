@@ -80,8 +80,21 @@ def pod_server(model, index):
                 if pod is None or not pod.reachable(f.now):
                     return self.send(503, "down\n")
                 body = pod.engine.render()
-                pod.since_scrape.clear()
-            self.send(200, body)
+                box = pod.since_scrape
+                seen = box.copy()
+            # Counted as seen only once the page is out: a scrape that
+            # timed out (the write fails) left them unseen.  box is the
+            # counter of the render even if the pod restarted since (it
+            # is then in fleet.unseen, which this corrects).
+            try:
+                self.send(200, body)
+            except OSError:
+                return
+            with f.lock:
+                for k, v in seen.items():
+                    box[k] -= v
+                    if box[k] <= 0:
+                        del box[k]
 
     ThreadingHTTPServer.daemon_threads = True
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
