@@ -855,9 +855,16 @@ static void yaml_error(FILE *fp, const char *name, const yaml_parser_t *p,
 	fprintf(fp, "\n");
 }
 
-enum ydoc_err ydoc_read_buffer(const char *buf, size_t len, const char *name,
-			       const char *prog, FILE *yaml_fp,
-			       ydoc_doc_fn *fn, void *arg)
+/*
+ * Read the documents of buf: each non-empty one goes to fn, or, with keep
+ * non-NULL, the first non-empty one is moved into *keep (then owned by the
+ * caller) and the rest is not read.  ydoc_read_buffer()'s messages and
+ * codes; *keep is set only on YDOC_OK, and stays empty when buf has no
+ * document.
+ */
+static enum ydoc_err ydoc_stream(const char *buf, size_t len, const char *name,
+				 const char *prog, FILE *yaml_fp,
+				 ydoc_doc_fn *fn, void *arg, struct ydoc *keep)
 {
 	yaml_parser_t parser;
 	struct ydoc doc;
@@ -874,6 +881,10 @@ enum ydoc_err ydoc_read_buffer(const char *buf, size_t len, const char *name,
 	for (;;) {
 		memset(&doc, 0, sizeof(doc));
 		r = ydoc_load(&parser, &doc, &yerr);
+		if (r == YLOAD_DOC && doc.n > 0 && keep) {
+			*keep = doc;
+			break;
+		}
 		if (r == YLOAD_DOC && doc.n > 0 && fn(arg, &doc))
 			r = YLOAD_NOMEM;
 		ydoc_release(&doc);
@@ -895,6 +906,40 @@ out:
 	if (have_parser)
 		yaml_parser_delete(&parser);
 	return rc;
+}
+
+enum ydoc_err ydoc_read_buffer(const char *buf, size_t len, const char *name,
+			       const char *prog, FILE *yaml_fp,
+			       ydoc_doc_fn *fn, void *arg)
+{
+	return ydoc_stream(buf, len, name, prog, yaml_fp, fn, arg, NULL);
+}
+
+enum ydoc_err ydoc_read_one(const char *buf, size_t len, const char *name,
+			    const char *prog, FILE *yaml_fp, struct ydoc **out)
+{
+	struct ydoc *d = calloc(1, sizeof(*d));
+	enum ydoc_err rc;
+
+	if (!d) {
+		fprintf(stderr, "%s: %s: out of memory\n", prog, name);
+		return YDOC_ENOMEM;
+	}
+	rc = ydoc_stream(buf, len, name, prog, yaml_fp, NULL, NULL, d);
+	if (rc != YDOC_OK) {
+		free(d);
+		return rc;
+	}
+	*out = d;
+	return YDOC_OK;
+}
+
+void ydoc_free(struct ydoc *d)
+{
+	if (!d)
+		return;
+	ydoc_release(d);
+	free(d);
 }
 
 enum ydoc_err ydoc_read_file(const char *path, const char *prog,

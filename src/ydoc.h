@@ -135,6 +135,20 @@ enum ydoc_err ydoc_read_buffer(const char *buf, size_t len, const char *name,
 			       const char *prog, FILE *yaml_fp,
 			       ydoc_doc_fn *fn, void *arg);
 
+/*
+ * Read the first non-empty document of buf (ydoc_read_buffer()'s messages
+ * and codes; the documents after it are not read) into *out, a document
+ * the caller owns and frees with ydoc_free(): for a document read once and
+ * used many times (crd.c's schema).  *out is set only on YDOC_OK; a buffer
+ * with no document gives an empty one (n == 0).  A document is only read
+ * once built, so any number of threads may read one.
+ */
+enum ydoc_err ydoc_read_one(const char *buf, size_t len, const char *name,
+			    const char *prog, FILE *yaml_fp, struct ydoc **out);
+
+/* Free a document of ydoc_read_one(); NULL is fine. */
+void ydoc_free(struct ydoc *d);
+
 /* ---- ScaledObjects ----------------------------------------------------- */
 
 /* Called for an object of kind ScaledObject (any apiVersion: the callee
