@@ -233,7 +233,7 @@ static int crd_is(const struct ynode *v, enum yn_type t, const char *tag)
 		return 0;
 	if (v->type == t)
 		return 1;
-	return v->type == YT_TAGGED && v->tag && !strcmp(v->tag, tag);
+	return v->type == YT_TAGGED && !strcmp(ytag(v), tag);
 }
 
 static void crd_value(struct crd_walk *w, const struct ynode *sch,
@@ -322,7 +322,8 @@ static void crd_object(struct crd_walk *w, const struct ynode *sch,
 			/* kubectl's strict decoding refuses it, the lax one
 			 * keeps the last: either way not what it seems */
 			crd_say(w, kn->line, sub, "is given twice (first on "
-				"line %lu); give each field once", first->line);
+				"line %lu); give each field once",
+				(unsigned long)first->line);
 			continue;
 		}
 		ps = props ? ymap_get(w->s, props, key, NULL) : NULL;

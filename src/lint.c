@@ -793,8 +793,8 @@ static int md_reported(const struct ydoc_md *md, size_t i)
 	size_t j;
 
 	if (v->kind != YN_SCALAR || (v->type != YT_STR &&
-	    !(v->type == YT_TAGGED && v->tag &&
-	      !strcmp(v->tag, "tag:yaml.org,2002:str"))) ||
+	    !(v->type == YT_TAGGED &&
+	      !strcmp(ytag(v), "tag:yaml.org,2002:str"))) ||
 	    memchr(v->text, '\0', v->len))
 		return 1;
 	for (j = 0; j < i; j++)
