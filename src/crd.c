@@ -30,13 +30,30 @@
  * written out has a few hundred. */
 #define CRD_VISITS_MAX 100000
 
+/* The CRD's patterns, compiled once: regcomp() cost more than the rest of
+ * an object's check together (the tolerance pattern, at every tolerance
+ * of every object).  The CRD has two; CRD_PATTERNS_MAX bounds the work. */
+#define CRD_PATTERNS_MAX 16
+struct crd_pattern {
+	const struct ynode *text;     /* the pattern's scalar in the CRD */
+	regex_t re;
+	int ok;                       /* compiled; else never checked */
+};
+
+struct crd {
+	struct ydoc *doc;
+	const struct ynode *schema;   /* v1alpha1's openAPIV3Schema, in doc */
+	struct crd_pattern pat[CRD_PATTERNS_MAX];
+	size_t n_pat;
+};
+
 struct crd_walk {
+	const struct crd *c;
 	const struct ydoc *s;     /* the CRD */
 	const struct ydoc *d;     /* the ScaledObject's document */
 	crd_report_fn *report;
 	void *arg;
-	const struct ynode *obj;
-	int found;                /* findings; -1: no schema */
+	int found;                /* findings */
 	size_t visits;            /* crd_value() calls, CRD_VISITS_MAX */
 };
 
@@ -216,7 +233,7 @@ static int crd_is(const struct ynode *v, enum yn_type t, const char *tag)
 		return 0;
 	if (v->type == t)
 		return 1;
-	return v->type == YT_TAGGED && v->tag && !strcmp(v->tag, tag);
+	return v->type == YT_TAGGED && !strcmp(ytag(v), tag);
 }
 
 static void crd_value(struct crd_walk *w, const struct ynode *sch,
@@ -305,7 +322,8 @@ static void crd_object(struct crd_walk *w, const struct ynode *sch,
 			/* kubectl's strict decoding refuses it, the lax one
 			 * keeps the last: either way not what it seems */
 			crd_say(w, kn->line, sub, "is given twice (first on "
-				"line %lu); give each field once", first->line);
+				"line %lu); give each field once",
+				(unsigned long)first->line);
 			continue;
 		}
 		ps = props ? ymap_get(w->s, props, key, NULL) : NULL;
@@ -336,15 +354,28 @@ static void crd_object(struct crd_walk *w, const struct ynode *sch,
 	crd_rules(w, sch, v, line, *path ? path : "(top)");
 }
 
+/* The compiled pattern of pattern node pn (NULL: none, or it did not
+ * compile, and is not checked, as before it was compiled once). */
+static const regex_t *crd_regex(const struct crd *c, const struct ynode *pn)
+{
+	size_t i;
+
+	for (i = 0; pn && i < c->n_pat; i++)
+		if (c->pat[i].text == pn)
+			return c->pat[i].ok ? &c->pat[i].re : NULL;
+	return NULL;
+}
+
 static void crd_string(struct crd_walk *w, const struct ynode *sch,
 		       const struct ynode *v, unsigned long line,
 		       const char *path)
 {
 	const struct ynode *en = sget(w, sch, "enum"), *min;
-	const char *pat = ytext(sget(w, sch, "pattern"));
+	const struct ynode *pn = sget(w, sch, "pattern");
+	const regex_t *re = crd_regex(w->c, pn);
+	const char *pat = ytext(pn);
 	char shown[YDOC_SHOW_BUF], list[CRD_MSG_MAX / 2];
 	size_t i, n = 0;
-	regex_t re;
 	long ml;
 
 	if (en && en->kind == YN_SEQ) {
@@ -365,17 +396,16 @@ static void crd_string(struct crd_walk *w, const struct ynode *sch,
 	if (min && ytext(min) && (ml = strtol(min->text, NULL, 10)) > 0 &&
 	    strlen(v->text) < (size_t)ml)
 		crd_say(w, line, path, "must not be empty");
-	if (pat && !regcomp(&re, pat, REG_EXTENDED | REG_NOSUB)) {
-		if (regexec(&re, v->text, 0, NULL, 0) &&
+	if (re && pat) {
+		if (regexec(re, v->text, 0, NULL, 0) &&
 		    strstr(pat, "[numkMGTPE]"))
 			crd_say(w, line, path, "'%s' is not a Kubernetes "
 				"quantity; allowed: a decimal number with an "
 				"optional suffix, e.g. \"0\", \"0.05\", \"50m\"",
 				ydoc_show(shown, v));
-		else if (regexec(&re, v->text, 0, NULL, 0))
+		else if (regexec(re, v->text, 0, NULL, 0))
 			crd_say(w, line, path, "'%s' does not match the CRD's "
 				"pattern %.120s", ydoc_show(shown, v), pat);
-		regfree(&re);
 	}
 }
 
@@ -495,17 +525,17 @@ static void crd_value(struct crd_walk *w, const struct ynode *sch,
 	}
 }
 
-/* The CRD document (ydoc_doc_fn): find v1alpha1's schema, check. */
-static int crd_on_schema(void *arg, const struct ydoc *s)
+/* v1alpha1's openAPIV3Schema in CRD document s, or NULL. */
+static const struct ynode *crd_find_schema(const struct ydoc *s)
 {
 	static const char *const schema_path[] = {
 		"schema", "openAPIV3Schema", NULL };
-	struct crd_walk *w = arg;
 	const struct ynode *versions, *ver, *sch = NULL;
 	unsigned long line = 0;
 	size_t i;
 
-	w->s = s;
+	if (s->n == 0)
+		return NULL;
 	versions = ymap_get(s, ymap_get(s, &s->nodes[0], "spec", NULL),
 			    "versions", NULL);
 	for (i = 0; versions && versions->kind == YN_SEQ &&
@@ -517,29 +547,92 @@ static int crd_on_schema(void *arg, const struct ydoc *s)
 		if (name && !strcmp(name, "v1alpha1"))
 			sch = ypath(s, ver, schema_path, &line);
 	}
-	if (!sch || sch->kind != YN_MAP) {
-		fprintf(stderr, "staffer: the embedded ScaledObject CRD has no "
-			"v1alpha1 openAPIV3Schema\n");
-		w->found = -1;
-		return 0;
+	return sch && sch->kind == YN_MAP ? sch : NULL;
+}
+
+/* Compile every `pattern` of the CRD into c->pat.  -1 (with a message)
+ * when there are more than CRD_PATTERNS_MAX: a CRD this code does not
+ * know. */
+static int crd_compile(struct crd *c)
+{
+	const struct ydoc *s = c->doc;
+	const struct ynode *m, *k, *v;
+	struct crd_pattern *p;
+	size_t i, j;
+
+	for (i = 0; i < s->n; i++) {
+		m = &s->nodes[i];
+		for (j = 0; m->kind == YN_MAP && j + 1 < m->n_kids; j += 2) {
+			k = &s->nodes[m->kids[j]];
+			v = &s->nodes[m->kids[j + 1]];
+			if (!ytext(k) || strcmp(k->text, "pattern") || !ytext(v))
+				continue;
+			if (c->n_pat == CRD_PATTERNS_MAX) {
+				fprintf(stderr, "staffer: the embedded "
+					"ScaledObject CRD has more than %d "
+					"patterns\n", CRD_PATTERNS_MAX);
+				return -1;
+			}
+			p = &c->pat[c->n_pat++];
+			p->text = v;
+			p->ok = !regcomp(&p->re, v->text,
+					 REG_EXTENDED | REG_NOSUB);
+		}
 	}
-	crd_value(w, sch, w->obj, w->obj->line, "");
 	return 0;
 }
 
-int crd_check(const struct ydoc *d, const struct ynode *obj,
-	      crd_report_fn *report, void *arg)
+struct crd *crd_load(void)
+{
+	struct crd *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		fprintf(stderr, "staffer: the embedded ScaledObject CRD: out of "
+			"memory\n");
+		return NULL;
+	}
+	if (ydoc_read_one(crd_scaledobject, crd_scaledobject_len,
+			  "<the embedded ScaledObject CRD>", "staffer", stderr,
+			  &c->doc) != YDOC_OK)
+		goto fail;
+	c->schema = crd_find_schema(c->doc);
+	if (!c->schema) {
+		fprintf(stderr, "staffer: the embedded ScaledObject CRD has no "
+			"v1alpha1 openAPIV3Schema\n");
+		goto fail;
+	}
+	if (crd_compile(c))
+		goto fail;
+	return c;
+fail:
+	crd_free(c);
+	return NULL;
+}
+
+void crd_free(struct crd *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->n_pat; i++)
+		if (c->pat[i].ok)
+			regfree(&c->pat[i].re);
+	ydoc_free(c->doc);
+	free(c);
+}
+
+int crd_check(const struct crd *c, const struct ydoc *d,
+	      const struct ynode *obj, crd_report_fn *report, void *arg)
 {
 	struct crd_walk w;
 
 	memset(&w, 0, sizeof(w));
+	w.c = c;
+	w.s = c->doc;
 	w.d = d;
-	w.obj = obj;
 	w.report = report;
 	w.arg = arg;
-	if (ydoc_read_buffer(crd_scaledobject, crd_scaledobject_len,
-			     "<the embedded ScaledObject CRD>", "staffer",
-			     stderr, crd_on_schema, &w) != YDOC_OK)
-		return -1;
+	crd_value(&w, c->schema, obj, obj->line, "");
 	return w.found;
 }

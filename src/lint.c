@@ -110,6 +110,9 @@ struct lint {
 	size_t n_found, cap_found;
 	/* every staffer trigger that passed, for the pairs of pools */
 	struct lintpool pools;
+	/* the CRD schema, parsed at the first object checked against it
+	 * (NULL until then) and kept for the run: not once per object */
+	struct crd *crd;
 	/* totals */
 	unsigned long errors, warnings;
 	int nomem;
@@ -790,8 +793,8 @@ static int md_reported(const struct ydoc_md *md, size_t i)
 	size_t j;
 
 	if (v->kind != YN_SCALAR || (v->type != YT_STR &&
-	    !(v->type == YT_TAGGED && v->tag &&
-	      !strcmp(v->tag, "tag:yaml.org,2002:str"))) ||
+	    !(v->type == YT_TAGGED &&
+	      !strcmp(ytag(v), "tag:yaml.org,2002:str"))) ||
 	    memchr(v->text, '\0', v->len))
 		return 1;
 	for (j = 0; j < i; j++)
@@ -1283,8 +1286,9 @@ static int lint_object(void *arg, const struct ydoc *d,
 	{
 		struct lint_where w = { l, &o, -1 };
 
-		if (crd_check(d, obj, lint_crd_report, &w) < 0)
+		if (!l->crd && !(l->crd = crd_load()))
 			return -1;
+		crd_check(l->crd, d, obj, lint_crd_report, &w);
 	}
 	lint_object_warnings(l, &o, d, obj);
 	for (i = 0; i < triggers->n_kids; i++) {
@@ -1433,6 +1437,7 @@ out:
 	free(files);
 	free(l.found);
 	lintpool_release(&l.pools);
+	crd_free(l.crd);
 	config_release(&cfg);
 	return rc;
 }

@@ -29,21 +29,129 @@ struct yerr {
 	const char *msg;
 };
 
+/*
+ * The arena: a document's scalar text, anchor names and kids, copied into
+ * blocks of YDOC_BLOCK bytes (a malloc() each cost 16 to 32 bytes more
+ * than a short scalar's text).  What is larger than YDOC_BLOCK_OWN gets a
+ * block of its own behind the one being filled, so a long scalar wastes
+ * no block; a new block wastes at most YDOC_BLOCK_OWN of the last.
+ */
+#define YDOC_BLOCK (64u << 10)
+#define YDOC_BLOCK_OWN (YDOC_BLOCK / 4)
+
+/* ydoc.h's promise, which the peak memory of a lint stands on */
+_Static_assert(sizeof(struct ynode) <= 32, "a node is 32 bytes");
+
+struct yblock {
+	struct yblock *next;
+	size_t used, cap;
+	_Alignas(uint32_t) char data[];
+};
+
+/* The collections of a document being read (ydoc_load's), and their kids
+ * so far: pushed as they come, the innermost collection's last, and copied
+ * to the arena, contiguous, when it ends (a growing array per collection
+ * cost 80 bytes or more for a map of two pairs).  Freed once the document
+ * is read. */
+struct yopen {
+	uint32_t node, first;  /* first: where its kids start on kids */
+};
+
+struct yread {
+	struct yopen *open;
+	size_t depth, cap_open;
+	uint32_t *kids;
+	size_t n_kids, cap_kids;
+};
+
+static void yread_release(struct yread *r)
+{
+	free(r->open);
+	free(r->kids);
+	memset(r, 0, sizeof(*r));
+}
+
+static struct yblock *yblock_new(size_t cap)
+{
+	struct yblock *b;
+
+	if (cap > SIZE_MAX - sizeof(*b))
+		return NULL;
+	b = malloc(sizeof(*b) + cap);
+	if (!b)
+		return NULL;
+	b->next = NULL;
+	b->used = 0;
+	b->cap = cap;
+	return b;
+}
+
+/* size bytes of the arena, aligned for uint32_t when align; NULL: no
+ * memory. */
+static void *ydoc_alloc(struct ydoc *d, size_t size, int align)
+{
+	struct yblock *b = d->arena;
+	size_t at;
+
+	if (size > YDOC_BLOCK_OWN) {
+		b = yblock_new(size);
+		if (!b)
+			return NULL;
+		b->used = size;
+		if (d->arena) {
+			b->next = d->arena->next;
+			d->arena->next = b;
+		} else {
+			d->arena = b;
+		}
+		return b->data;
+	}
+	at = b ? b->used : 0;
+	if (align)
+		at = (at + sizeof(uint32_t) - 1) & ~(sizeof(uint32_t) - 1);
+	if (!b || at > b->cap || size > b->cap - at) {
+		b = yblock_new(YDOC_BLOCK);
+		if (!b)
+			return NULL;
+		b->next = d->arena;
+		d->arena = b;
+		at = 0;
+	}
+	b->used = at + size;
+	return b->data + at;
+}
+
+/* n bytes of s as a NUL-terminated string in the arena, then, when more
+ * is not NULL, the string more after the NUL. */
+static char *ydoc_strdup(struct ydoc *d, const void *s, size_t n,
+			 const char *more)
+{
+	size_t m = more ? strlen(more) + 1 : 0;
+	char *t;
+
+	if (n > SIZE_MAX - 1 - m)
+		return NULL;
+	t = ydoc_alloc(d, n + 1 + m, 0);
+	if (!t)
+		return NULL;
+	memcpy(t, s, n);
+	t[n] = '\0';
+	if (more)
+		memcpy(t + n + 1, more, m);
+	return t;
+}
+
 static void ydoc_release(struct ydoc *d)
 {
-	size_t i;
+	struct yblock *b, *next;
 
-	for (i = 0; i < d->n; i++) {
-		free(d->nodes[i].text);
-		free(d->nodes[i].tag);
-		free(d->nodes[i].kids);
+	for (b = d->arena; b; b = next) {
+		next = b->next;
+		free(b);
 	}
-	for (i = 0; i < d->n_anchors; i++)
-		free(d->anchors[i].name);
 	free(d->nodes);
 	free(d->anchors);
 	free(d->index);
-	free(d->open);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -170,20 +278,37 @@ static enum yn_type ydoc_scalar_type(const yaml_event_t *ev)
 }
 
 /* Hang node i under the collection being read (none: i is the root). */
-static int ydoc_attach(struct ydoc *d, size_t i)
+static int ydoc_attach(struct yread *r, size_t i)
 {
-	struct ynode *parent;
-	size_t *k;
+	uint32_t *k;
 
-	if (d->depth == 0)
+	if (r->depth == 0)
 		return 0;
-	parent = &d->nodes[d->open[d->depth - 1]];
-	k = arr_room(parent->kids, parent->n_kids, &parent->cap_kids,
-		     sizeof(*k));
+	k = arr_room(r->kids, r->n_kids, &r->cap_kids, sizeof(*k));
 	if (!k)
 		return -1;
-	parent->kids = k;
-	parent->kids[parent->n_kids++] = i;
+	r->kids = k;
+	r->kids[r->n_kids++] = (uint32_t)i;
+	return 0;
+}
+
+/* The end of the innermost collection: its kids to the arena. */
+static int ydoc_close(struct ydoc *d, struct yread *r)
+{
+	const struct yopen *o = &r->open[--r->depth];
+	struct ynode *n = &d->nodes[o->node];
+	size_t k = r->n_kids - o->first;
+	uint32_t *kids;
+
+	r->n_kids = o->first;
+	if (k == 0)
+		return 0;
+	kids = ydoc_alloc(d, k * sizeof(*kids), 1);
+	if (!kids)
+		return -1;
+	memcpy(kids, r->kids + o->first, k * sizeof(*kids));
+	n->kids = kids;
+	n->n_kids = (uint32_t)k;
 	return 0;
 }
 
@@ -245,46 +370,46 @@ static int ydoc_anchor(struct ydoc *d, const yaml_char_t *name, size_t i)
 	if (!a)
 		return -1;
 	d->anchors = a;
-	a[d->n_anchors].name = strdup((const char *)name);
+	a[d->n_anchors].name = ydoc_strdup(d, name, strlen((const char *)name),
+					   NULL);
 	if (!a[d->n_anchors].name)
 		return -1;
-	a[d->n_anchors].node = i;
-	if (ydoc_index_put(d, d->n_anchors)) {
-		free(a[d->n_anchors].name);
+	a[d->n_anchors].node = (uint32_t)i;
+	if (ydoc_index_put(d, d->n_anchors))
 		return -1;
-	}
 	d->n_anchors++;
 	return 0;
 }
 
-/* A new node from a scalar or collection-start event; -1: no memory. */
-static int ydoc_add(struct ydoc *d, const yaml_event_t *ev)
+/* A new node from a scalar or collection-start event; -1: no memory (or
+ * more nodes than 32 bits count, which YDOC_FILE_MAX bytes cannot make). */
+static int ydoc_add(struct ydoc *d, struct yread *r, const yaml_event_t *ev)
 {
 	const yaml_char_t *anchor;
 	struct ynode *n;
-	size_t *o, i = d->n;
+	struct yopen *o;
+	size_t i = d->n, line = ev->start_mark.line + 1;
 
+	if (i >= UINT32_MAX)
+		return -1;
 	n = arr_room(d->nodes, d->n, &d->cap, sizeof(*n));
 	if (!n)
 		return -1;
 	d->nodes = n;
 	n = &d->nodes[d->n++];
 	memset(n, 0, sizeof(*n));
-	n->line = (unsigned long)ev->start_mark.line + 1;
+	n->line = line < UINT32_MAX ? (uint32_t)line : UINT32_MAX;
 	if (ev->type == YAML_SCALAR_EVENT) {
 		n->kind = YN_SCALAR;
-		n->type = ydoc_scalar_type(ev);
-		n->len = ev->data.scalar.length;
-		n->text = malloc(n->len + 1);
+		n->type = (unsigned char)ydoc_scalar_type(ev);
+		if (ev->data.scalar.length >= UINT32_MAX)
+			return -1;
+		n->len = (uint32_t)ev->data.scalar.length;
+		n->text = ydoc_strdup(d, ev->data.scalar.value, n->len,
+				      n->type == YT_TAGGED ?
+				      (const char *)ev->data.scalar.tag : NULL);
 		if (!n->text)
 			return -1;
-		memcpy(n->text, ev->data.scalar.value, n->len);
-		n->text[n->len] = '\0';
-		if (n->type == YT_TAGGED) {
-			n->tag = strdup((const char *)ev->data.scalar.tag);
-			if (!n->tag)
-				return -1;
-		}
 		anchor = ev->data.scalar.anchor;
 	} else if (ev->type == YAML_SEQUENCE_START_EVENT) {
 		n->kind = YN_SEQ;
@@ -293,20 +418,23 @@ static int ydoc_add(struct ydoc *d, const yaml_event_t *ev)
 		n->kind = YN_MAP;
 		anchor = ev->data.mapping_start.anchor;
 	}
-	if (ydoc_attach(d, i) || ydoc_anchor(d, anchor, i))
+	if (ydoc_attach(r, i) || ydoc_anchor(d, anchor, i))
 		return -1;
 	if (n->kind == YN_SCALAR)
 		return 0;
-	o = arr_room(d->open, d->depth, &d->cap_open, sizeof(*o));
+	o = arr_room(r->open, r->depth, &r->cap_open, sizeof(*o));
 	if (!o)
 		return -1;
-	d->open = o;
-	d->open[d->depth++] = i;
+	r->open = o;
+	r->open[r->depth].node = (uint32_t)i;
+	r->open[r->depth].first = (uint32_t)r->n_kids;
+	r->depth++;
 	return 0;
 }
 
 /* An alias: the anchored node again (the latest anchor of that name). */
-static int ydoc_alias(struct ydoc *d, const yaml_event_t *ev)
+static int ydoc_alias(struct ydoc *d, struct yread *r,
+		      const yaml_event_t *ev)
 {
 	const char *name = (const char *)ev->data.alias.anchor;
 	size_t s;
@@ -316,7 +444,7 @@ static int ydoc_alias(struct ydoc *d, const yaml_event_t *ev)
 	s = ydoc_slot(d, name);
 	if (!d->index[s])
 		return 0;
-	return ydoc_attach(d, d->anchors[d->index[s] - 1].node) ? -1 : 1;
+	return ydoc_attach(r, d->anchors[d->index[s] - 1].node) ? -1 : 1;
 }
 
 /*
@@ -329,14 +457,17 @@ static int ydoc_alias(struct ydoc *d, const yaml_event_t *ev)
 static enum yload ydoc_load(yaml_parser_t *p, struct ydoc *d,
 			    struct yerr *e)
 {
+	struct yread r = { NULL, 0, 0, NULL, 0, 0 };
 	yaml_event_t ev;
 	enum yload rc;
-	int r;
+	int found;
 
 	for (;;) {
-		if (!yaml_parser_parse(p, &ev))
+		if (!yaml_parser_parse(p, &ev)) {
+			yread_release(&r);
 			return p->error == YAML_MEMORY_ERROR ? YLOAD_NOMEM
 							    : YLOAD_ERROR;
+		}
 		rc = YLOAD_NOMEM;
 		switch (ev.type) {
 		case YAML_STREAM_END_EVENT:
@@ -347,7 +478,7 @@ static enum yload ydoc_load(yaml_parser_t *p, struct ydoc *d,
 			goto out;
 		case YAML_SEQUENCE_START_EVENT:
 		case YAML_MAPPING_START_EVENT:
-			if (d->depth >= YDOC_DEPTH) {
+			if (r.depth >= YDOC_DEPTH) {
 				e->line = (unsigned long)
 					  ev.start_mark.line + 1;
 				e->msg = "collections nested more than "
@@ -357,18 +488,19 @@ static enum yload ydoc_load(yaml_parser_t *p, struct ydoc *d,
 			}
 			/* fall through */
 		case YAML_SCALAR_EVENT:
-			if (ydoc_add(d, &ev))
+			if (ydoc_add(d, &r, &ev))
 				goto out;
 			break;
 		case YAML_SEQUENCE_END_EVENT:
 		case YAML_MAPPING_END_EVENT:
-			d->depth--;
+			if (ydoc_close(d, &r))
+				goto out;
 			break;
 		case YAML_ALIAS_EVENT:
-			r = ydoc_alias(d, &ev);
-			if (r < 0)
+			found = ydoc_alias(d, &r, &ev);
+			if (found < 0)
 				goto out;
-			if (r == 0) {
+			if (found == 0) {
 				e->line = (unsigned long)
 					  ev.start_mark.line + 1;
 				e->msg = "an alias to an undefined anchor";
@@ -383,6 +515,7 @@ static enum yload ydoc_load(yaml_parser_t *p, struct ydoc *d,
 	}
 out:
 	yaml_event_delete(&ev);
+	yread_release(&r);
 	return rc;
 }
 
@@ -408,6 +541,12 @@ const struct ynode *ymap_get(const struct ydoc *d, const struct ynode *map,
 const char *ytext(const struct ynode *n)
 {
 	return n && n->kind == YN_SCALAR ? n->text : NULL;
+}
+
+const char *ytag(const struct ynode *n)
+{
+	return n && n->kind == YN_SCALAR && n->type == YT_TAGGED ?
+	       n->text + n->len + 1 : NULL;
 }
 
 const struct ynode *ypath(const struct ydoc *d, const struct ynode *map,
@@ -544,8 +683,8 @@ static int md_check_value(const struct md_out *o, const struct ynode *k,
 	case YT_TAGGED:
 		md_report(o, v->line, "metadata '%s': '%s' is tagged %s%s, "
 			  "not a string: %s", key, val,
-			  ytag_short(v->tag) != v->tag ? "!!" : "",
-			  ytag_short(v->tag), why);
+			  ytag_short(ytag(v)) != ytag(v) ? "!!" : "",
+			  ytag_short(ytag(v)), why);
 		return 1;
 	default:
 		break;
@@ -586,7 +725,8 @@ static int md_collect(const struct md_out *o, const struct ydoc *d,
 		if (at < md->n) {
 			md_report(o, k->line, "metadata '%s' is given twice "
 				  "(first on line %lu); give each key once",
-				  ydoc_show(key, k), md->knodes[at]->line);
+				  ydoc_show(key, k),
+				  (unsigned long)md->knodes[at]->line);
 			md->bad = 1;
 			continue;
 		}
@@ -855,9 +995,16 @@ static void yaml_error(FILE *fp, const char *name, const yaml_parser_t *p,
 	fprintf(fp, "\n");
 }
 
-enum ydoc_err ydoc_read_buffer(const char *buf, size_t len, const char *name,
-			       const char *prog, FILE *yaml_fp,
-			       ydoc_doc_fn *fn, void *arg)
+/*
+ * Read the documents of buf: each non-empty one goes to fn, or, with keep
+ * non-NULL, the first non-empty one is moved into *keep (then owned by the
+ * caller) and the rest is not read.  ydoc_read_buffer()'s messages and
+ * codes; *keep is set only on YDOC_OK, and stays empty when buf has no
+ * document.
+ */
+static enum ydoc_err ydoc_stream(const char *buf, size_t len, const char *name,
+				 const char *prog, FILE *yaml_fp,
+				 ydoc_doc_fn *fn, void *arg, struct ydoc *keep)
 {
 	yaml_parser_t parser;
 	struct ydoc doc;
@@ -866,6 +1013,12 @@ enum ydoc_err ydoc_read_buffer(const char *buf, size_t len, const char *name,
 	struct yerr yerr = { 0, NULL };
 	int have_parser = 0;
 
+	/* the bound that keeps a node's numbers within 32 bits */
+	if (len > YDOC_FILE_MAX) {
+		fprintf(stderr, "%s: %s: larger than %u bytes\n", prog, name,
+			YDOC_FILE_MAX);
+		return YDOC_EREAD;
+	}
 	if (!yaml_parser_initialize(&parser))
 		goto nomem;
 	have_parser = 1;
@@ -874,6 +1027,10 @@ enum ydoc_err ydoc_read_buffer(const char *buf, size_t len, const char *name,
 	for (;;) {
 		memset(&doc, 0, sizeof(doc));
 		r = ydoc_load(&parser, &doc, &yerr);
+		if (r == YLOAD_DOC && doc.n > 0 && keep) {
+			*keep = doc;
+			break;
+		}
 		if (r == YLOAD_DOC && doc.n > 0 && fn(arg, &doc))
 			r = YLOAD_NOMEM;
 		ydoc_release(&doc);
@@ -895,6 +1052,40 @@ out:
 	if (have_parser)
 		yaml_parser_delete(&parser);
 	return rc;
+}
+
+enum ydoc_err ydoc_read_buffer(const char *buf, size_t len, const char *name,
+			       const char *prog, FILE *yaml_fp,
+			       ydoc_doc_fn *fn, void *arg)
+{
+	return ydoc_stream(buf, len, name, prog, yaml_fp, fn, arg, NULL);
+}
+
+enum ydoc_err ydoc_read_one(const char *buf, size_t len, const char *name,
+			    const char *prog, FILE *yaml_fp, struct ydoc **out)
+{
+	struct ydoc *d = calloc(1, sizeof(*d));
+	enum ydoc_err rc;
+
+	if (!d) {
+		fprintf(stderr, "%s: %s: out of memory\n", prog, name);
+		return YDOC_ENOMEM;
+	}
+	rc = ydoc_stream(buf, len, name, prog, yaml_fp, NULL, NULL, d);
+	if (rc != YDOC_OK) {
+		free(d);
+		return rc;
+	}
+	*out = d;
+	return YDOC_OK;
+}
+
+void ydoc_free(struct ydoc *d)
+{
+	if (!d)
+		return;
+	ydoc_release(d);
+	free(d);
 }
 
 enum ydoc_err ydoc_read_file(const char *path, const char *prog,

@@ -15,6 +15,11 @@
  *
  * Bounds: a file of at most YDOC_FILE_MAX bytes, collections nested at
  * most YDOC_DEPTH deep, merges within merges at most YDOC_MERGE_DEPTH.
+ * Memory: a document is 32 bytes a node (and 4 a kid) with its scalars'
+ * text, in a few large blocks; the file itself is held while it is read.
+ * A lint's peak beyond the program's own 15 MB is about 4.5 times the
+ * file for ScaledObjects as kubectl writes them, and at most about 42
+ * times for nothing but one-byte nodes (`{a,b,c,...}`).
  * No globals; thread-safe for distinct documents.  Errors: the functions
  * that read say so on the FILE they are given; the rest return codes.
  */
@@ -22,6 +27,7 @@
 #define STAFFER_YDOC_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define YDOC_FILE_MAX (16u << 20)  /* bytes in one input file */
@@ -46,29 +52,43 @@ enum yn_type {
 	YT_TAGGED,   /* an explicit tag other than !!str */
 };
 
+/*
+ * A node: 32 bytes, its text and kids in the document's arena (64-byte
+ * nodes, a malloc()ed copy of every scalar and an array per collection
+ * made a lint's peak 9 to 105 times the file).  A file is at most
+ * YDOC_FILE_MAX bytes, so lines, lengths and node indexes fit 32 bits.
+ */
 struct ynode {
-	enum yn_kind kind;
-	enum yn_type type;     /* scalars */
-	char *text;            /* scalars: the value, NUL-terminated */
-	size_t len;            /* scalars: its bytes (a "\0" makes it more
-				* than strlen) */
-	char *tag;             /* YT_TAGGED: the tag */
-	unsigned long line;    /* where the node starts, from 1 */
-	size_t *kids;          /* SEQ: items; MAP: key, value, key, ... */
-	size_t n_kids, cap_kids;
+	const char *text;      /* scalars: the value, NUL-terminated (for
+				* YT_TAGGED the tag follows: ytag()); else
+				* NULL */
+	const uint32_t *kids;  /* SEQ: items; MAP: key, value, key, ...;
+				* indexes into nodes (NULL when none) */
+	uint32_t len;          /* scalars: text's bytes (a "\0" makes it
+				* more than strlen) */
+	uint32_t n_kids;
+	uint32_t line;         /* where the node starts, from 1 */
+	unsigned char kind;    /* enum yn_kind */
+	unsigned char type;    /* enum yn_type: scalars */
 };
 
 struct yanchor {
-	char *name;
-	size_t node;
+	const char *name;      /* in the arena */
+	uint32_t node;
 };
 
+/* Where a document's text, anchor names and kids live: blocks that never
+ * move (a node's pointers stay valid while nodes grows), freed together.
+ * Defined in ydoc.c. */
+struct yblock;
+
 /* One document: nodes[0] is the root when n > 0.  Children are indexes,
- * so the array may move while it grows.  Owned by ydoc_read_file(); the
- * callbacks below only borrow it. */
+ * so the array may move while it grows.  Owned by ydoc_read_file(), the
+ * callbacks below only borrowing it, or by ydoc_read_one()'s caller. */
 struct ydoc {
 	struct ynode *nodes;
 	size_t n, cap;
+	struct yblock *arena;  /* the block being filled first */
 	struct yanchor *anchors;
 	size_t n_anchors, cap_anchors;
 	/* anchors by name: open addressing, an anchor's index + 1 (0:
@@ -77,8 +97,6 @@ struct ydoc {
 	 * of every anchor) */
 	size_t *index;
 	size_t index_cap;
-	size_t *open;          /* collections being read */
-	size_t depth, cap_open;
 };
 
 /* s is one of the words of list (NULL-terminated). */
@@ -96,6 +114,9 @@ const struct ynode *ymap_get_merged(const struct ydoc *d,
 
 /* A scalar's text, or NULL for anything else (and for NULL). */
 const char *ytext(const struct ynode *n);
+
+/* A YT_TAGGED scalar's tag, or NULL for anything else (and for NULL). */
+const char *ytag(const struct ynode *n);
 
 /* Follow keys[] (NULL-terminated) down from map.  Returns the last value,
  * or NULL when a key is missing; *line is the line of the deepest key
@@ -130,10 +151,26 @@ enum ydoc_err ydoc_read_file(const char *path, const char *prog,
 			     FILE *yaml_fp, ydoc_doc_fn *fn, void *arg);
 
 /* The same for len bytes of YAML text in buf (not copied; it must stay
- * valid during the call), named name in messages.  Never YDOC_EREAD. */
+ * valid during the call), named name in messages.  YDOC_EREAD only for
+ * more than YDOC_FILE_MAX bytes ("PROG: NAME: larger than N bytes" on
+ * stderr). */
 enum ydoc_err ydoc_read_buffer(const char *buf, size_t len, const char *name,
 			       const char *prog, FILE *yaml_fp,
 			       ydoc_doc_fn *fn, void *arg);
+
+/*
+ * Read the first non-empty document of buf (ydoc_read_buffer()'s messages
+ * and codes; the documents after it are not read) into *out, a document
+ * the caller owns and frees with ydoc_free(): for a document read once and
+ * used many times (crd.c's schema).  *out is set only on YDOC_OK; a buffer
+ * with no document gives an empty one (n == 0).  A document is only read
+ * once built, so any number of threads may read one.
+ */
+enum ydoc_err ydoc_read_one(const char *buf, size_t len, const char *name,
+			    const char *prog, FILE *yaml_fp, struct ydoc **out);
+
+/* Free a document of ydoc_read_one(); NULL is fine. */
+void ydoc_free(struct ydoc *d);
 
 /* ---- ScaledObjects ----------------------------------------------------- */
 
