@@ -88,6 +88,9 @@ struct decision {
 	int peak_measured;          /* z was estimated from the series */
 	int peak_prior;             /* z unmeasured, taken at peakednessMax
 				     * (decide_peak_prior()) */
+	int hold_forgot;            /* the first measured z, below the
+				     * prior: the answer hold forgot the
+				     * answers the prior asked for */
 	double peak_raw;            /* the estimate before clamping */
 	double peak_low;            /* a prefill pool's: the estimate at the
 				     * low end of its standard error

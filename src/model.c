@@ -41,6 +41,7 @@ void model_params_init(struct model_params *p)
 	p->boost_net = 0;
 	p->erlang_whole = 0;
 	p->peak_as_read = 0;
+	p->prior_held = 0;
 }
 
 /* finite and >= 0 (false for NaN). */

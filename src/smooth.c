@@ -24,6 +24,7 @@ void smooth_init(struct smooth *s)
 	s->last_down_s = 0.0;
 	s->primed = 0;
 	s->hold_on = 0;
+	s->basis = 0;
 }
 
 /* Start the clock at now: as if the fleet had just been scaled down. */
@@ -175,6 +176,14 @@ int64_t smooth_hold(struct smooth *s, int64_t answer, double now_s,
 		if (s->hold_max[i] > out)
 			out = s->hold_max[i];
 	return out;
+}
+
+void smooth_hold_forget(struct smooth *s)
+{
+	int i;
+
+	for (i = 0; i < SMOOTH_SLOTS; i++)
+		s->hold_max[i] = INT64_MIN;
 }
 
 int smooth_hold_ready(const struct smooth *s, double now_s, double hold_s)

@@ -83,6 +83,9 @@ struct model_params {
 	int peak_as_read;            /* 1: a prefill pool takes z as read,
 				      * not at the low end of its standard
 				      * error (decide.c, peak_lower()) */
+	int prior_held;              /* 1: the answer hold keeps what a
+				      * prefill pool asked for before it
+				      * first measured z (decide.c) */
 };
 
 /* Fill p with the defaults (sqrt, beta 1.5, D 15 s, n 1 ...). */

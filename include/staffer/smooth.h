@@ -28,13 +28,16 @@ struct smooth {
 	double hold_t0, hold_width, hold_since;
 	int64_t hold_k;
 	int64_t hold_max[9];  /* SMOOTH_SLOTS */
+	/* The caller's, never read here: what the answers held rest on
+	 * (decide.c: whether a peakedness was assumed, then measured). */
+	int basis;
 };
 
 /* The hold's spans, and the slots that keep them: one more, so that the
  * spans kept always cover the whole hold. */
 #define SMOOTH_BUCKETS 8
 #define SMOOTH_SLOTS (SMOOTH_BUCKETS + 1)
-#define SMOOTH_INIT { 0, 0.0, 0, 0, 0.0, 0.0, 0.0, 0, { 0 } }
+#define SMOOTH_INIT { 0, 0.0, 0, 0, 0.0, 0.0, 0.0, 0, { 0 }, 0 }
 
 void smooth_init(struct smooth *s);
 
@@ -79,6 +82,14 @@ void smooth_seed(struct smooth *s, int64_t current, double now_s);
  */
 int64_t smooth_hold(struct smooth *s, int64_t answer, double now_s,
 		    double hold_s);
+
+/*
+ * Forget the answers the hold remembers, but not that it has been
+ * running: the next answer is what is held, and smooth_hold_ready() says
+ * what it said.  For a caller whose answers so far rested on an
+ * assumption a measurement has since shown too high (decide.c).
+ */
+void smooth_hold_forget(struct smooth *s);
 
 /* 1 when s has seen answers for at least hold_s under that hold, the
  * last of them within it: its hold stands on its own. */

@@ -4,6 +4,7 @@
 #include "splitpol.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,49 @@ static const char *const splitpol_names[] = {
 
 _Static_assert(SPLITPOL_NAME_MAX >= POLICY_NAME_MAX,
 	       "a spec policy_spec_open takes fits struct splitpol's name");
+
+/* The simulator's ablations of the prefill pool's rules: key=rule is
+ * staffer's, key=off sets the model_params flag at field to 1. */
+struct splitpol_ablation {
+	const char *key, *rule, *off;
+	size_t field;
+};
+
+static const struct splitpol_ablation splitpol_ablations[] = {
+	{ "prefillZ", "low", "read",
+	  offsetof(struct model_params, peak_as_read) },
+	{ "prefillErlang", "continuous", "whole",
+	  offsetof(struct model_params, erlang_whole) },
+	{ "prefillPrior", "forget", "hold",
+	  offsetof(struct model_params, prior_held) },
+};
+#define N_ABLATIONS \
+	(sizeof(splitpol_ablations) / sizeof(splitpol_ablations[0]))
+
+/* Key k=v of a staffer policy if it is an ablation's: 0 when set, -1
+ * with err when v is neither, 1 when k is none of them. */
+static int splitpol_ablation_set(struct splitpol *p, const char *k,
+				 const char *v, char *err, size_t errlen)
+{
+	const struct splitpol_ablation *a;
+	size_t i;
+
+	for (i = 0; i < N_ABLATIONS; i++) {
+		a = &splitpol_ablations[i];
+		if (strcmp(k, a->key))
+			continue;
+		if (strcmp(v, a->rule) && strcmp(v, a->off)) {
+			snprintf(err, errlen, "'%s': '%.40s' is not allowed; "
+				 "allowed: %s (staffer's rule) or %s", k, v,
+				 a->rule, a->off);
+			return -1;
+		}
+		*(int *)((char *)&p->meta[SPLIT_PREFILL].model + a->field) =
+			!strcmp(v, a->off);
+		return 0;
+	}
+	return 1;
+}
 
 static const char *const splitpol_pool_names[SPLIT_POOLS] = {
 	"prefill", "decode",
@@ -200,7 +244,7 @@ static int splitpol_set(void *arg, const char *k, const char *v, char *err,
 	const struct split_config *c = a->c;
 	double d;
 	int32_t n;
-	int i, decode;
+	int i, decode, r;
 
 	if (p->kind == SPLITPOL_STATIC) {
 		for (i = 0; i < SPLIT_POOLS; i++)
@@ -252,23 +296,9 @@ static int splitpol_set(void *arg, const char *k, const char *v, char *err,
 						&p->answer_age_s, err, errlen);
 		/* Ablations of the prefill pool's rules (model.h), to show
 		 * what each buys: never metadata. */
-		if (!strcmp(k, "prefillZ") || !strcmp(k, "prefillErlang")) {
-			int z = !strcmp(k, "prefillZ");
-			const char *rule = z ? "low" : "continuous";
-			const char *other = z ? "read" : "whole";
-			struct model_params *mp =
-				&p->meta[SPLIT_PREFILL].model;
-
-			if (strcmp(v, rule) && strcmp(v, other)) {
-				snprintf(err, errlen, "'%s': '%.40s' is not "
-					 "allowed; allowed: %s (staffer's "
-					 "rule) or %s", k, v, rule, other);
-				return -1;
-			}
-			*(z ? &mp->peak_as_read : &mp->erlang_whole) =
-				!strcmp(v, other);
-			return 0;
-		}
+		r = splitpol_ablation_set(p, k, v, err, errlen);
+		if (r <= 0)
+			return r;
 		for (i = 0; i < SPLIT_POOLS; i++) {
 			size_t len = strlen(splitpol_pool_names[i]);
 

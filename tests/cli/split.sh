@@ -174,21 +174,22 @@ assert a != eight, a
 if [ $? -eq 0 ]; then ok; else bad "cold seed: $(cat "$TMP/py")"; fi
 refuse "bad cold seed" "--cold-seed '-1': allowed: a whole number" $S --cold-seed -1
 
-# The prefill pool's rules against noise switched off, each (the
-# simulator's ablations, never metadata): their own values are the
+# The prefill pool's rules against noise and the prior switched off, each
+# (the simulator's ablations, never metadata): their own values are the
 # default to the byte; on Poisson arrivals each rule off costs prefill
 # replica-hours.
 split --shape poisson --rate 40 --duration 3600 --seed 3 --input-mean 1000 \
 	--output-mean 100 --json --policy staffer \
-	--policy staffer:prefillZ=low,prefillErlang=continuous \
-	--policy staffer:prefillZ=read --policy staffer:prefillErlang=whole
+	--policy staffer:prefillZ=low,prefillErlang=continuous,prefillPrior=forget \
+	--policy staffer:prefillZ=read --policy staffer:prefillErlang=whole \
+	--policy staffer:prefillPrior=hold
 status "noise rules" 0
 printf '%s\n' "$OUT" | /usr/bin/python3 -c '
 import json, sys
-a, same, zread, whole = [json.loads(l) for l in sys.stdin]
+a, same, zread, whole, held = [json.loads(l) for l in sys.stdin]
 same["policy"] = a["policy"]
 assert a == same, (a, same)
-for r in (zread, whole):
+for r in (zread, whole, held):
     assert r["prefill_replica_hours"] > a["prefill_replica_hours"], (a, r)
 ' 2>"$TMP/py"
 if [ $? -eq 0 ]; then ok; else bad "noise rules: $(cat "$TMP/py")"; fi
@@ -196,6 +197,8 @@ refuse "bad prefillZ" "'prefillZ': 'x' is not allowed; allowed: low (staffer's r
 	$S --policy staffer:prefillZ=x
 refuse "bad prefillErlang" "'prefillErlang': '2' is not allowed; allowed: continuous" \
 	$S --policy staffer:prefillErlang=2
+refuse "bad prefillPrior" "'prefillPrior': 'x' is not allowed; allowed: forget (staffer's rule) or hold" \
+	$S --policy staffer:prefillPrior=x
 
 # ---- a trace with tokens, --initial-replicas, --timeseries -----------------
 

@@ -1292,6 +1292,96 @@ static void test_pool_peak_prior(void **state)
 	meta_release(&m);
 }
 
+/* The prior's phase on a prefill pool's state: lambda 60 for two calls,
+ * then 40, every 15 s to t = 60, with a series too short to measure z
+ * but covering the 60-s hold.  The target the prior left. */
+static int64_t prior_phase(const struct meta *m, struct decide_obs *o,
+			   struct smooth *st, double *v)
+{
+	struct model_signals sig;
+	struct decision d;
+	double t;
+
+	series_fill(v, 5, 5, 40, 40);
+	obs_series(o, v, 5);
+	for (t = 0; t <= 60; t += 15) {
+		o->arrival_rate = t < 30 ? 60 : 40;
+		o->pool.input_rate = 2000 * o->arrival_rate;
+		assert_int_equal(run(m, o, st, t, &sig, &d), DECIDE_OK);
+		assert_true(d.peak_prior);
+		assert_false(d.hold_forgot);
+	}
+	assert_true(d.hold_memory);
+	assert_int_equal(d.down, DECIDE_DOWN_ANSWER_HELD);
+	return d.target;
+}
+
+/* The answers a prefill pool's state asked for before it first measured
+ * z rested on the prior (z at peakednessMax): a first measurement below
+ * it makes the answer hold forget them; one at the prior, or any later
+ * one, leaves the hold as it is. */
+static void test_pool_prior_forget(void **state)
+{
+	double v[16], w[5];
+	struct meta m;
+	struct decide_obs o;
+	struct model_signals sig;
+	struct decision d, free;
+	struct smooth st = SMOOTH_INIT;
+	int64_t held;
+	size_t i;
+
+	(void)state;
+	obs_prefill(&o);
+	meta_with(&m, "pool", "prefill", "prefillTokensPerSecond", "8000",
+		  "ttftTargetSeconds", "2", "coldStartSeconds", "0",
+		  "scaleDownHoldSeconds", "60", NULL);
+	held = prior_phase(&m, &o, &st, w);
+
+	/* smooth traffic measured at t = 75: z 1, and the hold forgets */
+	series_fill(v, N_OF(v), N_OF(v), 40, 40);
+	obs_series(&o, v, N_OF(v));
+	assert_int_equal(run(&m, &o, NULL, 75, &sig, &free), DECIDE_OK);
+	assert_true(free.b.peakedness == 1);
+	assert_true(free.raw < held);
+	assert_int_equal(run(&m, &o, &st, 75, &sig, &d), DECIDE_OK);
+	assert_true(d.peak_measured);
+	assert_true(d.hold_forgot);
+	assert_int_equal(d.raw, free.raw);
+	/* down to the model's answer but the scale-down margin */
+	assert_true(d.target < held);
+	assert_int_equal(d.target,
+			 (int64_t)ceil(d.b.exact_replicas + 0.5) > d.raw ?
+			 (int64_t)ceil(d.b.exact_replicas + 0.5) : d.raw);
+	/* only the first measurement: the series fails, z goes back to the
+	 * prior and its answer is held again, and a later measurement below
+	 * it keeps that */
+	obs_series(&o, w, N_OF(w));
+	assert_int_equal(run(&m, &o, &st, 90, &sig, &d), DECIDE_OK);
+	assert_true(d.peak_prior);
+	held = d.target;
+	obs_series(&o, v, N_OF(v));
+	assert_int_equal(run(&m, &o, &st, 105, &sig, &d), DECIDE_OK);
+	assert_true(d.peak_measured);
+	assert_false(d.hold_forgot);
+	assert_int_equal(d.target, held);
+
+	/* bursty traffic measured at or above the prior: nothing forgotten,
+	 * the answer of the prior's busier first seconds still held */
+	smooth_init(&st);
+	held = prior_phase(&m, &o, &st, w);
+	for (i = 0; i < N_OF(v); i++)
+		v[i] = 40 + ((i / 4) % 2 ? -4 : 4);
+	obs_series(&o, v, N_OF(v));
+	assert_int_equal(run(&m, &o, &st, 75, &sig, &d), DECIDE_OK);
+	assert_true(d.peak_measured);
+	assert_true(d.b.peakedness == 3);
+	assert_false(d.hold_forgot);
+	assert_true(d.raw < held);
+	assert_int_equal(d.target, held);
+	meta_release(&m);
+}
+
 /* A prefill pool with a TTFT target takes the measured z at the low end
  * of its standard error (peak_lower()): the readings of smooth traffic
  * spread by +-45 % over the default 600 s, and sqrt(z - 1) would turn
@@ -1435,6 +1525,7 @@ int main(void)
 		cmocka_unit_test(test_pool_decide),
 		cmocka_unit_test(test_pool_peak_prior),
 		cmocka_unit_test(test_pool_peak_low),
+		cmocka_unit_test(test_pool_prior_forget),
 		cmocka_unit_test(test_pool_decode_lull),
 	};
 
