@@ -90,6 +90,42 @@ def prefill_s(tokens):
     return (y0 + (y1 - y0) * (tokens - x0) / (x1 - x0)) / 1000
 
 
+def prefill_attn_ms():
+    """The quadratic coefficient (ms per token squared) of the
+    least-squares fit a + b t + c t^2 to PROMPT, at least 0: the
+    attention a prompt's tokens pay to each other, as src/sim/perf.c fits
+    it to split a batch's time between its prompts."""
+    m = [[0.0] * 4 for _ in range(3)]
+    for t, y in PROMPT:
+        x = (1.0, t, t * t)
+        for j in range(3):
+            for k in range(3):
+                m[j][k] += x[j] * x[k]
+            m[j][3] += x[j] * y
+    for i in range(3):
+        p = max(range(i, 3), key=lambda r: abs(m[r][i]))
+        m[i], m[p] = m[p], m[i]
+        for r in range(3):
+            if r != i:
+                f = m[r][i] / m[i][i]
+                for c in range(i, 4):
+                    m[r][c] -= f * m[i][c]
+    return max(0.0, m[2][3] / m[2][2])
+
+
+def prefill_batch_tps(tin, budget):
+    """Tokens/s of a prefill replica running full batches (budget tokens)
+    of prompts of tin tokens, as src/sim/perf.c's perf_prefill_batch_s()
+    times a batch: the profile at the batch's tokens less the attention
+    between its prompts, never below its longest prompt alone; a prompt
+    over the budget runs alone."""
+    if tin >= budget:
+        return tin / prefill_s(tin)
+    s = prefill_s(budget) - prefill_attn_ms() / 1000 * (budget * budget -
+                                                        budget * tin)
+    return budget / max(s, prefill_s(tin))
+
+
 # token_time at batch 1-16 for the same model (ms), for the weeks' smaller
 # replicas.
 TOKEN_MS = {1: 29.4062, 2: 29.9921, 4: 29.9841, 8: 31.4136, 16: TOKEN_MS_16}
@@ -196,7 +232,6 @@ def servegen_week(model, week):
     WEEK_REPLICAS replicas of mean work, on the most slots a replica that
     keeps the week within WEEK_REQ_MAX requests."""
     start = week * WEEK_S
-    rates = servegen_rates(model)
     tin, tout = servegen_tokens(model, start, WEEK_S)
     for slots in WEEK_SLOTS:
         busy = WEEK_REPLICAS * slots
