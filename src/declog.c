@@ -74,6 +74,8 @@ static int s_cold(const struct declog_in *in)
 	return in->r->obs && in->r->obs->have_cold;
 }
 static int s_window(const struct declog_in *in) { return in->r->window != NULL; }
+static long long t_forgot(const struct declog_in *in) { return in->r->d->hold_forgot; }
+static int s_forgot(const struct declog_in *in) { return in->r->d->hold_forgot; }
 
 #undef SIG
 #undef TERM
@@ -104,6 +106,7 @@ static const struct declog_term declog_terms[] = {
 	{ "c", G4, LOG_NUM, t_c, NULL, NULL, s_c },
 	{ "cold", G4, LOG_NUM, t_cold, NULL, NULL, s_cold },
 	{ "window", S, LOG_STR, NULL, NULL, t_window, s_window },
+	{ "forgot", D, LOG_INT, NULL, t_forgot, NULL, s_forgot },
 };
 
 size_t declog_who(struct log_field *f, const char *ns, const char *name,

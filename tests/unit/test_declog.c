@@ -45,6 +45,7 @@ static void fill(struct scaler_result *r, struct decision *d,
 	d->raw = 86;
 	d->down = DECIDE_DOWN_FREE;
 	d->have_feedback = extras;
+	d->hold_forgot = extras;
 	d->cold_s = 180;
 	o->have_cold = extras;
 	r->target = 86;
@@ -77,7 +78,7 @@ static void test_text(void **state)
 			 "Q=%.4g S=%.4g "
 			 "busy=%.3f headroom=%.3f drain=%.3f boost=%.3f "
 			 "total=%.3f raw=%lld target=%lld active=%d down=%s "
-			 "state=%s%s%s%s%s", "llm/chat/staffer", 5.4, 7.0712,
+			 "state=%s%s%s%s%s%s", "llm/chat/staffer", 5.4, 7.0712,
 			 5.4, 6.5, 1.3125, 10.0, 3.0, 0.25, 70.7104, 14.3851,
 			 1.0,
 			 0.0, 86.0955, 86LL, 86LL, 1,
@@ -86,7 +87,8 @@ static void test_text(void **state)
 			 extras ? " capped=1" : "",
 			 extras ? " unknown=\"slaMissQuery\" floored=1 c=1.25 "
 				  "cold=180" : "",
-			 extras ? " window=" : "", extras ? "nights" : "");
+			 extras ? " window=" : "", extras ? "nights" : "",
+			 extras ? " forgot=1" : "");
 		assert_string_equal(dl.text, want);
 	}
 }
@@ -97,7 +99,7 @@ static void test_json(void **state)
 		"lambda", "forecast", "held", "surge", "z", "W", "Q", "S",
 		"busy",
 		"headroom", "drain", "boost", "total", "raw", "target",
-		"active", "capped", "c", "cold" };
+		"active", "capped", "c", "cold", "forgot" };
 	struct scaler_result r;
 	struct decision d;
 	struct decide_obs o;
@@ -146,6 +148,7 @@ static void test_json(void **state)
 	assert_null(cJSON_GetObjectItem(j, "capped"));
 	assert_null(cJSON_GetObjectItem(j, "c"));
 	assert_null(cJSON_GetObjectItem(j, "cold"));
+	assert_null(cJSON_GetObjectItem(j, "forgot"));
 	assert_null(cJSON_GetObjectItem(j, "backend"));
 	cJSON_Delete(j);
 }
