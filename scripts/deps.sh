@@ -8,7 +8,7 @@ PKGS="build-essential pkg-config make
 libgrpc-dev protobuf-c-compiler libprotobuf-c-dev protobuf-compiler libssl-dev
 libcurl4-openssl-dev libcjson-dev libcmocka-dev libyaml-dev libmicrohttpd-dev tzdata
 prometheus python3-grpcio python3-protobuf python3-botocore
-gnuplot-nox valgrind curl openssl
+gnuplot-nox valgrind curl openssl time
 ca-certificates python3-yaml umoci skopeo"
 
 missing=""
