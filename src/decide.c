@@ -361,36 +361,39 @@ static int decide_output_arrivals(const struct meta *m,
 	return 1;
 }
 
-/* What the answers a state holds rest on (struct smooth's basis). */
-enum { DECIDE_BASIS_NONE, DECIDE_BASIS_PRIOR, DECIDE_BASIS_MEASURED };
+/* What the answers a state holds rest on (struct smooth's basis): none
+ * yet, the prior, or past the prior (the first call after it, measured
+ * or not). */
+enum { DECIDE_BASIS_NONE, DECIDE_BASIS_PRIOR, DECIDE_BASIS_PAST };
 
 /* The answers a state asked for before it first measured z rested on
  * the prior, z at peakednessMax: the prior's cushion is in every one of
- * them, whatever demand asked for besides.  Once a measurement puts z
- * below the prior, the hold forgets them, and what the pool holds from
- * then on is what the measured z asks for; the scale-down margin still
- * releases no more than half a replica below the exact answer.  Only
- * the first measurement: a series that fails later takes z back to the
- * prior, and the hold then keeps what it saw, as it keeps any answer.
- * A measurement at the prior changes nothing.  1 when it forgot. */
+ * them, whatever demand asked for besides.  When the first call after
+ * them measures z below the prior, the hold forgets them, and what the
+ * pool holds from then on is what the measured z asks for; the
+ * scale-down margin still releases no more than half a replica below the
+ * exact answer.  Only that call: a series that fails later takes z back
+ * to the prior, and the hold then keeps what it saw, as it keeps any
+ * answer; a call after the prior that measures nothing (the TTFT target
+ * left no wait budget) ends it without forgetting.  A measurement at the
+ * prior changes nothing.  1 when it forgot. */
 static int decide_prior_forget(struct smooth *st, const struct decision *d,
 			       double z, double prior)
 {
-	int forget = 0;
+	int forget;
 
-	if (st->basis == DECIDE_BASIS_MEASURED)
+	if (st->basis == DECIDE_BASIS_PAST)
 		return 0;
 	if (d->peak_prior) {
 		st->basis = DECIDE_BASIS_PRIOR;
 		return 0;
 	}
-	if (!d->peak_measured)
-		return 0;
-	if (st->basis == DECIDE_BASIS_PRIOR && z < prior) {
+	forget = st->basis == DECIDE_BASIS_PRIOR && d->peak_measured &&
+		 z < prior;
+	if (forget)
 		smooth_hold_forget(st);
-		forget = 1;
-	}
-	st->basis = DECIDE_BASIS_MEASURED;
+	if (st->basis == DECIDE_BASIS_PRIOR || d->peak_measured)
+		st->basis = DECIDE_BASIS_PAST;
 	return forget;
 }
 
@@ -669,7 +672,8 @@ enum decide_err decide_observations(const struct meta *m,
 		d.peak_prior = 1;
 	}
 	s.peakedness = z;
-	if (st && excess && !m->model.prior_held)
+	if (st && m->peakedness == META_AUTO && decide_peak_prior(m) &&
+	    !m->model.prior_held)
 		d.hold_forgot = decide_prior_forget(st, &d, z,
 						    m->peakedness_max);
 	if (o->miss) {

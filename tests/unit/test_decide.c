@@ -1366,6 +1366,24 @@ static void test_pool_prior_forget(void **state)
 	assert_false(d.hold_forgot);
 	assert_int_equal(d.target, held);
 
+	/* a call after the prior that measures nothing (W = 2.5 s leaves
+	 * the 2-s target no wait budget, so no prior either) ends it: a
+	 * measurement after that forgets nothing */
+	smooth_init(&st);
+	held = prior_phase(&m, &o, &st, w);
+	o.arrival_rate = 40;
+	o.pool.input_rate = 40 * 20000;
+	assert_int_equal(run(&m, &o, &st, 75, &sig, &d), DECIDE_OK);
+	assert_false(d.peak_prior);
+	assert_false(d.peak_measured);
+	assert_false(d.hold_forgot);
+	o.pool.input_rate = 80000;
+	obs_series(&o, v, N_OF(v));
+	assert_int_equal(run(&m, &o, &st, 90, &sig, &d), DECIDE_OK);
+	assert_true(d.peak_measured);
+	assert_false(d.hold_forgot);
+	assert_true(d.target >= held);
+
 	/* bursty traffic measured at or above the prior: nothing forgotten,
 	 * the answer of the prior's busier first seconds still held */
 	smooth_init(&st);
