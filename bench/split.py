@@ -151,11 +151,10 @@ def case(name, rel, what, ttft):
             j = int(((float(r[0]) + i * span / k) % span) // NEED_STEP)
             tok_in[j] += float(r[1])
             tok_out[j] += max(1.0, float(r[2]))
-    need = []
+    need, wc = [], work_cap(tin)
     for j in range(nb):
         sq = tok_out[j] / NEED_STEP * itl_at(b)
-        need.append(((j + 0.5) * NEED_STEP,
-                     tok_in[j] / NEED_STEP / work_cap(tin),
+        need.append(((j + 0.5) * NEED_STEP, tok_in[j] / NEED_STEP / wc,
                      max(sq / b, sq * (tin + tout / 2) / KV_TOKENS)))
     ids = ", ".join("%.1f / %.1f at %d s" % (dispersion(arr, span, w, tin) +
                                              (w,)) for w in DISPERSION_S)
@@ -168,7 +167,7 @@ def case(name, rel, what, ttft):
                       "%.1f decode replicas; index of dispersion of "
                       "arrivals / of input tokens (in mean prompts) %s" % (
                           k, k, span, lam * k, tin, tout,
-                          lam * k * tin / work_cap(tin), need_how(prefill * k),
+                          lam * k * tin / wc, need_how(prefill * k),
                           decode * k, ids))
 
 
@@ -633,7 +632,7 @@ def summary(w, results):
     return met, letter
 
 
-def span(xs, fmt="%.1f"):
+def spread(xs, fmt="%.1f"):
     lo, hi = min(xs), max(xs)
     return fmt % lo if fmt % lo == fmt % hi else \
         (fmt + " to " + fmt) % (lo, hi)
@@ -668,13 +667,13 @@ def draws_section(w, issue):
             res["case"]["name"], res["cold"],
             sum(v["goal"] for v in vs), len(vs),
             sum(v["met"] for v in vs), sum(v["letter"] for v in vs),
-            span([100 * r["ttft_attainment"] for r in st], "%.2f"),
-            span([hours(r) for r in st]),
-            span(have) if have else "-",
+            spread([100 * r["ttft_attainment"] for r in st], "%.2f"),
+            spread([hours(r) for r in st]),
+            spread(have) if have else "-",
             "" if len(have) == len(vs) else " (%d of %d)" % (len(have),
                                                              len(vs)),
             sum(hours(r) < x for r, x in zip(st, riv)),
-            "%s (%d of %d)" % (span(gs), len(gs), len(vs)) if gs else "-"))
+            "%s (%d of %d)" % (spread(gs), len(gs), len(vs)) if gs else "-"))
     w("")
 
 
