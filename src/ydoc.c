@@ -571,6 +571,106 @@ const char *ydoc_show(char buf[YDOC_SHOW_BUF], const struct ynode *n)
 	return buf;
 }
 
+/* ---- merge walks -------------------------------------------------------- */
+
+/*
+ * The maps one merge walk has searched, so that a map merged many times
+ * (aliases, at every level) is searched once a walk, and a walk costs
+ * what it visits: node indexes + 1 (0: an empty slot) in a set of open
+ * addressing, at most half full.  Its first YMARK_SMALL slots are the
+ * walker's own, on its stack, so a walk through a few maps (`<<: *base`)
+ * allocates nothing; a larger one grows on the heap.  (A mark per node of
+ * the document, cleared at every walk, made a lint of a List whose
+ * triggers merge quadratic in the file.)
+ */
+#define YMARK_SMALL 16
+
+struct ymark {
+	uint32_t *slot;        /* small, or malloc()ed */
+	size_t cap, n;         /* cap: a power of 2 */
+	uint32_t small[YMARK_SMALL];
+};
+
+static void ymark_init(struct ymark *m)
+{
+	memset(m->small, 0, sizeof(m->small));
+	m->slot = m->small;
+	m->cap = YMARK_SMALL;
+	m->n = 0;
+}
+
+static void ymark_release(struct ymark *m)
+{
+	if (m->slot != m->small)
+		free(m->slot);
+}
+
+/* The first slot to probe for node i: its bits mixed, so that maps a
+ * power of 2 nodes apart (a List's items, alike) start apart. */
+static size_t ymark_hash(const struct ymark *m, uint32_t i)
+{
+	uint32_t h = i * 2654435761u;
+
+	return (h ^ (h >> 16)) & (m->cap - 1);
+}
+
+/* The slot that holds node i, or the empty one it would take. */
+static size_t ymark_slot(const struct ymark *m, uint32_t i)
+{
+	size_t s = ymark_hash(m, i);
+
+	while (m->slot[s] && m->slot[s] != i + 1)
+		s = (s + 1) & (m->cap - 1);
+	return s;
+}
+
+/* Twice the slots; 0 or -1 (no memory, m unchanged). */
+static int ymark_grow(struct ymark *m)
+{
+	uint32_t *old = m->slot;
+	size_t ocap = m->cap, i;
+
+	if (ocap > SIZE_MAX / 2 / sizeof(*old))
+		return -1;
+	m->slot = calloc(2 * ocap, sizeof(*old));
+	if (!m->slot) {
+		m->slot = old;
+		return -1;
+	}
+	m->cap = 2 * ocap;
+	for (i = 0; i < ocap; i++)
+		if (old[i])
+			m->slot[ymark_slot(m, old[i] - 1)] = old[i];
+	if (old != m->small)
+		free(old);
+	return 0;
+}
+
+/*
+ * Mark map node i searched: 1 when it was not (search it now), 0 when it
+ * was.  Node indexes are below UINT32_MAX (ydoc_add), so i + 1 fits.
+ * When the set cannot grow, a map it has no room for is answered 1 and
+ * not marked: the walk goes on, searching such a map each time it is
+ * merged, as if nothing were marked (at most m^YDOC_MERGE_DEPTH searches
+ * for a map merged m times at each level, the bound of the depth alone),
+ * rather than failing the lookup.
+ */
+static int ymark_add(struct ymark *m, uint32_t i)
+{
+	size_t s = ymark_slot(m, i);
+
+	if (m->slot[s])
+		return 0;
+	if (2 * (m->n + 1) > m->cap) {
+		if (ymark_grow(m))
+			return 1;
+		s = ymark_slot(m, i);
+	}
+	m->slot[s] = i + 1;
+	m->n++;
+	return 1;
+}
+
 /* ---- trigger metadata --------------------------------------------------- */
 
 void ydoc_md_release(struct ydoc_md *md)
@@ -635,7 +735,7 @@ static const char *ytag_short(const char *tag)
 struct md_out {
 	ydoc_report_fn *report;
 	void *arg;
-	unsigned char *seen;   /* d->n bytes: maps merged already; NULL */
+	struct ymark *seen;    /* the maps merged already */
 };
 
 #if defined(__GNUC__)
@@ -757,10 +857,8 @@ static int md_collect(const struct md_out *o, const struct ydoc *d,
 			 * there, and the first wins): skipped, so that
 			 * aliases merging one map many times at each level
 			 * cost its size, not a power of it */
-			if (o->seen && o->seen[src - d->nodes])
+			if (!ymark_add(o->seen, (uint32_t)(src - d->nodes)))
 				continue;
-			if (o->seen)
-				o->seen[src - d->nodes] = 1;
 			if (md_collect(o, d, src, md, 1, depth + 1))
 				return -1;
 		}
@@ -772,7 +870,8 @@ int ydoc_md_collect(const struct ydoc *d, const struct ynode *trig,
 		    struct ydoc_md *md, unsigned long *line,
 		    ydoc_report_fn *report, void *arg)
 {
-	struct md_out o = { report, arg, NULL };
+	struct ymark seen;
+	struct md_out o = { report, arg, &seen };
 	const struct ynode *k = NULL, *map;
 	int rc;
 
@@ -787,20 +886,20 @@ int ydoc_md_collect(const struct ydoc *d, const struct ynode *trig,
 			  "metadata is map[string]string");
 		return 1;
 	}
-	o.seen = calloc(d->n ? d->n : 1, 1);   /* NULL: walked as before */
+	ymark_init(&seen);
 	rc = md_collect(&o, d, map, md, 0, 0);
-	free(o.seen);
+	ymark_release(&seen);
 	return rc;
 }
 
 /* ---- ScaledObjects ------------------------------------------------------ */
 
-/* The first merged map with key, depth first; seen (d->n bytes, may be
- * NULL) marks the maps searched: one searched again finds nothing new. */
+/* The first merged map with key, depth first; seen marks the maps
+ * searched: one searched again finds nothing new. */
 static const struct ynode *merged_get(const struct ydoc *d,
 				      const struct ynode *map,
 				      const char *key, int depth,
-				      unsigned char *seen)
+				      struct ymark *seen)
 {
 	const struct ynode *k, *v, *src, *r;
 	size_t i, j;
@@ -815,10 +914,8 @@ static const struct ynode *merged_get(const struct ydoc *d,
 			continue;
 		for (j = 0; j < (v->kind == YN_SEQ ? v->n_kids : 1); j++) {
 			src = v->kind == YN_SEQ ? &d->nodes[v->kids[j]] : v;
-			if (seen && seen[src - d->nodes])
+			if (!ymark_add(seen, (uint32_t)(src - d->nodes)))
 				continue;
-			if (seen)
-				seen[src - d->nodes] = 1;
 			r = merged_get(d, src, key, depth + 1, seen);
 			if (r)
 				return r;
@@ -830,23 +927,14 @@ static const struct ynode *merged_get(const struct ydoc *d,
 const struct ynode *ymap_get_merged(const struct ydoc *d,
 				    const struct ynode *map, const char *key)
 {
-	const struct ynode *r = ymap_get(d, map, key, NULL);
-	unsigned char *seen;
-	size_t i;
+	struct ymark seen;
+	const struct ynode *r;
 
-	/* the key itself, or no merge to follow: no walk and no d->n bytes
-	 * to clear (crd.c asks this of every required field of every map) */
-	if (r || !map || map->kind != YN_MAP)
-		return r;
-	for (i = 0; i + 1 < map->n_kids; i += 2)
-		if (d->nodes[map->kids[i]].kind == YN_SCALAR &&
-		    d->nodes[map->kids[i]].type == YT_MERGE)
-			break;
-	if (i + 1 >= map->n_kids)
+	if (!map || map->kind != YN_MAP)
 		return NULL;
-	seen = calloc(d->n ? d->n : 1, 1);
-	r = merged_get(d, map, key, 0, seen);
-	free(seen);
+	ymark_init(&seen);
+	r = merged_get(d, map, key, 0, &seen);
+	ymark_release(&seen);
 	return r;
 }
 

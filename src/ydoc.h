@@ -11,7 +11,10 @@
  * never expanded, and an alias finds its anchor through a hash table; a
  * walk that follows them may still meet one node many times, so the
  * merge walks (`<<`, applied in trigger metadata, where kubectl applies
- * them too) visit each merged map once, and crd.c counts its visits.
+ * them too) visit each merged map once, and crd.c counts its visits.  A
+ * merge walk's marks are its own, in a set of the maps it visits: it
+ * costs what it visits, not the document's size, and allocates only past
+ * a few maps.
  *
  * Bounds: a file of at most YDOC_FILE_MAX bytes, collections nested at
  * most YDOC_DEPTH deep, merges within merges at most YDOC_MERGE_DEPTH.
@@ -108,7 +111,9 @@ const struct ynode *ymap_get(const struct ydoc *d, const struct ynode *map,
 			     const char *key, const struct ynode **keynode);
 
 /* Like ymap_get, with the pairs that `<<` merges into map (the first
- * merged map that has key wins, as in go-yaml). */
+ * merged map that has key wins, as in go-yaml; depth first, each merged
+ * map searched once).  Short of memory for its marks it still answers,
+ * searching a map again each time it is merged. */
 const struct ynode *ymap_get_merged(const struct ydoc *d,
 				    const struct ynode *map, const char *key);
 
@@ -216,7 +221,10 @@ typedef void ydoc_report_fn(void *arg, unsigned long line, const char *msg);
  * through report and sets md->bad; the pair is still gathered.  *line is
  * the line of the `metadata` key, or of the trigger when it has none.
  * Returns 0; 1 when `metadata` is not a map (reported, md empty); -1 out
- * of memory.  md must be released in every case.
+ * of memory.  md must be released in every case.  Each merged map is
+ * gathered once; short of memory for the marks, a map merged again is
+ * gathered again (its pairs add nothing; its keys that are not strings
+ * are told again).
  */
 int ydoc_md_collect(const struct ydoc *d, const struct ynode *trig,
 		    struct ydoc_md *md, unsigned long *line,

@@ -1,8 +1,9 @@
 /*
  * test_ydoc.c - ydoc.h's tree as the reader builds it: kids in order and
  * contiguous per collection, aliases sharing nodes, text and tags in the
- * arena (long and short, across blocks), ydoc_read_one()'s ownership, and
- * the input bound that keeps a node's numbers within 32 bits.
+ * arena (long and short, across blocks), ydoc_read_one()'s ownership, the
+ * input bound that keeps a node's numbers within 32 bits, and `<<` merges
+ * as ymap_get_merged() and ydoc_md_collect() follow them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "check.h"
 #include "ydoc.h"
 
 /* The first document of text, which must read. */
@@ -209,6 +211,239 @@ static void test_too_big(void **state)
 	free(big);
 }
 
+/* printf() to buf (cap bytes) at *len; it must fit. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static void put(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *len, cap - *len, fmt, ap);
+	va_end(ap);
+	assert_true(n >= 0 && (size_t)n < cap - *len);
+	*len += (size_t)n;
+}
+
+/* ymap_get_merged() finds key in root's map name with the text want
+ * (NULL: finds nothing). */
+static void check_merged(const struct ydoc *d, const char *name,
+			 const char *key, const char *want)
+{
+	const struct ynode *map = ymap_get(d, &d->nodes[0], name, NULL);
+	const char *got;
+
+	assert_non_null(map);
+	got = ytext(ymap_get_merged(d, map, key));
+	if (!want) {
+		assert_null(got);
+		return;
+	}
+	assert_non_null(got);
+	assert_string_equal(got, want);
+}
+
+/* ydoc_report_fn: counts the reports, keeps the last. */
+struct reports {
+	int n;
+	unsigned long line;
+	char msg[YDOC_MSG_MAX];
+};
+
+static void count_report(void *arg, unsigned long line, const char *msg)
+{
+	struct reports *r = arg;
+
+	r->n++;
+	r->line = line;
+	snprintf(r->msg, sizeof(r->msg), "%s", msg);
+}
+
+/* ydoc_md_collect() on root's map name, a trigger. */
+static void collect(const struct ydoc *d, const char *name,
+		    struct ydoc_md *md, struct reports *r)
+{
+	const struct ynode *trig = ymap_get(d, &d->nodes[0], name, NULL);
+	unsigned long line = 0;
+
+	assert_non_null(trig);
+	memset(md, 0, sizeof(*md));
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(ydoc_md_collect(d, trig, md, &line, count_report, r),
+			 0);
+}
+
+/* ydoc_md_collect() on root's map name, a trigger, gathers keys
+ * (NULL-terminated) in order, and tells n problems, the last one's message
+ * containing msg (when not NULL) at line. */
+static void check_md(const struct ydoc *d, const char *name,
+		     const char *const *keys, int n, const char *msg,
+		     unsigned long line)
+{
+	struct ydoc_md md;
+	struct reports r;
+	size_t i;
+
+	collect(d, name, &md, &r);
+	assert_int_equal(r.n, n);
+	if (msg) {
+		check_contains(r.msg, msg);
+		assert_int_equal(r.line, line);
+	}
+	for (i = 0; keys[i]; i++) {
+		assert_true(i < md.n);
+		assert_string_equal(md.keys[i], keys[i]);
+	}
+	assert_int_equal(md.n, i);
+	ydoc_md_release(&md);
+}
+
+/* key's value in md, which must have it. */
+static const char *md_value(const struct ydoc_md *md, const char *key)
+{
+	size_t i = ydoc_md_find(md, key);
+
+	assert_true(i < md->n);
+	return md->values[i];
+}
+
+/* Merges nested, in lists (the first map wins; the map's own key before
+ * any merged), through a map that merges itself, and YDOC_MERGE_DEPTH
+ * deep: the value go-yaml reads, and each merged map's pairs once. */
+static void test_merge_shapes(void **state)
+{
+	static const char y[] =
+		"a: &a {x: ax, w: aw}\n"
+		"b: &b {<<: *a, y: by, w: bw}\n"
+		"c: {<<: *b, z: cz}\n"
+		"l: {<<: [{k: first}, *b, {k: second, v: lv}]}\n"
+		"o: {<<: {m: merged}, m: own}\n"
+		"s: &s {<<: [*s, *s, {q: sq}], p: sp}\n"
+		"n: {<<: [1, [], *a]}\n"
+		"d9: &d9 {k9: \"9\"}\n"
+		"d8: &d8 {<<: *d9, k8: \"8\"}\n"           /* line 9 */
+		"d7: &d7 {<<: *d8, k7: \"7\"}\n"
+		"d6: &d6 {<<: *d7}\n"
+		"d5: &d5 {<<: *d6}\n"
+		"d4: &d4 {<<: *d5}\n"
+		"d3: &d3 {<<: *d4}\n"
+		"d2: &d2 {<<: *d3}\n"
+		"d1: &d1 {<<: *d2}\n"
+		"d0: &d0 {<<: *d1, k0: \"0\"}\n"
+		"t: {metadata: {<<: [*s, *b, *s], w: own}}\n"
+		"u: {metadata: *d0}\n";
+	/* map, key, the value found (NULL: none) */
+	static const char *const want[][3] = {
+		{ "c", "z", "cz" }, { "c", "y", "by" }, { "c", "x", "ax" },
+		{ "c", "w", "bw" }, { "c", "nope", NULL },
+		{ "l", "k", "first" }, { "l", "w", "bw" }, { "l", "x", "ax" },
+		{ "l", "v", "lv" }, { "o", "m", "own" },
+		{ "s", "p", "sp" }, { "s", "q", "sq" }, { "s", "nope", NULL },
+		{ "n", "x", "ax" }, { "n", "nope", NULL },
+		/* from d0, d8 is YDOC_MERGE_DEPTH (8) merges deep: its keys
+		 * are found, its own merge is not followed */
+		{ "d0", "k0", "0" }, { "d0", "k7", "7" }, { "d0", "k8", "8" },
+		{ "d0", "k9", NULL }, { "d1", "k9", "9" },
+	};
+	struct ydoc *d = read_one(y, sizeof(y) - 1);
+	const struct ynode *a = ymap_get(d, &d->nodes[0], "a", NULL);
+	size_t i;
+
+	(void)state;
+	assert_int_equal(YDOC_MERGE_DEPTH, 8);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		check_merged(d, want[i][0], want[i][1], want[i][2]);
+	assert_null(ymap_get_merged(d, NULL, "x"));
+	assert_null(ymap_get_merged(d, ymap_get(d, a, "x", NULL), "x"));
+
+	/* the map's own pairs first (its w, not b's), then the merged ones
+	 * in order, each merged map's once (s is merged four times, twice
+	 * by itself) */
+	check_md(d, "t", (const char *const[]){ "w", "p", "q", "y", "x",
+						 NULL }, 0, NULL, 0);
+	/* d8's merge, one too deep, is told once, at its line */
+	check_md(d, "u", (const char *const[]){ "k0", "k7", "k8", NULL }, 1,
+		 "nest more than 8 deep", 9);
+	ydoc_free(d);
+}
+
+/*
+ * Many merges: a map merged 30 times at each of 8 levels (30^7 searches,
+ * were a map searched each time it is merged), and 240
+ * distinct maps in 6 levels, each merging three of the level below and
+ * itself, all merged by one map (more than a walk's first marks hold).
+ * Every lookup finds its value, and every map is searched once: its pairs
+ * gathered once, its key that is not a string told once.
+ */
+static void test_merge_many(void **state)
+{
+	enum { FAN = 30, BOMB = 8, LEVELS = 6, WIDE = 40, CAP = 64 << 10 };
+	char *y = malloc(CAP), key[32], want[32];
+	struct ydoc *d;
+	struct ydoc_md md;
+	struct reports r;
+	size_t len = 0;
+	int l, i, j;
+
+	(void)state;
+	assert_non_null(y);
+	put(y, CAP, &len, "m0: &m0 {zz: \"1\", bad: 1.5}\n");
+	for (l = 1; l < BOMB; l++) {
+		put(y, CAP, &len, "m%d: &m%d {<<: [*m%d", l, l, l - 1);
+		for (j = 1; j < FAN; j++)
+			put(y, CAP, &len, ", *m%d", l - 1);
+		put(y, CAP, &len, "]%s}\n", l == BOMB - 1 ? ", top: t" : "");
+	}
+	put(y, CAP, &len, "bomb: {metadata: {<<: *m%d, own: o}}\n", BOMB - 1);
+	for (l = 0; l < LEVELS; l++) {
+		for (i = 0; i < WIDE; i++) {
+			put(y, CAP, &len, "x%d_%d: &x%d_%d {v%d_%d: \"%d.%d\", "
+			    "w: \"%d.%d\"", l, i, l, i, l, i, l, i, l, i);
+			if (l == 0)   /* told each time its map is searched */
+				put(y, CAP, &len, ", \"k\\0\": x");
+			else
+				put(y, CAP, &len, ", <<: [*x%d_%d, *x%d_%d, "
+				    "*x%d_%d, *x%d_%d]", l - 1, i, l, i, l - 1,
+				    (i + 1) % WIDE, l - 1, (i * 7 + 3) % WIDE);
+			put(y, CAP, &len, "}\n");
+		}
+	}
+	put(y, CAP, &len, "all: &all {<<: [*x%d_0", LEVELS - 1);
+	for (i = 1; i < WIDE; i++)
+		put(y, CAP, &len, ", *x%d_%d", LEVELS - 1, i);
+	put(y, CAP, &len, "]}\nwide: {metadata: *all}\n");
+	d = read_one(y, len);
+
+	check_merged(d, "m7", "top", "t");
+	check_merged(d, "m7", "zz", "1");
+	check_merged(d, "m7", "nope", NULL);
+	/* bad, merged 30^7 times, told once */
+	check_md(d, "bomb", (const char *const[]){ "own", "top", "zz", "bad",
+						    NULL }, 1,
+		 "metadata 'bad': 1.5 must be a quoted string", 1);
+
+	check_merged(d, "all", "w", "5.0");
+	check_merged(d, "all", "nope", NULL);
+	collect(d, "wide", &md, &r);
+	assert_int_equal(r.n, WIDE);
+	check_contains(r.msg, "a key that is not a plain string");
+	assert_int_equal(md.n, LEVELS * WIDE + 1);
+	assert_string_equal(md_value(&md, "w"), "5.0");
+	for (l = 0; l < LEVELS; l++) {
+		for (i = 0; i < WIDE; i++) {
+			snprintf(key, sizeof(key), "v%d_%d", l, i);
+			snprintf(want, sizeof(want), "%d.%d", l, i);
+			check_merged(d, "all", key, want);
+			assert_string_equal(md_value(&md, key), want);
+		}
+	}
+	ydoc_md_release(&md);
+	ydoc_free(d);
+	free(y);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +453,8 @@ int main(void)
 		cmocka_unit_test(test_arena),
 		cmocka_unit_test(test_read_one),
 		cmocka_unit_test(test_too_big),
+		cmocka_unit_test(test_merge_shapes),
+		cmocka_unit_test(test_merge_many),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
