@@ -658,7 +658,8 @@ enum decide_err decide_observations(const struct meta *m,
 		 m->pool.ttft_target_s - s.service_time_s -
 		 m->pool.kv_transfer_s > 0;
 	d.peak_low = NAN;
-	low = excess && !m->model.peak_as_read ? &d.peak_low : NULL;
+	low = excess && !(m->model.ablate & MODEL_ABLATE_PEAK_AS_READ) ?
+	      &d.peak_low : NULL;
 	if (m->peakedness != META_AUTO) {
 		z = m->peakedness;
 	} else if (have_series &&
@@ -673,7 +674,7 @@ enum decide_err decide_observations(const struct meta *m,
 	}
 	s.peakedness = z;
 	if (st && m->peakedness == META_AUTO && decide_peak_prior(m) &&
-	    !m->model.prior_held)
+	    !(m->model.ablate & MODEL_ABLATE_PRIOR_HELD))
 		d.hold_forgot = decide_prior_forget(st, &d, z,
 						    m->peakedness_max);
 	if (o->miss) {

@@ -37,11 +37,7 @@ void model_params_init(struct model_params *p)
 	p->max_replicas = 0;
 	p->activation_arrival_rate = 0.0;
 	p->erlang_frac = 0;
-	p->drain_excess = 0;
-	p->boost_net = 0;
-	p->erlang_whole = 0;
-	p->peak_as_read = 0;
-	p->prior_held = 0;
+	p->ablate = 0;
 }
 
 /* finite and >= 0 (false for NaN). */
@@ -262,11 +258,11 @@ enum model_err model_evaluate(const struct model_params *p,
 	/* The backlog: Q requests wait for a slot, on top of the L that
 	 * the arrivals keep busy; cleared in D.  (v1 drained only
 	 * max(0, Q - L), as if busy slots could also take the waiting.) */
-	excess = p->drain_excess ? q - b.busy_slots : q;
+	excess = p->ablate & MODEL_ABLATE_DRAIN_EXCESS ? q - b.busy_slots : q;
 	if (excess > 0.0)
 		b.drain_slots = excess * w / p->drain_s;
 
-	if (model_boosting(p, s) && !p->boost_net)
+	if (model_boosting(p, s) && !(p->ablate & MODEL_ABLATE_BOOST_NET))
 		b.boost_slots = p->boost_factor * s->shed_rate * w;
 
 	b.total_slots = b.busy_slots + b.headroom_slots + b.drain_slots +

@@ -184,7 +184,7 @@ static enum model_err pool_ttft(const struct model_params *mp,
 	struct model_params e = *mp;
 
 	e.staffing = MODEL_STAFF_ERLANGC;
-	e.erlang_frac = !mp->erlang_whole;
+	e.erlang_frac = !(mp->ablate & MODEL_ABLATE_ERLANG_WHOLE);
 	e.target_wait_s = t->ttft_wait_s;
 	e.wait_probability = p->ttft_miss;
 	return model_evaluate(&e, s, tb);

@@ -73,19 +73,27 @@ struct model_params {
 	int erlang_frac;
 	/* Ablations for the simulator (policy.h), never set by metadata:
 	 * the rules v1 had or could have had, to show in the benchmark why
-	 * the defaults are what they are.  0 is the rule staffer uses. */
-	int drain_excess;            /* 1: drain max(0, Q - L), not Q */
-	int boost_net;               /* 1: no boost (shed requests taken to
-				      * be in lambda already) */
-	int erlang_whole;            /* 1: a prefill pool's TTFT floor takes
-				      * Erlang C's whole c (pool.c), not
-				      * erlang_frac */
-	int peak_as_read;            /* 1: a prefill pool takes z as read,
-				      * not at the low end of its standard
-				      * error (decide.c, peak_lower()) */
-	int prior_held;              /* 1: the answer hold keeps what a
-				      * prefill pool asked for before it
-				      * first measured z (decide.c) */
+	 * the defaults are what they are.  A set of MODEL_ABLATE_* bits; 0
+	 * is the rules staffer uses. */
+	unsigned ablate;
+};
+
+/* The bits of model_params.ablate: each one a rule of staffer's off. */
+enum model_ablation {
+	MODEL_ABLATE_DRAIN_EXCESS = 1u << 0, /* drain max(0, Q - L), not Q */
+	MODEL_ABLATE_BOOST_NET = 1u << 1,    /* no boost (shed requests
+					      * taken to be in lambda) */
+	MODEL_ABLATE_ERLANG_WHOLE = 1u << 2, /* a prefill pool's TTFT floor
+					      * takes Erlang C's whole c
+					      * (pool.c), not erlang_frac */
+	MODEL_ABLATE_PEAK_AS_READ = 1u << 3, /* a prefill pool takes z as
+					      * read, not at the low end of
+					      * its standard error
+					      * (decide.c, peak_lower()) */
+	MODEL_ABLATE_PRIOR_HELD = 1u << 4,   /* the answer hold keeps what
+					      * a prefill pool asked for
+					      * before it first measured z
+					      * (decide.c) */
 };
 
 /* Fill p with the defaults (sqrt, beta 1.5, D 15 s, n 1 ...). */
@@ -152,7 +160,8 @@ struct model_breakdown {
 	double peakedness;     /* z used in the headroom (1: Poisson) */
 	double busy_slots;     /* L = arrival_used * W */
 	double headroom_slots; /* staffing term */
-	double drain_slots;    /* Q * W / D (drain_excess: max(0, Q - L)) */
+	double drain_slots;    /* Q * W / D (MODEL_ABLATE_DRAIN_EXCESS:
+				 * max(0, Q - L)) */
 	double boost_slots;    /* boost_factor * S * W, S > shed_threshold */
 	double correction;     /* c applied (1: none) */
 	double feedback_slots; /* (c - 1) * the four terms' sum */

@@ -308,8 +308,8 @@ static int policy_own(struct policy *p, const char *k, const char *v,
 		/* Ablations of the model's rules (model.h), to show what
 		 * the rules staffer does not use would have done. */
 		if (!strcmp(k, "drain") || !strcmp(k, "boost")) {
-			int *flag = k[0] == 'd' ? &p->meta.model.drain_excess
-						: &p->meta.model.boost_net;
+			unsigned bit = k[0] == 'd' ? MODEL_ABLATE_DRAIN_EXCESS
+						   : MODEL_ABLATE_BOOST_NET;
 			const char *yes = k[0] == 'd' ? "excess" : "none";
 			const char *no = k[0] == 'd' ? "queue" : "gross";
 
@@ -319,7 +319,10 @@ static int policy_own(struct policy *p, const char *k, const char *v,
 					 "rule) or %s", k, v, no, yes);
 				return -1;
 			}
-			*flag = !strcmp(v, yes);
+			if (!strcmp(v, yes))
+				p->meta.model.ablate |= bit;
+			else
+				p->meta.model.ablate &= ~bit;
 			return 0;
 		}
 		if (meta_set(&p->meta, k, v, &me) == META_OK)

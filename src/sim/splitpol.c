@@ -31,19 +31,16 @@ _Static_assert(SPLITPOL_NAME_MAX >= POLICY_NAME_MAX,
 	       "a spec policy_spec_open takes fits struct splitpol's name");
 
 /* The simulator's ablations of the prefill pool's rules: key=rule is
- * staffer's, key=off sets the model_params flag at field to 1. */
+ * staffer's, key=off sets bit in the prefill trigger's model_params. */
 struct splitpol_ablation {
 	const char *key, *rule, *off;
-	size_t field;
+	unsigned bit;
 };
 
 static const struct splitpol_ablation splitpol_ablations[] = {
-	{ "prefillZ", "low", "read",
-	  offsetof(struct model_params, peak_as_read) },
-	{ "prefillErlang", "continuous", "whole",
-	  offsetof(struct model_params, erlang_whole) },
-	{ "prefillPrior", "forget", "hold",
-	  offsetof(struct model_params, prior_held) },
+	{ "prefillZ", "low", "read", MODEL_ABLATE_PEAK_AS_READ },
+	{ "prefillErlang", "continuous", "whole", MODEL_ABLATE_ERLANG_WHOLE },
+	{ "prefillPrior", "forget", "hold", MODEL_ABLATE_PRIOR_HELD },
 };
 #define N_ABLATIONS \
 	(sizeof(splitpol_ablations) / sizeof(splitpol_ablations[0]))
@@ -66,8 +63,10 @@ static int splitpol_ablation_set(struct splitpol *p, const char *k,
 				 a->rule, a->off);
 			return -1;
 		}
-		*(int *)((char *)&p->meta[SPLIT_PREFILL].model + a->field) =
-			!strcmp(v, a->off);
+		if (!strcmp(v, a->off))
+			p->meta[SPLIT_PREFILL].model.ablate |= a->bit;
+		else
+			p->meta[SPLIT_PREFILL].model.ablate &= ~a->bit;
 		return 0;
 	}
 	return 1;

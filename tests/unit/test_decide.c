@@ -1437,11 +1437,11 @@ static void test_pool_peak_low(void **state)
 	assert_true(fabs(d.b.headroom_slots - 1.5 * sqrt((low - 1) * 10)) <
 		    1e-9);
 	/* the ablation: as read */
-	m.model.peak_as_read = 1;
+	m.model.ablate |= MODEL_ABLATE_PEAK_AS_READ;
 	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
 	assert_true(isnan(d.peak_low));
 	assert_true(fabs(d.b.peakedness - raw) < 1e-9);
-	m.model.peak_as_read = 0;
+	m.model.ablate &= ~MODEL_ABLATE_PEAK_AS_READ;
 	/* a reading of 1.2, within the noise: z 1, no square root */
 	for (i = 0; i < N_OF(v); i++)
 		v[i] = 40 + ((i / 4) % 2 ? -0.55 : 0.55);

@@ -67,8 +67,7 @@ static void test_defaults(void **state)
 	assert_near(p.target_wait_s, 0.0, 0.0);
 	assert_near(p.wait_probability, 0.0, 0.0);
 	assert_near(p.drain_s, 15.0, 0.0);
-	assert_int_equal(p.drain_excess, 0);
-	assert_int_equal(p.boost_net, 0);
+	assert_int_equal(p.ablate, 0);
 	assert_near(p.shed_threshold, 0.0, 0.0);
 	assert_near(p.boost_factor, 1.0, 0.0);
 	assert_near(p.cost_per_replica_hour, 0.0, 0.0);
@@ -103,7 +102,7 @@ static void test_seed_drain(void **state)
 	 * L = 0.5 * 10 = 5, D = 300 -> 95 * 10 / 300. */
 	p.staffing = MODEL_STAFF_NONE;
 	p.drain_s = 300;
-	p.drain_excess = 1;
+	p.ablate |= MODEL_ABLATE_DRAIN_EXCESS;
 	b = eval_ok(&p, sig(0.5, 10.0, 100.0, 0.0));
 	assert_near(b.busy_slots, 5.0, 1e-12);
 	assert_near(b.headroom_slots, 0.0, 0.0);
@@ -117,7 +116,7 @@ static void test_seed_drain(void **state)
 
 	/* staffer's rule: every waiting request needs a slot to be drained,
 	 * Q * W / D = 100 * 10 / 300 = 3.333. */
-	p.drain_excess = 0;
+	p.ablate &= ~MODEL_ABLATE_DRAIN_EXCESS;
 	b = eval_ok(&p, sig(0.5, 10.0, 100.0, 0.0));
 	assert_near(b.drain_slots, 100.0 * 10.0 / 300.0, 1e-12);
 	assert_int_equal(b.replicas, 9);
@@ -485,7 +484,7 @@ static void test_held_and_boost(void **state)
 	z = sig(1.0, 10.0, 0.0, 2.0);            /* S 2 > 0: boost 20 */
 	b = eval_ok(&p, z);
 	assert_near(b.boost_slots, 20.0, 1e-12);
-	p.boost_net = 1;
+	p.ablate |= MODEL_ABLATE_BOOST_NET;
 	b = eval_ok(&p, z);
 	assert_near(b.boost_slots, 0.0, 0.0);
 }
@@ -553,10 +552,10 @@ static void test_forecast_raises(void **state)
 	b = eval_ok(&p, sigf(0.5, 10.0, 100.0, 0.0, 10.0));
 	assert_near(b.drain_slots, 100.0 * 10.0 / 15.0, 1e-12);
 	/* Under v1's rule the raised L took the queue in: 80 * 10 / 15. */
-	p.drain_excess = 1;
+	p.ablate |= MODEL_ABLATE_DRAIN_EXCESS;
 	b = eval_ok(&p, sigf(0.5, 10.0, 100.0, 0.0, 2.0));
 	assert_near(b.drain_slots, 80.0 * 10.0 / 15.0, 1e-12);
-	p.drain_excess = 0;
+	p.ablate &= ~MODEL_ABLATE_DRAIN_EXCESS;
 
 	/* A forecast below or equal to lambda is not used. */
 	ref = eval_ok(&p, sig(2.0, 10.0, 30.0, 0.0));

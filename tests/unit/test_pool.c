@@ -158,12 +158,12 @@ static void test_ttft_floor(void **state)
 	assert_near(b.total_slots, cf, 1e-9);
 	assert_int_equal(b.replicas, c);
 	/* the ablation: the whole c */
-	mp.erlang_whole = 1;
+	mp.ablate |= MODEL_ABLATE_ERLANG_WHOLE;
 	assert_int_equal(pool_evaluate(&mp, &p, 0, &ps, &s, &b, &t),
 			 MODEL_OK);
 	assert_near(b.total_slots, (double)c, 1e-9);
 	assert_int_equal(b.replicas, c);
-	mp.erlang_whole = 0;
+	mp.ablate &= ~MODEL_ABLATE_ERLANG_WHOLE;
 	/* a generous budget on Poisson arrivals (z 1): the square root
 	 * covers z - 1 = 0 beyond the queue the TTFT's Erlang C staffs, so
 	 * that answer stands */
