@@ -37,6 +37,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2018,7 +2019,18 @@ static void abort_all(struct fetch *f, struct job *incoming)
 static void *fetch_main(void *arg)
 {
 	struct fetch *f = arg;
+	sigset_t mask;
 
+	/* Every transfer runs here, with CURLOPT_NOSIGNAL (http.c), under
+	 * which libcurl no longer ignores SIGPIPE for us, and a send to a
+	 * connection the backend reset may still raise it (libcurl warns
+	 * of such corner cases, TLS among them): blocked on this thread,
+	 * that send fails with EPIPE and the request ends in an error, in
+	 * every command (serve ignores SIGPIPE as well; explain and tune
+	 * did not). */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &mask, NULL);
 	for (;;) {
 		struct job *list, *j;
 		CURLMsg *m;

@@ -171,7 +171,8 @@ struct fetch_answer {
 };
 
 /* Called once per job on the fetch thread with one answer per query, in
- * the order submitted. */
+ * the order submitted.  That thread blocks SIGPIPE (a backend that resets
+ * a connection fails the request, never the process). */
 typedef void fetch_done_fn(void *arg, const struct fetch_answer *answers,
 			   size_t n);
 

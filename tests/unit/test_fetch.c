@@ -6,6 +6,9 @@
  * The backend is a loopback port that is bound but not listening, so
  * every request is refused at once: the transfers are real (dispatch,
  * connection in use, completion), only quick.
+ *
+ * And the fetch thread's SIGPIPE: blocked, so that a write to a reset
+ * connection there fails instead of killing the process.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <signal.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -146,10 +150,50 @@ static void test_lanes_bounded(void **state)
 	close(fd);
 }
 
+/* A callback runs on the fetch thread: a SIGPIPE raised there (as a TLS
+ * write to a reset connection raises it) must be blocked, not kill the
+ * test binary with SIGPIPE's default action. */
+static void on_pipe(void *arg, const struct fetch_answer *a, size_t n)
+{
+	sigset_t now;
+
+	(void)a;
+	(void)n;
+	raise(SIGPIPE);
+	pthread_sigmask(SIG_SETMASK, NULL, &now);
+	if (sigismember(&now, SIGPIPE))
+		on_done(arg, a, n);
+}
+
+static void test_sigpipe_blocked(void **state)
+{
+	struct config c;
+	struct fetch *f;
+	struct done d = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+			  0 };
+	struct fetch_query fq = { .query = "up" };
+	int fd, port;
+
+	(void)state;
+	port = refused_port(&fd);
+	load(&c, port, 1);
+	fq.backend = &c.backends[0];
+	fq.cfg = &c;
+	f = fetch_new();
+	assert_non_null(f);
+	assert_int_equal(fetch_submit(f, "caller", "ns", &fq, 1, on_pipe, &d),
+			 0);
+	assert_int_equal(wait_done(&d, 1), 0);
+	fetch_free(f);
+	config_release(&c);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lanes_bounded),
+		cmocka_unit_test(test_sigpipe_blocked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
