@@ -385,10 +385,13 @@ def sim_cmd(c, cold, seed=1):
             "--json"]
 
 
-def run(c, cold, seed=1, verdict_only=False):
+def run(c, cold, seed=1, verdict_only=False, repeat=1):
     """Every policy of case c at cold start cold on draw seed of the cold
-    starts; verdict_only: staffer's defaults and the baselines only."""
+    starts; verdict_only: staffer's defaults and the baselines only;
+    repeat: the replay that many times over, the last copy counted."""
     cmd = sim_cmd(c, cold, seed)
+    if repeat > 1:
+        cmd += ["--repeat", str(repeat)]
     pols = seasonal_policies() if c["held_out"] else \
         policies() + [c["told"], BOUND]
     if verdict_only:
@@ -424,6 +427,15 @@ WARM = 1.25
 # never in a verdict.  The planner's first call (180 s) comes later, but
 # llm-d's (30 s) earlier, so it bounds neither exactly.
 BOUND = "staffer:minReplicaCount=100"
+
+# Every run above starts with an empty Prometheus, as a new deployment
+# does: staffer's prefill pool assumes bursty traffic until its series
+# measures z, and its hold has nothing to release on.  In steady operation
+# every policy has history: each case is also replayed twice over
+# (--repeat 2), the second copy counted, staffer's defaults and every
+# baseline, draw 1.  The same verdict; which of the two a reader meets
+# depends on whether the model is new.
+STEADY = 2
 
 # Each pod's cold start is a lognormal draw (--cold-seed), the same for
 # every policy of a run.  The verdict is one draw; the issue's cases are
@@ -725,6 +737,18 @@ def report(results, elapsed):
     summary(w, issue)
     if issue and "draws" in issue[0]:
         draws_section(w, issue)
+    if issue and "steady" in issue[0]:
+        w("## Steady operation\n")
+        w("The runs above start with an empty Prometheus, as a new "
+          "deployment does: until its series measures z, staffer's "
+          "prefill pool assumes the ceiling, and its hold has no "
+          "evidence to release on.  Here each case is replayed twice "
+          "over (`--repeat %d`) and only the second copy counted (its "
+          "requests, the replica-hours over it): every policy has the "
+          "first copy's history, as in a deployment that has been "
+          "running.  Staffer's defaults and every baseline, draw 1; the "
+          "same verdict.\n" % STEADY)
+        summary(w, [r["steady"] for r in issue])
     if held:
         w("## Held out: seasonal days\n")
         w("The same verdict on traffic no default was chosen on: a day of "
@@ -857,9 +881,13 @@ def main():
             r["warm"] = wr
         more = [(r, ex.submit(run, r["case"], r["cold"], seed, True))
                 for r in issue for seed in range(2, DRAWS + 1)]
+        steady = [(r, ex.submit(run, r["case"], r["cold"], 1, True,
+                                STEADY)) for r in issue]
         for r in issue:
             r["draws"] = [r["rows"]] + [f.result()["rows"]
                                         for x, f in more if x is r]
+        for r, f in steady:
+            r["steady"] = f.result()
         shown = [r for r in results if r["cold"] == PLOT_COLD]
         for r, png in zip(shown, ex.map(timeseries_plot, shown)):
             r["plot"] = png

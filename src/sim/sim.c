@@ -954,7 +954,7 @@ int sim_run(const struct sim_config *c, const struct trace *t,
 	struct simev e;
 	struct simpool_config pc = {
 		sizeof(struct sim_replica), 64, SIM_REPLICAS_MAX, c->end_s,
-		c->cold_start_s, c->cold_start_cv, c->cold_seed,
+		c->cold_start_s, c->cold_start_cv, c->cold_seed, 0,
 	};
 	double span;
 	size_t cap;

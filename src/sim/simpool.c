@@ -160,6 +160,8 @@ double simpool_overlap(const struct simpool *p, double from, double to)
 {
 	double e = p->cfg.end_s;
 
+	if (from < p->cfg.start_s)
+		from = p->cfg.start_s;
 	if (from > e)
 		return 0;
 	if (to > e)

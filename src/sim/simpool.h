@@ -9,7 +9,8 @@
  * simpool_ready.  Scale-down removes the newest starting replica (gone
  * at once), else puts the newest ready one to drain; the caller ends a
  * draining replica (simpool_gone) once it holds no work.  A replica
- * costs replica-seconds from its creation to its end, inside [0, end_s].
+ * costs replica-seconds from its creation to its end, inside [start_s,
+ * end_s].
  *
  * A gone replica's slot is reused by the next one created (the lowest
  * first), so the table is as long as the most replicas alive at once.
@@ -46,6 +47,7 @@ struct simpool_config {
 	double cold_start_s;  /* simcold_get's median ... */
 	double cold_start_cv; /* ... and coefficient of variation */
 	uint64_t cold_seed;   /* the cold starts' stream */
+	double start_s;       /* the accounting's start (0: the start) */
 };
 
 struct simpool {
@@ -93,11 +95,11 @@ void simpool_gone(struct simpool *p, size_t r, double now);
  * and may be the peak. */
 int32_t simpool_scale(struct simpool *p, int32_t target);
 
-/* Seconds of [from, to] inside [0, end_s]. */
+/* Seconds of [from, to] inside [start_s, end_s]. */
 double simpool_overlap(const struct simpool *p, double from, double to);
 
-/* The replica-seconds over [0, end_s]: the gone replicas' and the rest's
- * from their creation to end_s. */
+/* The replica-seconds over [start_s, end_s]: the gone replicas' and the
+ * rest's from their creation to end_s. */
 double simpool_replica_s(const struct simpool *p);
 
 #endif

@@ -66,10 +66,13 @@ struct split {
 	struct simseries ser[SS_N];
 	double *kv_util;          /* per ready decode replica, for views */
 	size_t cap_kv_util;
+	/* of the requests counted (split_config.count_from_s) */
 	uint64_t shed, tokens, tokens_within, ttft_within, served;
 	double itl_sum;
 	double *ttfts;            /* of requests served */
 	size_t nttfts;
+	/* of every request: the time series', and the run's end */
+	uint64_t ttft_missed, tokens_missed, ended;
 	uint64_t sampled_ttft_missed, sampled_tokens_missed;
 };
 
@@ -136,6 +139,9 @@ int split_config_check(const struct split_config *c, char *err,
 		what = "initial replicas must be 0 to 20000 a pool";
 	else if (!(c->end_s > 0) || c->end_s > TRACE_TIME_MAX)
 		what = "the trace must last more than 0 s";
+	else if (!(c->count_from_s >= 0) || !(c->count_from_s < c->end_s))
+		what = "counting must start at 0 s or later, before the "
+		       "trace's end";
 	else if (!(c->ts_step_s >= 0) ||
 		 (c->ts_step_s > 0 && c->end_s / c->ts_step_s > 1e7))
 		what = "timeseries step must be >= 0 and give at most 1e7 "
@@ -290,7 +296,10 @@ static void split_expire(struct split *s, double t)
 	while ((q = s->pq.head) != SIMQ_NIL &&
 	       s->t->req[q].arrival_s + s->c->queue_timeout_s < t) {
 		simq_unlink(&s->links, &s->pq, q);
-		s->shed++;
+		s->ttft_missed++;
+		s->ended++;
+		if (s->t->req[q].arrival_s >= s->c->count_from_s)
+			s->shed++;
 		s->cnt[SS_SHED] += 1;
 		s->cnt[SS_FIRST] += 1;
 		s->cnt[SS_TTFT_MISS] += 1;
@@ -430,24 +439,32 @@ static int split_step(struct split *s, size_t r)
 	for (i = 0; i < n; i++) {
 		uint32_t q = x->work[i];
 		const struct trace_req *rq = &s->t->req[q];
+		int counted = rq->arrival_s >= s->c->count_from_s;
 
 		if (++s->gen[q] == 1) {
 			double ttft = s->now - rq->arrival_s;
+			int late = !(ttft <= s->c->ttft_s);
 
-			s->ttfts[s->nttfts++] = ttft;
-			s->served++;
 			s->cnt[SS_FIRST] += 1;
-			if (ttft <= s->c->ttft_s)
-				s->ttft_within++;
-			else
-				s->cnt[SS_TTFT_MISS] += 1;
+			s->cnt[SS_TTFT_MISS] += late;
+			s->ttft_missed += (uint64_t)late;
+			s->ended++;
+			if (counted) {
+				s->ttfts[s->nttfts++] = ttft;
+				s->served++;
+				s->ttft_within += (uint64_t)!late;
+			}
 		} else {
-			s->tokens++;
-			s->itl_sum += d;
+			int late = !(d <= s->c->itl_s);
+
 			s->cnt[SS_ITL_SUM] += d;
 			s->cnt[SS_ITL_N] += 1;
-			if (d <= s->c->itl_s)
-				s->tokens_within++;
+			s->tokens_missed += (uint64_t)late;
+			if (counted) {
+				s->tokens++;
+				s->itl_sum += d;
+				s->tokens_within += (uint64_t)!late;
+			}
 		}
 		if (s->gen[q] >= split_out(rq)) {
 			double need = split_need_kv(s->c, rq);
@@ -590,10 +607,8 @@ static void split_sample(struct split *s, split_sample_fn *fn, void *arg)
 	x.dq = s->dq.len;
 	x.drun = s->drun;
 	x.kv = s->kv_used;
-	x.ttft_missed = s->served - s->ttft_within + s->shed -
-			s->sampled_ttft_missed;
-	x.tokens_missed = s->tokens - s->tokens_within -
-			  s->sampled_tokens_missed;
+	x.ttft_missed = s->ttft_missed - s->sampled_ttft_missed;
+	x.tokens_missed = s->tokens_missed - s->sampled_tokens_missed;
 	s->sampled_ttft_missed += x.ttft_missed;
 	s->sampled_tokens_missed += x.tokens_missed;
 	fn(arg, &x);
@@ -674,13 +689,16 @@ static double split_rank(const double *v, size_t n, double q)
 
 static void split_results(struct split *s, struct split_result *o)
 {
+	size_t i;
 	int k;
 
 	memset(o, 0, sizeof(*o));
-	o->requests = s->t->n;
+	for (i = 0; i < s->t->n; i++)
+		o->requests += s->t->req[i].arrival_s >= s->c->count_from_s;
 	o->shed = s->shed;
 	o->ttft_within = s->ttft_within;
-	o->ttft_attainment = (double)s->ttft_within / (double)s->t->n;
+	o->ttft_attainment = o->requests ? (double)s->ttft_within /
+					   (double)o->requests : 1;
 	if (simsort_doubles(s->ttfts, s->nttfts))
 		qsort(s->ttfts, s->nttfts, sizeof(*s->ttfts),
 		      split_cmp_double);
@@ -772,7 +790,7 @@ int split_run(const struct split_config *c, const struct trace *t,
 		struct simpool_config pc = {
 			sizeof(struct split_rep), 32, SPLIT_REPLICAS_MAX,
 			c->end_s, c->cold_start_s, c->cold_start_cv,
-			c->cold_seed + (uint64_t)k,
+			c->cold_seed + (uint64_t)k, c->count_from_s,
 		};
 
 		simpool_init(&s.pool[k], &pc);
@@ -817,7 +835,7 @@ int split_run(const struct split_config *c, const struct trace *t,
 
 	while (s.next < t->n || s.pq.len > 0 || s.dq.len > 0 ||
 	       s.prun > 0 || s.drun > 0 || s.now < c->end_s ||
-	       s.served + s.shed < t->n) {
+	       s.ended < t->n) {
 		const struct simev *top = simheap_peek(&s.heap);
 		int arrival = s.next < t->n &&
 			      (!top || t->req[s.next].arrival_s < top->t);

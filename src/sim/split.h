@@ -75,6 +75,11 @@ struct split_config {
 	double ttft_s, itl_s;     /* the targets attainment counts */
 	int32_t initial[SPLIT_POOLS]; /* ready replicas at 0, >= 0 */
 	double end_s;             /* accounting horizon, > 0 */
+	double count_from_s;      /* the results count the requests that
+				   * arrived at or after it and the
+				   * replica-seconds after it; 0 to below
+				   * end_s (0: all).  The time series
+				   * counts every request. */
 	double ts_step_s;         /* timeseries period, 0: none */
 	const struct perf *perf;  /* the engine's profile */
 };
@@ -136,7 +141,7 @@ struct split_pool_result {
 };
 
 struct split_result {
-	uint64_t requests, shed;
+	uint64_t requests, shed;   /* counted (count_from_s) */
 	uint64_t ttft_within;      /* requests with TTFT <= ttft_s */
 	double ttft_attainment;    /* ttft_within / requests */
 	double ttft_p50, ttft_p99; /* of requests served (NaN: none) */

@@ -48,6 +48,7 @@ struct splitcmd_opts {
 	int json;
 	const char *ts_file;
 	double ts_step;
+	long repeat;
 };
 
 static void splitcmd_usage(FILE *fp)
@@ -68,6 +69,10 @@ static void splitcmd_usage(FILE *fp)
 "                      (1000), --output-mean T (250), --seed N (1)\n"
 "  --overlay K (1)     K copies, copy i shifted by i*span/K, wrapped\n"
 "  --speedup X (1)     divide every arrival time by X\n"
+"  --repeat N (1)      the traffic N times over, each copy a span after the\n"
+"                      one before; the results count the last copy only\n"
+"                      (requests that arrived in it, replica-hours over\n"
+"                      it): the copies before are every policy's history\n"
 "engine (the Splitwise profile, perf.h):\n"
 "  --perf-model FILE --perf-spec M,HW,TP (built-in llama2-70b,h100-80gb,4)\n"
 "  --prefill-budget N (8192)  tokens in one prefill batch\n"
@@ -113,6 +118,7 @@ static void splitcmd_defaults(struct splitcmd_opts *o)
 	o->slots = o->sc.decode_slots;
 	o->cold_seed = (long)o->sc.cold_seed;
 	o->ts_step = 15;
+	o->repeat = 1;
 }
 
 static int splitcmd_policy(void *ctx, const char *prog, const char *name,
@@ -151,6 +157,7 @@ static const struct opt splitcmd_table[] = {
 	OPT_L("--seed", SO(tr.seed), 0, 2147483647.0, NULL),
 	OPT_L("--overlay", SO(tr.overlay), 1, 1000, "copies"),
 	OPT_D("--speedup", SO(tr.speedup), 1e-3, 1e6, "x", 0),
+	OPT_L("--repeat", SO(repeat), 1, TRACE_REPEAT_MAX, "copies"),
 	OPT_S("--perf-model", SO(tr.perf_file), OPT_NONEMPTY),
 	OPT_S("--perf-spec", SO(tr.perf_spec), OPT_NONEMPTY),
 	OPT_L("--prefill-budget", SO(budget), 1, 10000000, "tokens"),
@@ -187,9 +194,20 @@ static int splitcmd_traffic(const struct splitcmd_opts *o, struct trace *t,
 			    size_t errlen)
 {
 	struct simrng rng;
+	size_t n;
 
 	simrng_seed(&rng, (uint64_t)o->tr.seed);
-	return simtraffic_load(&o->tr, &rng, t, desc, desclen, err, errlen);
+	if (simtraffic_load(&o->tr, &rng, t, desc, desclen, err, errlen))
+		return -1;
+	if (o->repeat == 1)
+		return 0;
+	if (trace_repeat(t, (int)o->repeat, err, errlen))
+		return -1;
+	n = strlen(desc);
+	if (n < desclen)
+		snprintf(desc + n, desclen - n, ", %ld times over, the last "
+			 "counted", o->repeat);
+	return 0;
 }
 
 /* --initial-replicas: first-minute, or "P,D". */
@@ -346,6 +364,9 @@ int cmd_simulate_split(int argc, char **argv)
 	o.sc.prefill_budget = o.budget;
 	o.sc.decode_slots = o.slots;
 	o.sc.end_s = t.span_s > 0 ? t.span_s : 1;
+	/* --repeat: the copies before the last are history, not counted */
+	o.sc.count_from_s = t.span_s * (double)(o.repeat - 1) /
+			    (double)o.repeat;
 	o.sc.ts_step_s = o.ts_file ? o.ts_step : 0;
 	if (splitcmd_initial(&o, &t, &o.sc, err, sizeof(err)) ||
 	    split_config_check(&o.sc, err, sizeof(err))) {

@@ -810,6 +810,45 @@ int trace_transform(struct trace *t, int overlay, double speedup,
 	return 0;
 }
 
+int trace_repeat(struct trace *t, int times, char *err, size_t errlen)
+{
+	size_t n0 = t->n, i;
+	int k;
+
+	if (times < 1 || times > TRACE_REPEAT_MAX) {
+		snprintf(err, errlen, "repeat must be 1 to %d",
+			 TRACE_REPEAT_MAX);
+		return -1;
+	}
+	if (times > 1 && !(t->span_s > 0)) {
+		snprintf(err, errlen, "repeat needs a trace longer than 0 s");
+		return -1;
+	}
+	if (t->span_s * times > TRACE_TIME_MAX) {
+		snprintf(err, errlen, "repeat: %d copies of %.0f s are longer "
+			 "than a year", times, t->span_s);
+		return -1;
+	}
+	if ((double)n0 * times > (double)TRACE_REQ_MAX) {
+		trace_oom(err, errlen, "repeat");
+		return -1;
+	}
+	for (k = 1; k < times; k++)
+		for (i = 0; i < n0; i++) {
+			struct trace_req q = t->req[i];
+
+			if (trace_add(t, q.arrival_s + k * t->span_s,
+				      q.input_tokens, q.output_tokens,
+				      q.service_s)) {
+				trace_oom(err, errlen, "repeat");
+				return -1;
+			}
+		}
+	t->span_s *= times;
+	trace_sort(t);
+	return 0;
+}
+
 /* ---- service times ------------------------------------------------------ */
 
 static const char *const trace_services[] = {

@@ -150,6 +150,15 @@ int trace_synth(struct trace *t, const struct trace_synth *s,
 int trace_transform(struct trace *t, int overlay, double speedup,
 		    char *err, size_t errlen);
 
+/*
+ * Repeat: the traffic times (1 to TRACE_REPEAT_MAX) times over, copy k
+ * shifted by k * span (the span of one copy, > 0), and span times as
+ * long.  0, or -1 with err (t unchanged when the arguments are wrong;
+ * out of memory, t may hold part of the copies: free it).
+ */
+#define TRACE_REPEAT_MAX 100
+int trace_repeat(struct trace *t, int times, char *err, size_t errlen);
+
 enum trace_service {
 	TRACE_SVC_AUTO = 0, /* the column when present, else perf */
 	TRACE_SVC_COLUMN,   /* service_s column (error if absent) */

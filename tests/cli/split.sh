@@ -2,8 +2,8 @@
 # tests/cli/split.sh - `staffer simulate --split` through the real binary:
 # usage and its errors (exit 2), a small synthetic run (the table and
 # --json: every policy on the same requests, counts consistent), the same
-# output for the same seed, a trace file with tokens, --timeseries, and
-# --initial-replicas P,D.
+# output for the same seed, a trace file with tokens, --timeseries,
+# --initial-replicas P,D, and --repeat.
 #
 # usage: tests/cli/split.sh      (STAFFER=path overrides build/staffer)
 # Prints "N passed, N failed"; exits 1 when anything failed.
@@ -218,5 +218,35 @@ else
 fi
 n=$(grep -c '^static,' "$TMP/ts.csv")
 if [ "$n" -ge 9 ]; then ok; else bad "timeseries: $n rows, want >= 9"; fi
+
+# ---- --repeat: the copies before the last are history -----------------------
+
+# --repeat 1 is the default to the byte.  --repeat 2 replays the 600 s
+# twice and counts the second copy: the same requests, the warm fleet's
+# replica-hours over 600 s, not 1200; the time series covers both copies;
+# and staffer, which reads the first copy's history, decides otherwise.
+split $S --json --policy staffer --policy static
+j1=$OUT
+split $S --json --repeat 1 --policy staffer --policy static
+if [ "$OUT" = "$j1" ]; then ok; else bad "repeat 1: not the default"; fi
+split $S --json --repeat 2 --policy staffer --policy static \
+	--timeseries "$TMP/rep.csv"
+status "repeat 2" 0
+printf '%s\n%s\n' "$j1" "$OUT" | /usr/bin/python3 -c '
+import json, sys
+a, s1, b, s2 = [json.loads(l) for l in sys.stdin]
+for x, y in ((a, b), (s1, s2)):
+    assert x["requests"] == y["requests"], (x, y)
+want = (s2["initial_prefill"] + s2["initial_decode"]) * 600 / 3600
+assert abs(s2["replica_hours"] - want) < 1e-9, (s2, want)
+assert b["ttft_p99"] != a["ttft_p99"], (a, b)
+' 2>"$TMP/py"
+if [ $? -eq 0 ]; then ok; else bad "repeat 2: $(cat "$TMP/py")"; fi
+last=$(tail -n 1 "$TMP/rep.csv" | cut -d, -f2)
+if [ "$last" -ge 1185 ] && [ "$last" -le 1500 ]; then ok; else
+	bad "repeat 2: the time series ends at $last s, want both copies"; fi
+refuse "repeat 0" "--repeat '0': allowed: a whole number from 1 to 100" \
+	$S --repeat 0
+refuse "repeat 101" "--repeat '101'" $S --repeat 101
 
 finish

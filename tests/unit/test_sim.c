@@ -161,7 +161,7 @@ static void test_heap_order(void **state)
  * replica-seconds inside [0, end_s]. */
 static void test_pool_table(void **state)
 {
-	struct simpool_config c = { sizeof(long), 2, 3, 100, 10, 0, 1 };
+	struct simpool_config c = { sizeof(long), 2, 3, 100, 10, 0, 1, 0 };
 	struct simpool p;
 
 	(void)state;
@@ -385,6 +385,44 @@ static void test_trace_overlay(void **state)
 		assert_true(t.req[i].arrival_s >= t.req[i - 1].arrival_s);
 	assert_true(t.req[t.n - 1].arrival_s < 50);
 	assert_int_equal(trace_transform(&t, 0, 1, err, sizeof(err)), -1);
+	trace_free(&t);
+}
+
+/* Repeat: copy k is the trace k spans later, the span k times as long;
+ * bad counts and a year's length are refused. */
+static void test_trace_repeat(void **state)
+{
+	struct trace t;
+	struct trace_synth s = { TRACE_POISSON, 5, 100, 100, 10 };
+	struct simrng r;
+	char err[TRACE_ERR_MAX];
+	double first[8];
+	size_t n, i, k;
+
+	(void)state;
+	simrng_seed(&r, 7);
+	trace_init(&t);
+	assert_int_equal(trace_synth(&t, &s, &r, err, sizeof(err)), 0);
+	n = t.n;
+	for (i = 0; i < 8; i++)
+		first[i] = t.req[i].arrival_s;
+	assert_int_equal(trace_repeat(&t, 1, err, sizeof(err)), 0);
+	assert_int_equal(t.n, n);
+	assert_int_equal(trace_repeat(&t, 3, err, sizeof(err)), 0);
+	assert_int_equal(t.n, 3 * n);
+	assert_near(t.span_s, 300, 1e-9);
+	for (i = 1; i < t.n; i++)
+		assert_true(t.req[i].arrival_s >= t.req[i - 1].arrival_s);
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < 8; i++)
+			assert_near(t.req[k * n + i].arrival_s,
+				    first[i] + 100.0 * (double)k, 1e-9);
+	assert_int_equal(trace_repeat(&t, 0, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "repeat must be 1 to 100"));
+	t.span_s = 86400 * 10;
+	assert_int_equal(trace_repeat(&t, 100, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "longer than a year"));
+	assert_int_equal(t.n, 3 * n);
 	trace_free(&t);
 }
 
@@ -1885,6 +1923,7 @@ int main(void)
 		cmocka_unit_test(test_trace_csv),
 		cmocka_unit_test(test_trace_csv_bytes),
 		cmocka_unit_test(test_trace_overlay),
+		cmocka_unit_test(test_trace_repeat),
 		cmocka_unit_test(test_trace_rates),
 		cmocka_unit_test(test_clients_share),
 		cmocka_unit_test(test_clients_ramp),
