@@ -27,7 +27,7 @@
 /* Values one object's check visits at most: aliases let a small file
  * name one node from many places (16 aliases at each of 5 levels are a
  * million values from 2 KB), and each visit is a check; a ScaledObject
- * written out has a few hundred. */
+ * written out has a few hundred.  A pair `<<` merges in is a visit too. */
 #define CRD_VISITS_MAX 100000
 
 /* The CRD's patterns, compiled once: regcomp() cost more than the rest of
@@ -54,7 +54,7 @@ struct crd_walk {
 	crd_report_fn *report;
 	void *arg;
 	int found;                /* findings */
-	size_t visits;            /* crd_value() calls, CRD_VISITS_MAX */
+	size_t visits;            /* crd_visit() calls, CRD_VISITS_MAX */
 };
 
 #if defined(__GNUC__)
@@ -240,6 +240,20 @@ static void crd_value(struct crd_walk *w, const struct ynode *sch,
 		      const struct ynode *v, unsigned long line,
 		      const char *path);
 
+/* Count a visit to a value of path (whose key is on line): 1 past
+ * CRD_VISITS_MAX, said once, and the value is not checked. */
+static int crd_visit(struct crd_walk *w, unsigned long line,
+		     const char *path)
+{
+	if (++w->visits <= CRD_VISITS_MAX)
+		return 0;
+	if (w->visits == CRD_VISITS_MAX + 1)
+		crd_say(w, line, *path ? path : "(top)", "the object expands "
+			"to more than %d values (aliases repeating nodes); the "
+			"rest is not checked", CRD_VISITS_MAX);
+	return 1;
+}
+
 /* The CRD's validation rules on an object (x-kubernetes-validations).
  * CEL is not evaluated: the one rule the CRD has is written out here,
  * recognised by its message, so a new rule is not silently taken for
@@ -260,8 +274,8 @@ static void crd_rules(struct crd_walk *w, const struct ynode *sch,
 
 		if (!msg || strcmp(msg, CRD_MINMAX_RULE))
 			continue;
-		mn = ymap_get(w->d, v, "minReplicaCount", &k);
-		mx = ymap_get(w->d, v, "maxReplicaCount", NULL);
+		mn = ymap_get_merged(w->d, v, "minReplicaCount", &k);
+		mx = ymap_get_merged(w->d, v, "maxReplicaCount", NULL);
 		if (mx && mx->kind == YN_SCALAR && mx->type == YT_NULL)
 			mx = NULL;     /* pruned by the API server: absent */
 		if (!mn || !crd_is(mn, YT_NUMBER, "tag:yaml.org,2002:int") ||
@@ -298,56 +312,93 @@ static const struct ynode *crd_first_key(const struct ydoc *d,
 	return NULL;
 }
 
+/* What one map's fields are checked against (crd_object()). */
+struct crd_fields {
+	struct crd_walk *w;
+	const struct ynode *sch, *props, *more;
+	const char *path;             /* the map's */
+};
+
+/* Field kn, whose value is v, of the map at f->path: checked against its
+ * property, else against additionalProperties, else it is unknown. */
+static void crd_field(const struct crd_fields *f, const struct ynode *kn,
+		      const struct ynode *v)
+{
+	struct crd_walk *w = f->w;
+	const struct ynode *ps;
+	const char *near;
+	char sub[CRD_PATH_MAX];
+
+	crd_path_key(sub, f->path, kn);
+	ps = f->props ? ymap_get(w->s, f->props, kn->text, NULL) : NULL;
+	if (ps)
+		crd_value(w, ps, v, kn->line, sub);
+	else if (f->more)
+		crd_value(w, f->more, v, kn->line, sub);
+	else if (f->props &&
+		 !sflag(w, f->sch, "x-kubernetes-preserve-unknown-fields")) {
+		near = crd_nearest(w, f->props, kn->text);
+		crd_say(w, kn->line, sub, "unknown field: the CRD has no such "
+			"field here, and the API server refuses it (kubectl's "
+			"strict validation)%s%s%s",
+			near ? "; did you mean '" : "", near ? near : "",
+			near ? "'?" : "");
+	}
+}
+
+/*
+ * A pair `<<` merges into the map (ymap_pair_fn): checked as a written
+ * one when kubectl keeps it (not when the map or an earlier merge gives
+ * its key), at the line it is written on.  Each pair met counts as a
+ * visit, kept or not, as a value an alias repeats does: a large map
+ * merged into many maps costs at most CRD_VISITS_MAX an object.
+ */
+static int crd_merged(void *arg, const struct ynode *kn,
+		      const struct ynode *v, int kept)
+{
+	const struct crd_fields *f = arg;
+
+	if (crd_visit(f->w, kn->line, f->path))
+		return 1;
+	if (kept)
+		crd_field(f, kn, v);
+	return 0;
+}
+
 static void crd_object(struct crd_walk *w, const struct ynode *sch,
 		       const struct ynode *v, unsigned long line,
 		       const char *path)
 {
-	const struct ynode *props = sget(w, sch, "properties");
-	const struct ynode *more = sget(w, sch, "additionalProperties");
+	struct crd_fields f = { w, sch, sget(w, sch, "properties"),
+				sget(w, sch, "additionalProperties"), path };
 	const struct ynode *req = sget(w, sch, "required");
-	const struct ynode *ps, *kn, *first;
-	const char *key, *near;
+	const struct ynode *kn, *first;
+	const char *key;
 	char sub[CRD_PATH_MAX];
 	size_t i;
 
-	if (more && more->kind != YN_MAP)
-		more = NULL;                    /* additionalProperties: bool */
+	if (f.more && f.more->kind != YN_MAP)
+		f.more = NULL;                  /* additionalProperties: bool */
 	for (i = 0; i + 1 < v->n_kids; i += 2) {
 		kn = &w->d->nodes[v->kids[i]];
-		key = ytext(kn);
-		if (!key || kn->type == YT_MERGE)
+		if (!ytext(kn) || kn->type == YT_MERGE)
 			continue;
-		crd_path_key(sub, path, kn);
 		if ((first = crd_first_key(w->d, v, i)) != NULL) {
 			/* kubectl's strict decoding refuses it, the lax one
 			 * keeps the last: either way not what it seems */
+			crd_path_key(sub, path, kn);
 			crd_say(w, kn->line, sub, "is given twice (first on "
 				"line %lu); give each field once",
 				(unsigned long)first->line);
 			continue;
 		}
-		ps = props ? ymap_get(w->s, props, key, NULL) : NULL;
-		if (ps)
-			crd_value(w, ps, &w->d->nodes[v->kids[i + 1]], kn->line,
-				  sub);
-		else if (more)
-			crd_value(w, more, &w->d->nodes[v->kids[i + 1]],
-				  kn->line, sub);
-		else if (props &&
-			 !sflag(w, sch, "x-kubernetes-preserve-unknown-fields")) {
-			near = crd_nearest(w, props, key);
-			crd_say(w, kn->line, sub, "unknown field: the CRD has "
-				"no such field here, and the API server refuses "
-				"it (kubectl's strict validation)%s%s%s",
-				near ? "; did you mean '" : "",
-				near ? near : "", near ? "'?" : "");
-		}
+		crd_field(&f, kn, &w->d->nodes[v->kids[i + 1]]);
 	}
+	/* the fields `<<` merges in, which kubectl applies in every map */
+	ymap_each_merged(w->d, v, crd_merged, &f);
 	for (i = 0; req && req->kind == YN_SEQ && i < req->n_kids; i++) {
 		key = ytext(&w->s->nodes[req->kids[i]]);
-		/* a field merged in ('<<', which kubectl applies in every
-		 * map) is there; its value is not checked here */
-		if (key && !ymap_get_merged(w->d, v, key))
+		if (key && !ymap_get_merged(w->d, v, key, NULL))
 			crd_say(w, line, *path ? path : "(top)", "required "
 				"field '%s' is missing", key);
 	}
@@ -445,14 +496,8 @@ static void crd_value(struct crd_walk *w, const struct ynode *sch,
 
 	if (!v || !sch || (v->kind == YN_SCALAR && v->type == YT_NULL))
 		return;                 /* null: pruned, as absent */
-	if (++w->visits > CRD_VISITS_MAX) {
-		if (w->visits == CRD_VISITS_MAX + 1)
-			crd_say(w, line, *path ? path : "(top)", "the object "
-				"expands to more than %d values (aliases "
-				"repeating nodes); the rest is not checked",
-				CRD_VISITS_MAX);
+	if (crd_visit(w, line, path))
 		return;
-	}
 	/* trigger metadata: lint's own checks say more */
 	if (!strncmp(path, "spec.triggers[", 14) && plen > 10 &&
 	    !strcmp(path + plen - 10, "].metadata"))

@@ -56,8 +56,9 @@
  * else 1 if there was an error (or, with --strict, a warning); else 0.
  *
  * The YAML is read as kubectl reads it by ydoc.c (typed scalars, merge
- * keys in metadata, aliases never expanded), which `staffer explain`
- * shares.
+ * keys applied in every map, aliases never expanded), which `staffer
+ * explain` shares: every key is read with ymap_get_merged() or ypath(),
+ * and crd.c checks merged-in fields as written ones.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -742,7 +743,7 @@ static void lint_trigger_warnings(struct lint *l, const struct lint_obj *o,
 	const struct ynode *k = NULL, *v;
 	char val[YDOC_SHOW_BUF];
 
-	v = ymap_get(d, trig, "metricType", &k);
+	v = ymap_get_merged(d, trig, "metricType", &k);
 	if (v && (!ytext(v) || strcmp(v->text, "AverageValue")))
 		lint_report(l, k->line, 1, o, t, "metricType '%s': staffer "
 			    "needs AverageValue; its answer is a replica "
@@ -1004,7 +1005,7 @@ static void lint_up_policies(struct lint *l, const struct lint_obj *o,
 			     int select_min, unsigned long line)
 {
 	const struct ynode *pol, *p, *k = NULL;
-	const char *type;
+	const char *type, *vt, *pt;
 	unsigned long at = line;
 	long value, period;
 	size_t i, slow = 0, n = 0;
@@ -1016,13 +1017,11 @@ static void lint_up_policies(struct lint *l, const struct lint_obj *o,
 		return;
 	for (i = 0; i < pol->n_kids; i++) {
 		p = &d->nodes[pol->kids[i]];
-		type = ytext(ymap_get(d, p, "type", NULL));
-		if (!type || !ytext(ymap_get(d, p, "value", NULL)) ||
-		    !ytext(ymap_get(d, p, "periodSeconds", NULL)) ||
-		    num_parse_long(ymap_get(d, p, "value", NULL)->text,
-				    &value) ||
-		    num_parse_long(ymap_get(d, p, "periodSeconds", NULL)->text,
-				    &period) || period <= 0)
+		type = ytext(ymap_get_merged(d, p, "type", NULL));
+		vt = ytext(ymap_get_merged(d, p, "value", NULL));
+		pt = ytext(ymap_get_merged(d, p, "periodSeconds", NULL));
+		if (!type || !vt || !pt || num_parse_long(vt, &value) ||
+		    num_parse_long(pt, &period) || period <= 0)
 			continue;
 		n++;
 		rate = (double)value / (double)period;
@@ -1037,18 +1036,15 @@ static void lint_up_policies(struct lint *l, const struct lint_obj *o,
 	}
 	if (!first || (!select_min && slow < n))
 		return;
-	ymap_get(d, first, "value", &k);
-	type = ytext(ymap_get(d, first, "type", NULL));
+	vt = ytext(ymap_get_merged(d, first, "value", &k));
+	pt = ytext(ymap_get_merged(d, first, "periodSeconds", NULL));
+	type = ytext(ymap_get_merged(d, first, "type", NULL));
 	lint_report(l, k ? k->line : at, 1, o, -1, "scaleUp policy {type: %s, "
 		    "value: %s, periodSeconds: %s} lets the HPA add at most "
 		    "%s%s per %s s%s: staffer's jumps (a burst, a shedding "
 		    "boost) land that slowly; allow at least %d%% or %d pods "
-		    "per %d s, the HPA's default", type,
-		    ymap_get(d, first, "value", NULL)->text,
-		    ymap_get(d, first, "periodSeconds", NULL)->text,
-		    ymap_get(d, first, "value", NULL)->text,
-		    !strcmp(type, "Pods") ? " pod(s)" : "%",
-		    ymap_get(d, first, "periodSeconds", NULL)->text,
+		    "per %d s, the HPA's default", type, vt, pt, vt,
+		    !strcmp(type, "Pods") ? " pod(s)" : "%", pt,
 		    select_min ? " (selectPolicy Min: the slowest policy wins)" :
 		    "", HPA_UP_PERCENT, HPA_UP_PODS, HPA_UP_PERIOD_S);
 }
@@ -1068,12 +1064,12 @@ static void lint_fallback_behavior(struct lint *l, const struct lint_obj *o,
 	fb = ynn(ypath(d, obj, fallback, &at));
 	if (!fb || fb->kind != YN_MAP)
 		return;
-	b = ynn(ymap_get(d, fb, "behavior", &k));
+	b = ynn(ymap_get_merged(d, fb, "behavior", &k));
 	bt = ytext(b);
 	/* an unknown behavior is the CRD check's to report */
 	if (bt && strcmp(bt, "static") && strcmp(bt, "currentReplicasIfLower"))
 		return;
-	r = ynn(ymap_get(d, fb, "replicas", NULL));
+	r = ynn(ymap_get_merged(d, fb, "replicas", NULL));
 	rt = ytext(r);
 	if (rt && o->max_known)
 		snprintf(who, sizeof(who), " (%s replicas, where "
@@ -1119,7 +1115,7 @@ static void lint_modifiers(struct lint *l, const struct lint_obj *o,
 		tr = &d->nodes[trs->kids[i]];
 		if (ydoc_is_external(d, tr, l->address))
 			continue;
-		v = ymap_get(d, tr, "type", &k);
+		v = ymap_get_merged(d, tr, "type", &k);
 		lint_report(l, k ? k->line : tr->line, 1, o, (long)i,
 			    "a trigger of type '%s' in staffer's "
 			    "ScaledObject: the HPA scales to the highest of "
@@ -1235,11 +1231,12 @@ static void lint_crd_report(void *arg, unsigned long line, const char *msg)
 static void lint_target(const struct ydoc *d, const struct ynode *obj,
 			const struct ynode *spec, struct lint_obj *o)
 {
-	const struct ynode *ref = ymap_get(d, spec, "scaleTargetRef", NULL);
-	const char *ns = ytext(ymap_get(d, ymap_get(d, obj, "metadata", NULL),
-					"namespace", NULL));
-	const char *kind = ytext(ymap_get(d, ref, "kind", NULL));
-	const char *name = ytext(ymap_get(d, ref, "name", NULL));
+	const struct ynode *ref = ymap_get_merged(d, spec, "scaleTargetRef",
+						  NULL);
+	const struct ynode *md = ymap_get_merged(d, obj, "metadata", NULL);
+	const char *ns = ytext(ymap_get_merged(d, md, "namespace", NULL));
+	const char *kind = ytext(ymap_get_merged(d, ref, "kind", NULL));
+	const char *name = ytext(ymap_get_merged(d, ref, "name", NULL));
 
 	snprintf(o->ns, sizeof(o->ns), "%s", ns ? ns : "");
 	if (name)
@@ -1253,7 +1250,7 @@ static int lint_object(void *arg, const struct ydoc *d,
 {
 	struct lint *l = arg;
 	const struct ynode *spec, *triggers, *v, *k = NULL;
-	const char *api = ytext(ymap_get(d, obj, "apiVersion", NULL));
+	const char *api = ytext(ymap_get_merged(d, obj, "apiVersion", NULL));
 	struct lint_obj o;
 	char shown[YDOC_SHOW_BUF];
 	size_t i, n = 0;
@@ -1261,21 +1258,21 @@ static int lint_object(void *arg, const struct ydoc *d,
 	memset(&o, 0, sizeof(o));
 	ydoc_who(d, obj, o.who, sizeof(o.who));
 	if (!api || strcmp(api, "keda.sh/v1alpha1")) {
-		v = ymap_get(d, obj, "apiVersion", &k);
+		v = ymap_get_merged(d, obj, "apiVersion", &k);
 		lint_report(l, k ? k->line : obj->line, 1, &o, -1,
 			    "apiVersion '%s' is not keda.sh/v1alpha1; not "
 			    "checked", ydoc_show(shown, v));
 		return 0;
 	}
-	spec = ymap_get(d, obj, "spec", NULL);
+	spec = ymap_get_merged(d, obj, "spec", NULL);
 	lint_target(d, obj, spec, &o);
 	o.max_replicas = KEDA_MAX_REPLICAS;
 	o.max_known = 1;
-	v = ymap_get(d, spec, "maxReplicaCount", NULL);
+	v = ymap_get_merged(d, spec, "maxReplicaCount", NULL);
 	if (v)
 		o.max_known = ytext(v) &&
 			      !num_parse_long(v->text, &o.max_replicas);
-	triggers = ymap_get(d, spec, "triggers", NULL);
+	triggers = ymap_get_merged(d, spec, "triggers", NULL);
 	if (!triggers || triggers->kind != YN_SEQ)
 		return 0;
 	for (i = 0; i < triggers->n_kids; i++)

@@ -139,8 +139,8 @@ static char *dup_text(const struct ynode *n, int *nomem)
 static long replica_count(const struct ydoc *d, const struct ynode *obj,
 			  const char *key)
 {
-	const struct ynode *n = ymap_get(d, ymap_get(d, obj, "spec", NULL),
-					 key, NULL);
+	const struct ynode *spec = ymap_get_merged(d, obj, "spec", NULL);
+	const struct ynode *n = ymap_get_merged(d, spec, key, NULL);
 	long v;
 
 	if (!n)
@@ -155,7 +155,7 @@ static int take_trigger(struct from_file *ff, const struct ydoc *d,
 			const struct ynode *obj, const struct ynode *trig,
 			long t)
 {
-	const struct ynode *om = ymap_get(d, obj, "metadata", NULL);
+	const struct ynode *om = ymap_get_merged(d, obj, "metadata", NULL);
 	struct ydoc_md md;
 	struct cand *c;
 	unsigned long line;
@@ -170,8 +170,8 @@ static int take_trigger(struct from_file *ff, const struct ydoc *d,
 	memset(c, 0, sizeof(*c));
 	memset(&md, 0, sizeof(md));
 	ydoc_who(d, obj, c->who, sizeof(c->who));
-	c->ns = dup_text(ymap_get(d, om, "namespace", NULL), &ff->nomem);
-	c->name = dup_text(ymap_get(d, om, "name", NULL), &ff->nomem);
+	c->ns = dup_text(ymap_get_merged(d, om, "namespace", NULL), &ff->nomem);
+	c->name = dup_text(ymap_get_merged(d, om, "name", NULL), &ff->nomem);
 	c->trigger = t;
 	c->min_replicas = replica_count(d, obj, "minReplicaCount");
 	c->max_replicas = replica_count(d, obj, "maxReplicaCount");
@@ -200,14 +200,14 @@ static int take_object(void *arg, const struct ydoc *d,
 		       const struct ynode *obj)
 {
 	struct from_file *ff = arg;
-	const char *api = ytext(ymap_get(d, obj, "apiVersion", NULL));
+	const char *api = ytext(ymap_get_merged(d, obj, "apiVersion", NULL));
 	const struct ynode *triggers;
 	size_t i;
 
 	if (!api || strcmp(api, "keda.sh/v1alpha1"))
 		return 0;
-	triggers = ymap_get(d, ymap_get(d, obj, "spec", NULL), "triggers",
-			    NULL);
+	triggers = ymap_get_merged(d, ymap_get_merged(d, obj, "spec", NULL),
+				   "triggers", NULL);
 	if (!triggers || triggers->kind != YN_SEQ)
 		return 0;
 	for (i = 0; i < triggers->n_kids; i++) {

@@ -555,7 +555,7 @@ const struct ynode *ypath(const struct ydoc *d, const struct ynode *map,
 	const struct ynode *k = NULL;
 
 	for (; map && *keys; keys++) {
-		map = ymap_get(d, map, *keys, &k);
+		map = ymap_get_merged(d, map, *keys, &k);
 		if (map)
 			*line = k->line;
 	}
@@ -581,22 +581,28 @@ const char *ydoc_show(char buf[YDOC_SHOW_BUF], const struct ynode *n)
  * walker's own, on its stack, so a walk through a few maps (`<<: *base`)
  * allocates nothing; a larger one grows on the heap.  (A mark per node of
  * the document, cleared at every walk, made a lint of a List whose
- * triggers merge quadratic in the file.)
+ * triggers merge quadratic in the file.)  With keys set, the same set
+ * holds key scalars, one per text: the keys a map has so far, merges
+ * applied (ymap_each_merged()).
  */
 #define YMARK_SMALL 16
 
 struct ymark {
 	uint32_t *slot;        /* small, or malloc()ed */
 	size_t cap, n;         /* cap: a power of 2 */
+	const struct ydoc *keys;  /* NULL: nodes; else scalars, by text */
 	uint32_t small[YMARK_SMALL];
 };
 
-static void ymark_init(struct ymark *m)
+/* keys: NULL for a set of nodes, or the document whose key scalars the
+ * set holds, two alike when their text is. */
+static void ymark_init(struct ymark *m, const struct ydoc *keys)
 {
 	memset(m->small, 0, sizeof(m->small));
 	m->slot = m->small;
 	m->cap = YMARK_SMALL;
 	m->n = 0;
+	m->keys = keys;
 }
 
 static void ymark_release(struct ymark *m)
@@ -606,12 +612,22 @@ static void ymark_release(struct ymark *m)
 }
 
 /* The first slot to probe for node i: its bits mixed, so that maps a
- * power of 2 nodes apart (a List's items, alike) start apart. */
+ * power of 2 nodes apart (a List's items, alike) start apart; a key's
+ * text hashed. */
 static size_t ymark_hash(const struct ymark *m, uint32_t i)
 {
-	uint32_t h = i * 2654435761u;
+	uint32_t h = m->keys ? (uint32_t)ydoc_name_hash(m->keys->nodes[i].text)
+			     : i * 2654435761u;
 
 	return (h ^ (h >> 16)) & (m->cap - 1);
+}
+
+/* Nodes i and j count as one member of m: the same node, or in a set of
+ * keys the same text. */
+static int ymark_same(const struct ymark *m, uint32_t i, uint32_t j)
+{
+	return i == j || (m->keys && !strcmp(m->keys->nodes[i].text,
+					     m->keys->nodes[j].text));
 }
 
 /* The slot that holds node i, or the empty one it would take. */
@@ -619,7 +635,7 @@ static size_t ymark_slot(const struct ymark *m, uint32_t i)
 {
 	size_t s = ymark_hash(m, i);
 
-	while (m->slot[s] && m->slot[s] != i + 1)
+	while (m->slot[s] && !ymark_same(m, m->slot[s] - 1, i))
 		s = (s + 1) & (m->cap - 1);
 	return s;
 }
@@ -653,7 +669,8 @@ static int ymark_grow(struct ymark *m)
  * not marked: the walk goes on, searching such a map each time it is
  * merged, as if nothing were marked (at most m^YDOC_MERGE_DEPTH searches
  * for a map merged m times at each level, the bound of the depth alone),
- * rather than failing the lookup.
+ * rather than failing the lookup.  In a set of keys, i is a key scalar:
+ * 1 when no key of its text was there (short of memory: maybe one was).
  */
 static int ymark_add(struct ymark *m, uint32_t i)
 {
@@ -669,6 +686,138 @@ static int ymark_add(struct ymark *m, uint32_t i)
 	m->slot[s] = i + 1;
 	m->n++;
 	return 1;
+}
+
+/* Told each map a merge walk meets; nonzero stops the walk. */
+typedef int ymerge_fn(void *arg, const struct ynode *src);
+
+/*
+ * The maps `<<` merges into map, in the order go-yaml lets them win:
+ * depth first, the maps of a `<<` list in order, each map once a walk
+ * (seen), merges within merges to YDOC_MERGE_DEPTH (map is at depth).  A
+ * merged value that is not a map merges nothing.  fn is told each map
+ * before the maps it merges; map's own pairs are not fn's.  Returns the
+ * first nonzero fn returned, or 0.
+ */
+static int ymerge_walk(const struct ydoc *d, const struct ynode *map,
+		       int depth, struct ymark *seen, ymerge_fn *fn, void *arg)
+{
+	const struct ynode *k, *v, *src;
+	size_t i, j;
+	int r;
+
+	if (depth >= YDOC_MERGE_DEPTH)
+		return 0;
+	for (i = 0; i + 1 < map->n_kids; i += 2) {
+		k = &d->nodes[map->kids[i]];
+		v = &d->nodes[map->kids[i + 1]];
+		if (k->kind != YN_SCALAR || k->type != YT_MERGE)
+			continue;
+		for (j = 0; j < (v->kind == YN_SEQ ? v->n_kids : 1); j++) {
+			src = v->kind == YN_SEQ ? &d->nodes[v->kids[j]] : v;
+			if (src->kind != YN_MAP ||
+			    !ymark_add(seen, (uint32_t)(src - d->nodes)))
+				continue;
+			if ((r = fn(arg, src)) ||
+			    (r = ymerge_walk(d, src, depth + 1, seen, fn, arg)))
+				return r;
+		}
+	}
+	return 0;
+}
+
+/* A lookup in the merged maps (ymerge_fn): the first with key wins. */
+struct merged_find {
+	const struct ydoc *d;
+	const char *key;
+	const struct ynode **keynode;
+	const struct ynode *found;
+};
+
+static int merged_find(void *arg, const struct ynode *src)
+{
+	struct merged_find *f = arg;
+
+	f->found = ymap_get(f->d, src, f->key, f->keynode);
+	return f->found != NULL;
+}
+
+const struct ynode *ymap_get_merged(const struct ydoc *d,
+				    const struct ynode *map, const char *key,
+				    const struct ynode **keynode)
+{
+	struct merged_find f = { d, key, keynode, NULL };
+	struct ymark seen;
+
+	if ((f.found = ymap_get(d, map, key, keynode)) || !map ||
+	    map->kind != YN_MAP)
+		return f.found;
+	ymark_init(&seen, NULL);
+	ymerge_walk(d, map, 0, &seen, merged_find, &f);
+	ymark_release(&seen);
+	return f.found;
+}
+
+/* ymap_each_merged()'s walk: the keys given so far, and whom to tell. */
+struct merged_each {
+	const struct ydoc *d;
+	struct ymark keys;
+	ymap_pair_fn *fn;
+	void *arg;
+};
+
+/* Each pair of merged map src whose key is a scalar (ymerge_fn). */
+static int merged_each(void *arg, const struct ynode *src)
+{
+	struct merged_each *e = arg;
+	const struct ynode *k;
+	size_t i;
+	int r;
+
+	for (i = 0; i + 1 < src->n_kids; i += 2) {
+		k = &e->d->nodes[src->kids[i]];
+		if (k->kind != YN_SCALAR || k->type == YT_MERGE)
+			continue;
+		r = e->fn(e->arg, k, &e->d->nodes[src->kids[i + 1]],
+			  ymark_add(&e->keys, src->kids[i]));
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int ymap_each_merged(const struct ydoc *d, const struct ynode *map,
+		     ymap_pair_fn *fn, void *arg)
+{
+	struct merged_each e;
+	struct ymark seen;
+	const struct ynode *k;
+	size_t i;
+	int r, merges = 0;
+
+	if (!map || map->kind != YN_MAP)
+		return 0;
+	for (i = 0; i + 1 < map->n_kids && !merges; i += 2) {
+		k = &d->nodes[map->kids[i]];
+		merges = k->kind == YN_SCALAR && k->type == YT_MERGE;
+	}
+	if (!merges)
+		return 0;
+	e.d = d;
+	e.fn = fn;
+	e.arg = arg;
+	/* the map's own keys first: they win over every merged one */
+	ymark_init(&e.keys, d);
+	for (i = 0; i + 1 < map->n_kids; i += 2) {
+		k = &d->nodes[map->kids[i]];
+		if (k->kind == YN_SCALAR && k->type != YT_MERGE)
+			ymark_add(&e.keys, map->kids[i]);
+	}
+	ymark_init(&seen, NULL);
+	r = ymerge_walk(d, map, 0, &seen, merged_each, &e);
+	ymark_release(&seen);
+	ymark_release(&e.keys);
+	return r;
 }
 
 /* ---- trigger metadata --------------------------------------------------- */
@@ -876,7 +1025,7 @@ int ydoc_md_collect(const struct ydoc *d, const struct ynode *trig,
 	int rc;
 
 	*line = trig->line;
-	map = ymap_get(d, trig, "metadata", &k);
+	map = ymap_get_merged(d, trig, "metadata", &k);
 	if (k)
 		*line = k->line;
 	if (!map)
@@ -886,7 +1035,7 @@ int ydoc_md_collect(const struct ydoc *d, const struct ynode *trig,
 			  "metadata is map[string]string");
 		return 1;
 	}
-	ymark_init(&seen);
+	ymark_init(&seen, NULL);
 	rc = md_collect(&o, d, map, md, 0, 0);
 	ymark_release(&seen);
 	return rc;
@@ -894,54 +1043,11 @@ int ydoc_md_collect(const struct ydoc *d, const struct ynode *trig,
 
 /* ---- ScaledObjects ------------------------------------------------------ */
 
-/* The first merged map with key, depth first; seen marks the maps
- * searched: one searched again finds nothing new. */
-static const struct ynode *merged_get(const struct ydoc *d,
-				      const struct ynode *map,
-				      const char *key, int depth,
-				      struct ymark *seen)
-{
-	const struct ynode *k, *v, *src, *r;
-	size_t i, j;
-
-	if ((r = ymap_get(d, map, key, NULL)) || !map ||
-	    depth >= YDOC_MERGE_DEPTH)
-		return r;
-	for (i = 0; i + 1 < map->n_kids; i += 2) {
-		k = &d->nodes[map->kids[i]];
-		v = &d->nodes[map->kids[i + 1]];
-		if (k->kind != YN_SCALAR || k->type != YT_MERGE)
-			continue;
-		for (j = 0; j < (v->kind == YN_SEQ ? v->n_kids : 1); j++) {
-			src = v->kind == YN_SEQ ? &d->nodes[v->kids[j]] : v;
-			if (!ymark_add(seen, (uint32_t)(src - d->nodes)))
-				continue;
-			r = merged_get(d, src, key, depth + 1, seen);
-			if (r)
-				return r;
-		}
-	}
-	return NULL;
-}
-
-const struct ynode *ymap_get_merged(const struct ydoc *d,
-				    const struct ynode *map, const char *key)
-{
-	struct ymark seen;
-	const struct ynode *r;
-
-	if (!map || map->kind != YN_MAP)
-		return NULL;
-	ymark_init(&seen);
-	r = merged_get(d, map, key, 0, &seen);
-	ymark_release(&seen);
-	return r;
-}
-
 int ydoc_is_external(const struct ydoc *d, const struct ynode *trig,
 		     const char *address)
 {
-	const char *type = ytext(ymap_get(d, trig, "type", NULL));
+	const char *type = ytext(ymap_get_merged(d, trig, "type", NULL));
+	const struct ynode *md;
 	const char *addr;
 
 	if (!type || (strcmp(type, "external") &&
@@ -949,17 +1055,17 @@ int ydoc_is_external(const struct ydoc *d, const struct ynode *trig,
 		return 0;
 	if (!address)
 		return 1;
-	addr = ytext(ymap_get_merged(d, ymap_get(d, trig, "metadata", NULL),
-				     "scalerAddress"));
+	md = ymap_get_merged(d, trig, "metadata", NULL);
+	addr = ytext(ymap_get_merged(d, md, "scalerAddress", NULL));
 	return addr && strstr(addr, address);
 }
 
 void ydoc_who(const struct ydoc *d, const struct ynode *obj, char *buf,
 	      size_t size)
 {
-	const struct ynode *md = ymap_get(d, obj, "metadata", NULL);
-	const struct ynode *name = ymap_get(d, md, "name", NULL);
-	const struct ynode *ns = ymap_get(d, md, "namespace", NULL);
+	const struct ynode *md = ymap_get_merged(d, obj, "metadata", NULL);
+	const struct ynode *name = ymap_get_merged(d, md, "name", NULL);
+	const struct ynode *ns = ymap_get_merged(d, md, "namespace", NULL);
 	char a[YDOC_SHOW_BUF], b[YDOC_SHOW_BUF];
 
 	if (!ytext(name))
@@ -982,8 +1088,8 @@ int ydoc_each_scaledobject(const struct ydoc *d, ydoc_object_fn *fn,
 	if (d->n == 0)
 		return 0;
 	root = &d->nodes[0];
-	kind = ytext(ymap_get(d, root, "kind", NULL));
-	items = ymap_get(d, root, "items", NULL);
+	kind = ytext(ymap_get_merged(d, root, "kind", NULL));
+	items = ymap_get_merged(d, root, "items", NULL);
 	/* One level of List, as kubectl reads it: a List in a List is not
 	 * looked into. */
 	if (kind && !strcmp(kind, "List") && items && items->kind == YN_SEQ)
@@ -992,7 +1098,7 @@ int ydoc_each_scaledobject(const struct ydoc *d, ydoc_object_fn *fn,
 		items = NULL;
 	for (i = 0; i < n; i++) {
 		obj = items ? &d->nodes[items->kids[i]] : root;
-		kind = ytext(ymap_get(d, obj, "kind", NULL));
+		kind = ytext(ymap_get_merged(d, obj, "kind", NULL));
 		if (!kind || strcmp(kind, "ScaledObject"))
 			continue;
 		r = fn(arg, d, obj);

@@ -10,11 +10,12 @@
  * library (go-yaml v2, YAML 1.1) reads them.  Aliases share nodes and are
  * never expanded, and an alias finds its anchor through a hash table; a
  * walk that follows them may still meet one node many times, so the
- * merge walks (`<<`, applied in trigger metadata, where kubectl applies
- * them too) visit each merged map once, and crd.c counts its visits.  A
- * merge walk's marks are its own, in a set of the maps it visits: it
- * costs what it visits, not the document's size, and allocates only past
- * a few maps.
+ * merge walks (`<<`, which kubectl applies in every map: what it reads
+ * goes through ymap_get_merged(), ymap_each_merged(), ypath() and the
+ * ScaledObject functions below, never ymap_get() alone) visit each merged
+ * map once, and crd.c counts its visits.  A merge walk's marks are its
+ * own, in a set of the maps it visits: it costs what it visits, not the
+ * document's size, and allocates only past a few maps.
  *
  * Bounds: a file of at most YDOC_FILE_MAX bytes, collections nested at
  * most YDOC_DEPTH deep, merges within merges at most YDOC_MERGE_DEPTH.
@@ -105,17 +106,46 @@ struct ydoc {
 /* s is one of the words of list (NULL-terminated). */
 int ydoc_word_in(const char *s, const char *const *list);
 
-/* The value of key in mapping map (NULL if map is not one or lacks the
- * key); *keynode, when given, gets the key's node. */
+/* The value of key among the pairs written in mapping map, merges not
+ * applied (NULL if map is not one or lacks the key); *keynode, when
+ * given, gets the key's node.  For the CRD's schema and the merge walks:
+ * what kubectl reads takes ymap_get_merged(). */
 const struct ynode *ymap_get(const struct ydoc *d, const struct ynode *map,
 			     const char *key, const struct ynode **keynode);
 
-/* Like ymap_get, with the pairs that `<<` merges into map (the first
- * merged map that has key wins, as in go-yaml; depth first, each merged
- * map searched once).  Short of memory for its marks it still answers,
- * searching a map again each time it is merged. */
+/*
+ * Like ymap_get, with the pairs that `<<` merges into map, as go-yaml
+ * applies them: a key written in map wins (wherever it stands; go-yaml v2
+ * lets a `<<` after it override it, docs/lint.md), then the merged maps
+ * depth first (those of a `<<` list in order), the first with key
+ * winning; each merged map searched once, merges within merges followed
+ * YDOC_MERGE_DEPTH deep; a merged value that is not a map merges nothing.
+ * *keynode gets the key's node, in the map that has it.  Short of memory
+ * for its marks it still answers, searching a map again each time it is
+ * merged.  Costs a second look at map's pairs when key is not among them.
+ */
 const struct ynode *ymap_get_merged(const struct ydoc *d,
-				    const struct ynode *map, const char *key);
+				    const struct ynode *map, const char *key,
+				    const struct ynode **keynode);
+
+/* A pair `<<` merges into a map (ymap_each_merged()): key a scalar, kept
+ * 1 when kubectl keeps it, 0 when a pair of the map itself or one merged
+ * before it gives its key.  Return 0 to go on, nonzero to stop. */
+typedef int ymap_pair_fn(void *arg, const struct ynode *key,
+			 const struct ynode *value, int kept);
+
+/*
+ * Call fn for each pair of the maps `<<` merges into map, in the order
+ * ymap_get_merged() searches them (so the pair it would find for a key is
+ * the one told kept), leaving out keys that are not scalars and merge
+ * keys; the pairs written in map itself are not fn's.  Returns the first
+ * nonzero fn returned, or 0.  Costs the merged maps' pairs, once each,
+ * and a look at map's own; nothing more when map merges nothing.  Short
+ * of memory for its sets a pair may be told kept that is not (never the
+ * other way).
+ */
+int ymap_each_merged(const struct ydoc *d, const struct ynode *map,
+		     ymap_pair_fn *fn, void *arg);
 
 /* A scalar's text, or NULL for anything else (and for NULL). */
 const char *ytext(const struct ynode *n);
@@ -123,9 +153,10 @@ const char *ytext(const struct ynode *n);
 /* A YT_TAGGED scalar's tag, or NULL for anything else (and for NULL). */
 const char *ytag(const struct ynode *n);
 
-/* Follow keys[] (NULL-terminated) down from map.  Returns the last value,
- * or NULL when a key is missing; *line is the line of the deepest key
- * found (unchanged when none is). */
+/* Follow keys[] (NULL-terminated) down from map, merges applied at each
+ * level (ymap_get_merged()).  Returns the last value, or NULL when a key
+ * is missing; *line is the line of the deepest key found (unchanged when
+ * none is). */
 const struct ynode *ypath(const struct ydoc *d, const struct ynode *map,
 			  const char *const *keys, unsigned long *line);
 
@@ -179,6 +210,9 @@ void ydoc_free(struct ydoc *d);
 
 /* ---- ScaledObjects ----------------------------------------------------- */
 
+/* These read every key with merges applied (ymap_get_merged()), as
+ * kubectl does. */
+
 /* Called for an object of kind ScaledObject (any apiVersion: the callee
  * decides); return 0 to go on, nonzero to stop with that value. */
 typedef int ydoc_object_fn(void *arg, const struct ydoc *d,
@@ -196,7 +230,7 @@ void ydoc_who(const struct ydoc *d, const struct ynode *obj, char *buf,
 	      size_t size);
 
 /* A trigger staffer answers: type external or external-push and, with
- * address non-NULL, a scalerAddress (merges applied) that contains it. */
+ * address non-NULL, a scalerAddress that contains it. */
 int ydoc_is_external(const struct ydoc *d, const struct ynode *trig,
 		     const char *address);
 
@@ -213,8 +247,9 @@ struct ydoc_md {
 typedef void ydoc_report_fn(void *arg, unsigned long line, const char *msg);
 
 /*
- * Gather the `metadata` of trigger trig into md (zeroed by the caller):
- * explicit keys first, a repeated one an error; `<<` merges the pairs of
+ * Gather the `metadata` of trigger trig (itself merged in or not) into md
+ * (zeroed by the caller): explicit keys first, a repeated one an error;
+ * `<<` merges the pairs of
  * a map (or of a list of maps, the first winning) whose keys are not there
  * yet, as go-yaml does.  Each value kubectl would refuse (metadata is
  * map[string]string: not a string, a key given twice, a NUL) is reported

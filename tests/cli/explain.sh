@@ -122,6 +122,14 @@ refuse "no such name" "no staffer trigger matches --name llm/nope" \
 refuse "override" "metadata 'beta': 'x' is not a number" \
 	--prometheus "$DEAD" --file "$TMP/two.yaml" --name batch/chat beta=x
 
+# `<<` applies in every map, as kubectl reads it: a trigger whose type and
+# metadata are merged in is staffer's, and an object merged in is one more.
+refuse "a trigger merged in" "metadata 'slotsPerReplica': '3x' is not a\
+ number" --prometheus "$DEAD" --file "$FIX/merge-trigger.yaml"
+refuse "an object merged in" "2 staffer triggers match" \
+	--prometheus "$DEAD" --file "$FIX/merge-object.yaml"
+contains "an object merged in" err "  llm/chat-canary trigger 0"
+
 # A pool: its token queries are run with the others (here they fail).
 explain --prometheus "$DEAD" --file "$FIX/pools-decode.yaml"
 status "pool decode, no backend" 1

@@ -254,6 +254,27 @@ RC=$?
 ERR=$(cat "$TMP/err")
 status "a List of 257,000 triggers merging one map" 0
 quiet "a List of 257,000 triggers merging one map"
+# The same List with each trigger's type and metadata merged in too
+# (`<<: *t`): every key is looked up through the merges, and the CRD
+# check walks the pairs merged into each trigger (1.5 s; 0.7 s before,
+# when none of these triggers was found to be staffer's).  The object
+# added last shows that they are checked.
+sed -e 's/{type: external, metadata: {<<: &b {/{<<: \&t {type: external, metadata: \&b {/' \
+	-e 's/{type: external, metadata: {<<: \*b,/{<<: *t, metadata: {<<: *b,/g' \
+	"$TMP/merges.yaml" >"$TMP/merged-triggers.yaml"
+echo '- {apiVersion: keda.sh/v1alpha1, kind: ScaledObject, metadata: {name:'\
+' bad, namespace: llm}, spec: {scaleTargetRef: {name: bad}, fallback: *f,'\
+' advanced: *a, triggers: [{<<: *t, metadata: {<<: *b, slotsPerReplica:'\
+' "3x"}}]}}' >>"$TMP/merged-triggers.yaml"
+WHAT="lint --address staffer.keda merged-triggers.yaml (at most 20 s)"
+OUT=$(timeout 20 "$BIN" lint --address staffer.keda \
+	"$TMP/merged-triggers.yaml" 2>"$TMP/err" </dev/null)
+RC=$?
+ERR=$(cat "$TMP/err")
+status "a List of 257,000 triggers merged in" 1
+lines "a List of 257,000 triggers merged in" 1
+contains "a List of 257,000 triggers merged in" out "ScaledObject llm/bad\
+ trigger 0: metadata 'slotsPerReplica': '3x' is not a number"
 
 # Peak memory as a ratio to the input (docs/lint.md, "Limits"): what lint
 # holds beyond its run on a small file, at most 7 times a List of
@@ -605,6 +626,66 @@ lines "--address with a merged scalerAddress" 4
 has_line "--address with a merged scalerAddress" out "<stdin>:26: ScaledObject\
  llm/a trigger 0: metadata 'slotsPerReplica': '3x' is not a number;\
  allowed: a whole number from 1 to 100000 (default 1)"
+
+# Merge keys outside trigger metadata: kubectl applies `<<` in every map,
+# so a trigger, an object or a spec may come from an anchor, and what it
+# merges in is checked as if written there, at the line it is written on
+# (these objects were skipped, or their merged fields unseen, before).
+lint "$FIX/merge-trigger.yaml"
+status "a trigger's type and metadata merged in" 1
+has_line "a trigger's type and metadata merged in" out\
+ "$FIX/merge-trigger.yaml:33: ScaledObject llm/chat trigger 0: metadata\
+ 'slotsPerReplica': '3x' is not a number; allowed: a whole number from 1\
+ to 100000 (default 1)"
+lines "a trigger's type and metadata merged in" 1
+lint --address staffer.keda "$FIX/merge-trigger.yaml"
+status "a merged trigger with --address" 1
+sed 's/slotsPerReplica: "3x"/slotsPerReplica: "32"/' "$FIX/merge-trigger.yaml" \
+	>"$TMP/merge-trigger-ok.yaml"
+lint --strict "$TMP/merge-trigger-ok.yaml"
+status "a trigger merged in, fixed" 0
+quiet "a trigger merged in, fixed"
+
+lint "$FIX/merge-object.yaml"
+status "an object merged in" 1
+lines "an object merged in: both objects" 2
+has_line "an object merged in: its own name wins" out\
+ "$FIX/merge-object.yaml:22: ScaledObject llm/chat-canary trigger 0:\
+ metadata 'serviceTime': '0' is out of range; allowed: a number greater\
+ than 0 and at most 86400 seconds (default: none)"
+
+M="$FIX/merge-precedence.yaml"
+lint "$M"
+status "merge precedence" 1
+lines "merge precedence: the winners only" 5
+has_line "the trigger's own metadata wins" out "$M:21: ScaledObject\
+ llm/own-metadata trigger 0: metadata 'serviceTime': '-8' is out of range;\
+ allowed: a number greater than 0 and at most 86400 seconds (default:\
+ none)"
+has_line "the spec's own maxReplicaCount wins" out "$M:28: ScaledObject\
+ llm/own-spec: spec: minReplicaCount must be less than or equal to\
+ maxReplicaCount (5 > 3)"
+has_line "a trigger: the first merged map wins" out "$M:53: ScaledObject\
+ llm/first-trigger trigger 0: metadata 'slotsPerReplica': '0' is out of\
+ range; allowed: a whole number from 1 to 100000 (default 1)"
+has_line "the spec: the first merged map wins" out "$M:62: ScaledObject\
+ llm/first-spec: spec.maxReplicaCount: '4' is a string; the CRD wants an\
+ integer (write it without quotes)"
+has_line "a merged field unknown to the CRD" out "$M:63: ScaledObject\
+ llm/first-spec: spec.pollingIntervall: unknown field: the CRD has no\
+ such field here, and the API server refuses it (kubectl's strict\
+ validation); did you mean 'pollingInterval'?"
+# The winners fixed: the losers, bad as they are, are not what kubectl
+# applies, and the merged maxReplicaCount (8) is seen (no tolerance
+# warning for the default 100).
+sed -e 's/serviceTime: "-8"/serviceTime: "8"/' \
+	-e 's/^  maxReplicaCount: 3$/  maxReplicaCount: 8/' \
+	-e 's/slotsPerReplica: "0"/slotsPerReplica: "32"/' \
+	-e 's/maxReplicaCount: "4"/maxReplicaCount: 8/' -e '/pollingIntervall/d' \
+	"$M" >"$TMP/merge-precedence-ok.yaml"
+lint --strict "$TMP/merge-precedence-ok.yaml"
+status "merge precedence, the winners fixed" 0
+quiet "merge precedence, the winners fixed"
 
 lint_stdin "$FIX/unknown-key.yaml" -
 status "stdin" 1

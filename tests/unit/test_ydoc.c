@@ -3,7 +3,8 @@
  * contiguous per collection, aliases sharing nodes, text and tags in the
  * arena (long and short, across blocks), ydoc_read_one()'s ownership, the
  * input bound that keeps a node's numbers within 32 bits, and `<<` merges
- * as ymap_get_merged() and ydoc_md_collect() follow them.
+ * as ymap_get_merged(), ymap_each_merged(), ydoc_md_collect() and the
+ * ScaledObject functions follow them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -236,7 +237,7 @@ static void check_merged(const struct ydoc *d, const char *name,
 	const char *got;
 
 	assert_non_null(map);
-	got = ytext(ymap_get_merged(d, map, key));
+	got = ytext(ymap_get_merged(d, map, key, NULL));
 	if (!want) {
 		assert_null(got);
 		return;
@@ -309,9 +310,41 @@ static const char *md_value(const struct ydoc_md *md, const char *key)
 	return md->values[i];
 }
 
+/* What ymap_each_merged() tells: "key=value" or "key=value~" (not kept),
+ * comma-separated, into a buffer; stop after n pairs (0: never). */
+struct told {
+	char buf[512];
+	size_t len;
+	int n, stop;
+};
+
+static int tell(void *arg, const struct ynode *key, const struct ynode *value,
+		int kept)
+{
+	struct told *t = arg;
+
+	put(t->buf, sizeof(t->buf), &t->len, "%s%s=%s%s", t->len ? "," : "",
+	    ytext(key), ytext(value) ? ytext(value) : "?", kept ? "" : "~");
+	return ++t->n == t->stop ? 7 : 0;
+}
+
+/* ymap_each_merged() on root's map name tells want, and returns rc. */
+static void check_each(const struct ydoc *d, const char *name, int stop,
+		       const char *want, int rc)
+{
+	struct told t;
+
+	memset(&t, 0, sizeof(t));
+	t.stop = stop;
+	assert_int_equal(ymap_each_merged(d, ymap_get(d, &d->nodes[0], name,
+						      NULL), tell, &t), rc);
+	assert_string_equal(t.buf, want);
+}
+
 /* Merges nested, in lists (the first map wins; the map's own key before
  * any merged), through a map that merges itself, and YDOC_MERGE_DEPTH
- * deep: the value go-yaml reads, and each merged map's pairs once. */
+ * deep: the value go-yaml reads, and each merged map's pairs once (as
+ * ydoc_md_collect() gathers them and ymap_each_merged() tells them). */
 static void test_merge_shapes(void **state)
 {
 	static const char y[] =
@@ -355,8 +388,19 @@ static void test_merge_shapes(void **state)
 	assert_int_equal(YDOC_MERGE_DEPTH, 8);
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		check_merged(d, want[i][0], want[i][1], want[i][2]);
-	assert_null(ymap_get_merged(d, NULL, "x"));
-	assert_null(ymap_get_merged(d, ymap_get(d, a, "x", NULL), "x"));
+	assert_null(ymap_get_merged(d, NULL, "x", NULL));
+	assert_null(ymap_get_merged(d, ymap_get(d, a, "x", NULL), "x", NULL));
+
+	/* ymap_each_merged() tells the merged pairs in the same order, each
+	 * kept where ymap_get_merged() finds it (~: not kept) */
+	check_each(d, "c", 0, "y=by,w=bw,x=ax,w=aw~", 0);
+	check_each(d, "l", 0, "k=first,y=by,w=bw,x=ax,w=aw~,k=second~,v=lv",
+		   0);
+	check_each(d, "o", 0, "m=merged~", 0);
+	check_each(d, "s", 0, "p=sp~,q=sq", 0);
+	check_each(d, "n", 0, "x=ax,w=aw", 0);
+	check_each(d, "d0", 0, "k7=7,k8=8", 0);
+	check_each(d, "a", 0, "", 0);
 
 	/* the map's own pairs first (its w, not b's), then the merged ones
 	 * in order, each merged map's once (s is merged four times, twice
@@ -444,6 +488,155 @@ static void test_merge_many(void **state)
 	free(y);
 }
 
+/* ymap_get_merged()'s key node is the merged map's, and a key it does not
+ * find leaves *keynode alone. */
+static void test_merge_keynode(void **state)
+{
+	static const char y[] =
+		"a: &a {x: ax}\n"
+		"b: {<<: [{y: by}, *a],\n"
+		"    z: bz}\n";
+	struct ydoc *d = read_one(y, sizeof(y) - 1);
+	const struct ynode *b = ymap_get(d, &d->nodes[0], "b", NULL);
+	const struct ynode *k = NULL;
+
+	(void)state;
+	assert_string_equal(ytext(ymap_get_merged(d, b, "x", &k)), "ax");
+	assert_string_equal(ytext(k), "x");
+	assert_int_equal(k->line, 1);
+	assert_string_equal(ytext(ymap_get_merged(d, b, "z", &k)), "bz");
+	assert_int_equal(k->line, 3);
+	assert_null(ymap_get_merged(d, b, "nope", &k));
+	assert_string_equal(ytext(k), "z");
+	ydoc_free(d);
+}
+
+/* ymap_each_merged() beyond test_merge_shapes: a key the map gives itself
+ * is not kept, keys that are not scalars are not told, what is not a map
+ * merges nothing, and fn's nonzero stops the walk and is returned. */
+static void test_merge_each(void **state)
+{
+	static const char y[] =
+		"a: &a {x: ax, w: aw}\n"
+		"c: {<<: *a, x: cx}\n"
+		"n: {<<: [{[1]: v, ? {m: 1} : v, k: nk}, 2, [j, jv]], <<: 3}\n"
+		"e: {}\n"
+		"l: {<<: [*a, {k: lk}]}\n";
+	struct ydoc *d = read_one(y, sizeof(y) - 1);
+
+	(void)state;
+	check_each(d, "c", 0, "x=ax~,w=aw", 0);
+	check_each(d, "n", 0, "k=nk", 0);
+	check_each(d, "e", 0, "", 0);
+	check_each(d, "l", 0, "x=ax,w=aw,k=lk", 0);
+	check_each(d, "l", 2, "x=ax,w=aw", 7);
+	assert_int_equal(ymap_each_merged(d, NULL, tell, NULL), 0);
+	ydoc_free(d);
+}
+
+/* ymap_pair_fn: counts the pairs told and those kept. */
+struct kept_count {
+	int n, kept;
+};
+
+static int count_kept(void *arg, const struct ynode *key,
+		      const struct ynode *value, int kept)
+{
+	struct kept_count *c = arg;
+
+	c->n++;
+	c->kept += kept;
+	return 0;
+}
+
+/* More keys than a walk's first marks hold: a merged map of 200 keys, 100
+ * of which the map gives itself, and a second merged map repeating all;
+ * each told once, kept as ymap_get_merged() finds it. */
+static void test_merge_each_many(void **state)
+{
+	enum { KEYS = 200, CAP = 16 << 10 };
+	char *y = malloc(CAP), key[16];
+	struct ydoc *d;
+	const struct ynode *m, *v;
+	struct kept_count c;
+	size_t len = 0;
+	int i;
+
+	(void)state;
+	assert_non_null(y);
+	put(y, CAP, &len, "a: &a {");
+	for (i = 0; i < KEYS; i++)
+		put(y, CAP, &len, "%sk%d: a%d", i ? ", " : "", i, i);
+	put(y, CAP, &len, "}\nm: {<<: [*a, {");
+	for (i = 0; i < KEYS; i++)
+		put(y, CAP, &len, "%sk%d: b%d", i ? ", " : "", i, i);
+	put(y, CAP, &len, "}]");
+	for (i = 0; i < KEYS; i += 2)
+		put(y, CAP, &len, ", k%d: own%d", i, i);
+	put(y, CAP, &len, "}\n");
+	d = read_one(y, len);
+	m = ymap_get(d, &d->nodes[0], "m", NULL);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(ymap_each_merged(d, m, count_kept, &c), 0);
+	assert_int_equal(c.n, 2 * KEYS);
+	assert_int_equal(c.kept, KEYS / 2);
+	for (i = 0; i < KEYS; i++) {
+		snprintf(key, sizeof(key), "k%d", i);
+		v = ymap_get_merged(d, m, key, NULL);
+		assert_non_null(v);
+		assert_int_equal(v->text[0], i % 2 ? 'a' : 'o');
+	}
+	ydoc_free(d);
+	free(y);
+}
+
+/* ydoc_object_fn: "WHO:N:EA" for each trigger N of obj, E and A whether
+ * it is external, and external with "staffer" in its scalerAddress. */
+static int each_who(void *arg, const struct ydoc *d, const struct ynode *obj)
+{
+	struct told *t = arg;
+	char who[YDOC_WHO_MAX];
+	const struct ynode *trs, *tr;
+	size_t i;
+
+	ydoc_who(d, obj, who, sizeof(who));
+	trs = ymap_get_merged(d, ymap_get_merged(d, obj, "spec", NULL),
+			      "triggers", NULL);
+	for (i = 0; trs && i < trs->n_kids; i++) {
+		tr = &d->nodes[trs->kids[i]];
+		put(t->buf, sizeof(t->buf), &t->len, "%s%s:%zu:%d%d",
+		    t->len ? "," : "", who, i, ydoc_is_external(d, tr, NULL),
+		    ydoc_is_external(d, tr, "staffer"));
+	}
+	return 0;
+}
+
+/* The ScaledObject functions read what kubectl reads through `<<`: a List
+ * whose kind and items are merged in, an object whose kind, name and
+ * namespace are, a trigger whose type and metadata (and scalerAddress)
+ * are; the first merged type wins. */
+static void test_merge_objects(void **state)
+{
+	static const char y[] =
+		"x: &t {type: external, metadata: {<<: {scalerAddress: "
+		"staffer:9090}}}\n"
+		"y: &o {<<: {kind: ScaledObject, metadata: {name: a, "
+		"namespace: n}}, spec: {triggers: [{<<: *t}, {<<: [{type: "
+		"cpu}, *t]}, {type: external, <<: {metadata: {scalerAddress: "
+		"other}}}]}}\n"
+		"z: &p {<<: *o, metadata: {<<: {name: b}}}\n"
+		"<<: {kind: List, items: [*o, *p]}\n";
+	struct ydoc *d = read_one(y, sizeof(y) - 1);
+	struct told t;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(ydoc_each_scaledobject(d, each_who, &t), 0);
+	assert_string_equal(t.buf, "n/a:0:11,n/a:1:00,n/a:2:10,"
+			    "b:0:11,b:1:00,b:2:10");
+	ydoc_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -455,6 +648,10 @@ int main(void)
 		cmocka_unit_test(test_too_big),
 		cmocka_unit_test(test_merge_shapes),
 		cmocka_unit_test(test_merge_many),
+		cmocka_unit_test(test_merge_keynode),
+		cmocka_unit_test(test_merge_each),
+		cmocka_unit_test(test_merge_each_many),
+		cmocka_unit_test(test_merge_objects),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
