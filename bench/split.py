@@ -646,9 +646,10 @@ def summary(w, results):
                 pct(s["ttft_attainment"]), pct(s["itl_attainment"])))
             b = res["rows"].get(BOUND)
             if b:
-                why.append("from this start no KEDA-driven policy can "
-                           "expect more than %s %% and %s %% (every pool "
-                           "at 100 replicas from the first poll)" % (
+                why.append("no KEDA-driven policy can be expected to "
+                           "reach more than %s %% and %s %% (the start's "
+                           "bound: every pool at 100 replicas from the "
+                           "first poll)" % (
                                pct(b["ttft_attainment"]),
                                pct(b["itl_attainment"])))
         if not cheaper:
