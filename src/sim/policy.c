@@ -66,6 +66,38 @@ int policy_parse_int(const char *key, const char *val, long lo, long hi,
 	return 0;
 }
 
+int policy_ablation_set(const struct policy_ablation *table, size_t n,
+			unsigned *ablate, const char *k, const char *v,
+			char *err, size_t errlen)
+{
+	const struct policy_ablation *a;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		a = &table[i];
+		if (strcmp(k, a->key))
+			continue;
+		if (strcmp(v, a->rule) && strcmp(v, a->off)) {
+			snprintf(err, errlen, "'%s': '%.40s' is not allowed; "
+				 "allowed: %s (staffer's rule) or %s", k, v,
+				 a->rule, a->off);
+			return -1;
+		}
+		if (!strcmp(v, a->off))
+			*ablate |= a->bit;
+		else
+			*ablate &= ~a->bit;
+		return 0;
+	}
+	return 1;
+}
+
+/* The unified fleet's ablations (the v1 rules): drain=excess, boost=none. */
+static const struct policy_ablation policy_ablations[] = {
+	{ "drain", "queue", "excess", MODEL_ABLATE_DRAIN_EXCESS },
+	{ "boost", "gross", "none", MODEL_ABLATE_BOOST_NET },
+};
+
 int policy_spec_open(struct policy_spec *s, const char *spec,
 		     const char *const *names, size_t n, const char *allowed,
 		     char *err, size_t errlen)
@@ -225,6 +257,7 @@ static int policy_own(struct policy *p, const char *k, const char *v,
 		      char *err, size_t errlen)
 {
 	struct meta_error me;
+	int r;
 
 	switch (p->kind) {
 	case POLICY_STAFFER:
@@ -307,24 +340,13 @@ static int policy_own(struct policy *p, const char *k, const char *v,
 		}
 		/* Ablations of the model's rules (model.h), to show what
 		 * the rules staffer does not use would have done. */
-		if (!strcmp(k, "drain") || !strcmp(k, "boost")) {
-			unsigned bit = k[0] == 'd' ? MODEL_ABLATE_DRAIN_EXCESS
-						   : MODEL_ABLATE_BOOST_NET;
-			const char *yes = k[0] == 'd' ? "excess" : "none";
-			const char *no = k[0] == 'd' ? "queue" : "gross";
-
-			if (strcmp(v, yes) && strcmp(v, no)) {
-				snprintf(err, errlen, "'%s': '%.40s' is not "
-					 "allowed; allowed: %s (staffer's "
-					 "rule) or %s", k, v, no, yes);
-				return -1;
-			}
-			if (!strcmp(v, yes))
-				p->meta.model.ablate |= bit;
-			else
-				p->meta.model.ablate &= ~bit;
-			return 0;
-		}
+		r = policy_ablation_set(policy_ablations,
+					sizeof(policy_ablations) /
+					sizeof(policy_ablations[0]),
+					&p->meta.model.ablate, k, v, err,
+					errlen);
+		if (r <= 0)
+			return r;
 		if (meta_set(&p->meta, k, v, &me) == META_OK)
 			return 0;
 		snprintf(err, errlen, "%s", me.msg);

@@ -220,6 +220,23 @@ int policy_parse_num(const char *key, const char *val, double lo, int lo_x,
 int policy_parse_int(const char *key, const char *val, long lo, long hi,
 		     int32_t *out, char *err, size_t errlen);
 
+/* A simulator ablation of one of the model's rules (policy.c's and
+ * splitpol.c's specs, never metadata): key=rule keeps staffer's rule,
+ * key=off sets bit (model.h's MODEL_ABLATE_*). */
+struct policy_ablation {
+	const char *key, *rule, *off;
+	unsigned bit;
+};
+
+/*
+ * Key k=v if it is one of the n ablations of table: 0 with the bit set
+ * or cleared in *ablate, -1 with err when v is neither value, 1 (nothing
+ * set) when k is none of them.
+ */
+int policy_ablation_set(const struct policy_ablation *table, size_t n,
+			unsigned *ablate, const char *k, const char *v,
+			char *err, size_t errlen);
+
 /*
  * A policy spec, "name" or "name:key=value,key=value" (policy.c's and
  * splitpol.c's), read in two steps.  policy_spec_open takes spec if it

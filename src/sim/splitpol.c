@@ -4,7 +4,6 @@
 #include "splitpol.h"
 
 #include <math.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,47 +29,15 @@ static const char *const splitpol_names[] = {
 _Static_assert(SPLITPOL_NAME_MAX >= POLICY_NAME_MAX,
 	       "a spec policy_spec_open takes fits struct splitpol's name");
 
-/* The simulator's ablations of the prefill pool's rules: key=rule is
- * staffer's, key=off sets bit in the prefill trigger's model_params. */
-struct splitpol_ablation {
-	const char *key, *rule, *off;
-	unsigned bit;
-};
-
-static const struct splitpol_ablation splitpol_ablations[] = {
+/* The simulator's ablations of the prefill pool's rules, set in the
+ * prefill trigger's model_params. */
+static const struct policy_ablation splitpol_ablations[] = {
 	{ "prefillZ", "low", "read", MODEL_ABLATE_PEAK_AS_READ },
 	{ "prefillErlang", "continuous", "whole", MODEL_ABLATE_ERLANG_WHOLE },
 	{ "prefillPrior", "forget", "hold", MODEL_ABLATE_PRIOR_HELD },
 };
 #define N_ABLATIONS \
 	(sizeof(splitpol_ablations) / sizeof(splitpol_ablations[0]))
-
-/* Key k=v of a staffer policy if it is an ablation's: 0 when set, -1
- * with err when v is neither, 1 when k is none of them. */
-static int splitpol_ablation_set(struct splitpol *p, const char *k,
-				 const char *v, char *err, size_t errlen)
-{
-	const struct splitpol_ablation *a;
-	size_t i;
-
-	for (i = 0; i < N_ABLATIONS; i++) {
-		a = &splitpol_ablations[i];
-		if (strcmp(k, a->key))
-			continue;
-		if (strcmp(v, a->rule) && strcmp(v, a->off)) {
-			snprintf(err, errlen, "'%s': '%.40s' is not allowed; "
-				 "allowed: %s (staffer's rule) or %s", k, v,
-				 a->rule, a->off);
-			return -1;
-		}
-		if (!strcmp(v, a->off))
-			p->meta[SPLIT_PREFILL].model.ablate |= a->bit;
-		else
-			p->meta[SPLIT_PREFILL].model.ablate &= ~a->bit;
-		return 0;
-	}
-	return 1;
-}
 
 static const char *const splitpol_pool_names[SPLIT_POOLS] = {
 	"prefill", "decode",
@@ -295,7 +262,9 @@ static int splitpol_set(void *arg, const char *k, const char *v, char *err,
 						&p->answer_age_s, err, errlen);
 		/* Ablations of the prefill pool's rules (model.h), to show
 		 * what each buys: never metadata. */
-		r = splitpol_ablation_set(p, k, v, err, errlen);
+		r = policy_ablation_set(splitpol_ablations, N_ABLATIONS,
+					&p->meta[SPLIT_PREFILL].model.ablate,
+					k, v, err, errlen);
 		if (r <= 0)
 			return r;
 		for (i = 0; i < SPLIT_POOLS; i++) {

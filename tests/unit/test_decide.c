@@ -1326,7 +1326,7 @@ static void test_pool_prior_forget(void **state)
 	struct meta m;
 	struct decide_obs o;
 	struct model_signals sig;
-	struct decision d, free;
+	struct decision d, got;
 	struct smooth st = SMOOTH_INIT;
 	int64_t held;
 	size_t i;
@@ -1341,13 +1341,13 @@ static void test_pool_prior_forget(void **state)
 	/* smooth traffic measured at t = 75: z 1, and the hold forgets */
 	series_fill(v, N_OF(v), N_OF(v), 40, 40);
 	obs_series(&o, v, N_OF(v));
-	assert_int_equal(run(&m, &o, NULL, 75, &sig, &free), DECIDE_OK);
-	assert_true(free.b.peakedness == 1);
-	assert_true(free.raw < held);
+	assert_int_equal(run(&m, &o, NULL, 75, &sig, &got), DECIDE_OK);
+	assert_true(got.b.peakedness == 1);
+	assert_true(got.raw < held);
 	assert_int_equal(run(&m, &o, &st, 75, &sig, &d), DECIDE_OK);
 	assert_true(d.peak_measured);
 	assert_true(d.hold_forgot);
-	assert_int_equal(d.raw, free.raw);
+	assert_int_equal(d.raw, got.raw);
 	/* down to the model's answer but the scale-down margin */
 	assert_true(d.target < held);
 	assert_int_equal(d.target,
