@@ -45,10 +45,13 @@ struct calc_series {
 	size_t n;             /* 0: no series */
 	double miss[SERIES_MAX]; /* slaMissSeries */
 	size_t n_miss;        /* 0: none, no SLO feedback */
+	double tokens[SERIES_MAX]; /* inputTokenRateSeries */
+	size_t n_tokens;      /* 0: none */
 	double step_s;        /* 0: not given */
 	int have_rate;        /* arrivalRate was given */
 	int have_signal;      /* any signal was given, 0 included */
 	int have_tokens;      /* a pool's token signal was given */
+	int have_input;       /* inputTokenRate was given */
 	long current;         /* currentReplicas, or -1 */
 	double cold;          /* coldStart, as coldStartQuery; 0: none */
 	/* the time of the decision (now=) and the schedule window then */
@@ -94,6 +97,10 @@ static void usage(FILE *fp)
 "           stepSeconds (default forecastWindowSeconds / 40, 5 to 60):\n"
 "           the range query behind the forecast, the hold and the\n"
 "           peakedness; arrivalRate defaults to the last value\n"
+"  inputTokenRateSeries=t1,t2,...  a prefill pool's input tokens/s at\n"
+"           stepSeconds, ending now, as inputTokenRateQuery's range: the\n"
+"           prompt tokens' peakedness, for ttftTargetSeconds;\n"
+"           inputTokenRate defaults to the last value\n"
 "  slaMissSeries=m1,m2,...  the share of requests that missed the wait\n"
 "           SLA (0 to 1, oldest first, at stepSeconds, ending now), as\n"
 "           slaMissQuery's range query: the SLO feedback's correction\n"
@@ -155,7 +162,8 @@ static int set_signal(struct model_signals *s, struct pool_signals *ps,
 }
 
 /* A comma-separated list of numbers: arrivalRateSeries (0 to SIGNAL_MAX
- * req/s) or slaMissSeries (shares, 0 to 1). */
+ * req/s), slaMissSeries (shares, 0 to 1) or inputTokenRateSeries (0 to
+ * SIGNAL_MAX tokens/s). */
 struct calc_list {
 	const char *key;
 	double max;
@@ -166,6 +174,8 @@ static const struct calc_list list_rate = { "arrivalRateSeries",
 					    SIGNAL_MAX, " req/s" };
 static const struct calc_list list_miss = { "slaMissSeries", 1,
 					    " (shares of requests)" };
+static const struct calc_list list_tokens = { "inputTokenRateSeries",
+					      SIGNAL_MAX, " tokens/s" };
 
 /* Ends every list message: what is allowed. */
 static void list_allowed(const struct calc_list *l)
@@ -286,6 +296,7 @@ static const char *const calc_keys[] = {
 	"arrivalRate", "queueDepth", "shedRate", "arrivalRateSeries",
 	"slaMissSeries", "stepSeconds", "currentReplicas", "coldStart", "now",
 	"inputTokenRate", "outputTokenRate", "kvCacheUsage",
+	"inputTokenRateSeries",
 };
 
 /* A key that is one of calc's own but for case ("arrivalrate"): say so
@@ -351,6 +362,8 @@ static int set_input(struct model_signals *s, struct calc_series *c,
 		return set_list(&list_rate, c->vals, &c->n, val);
 	if (!strcmp(key, "slaMissSeries"))
 		return set_list(&list_miss, c->miss, &c->n_miss, val);
+	if (!strcmp(key, "inputTokenRateSeries"))
+		return set_list(&list_tokens, c->tokens, &c->n_tokens, val);
 	if (!strcmp(key, "stepSeconds"))
 		return set_step(c, val);
 	if (!strcmp(key, "currentReplicas"))
@@ -366,6 +379,8 @@ static int set_input(struct model_signals *s, struct calc_series *c,
 		c->have_tokens = 1;
 	if (r == 0 && !strcmp(key, "arrivalRate"))
 		c->have_rate = 1;
+	if (r == 0 && !strcmp(key, "inputTokenRate"))
+		c->have_input = 1;
 	return r;
 }
 
@@ -396,6 +411,19 @@ static int observations(const struct meta *m, const struct model_signals *s,
 			"with pool unified; give pool=prefill or pool=decode\n");
 		return 2;
 	}
+	if (c->n_tokens > 0 && !(m->pool.kind == POOL_PREFILL &&
+				 m->pool.ttft_target_s > 0)) {
+		fprintf(stderr, "staffer calc: 'inputTokenRateSeries' has no "
+			"effect without pool=prefill and ttftTargetSeconds "
+			"(its peakedness is the TTFT target's)\n");
+		return 2;
+	}
+	if (c->n_tokens > 0 && c->n == 0) {
+		fprintf(stderr, "staffer calc: 'inputTokenRateSeries' needs "
+			"'arrivalRateSeries' at the same step (the mean "
+			"prompt is the one over the other)\n");
+		return 2;
+	}
 	memset(o, 0, sizeof(*o));
 	o->arrival_rate = s->arrival_rate;
 	o->pool = c->pool;
@@ -421,6 +449,12 @@ static int observations(const struct meta *m, const struct model_signals *s,
 		o->series = c->vals;
 		o->n_series = c->n;
 		o->series_step_s = c->step_s;
+	}
+	if (c->n_tokens > 0) {
+		if (!c->have_input)
+			o->pool.input_rate = c->tokens[c->n_tokens - 1];
+		o->tokens = c->tokens;
+		o->n_tokens = c->n_tokens;
 	}
 	if (c->current >= 0) {
 		o->have_view = 1;

@@ -110,6 +110,17 @@ void decide_series_query(const struct meta *m, double *range_s,
 	decide_series_query_cold(m, 0, range_s, step_s);
 }
 
+void decide_token_query_cold(const struct meta *m, double cold_s,
+			     double *range_s, double *step_s)
+{
+	double range, step;
+
+	decide_series_query_cold(m, cold_s, &range, &step);
+	*step_s = step;
+	*range_s = decide_peak_prior(m) && m->peakedness == META_AUTO &&
+		   range > 0 ? m->forecast_window_s : 0;
+}
+
 /* How far below a whole number of replicas the exact answer must fall
  * before the answer comes down to it. */
 #define DECIDE_DOWN_MARGIN 0.5
@@ -329,6 +340,66 @@ static enum model_err decide_peak(const struct meta *m,
 	return e;
 }
 
+/* The mean of the last k of vals[0..n-1] (k <= n, k > 0). */
+static double decide_tail_mean(const double *vals, size_t n, size_t k)
+{
+	double sum = 0;
+	size_t i;
+
+	for (i = n - k; i < n; i++)
+		sum += vals[i];
+	return sum / (double)k;
+}
+
+/*
+ * A prefill pool's prompt tokens' peakedness in mean prompts, into d's
+ * tok_*: their index of dispersion over the last forecastWindowSeconds
+ * (the span the arrivals' z reads) over the mean prompt there, the
+ * tokens' mean over the arrivals' mean: a window's tokens counted in
+ * mean prompts vary as z_tok prompts would.  Bursts of long prompts
+ * raise it above the arrivals' z, and so does the spread of sizes
+ * alone: 1 + their squared coefficient of variation on Poisson
+ * arrivals, 2 for the exponential prompts Erlang C already models.  That
+ * share is counted twice, knowingly: halving the reading left bursts of
+ * long prompts uncovered (docs/pools.md, "The prompt tokens' z").  Taken
+ * as the arrivals' z is (decide_peak()): at the low end of its
+ * standard error unless low is 0, then kept to 1..peakednessMax, the
+ * ceiling of a prefill pool's z on either stream.  The caller has
+ * measured the arrivals' z, so the windows hold enough requests.
+ * Nothing set when the series say nothing.
+ */
+static void decide_peak_tokens(const struct meta *m,
+			       const struct decide_obs *o, int low,
+			       struct decision *d)
+{
+	size_t ka, kt;
+	double prompt, z, raw, l;
+
+	if (!o->tokens || o->n_tokens < 2 || o->n_series < 1 ||
+	    !(o->series_step_s > 0))
+		return;
+	ka = decide_tail(o->n_series, o->series_step_s, m->forecast_window_s);
+	kt = decide_tail(o->n_tokens, o->series_step_s, m->forecast_window_s);
+	prompt = decide_tail_mean(o->tokens, o->n_tokens, kt) /
+		 decide_tail_mean(o->series, o->n_series, ka);
+	if (!(prompt > 0) || !isfinite(prompt))
+		return;
+	if (peak_estimate(o->tokens + o->n_tokens - kt, kt, o->series_step_s,
+			  m->rate_window_s, MODEL_PEAK_MAX, &z, &raw) !=
+	    MODEL_OK || isnan(raw))
+		return;
+	raw /= prompt;
+	l = low ? peak_lower(raw, kt, o->series_step_s, m->rate_window_s) :
+		  raw;
+	if (isnan(l))
+		return;
+	d->tok_measured = 1;
+	d->tok_raw = raw;
+	d->tok_low = l;
+	d->tok_z = l < PEAK_MIN ? PEAK_MIN : l > m->peakedness_max ?
+		   m->peakedness_max : l;
+}
+
 /*
  * A decode pool's output tokens now come from requests that arrived over
  * the last W (and the rate window before that), not the last minute:
@@ -344,17 +415,15 @@ static int decide_output_arrivals(const struct meta *m,
 				  const struct decide_obs *o, double w_s,
 				  struct pool_signals *ps)
 {
-	double sum = 0, mean;
-	size_t k, i;
+	double mean;
+	size_t k;
 
 	if (m->pool.kind != POOL_DECODE || !o->series || o->n_series < 1 ||
 	    !(o->series_step_s > 0) || !(w_s > 0) || !isfinite(w_s))
 		return 0;
 	k = decide_tail(o->n_series, o->series_step_s,
 			w_s + m->rate_window_s);
-	for (i = o->n_series - k; i < o->n_series; i++)
-		sum += o->series[i];
-	mean = sum / (double)k;
+	mean = decide_tail_mean(o->series, o->n_series, k);
 	if (!(mean > ps->arrival_rate) || !isfinite(mean))
 		return 0;
 	ps->output_arrivals = mean;
@@ -596,6 +665,7 @@ enum decide_err decide_observations(const struct meta *m,
 		meta_pool_params(m, &pp);
 		ps = o->pool;
 		ps.arrival_rate = o->arrival_rate;
+		ps.token_peakedness = 0;  /* measured below */
 		if (pool_service_time(&pp, &ps, &wt) == MODEL_OK && wt > 0) {
 			if (decide_output_arrivals(m, o, wt, &ps) &&
 			    pool_service_time(&pp, &ps, &wt) != MODEL_OK)
@@ -673,6 +743,13 @@ enum decide_err decide_observations(const struct meta *m,
 		d.peak_prior = 1;
 	}
 	s.peakedness = z;
+	d.tok_raw = d.tok_low = d.tok_z = NAN;
+	if (excess && d.peak_measured &&
+	    !(m->model.ablate & MODEL_ABLATE_TOKEN_PEAK)) {
+		decide_peak_tokens(m, o, low != NULL, &d);
+		if (d.tok_measured)
+			ps.token_peakedness = d.tok_z;
+	}
 	if (st && m->peakedness == META_AUTO && decide_peak_prior(m) &&
 	    !(m->model.ablate & MODEL_ABLATE_PRIOR_HELD))
 		d.hold_forgot = decide_prior_forget(st, &d, z,

@@ -96,6 +96,14 @@ struct decision {
 				     * low end of its standard error
 				     * (peak_lower()), z before clamping;
 				     * NaN when not taken */
+	/* A prefill pool's prompt tokens' peakedness in mean prompts
+	 * (decide_token_query()): measured when the arrivals' z was, with
+	 * the input tokens' series; its reading, that reading's low end
+	 * and what the TTFT's Erlang C was offered, the low end kept to
+	 * 1..peakednessMax (pool.h's token_peakedness; it takes it
+	 * only above z).  NaN when not measured. */
+	int tok_measured;
+	double tok_raw, tok_low, tok_z;
 	int have_surge;             /* sg holds the surge headroom made */
 	struct safety sg;
 	int hold_memory;            /* the answer hold had a whole hold of
@@ -128,6 +136,17 @@ struct decision {
  */
 void decide_series_query(const struct meta *m, double *range_s,
 			 double *step_s);
+
+/*
+ * A prefill pool's range query of inputTokenRateQuery, whose peakedness
+ * in mean prompts the TTFT target's Erlang C takes when it is above the
+ * arrivals' (pool.h): the last forecastWindowSeconds, the span the
+ * arrivals' z reads, at the series' step (decide_series_query_cold()
+ * for cold_s), the points ending now.  *range_s = 0 when nothing reads
+ * it: not a prefill pool with ttftTargetSeconds, peakedness not auto.
+ */
+void decide_token_query_cold(const struct meta *m, double cold_s,
+			     double *range_s, double *step_s);
 
 /*
  * The cold start the range queries are sized for (decide_series_query()
@@ -248,6 +267,11 @@ struct decide_obs {
 	double surge_step_s;
 	const double *(*surge_points)(void *surge_arg);
 	void *surge_arg;
+	/* decide_token_query_cold()'s answer for size_cold_s, at
+	 * series_step_s, the same way; NULL: none (the TTFT's Erlang C then
+	 * takes the arrivals' z). */
+	const double *tokens;
+	size_t n_tokens;
 	/* slaMissQuery's range at the same step, ending now (a value that
 	 * is NaN or outside [0, 1]: no requests then); NULL: no SLO
 	 * feedback, else the correction of feedback.h (n_miss 0: c = 1). */

@@ -36,7 +36,18 @@ static double t_lambda(const struct declog_in *in) { return SIG(arrival_rate); }
 static double t_forecast(const struct declog_in *in) { return SIG(arrival_forecast); }
 static double t_held(const struct declog_in *in) { return SIG(arrival_held); }
 static double t_surge(const struct declog_in *in) { return SIG(arrival_surge); }
-static double t_z(const struct declog_in *in) { return TERM(peakedness); }
+static double t_z(const struct declog_in *in)
+{
+	return SIG(peakedness) > 0 ? SIG(peakedness) : 1;
+}
+static double t_ztok(const struct declog_in *in)
+{
+	return in->r->d->pool.ttft_peakedness;
+}
+static int s_ztok(const struct declog_in *in)
+{
+	return in->r->d->have_pool && in->r->d->pool.ttft_token_peak;
+}
 static double t_w(const struct declog_in *in) { return SIG(service_time_s); }
 static double t_q(const struct declog_in *in) { return SIG(queue_depth); }
 static double t_s(const struct declog_in *in) { return SIG(shed_rate); }
@@ -107,6 +118,7 @@ static const struct declog_term declog_terms[] = {
 	{ "cold", G4, LOG_NUM, t_cold, NULL, NULL, s_cold },
 	{ "window", S, LOG_STR, NULL, NULL, t_window, s_window },
 	{ "forgot", D, LOG_INT, NULL, t_forgot, NULL, s_forgot },
+	{ "zTokens", G3, LOG_NUM, t_ztok, NULL, NULL, s_ztok },
 };
 
 size_t declog_who(struct log_field *f, const char *ns, const char *name,

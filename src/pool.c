@@ -174,20 +174,30 @@ static enum model_err pool_decode_slots(const struct pool_params *p,
 	return MODEL_OK;
 }
 
-/* Erlang C's headroom for the TTFT target on b's signals: into *tb. */
+/* Erlang C's headroom for the TTFT target on s's signals, at the larger of
+ * their z and tok (the prompt tokens' peakedness; <= 0: none): into *tb. */
 static enum model_err pool_ttft(const struct model_params *mp,
 				const struct pool_params *p,
-				const struct model_signals *s,
+				const struct model_signals *s, double tok,
 				struct pool_terms *t,
 				struct model_breakdown *tb)
 {
 	struct model_params e = *mp;
+	struct model_signals x = *s;
 
 	e.staffing = MODEL_STAFF_ERLANGC;
 	e.erlang_frac = !(mp->ablate & MODEL_ABLATE_ERLANG_WHOLE);
 	e.target_wait_s = t->ttft_wait_s;
 	e.wait_probability = p->ttft_miss;
-	return model_evaluate(&e, s, tb);
+	if (!(x.peakedness > 0))
+		x.peakedness = 1;
+	/* the queue's work is tokens: their bursts in mean prompts */
+	if (tok > x.peakedness && tok <= MODEL_PEAK_MAX) {
+		x.peakedness = tok;
+		t->ttft_token_peak = 1;
+	}
+	t->ttft_peakedness = x.peakedness;
+	return model_evaluate(&e, &x, tb);
 }
 
 enum model_err pool_evaluate(const struct model_params *mp,
@@ -244,7 +254,7 @@ enum model_err pool_evaluate(const struct model_params *mp,
 	/* the TTFT target only adds (an Erlang search for an unreachable
 	 * target is not run) */
 	if (pt.ttft_reachable) {
-		e = pool_ttft(&q, p, &x, &pt, &tb);
+		e = pool_ttft(&q, p, &x, ps->token_peakedness, &pt, &tb);
 		if (e != MODEL_OK)
 			return e;
 		pt.ttft_slots = tb.total_slots;

@@ -174,34 +174,67 @@ static void text_surge(FILE *fp, const struct report *r)
 			lead, range);
 }
 
+/* The arrivals' z the staffing took (b's is the TTFT target's when its
+ * Erlang C set the answer, which may be the prompt tokens'). */
+static double report_z(const struct report *r)
+{
+	return r->s->peakedness > 0 ? r->s->peakedness : 1;
+}
+
 static void text_peak(FILE *fp, const struct report *r)
 {
 	const struct meta *m = r->m;
 	const struct decision *d = r->d;
 
 	if (m->peakedness != META_AUTO)
-		fprintf(fp, "peakedness z = %g (%s)\n", d->b.peakedness,
+		fprintf(fp, "peakedness z = %g (%s)\n", report_z(r),
 			m->peakedness == 1 ? "off: Poisson" : "given");
 	else if (d->peak_measured && d->peak_low > 0)
 		fprintf(fp, "peakedness z = %.3g, measured %.3g over %g s "
 			"windows, %.3g at the low end of its standard error "
 			"(a prefill pool's sqrt(z - 1)), kept to %g..%g\n",
-			d->b.peakedness, round(d->peak_raw * 100) / 100,
+			report_z(r), round(d->peak_raw * 100) / 100,
 			m->rate_window_s, round(d->peak_low * 100) / 100,
 			PEAK_MIN, m->peakedness_max);
 	else if (d->peak_measured)
 		/* Two decimals: a perfectly smooth series measures 1e-18. */
 		fprintf(fp, "peakedness z = %.3g, measured %.3g over %g s "
-			"windows, kept to %g..%g\n", d->b.peakedness,
+			"windows, kept to %g..%g\n", report_z(r),
 			round(d->peak_raw * 100) / 100, m->rate_window_s,
 			PEAK_MIN, m->peakedness_max);
 	else
 		fprintf(fp, "peakedness z = %g: %s to measure it%s\n",
-			d->b.peakedness, r->o->n_series >= 1 ?
+			report_z(r), r->o->n_series >= 1 ?
 			"the series is too short" : "no series",
 			d->peak_prior ? " (a prefill pool with a TTFT "
 			"target assumes peakednessMax until it is measured)" :
 			"");
+}
+
+/* The z a prefill pool's TTFT target took, and its prompt tokens'. */
+static void text_token_peak(FILE *fp, const struct report *r)
+{
+	const struct decision *d = r->d;
+	const struct pool_terms *t = &d->pool;
+
+	if (!t->ttft_reachable)
+		return;
+	if (d->tok_measured)
+		fprintf(fp, "ttft z     %.3g: the prompt tokens' peakedness in "
+			"mean prompts, measured %.3g, %.3g at the low end of "
+			"its standard error, kept to %g..%g; %s\n",
+			t->ttft_peakedness, round(d->tok_raw * 100) / 100,
+			round(d->tok_low * 100) / 100, PEAK_MIN,
+			r->m->peakedness_max, t->ttft_token_peak ?
+			"above the arrivals' z, so Erlang C takes it" :
+			"not above the arrivals' z, which Erlang C takes");
+	else if (r->o->tokens || r->o->n_series > 0)
+		fprintf(fp, "ttft z     %.3g, the arrivals': the prompt "
+			"tokens' peakedness is not measured (%s)\n",
+			t->ttft_peakedness, !r->o->tokens ?
+			"no inputTokenRateQuery range" :
+			!d->peak_measured ? "nor the arrivals'" :
+			"the series say too little");
 }
 
 /* A pool's terms (pool.h): its tokens, W, and what bounds its slots. */
@@ -242,6 +275,7 @@ static void text_pool(FILE *fp, const struct report *r)
 				"%s\n", m->pool.ttft_target_s, t->ttft_wait_s,
 				1 - m->sla_target, t->ttft_slots, t->ttft_sets ?
 				"used" : "not used (the staffing asks more)");
+		text_token_peak(fp, r);
 		return;
 	}
 	if (t->output_arrivals > 0)
@@ -498,6 +532,16 @@ static int json_pool(cJSON *o, const struct report *r)
 			add_bool(o, "ttft_used", t->ttft_sets, &bad);
 			add_bool(o, "headroom_beyond_poisson",
 				 t->headroom_excess, &bad);
+			add_num(o, "ttft_peakedness", t->ttft_peakedness,
+				&bad);
+			add_bool(o, "ttft_token_peakedness",
+				 t->ttft_token_peak, &bad);
+			if (r->d->tok_measured) {
+				add_num(o, "token_peakedness_raw",
+					r->d->tok_raw, &bad);
+				add_num(o, "token_peakedness_low",
+					r->d->tok_low, &bad);
+			}
 		}
 		return bad ? -1 : 0;
 	}
@@ -580,7 +624,7 @@ int report_json(cJSON *o, const struct report *r)
 			 d->cold == DECIDE_COLD_MEASURED, &bad);
 	}
 	add_num(o, "hold_seconds", d->hold_s, &bad);
-	add_num(o, "peakedness", b->peakedness, &bad);
+	add_num(o, "peakedness", report_z(r), &bad);
 	add_bool(o, "peakedness_measured", d->peak_measured, &bad);
 	add_bool(o, "peakedness_prior", d->peak_prior, &bad);
 	if (d->peak_measured)

@@ -51,6 +51,7 @@ enum {
 	SIG_KV_USED,        /* ... kvCacheUsageQuery */
 	SIG_PREFILL_CAP,    /* ... prefillCapacityQuery */
 	SIG_KV_CAP,         /* ... kvCacheTokensQuery */
+	SIG_TOKENS,         /* inputTokenRateQuery over decide_token_query() */
 	SIG_N
 };
 
@@ -61,7 +62,7 @@ static const char *const sig_keys[SIG_N] = {
 	"arrivalRateQuery (range)", "slaMissQuery (range)", "coldStartQuery",
 	"arrivalRateQuery (surge range)", "inputTokenRateQuery",
 	"outputTokenRateQuery", "kvCacheUsageQuery", "prefillCapacityQuery",
-	"kvCacheTokensQuery",
+	"kvCacheTokensQuery", "inputTokenRateQuery (range)",
 };
 
 _Static_assert(SIG_N <= FETCH_QUERIES_MAX, "every signal fits one job");
@@ -1283,6 +1284,21 @@ static void read_observations(struct eval *e,
 			  "hold or peakedness", e->ref, x->msg);
 	}
 
+	/* on the series' grid, read with it (decide.h) */
+	x = answer(e, a, SIG_TOKENS);
+	if (x && o->n_series > 0 && x->err == PROM_OK &&
+	    answer_fresh(e, x, now, e->series_step_s) &&
+	    range_even(x, e->series_step_s)) {
+		o->tokens = x->vals;
+		o->n_tokens = x->n;
+	} else if (x) {
+		log_eval(LOG_DEBUG, e, "%s: inputTokenRateQuery (range): %s; "
+			 "the TTFT target takes the arrivals' peakedness",
+			 e->ref, x->err ? x->msg : o->n_series == 0 ?
+			 "no arrival series to read it with" :
+			 "old or future data, or gaps in the series");
+	}
+
 	x = answer(e, a, SIG_SURGE);
 	if (x && x->err == PROM_OK &&
 	    answer_fresh(e, x, now, e->surge_step_s) &&
@@ -1341,9 +1357,11 @@ static void read_observations(struct eval *e,
  *    data);
  *  - coldStartQuery: no value in (0, META_COLD_START_MAX] (no series, NaN,
  *    +-Inf, old or future data, out of range);
- *  - arrivalRateQuery's range (forecast, hold, peakedness) and its surge
- *    range (surge headroom): failed, no series, NaN or +-Inf at every
- *    point, old or future data, gaps;
+ *  - arrivalRateQuery's range (forecast, hold, peakedness), its surge
+ *    range (surge headroom) and a prefill pool's inputTokenRateQuery
+ *    range (the tokens' peakedness; unknown too without the arrivals'
+ *    range): failed, no series, NaN or +-Inf at every point, old or
+ *    future data, gaps;
  *  - currentReplicasQuery's recent range while its instant answered:
  *    failed, no series, NaN or +-Inf, old or future data.
  * A failing slaMissQuery or coldStartQuery does not get here: it fails the
@@ -1389,6 +1407,13 @@ static const char *optional_unknown(const struct eval *e,
 			 !answer_fresh(e, x, now, e->series_step_s) ?
 			 "old or future data" : "gaps in the series");
 		return sig_keys[SIG_SERIES];
+	}
+	x = answer(e, a, SIG_TOKENS);
+	if (x && o->n_tokens == 0) {
+		snprintf(why, len, "%s", x->err ? x->msg :
+			 !answer_fresh(e, x, now, e->series_step_s) ?
+			 "old or future data" : "gaps in the series");
+		return sig_keys[SIG_TOKENS];
 	}
 	x = answer(e, a, SIG_SURGE);
 	if (x && o->n_surge == 0) {
@@ -1845,6 +1870,15 @@ static int eval_setup(struct eval *e, struct scaler *s, struct config *cfg,
 		case SIG_KV_CAP:
 			query = kind == SCALER_METRICS ?
 				e->m->kv_cache_tokens_query : NULL;
+			break;
+		case SIG_TOKENS:
+			if (kind != SCALER_METRICS)
+				break;
+			decide_token_query_cold(e->m, e->size_cold_s, &range,
+						&step);
+			if (!(range > 0))
+				break;
+			query = e->m->input_token_rate_query;
 			break;
 		case SIG_SERIES:
 		case SIG_MISS:

@@ -94,6 +94,10 @@ enum model_ablation {
 					      * a prefill pool asked for
 					      * before it first measured z
 					      * (decide.c) */
+	MODEL_ABLATE_TOKEN_PEAK = 1u << 5,   /* a prefill pool's TTFT floor
+					      * takes the arrivals' z, not
+					      * its prompt tokens' when
+					      * higher (decide.c) */
 };
 
 /* Fill p with the defaults (sqrt, beta 1.5, D 15 s, n 1 ...). */

@@ -18,7 +18,11 @@
  *            1 - slaTarget (staffing none: that alone).  That
  *            queue staffs Poisson arrivals to T, so the square root
  *            above it covers the burstiness beyond them: beta sqrt((z -
- *            1) L), z the peakedness.
+ *            1) L), z the peakedness.  The work of a prefill queue is
+ *            tokens, not requests: when the prompt tokens are burstier
+ *            than the arrivals (long prompts come in bursts), Erlang C
+ *            takes their peakedness in mean prompts, z_tok, where it is
+ *            above z (Hayward: c = z' c*(L / z'), z' = max(z, z_tok)).
  *   decode   W = (output tokens / request) x ITL(b*), b* the largest
  *            batch whose inter-token latency ITL(b) (the engine's
  *            profile) is within the ITL target; so L = lambda_out x
@@ -89,6 +93,10 @@ struct pool_signals {
 				  * tokens now generated came from (their
 				  * requests arrived over the last W, not
 				  * the last minute); <= 0: arrival_rate */
+	double token_peakedness; /* prefill: the input tokens' peakedness
+				  * in mean prompts (decide.h), for the
+				  * TTFT's Erlang C when above the
+				  * model signals' z; <= 0: none */
 };
 
 /* What limits a replica's slots. */
@@ -128,6 +136,10 @@ struct pool_terms {
 	int ttft_sets;           /* Erlang C for T asked more than the
 				  * staffing: its answer is b */
 	double ttft_slots;       /* the total T asks for (0: none) */
+	double ttft_peakedness;  /* the z T's Erlang C took: the model
+				  * signals', or token_peakedness when
+				  * above it (0: none) */
+	int ttft_token_peak;     /* ... it was token_peakedness */
 	int headroom_excess;     /* the square root on z - 1 (T reachable) */
 };
 
@@ -160,7 +172,8 @@ enum model_err pool_service_time(const struct pool_params *p,
  * Evaluate a pool: the terms above, then model_evaluate() on the pool's
  * W and n, s->service_time_s being the W to use where the tokens say
  * nothing (decide.h's chain), and for a prefill pool with a reachable
- * TTFT target the larger of that and Erlang C's answer for it.  slots_given: the
+ * TTFT target the larger of that and Erlang C's answer for it (at the
+ * larger of s's peakedness and ps->token_peakedness).  slots_given: the
  * slotsPerReplica a user set (0: not set; a prefill pool ignores it).
  * On success fills *b (its terms in the pool's slots) and *t.
  * MODEL_EINVAL for a unified p, a prefill pool without C, a decode pool

@@ -35,6 +35,7 @@ static const struct policy_ablation splitpol_ablations[] = {
 	{ "prefillZ", "low", "read", MODEL_ABLATE_PEAK_AS_READ },
 	{ "prefillErlang", "continuous", "whole", MODEL_ABLATE_ERLANG_WHOLE },
 	{ "prefillPrior", "forget", "hold", MODEL_ABLATE_PRIOR_HELD },
+	{ "prefillTokenZ", "tokens", "arrivals", MODEL_ABLATE_TOKEN_PEAK },
 };
 #define N_ABLATIONS \
 	(sizeof(splitpol_ablations) / sizeof(splitpol_ablations[0]))
@@ -453,7 +454,8 @@ int splitpol_run_init(struct splitpol_run *r, const struct splitpol *p,
 		q->next_s = p->interval_s;
 		if (p->kind == SPLITPOL_STAFFER)
 			bad |= policy_range_init(&q->series) |
-			       policy_range_init(&q->surge);
+			       policy_range_init(&q->surge) |
+			       policy_range_init(&q->tokens);
 		if (p->kind == SPLITPOL_STAFFER && p->meta[i].sla_miss_query) {
 			q->miss = malloc(DECIDE_SERIES_MAX * sizeof(*q->miss));
 			bad |= !q->miss;
@@ -475,6 +477,7 @@ void splitpol_run_free(struct splitpol_run *r)
 		r->pool[i].hpa = NULL;
 		policy_range_free(&r->pool[i].series);
 		policy_range_free(&r->pool[i].surge);
+		policy_range_free(&r->pool[i].tokens);
 		free(r->pool[i].miss);
 		r->pool[i].miss = NULL;
 	}
@@ -587,6 +590,12 @@ static int32_t splitpol_staffer(struct splitpol_run *r, int k,
 	policy_range_read(&q->surge, range, step, &pv, &o.surge, &o.n_surge);
 	if (o.n_surge)
 		o.surge_step_s = step;
+	/* inputTokenRateQuery's range: the prompt tokens' peakedness */
+	decide_token_query_cold(&m, 0, &range, &step);
+	pv.arrivals = &v->ser[SS_IN];
+	policy_range_read(&q->tokens, range, step, &pv, &o.tokens,
+			  &o.n_tokens);
+	pv.arrivals = &v->ser[SS_ARR];
 	/* slaMissQuery: the TTFT histogram's share above the target, on
 	 * either pool's trigger (a decode pool's would be its ITL's; the
 	 * simulator has only the TTFT's) */

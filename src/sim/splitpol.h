@@ -121,6 +121,8 @@ struct splitpol_pool {
 	struct smooth sm;
 	double last_w;                 /* staffer: last W from tokens */
 	struct policy_range series, surge;
+	struct policy_range tokens;    /* staffer: inputTokenRateQuery's
+					* range (decide_token_query()) */
 	double *miss;                  /* staffer with slaMissQuery:
 					* DECIDE_SERIES_MAX */
 	double next_s;                 /* planner, llm-d: next decision */

@@ -473,6 +473,55 @@ refuse "miss share junk" slaMissSeries \
 refuse "slaTarget range" slaTarget \
 	arrivalRate=2 serviceTime=10 slaTarget=0.3
 
+# ---- a prefill pool's prompt tokens' peakedness (docs/math.md) ----------
+
+# swing N MEAN AMP SCALE: N points of SCALE x (MEAN +- AMP), the sign
+# alternating every 4 (test_peak.c's pattern: a reading of 4 AMP^2).
+swing() {
+	awk -v n="$1" -v m="$2" -v a="$3" -v k="$4" 'BEGIN {
+		for (i = 0; i < n; i++)
+			printf "%s%g", i ? "," : "", k * (m + (int(i / 4) % 2 ? -a : a))
+	}'
+}
+PREFILL="pool=prefill prefillTokensPerSecond=8000 ttftTargetSeconds=0.35
+kvTransferSeconds=0.05"
+# smooth arrivals (a reading of 1.21, z 1), and tokens that swing twice
+# as far: 4 x 1.96 in mean prompts (7.83 over the mean prompt the tails
+# give, 2041.9), 5.41 at the low end, kept to 3; inputTokenRate the last
+# point, 2000 x 41.4
+calc --json $PREFILL arrivalRateSeries="$(swing 41 40 0.55 1)" \
+	inputTokenRateSeries="$(swing 41 40 1.4 2000)"
+status "token z" 0
+is "token z" peakedness 1
+near "token z" token_peakedness_raw 7.829 0.001
+near "token z" token_peakedness_low 5.41 0.001
+is "token z" ttft_peakedness 3
+is "token z" ttft_token_peakedness true
+is "token z" ttft_used true
+is "token z" input_token_rate 82800
+TOKZ=$(jget replicas)
+calc $PREFILL arrivalRateSeries="$(swing 41 40 0.55 1)" \
+	inputTokenRateSeries="$(swing 41 40 1.4 2000)"
+contains "token z text" out "ttft z     3: the prompt tokens' peakedness in mean prompts, measured 7.83"
+contains "token z text" out "above the arrivals' z, so Erlang C takes it"
+# tokens that follow the arrivals: the same reading, z 1 on both
+calc --json $PREFILL arrivalRateSeries="$(swing 41 40 0.55 1)" \
+	inputTokenRateSeries="$(swing 41 40 0.55 2000)"
+is "token z smooth" ttft_peakedness 1
+is "token z smooth" ttft_token_peakedness false
+v=$(jget replicas)
+if [ -n "$v" ] && [ "$v" -lt "$TOKZ" ]; then ok; else
+	bad "token z: $v replicas on smooth tokens, not below $TOKZ"; fi
+refuse "token series without pool" inputTokenRateSeries \
+	arrivalRateSeries=1,2,3 inputTokenRateSeries=1,2,3 serviceTime=1
+refuse "token series without ttft" inputTokenRateSeries \
+	pool=prefill prefillTokensPerSecond=8000 arrivalRateSeries=1,2,3 \
+	inputTokenRateSeries=1,2,3
+refuse "token series without arrivals" inputTokenRateSeries \
+	$PREFILL arrivalRate=40 inputTokenRateSeries=1,2,3
+refuse "token series junk" inputTokenRateSeries \
+	$PREFILL arrivalRateSeries=1,2 inputTokenRateSeries=1,x
+
 calc --help
 status "help" 0
 contains "help" out "arrivalRateSeries"

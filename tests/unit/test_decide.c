@@ -1464,6 +1464,103 @@ static void test_pool_peak_low(void **state)
 	meta_release(&m);
 }
 
+/* A prefill pool's prompt tokens' peakedness in mean prompts: read on
+ * inputTokenRateQuery's range over the mean prompt, at the low end of
+ * its standard error, kept to 1..peakednessMax, and taken by the TTFT's
+ * Erlang C when above the arrivals' z (the square root keeps theirs). */
+static void test_pool_token_peak(void **state)
+{
+	double v[41], tk[41], range = 0, step = 0, slots;
+	struct meta m;
+	struct decide_obs o;
+	struct model_signals sig;
+	struct decision d;
+	size_t i;
+
+	(void)state;
+	obs_prefill(&o);
+	/* smooth arrivals (a reading of 1.2: z 1) of 2000-token prompts */
+	for (i = 0; i < N_OF(v); i++) {
+		v[i] = 40 + ((i / 4) % 2 ? -0.55 : 0.55);
+		tk[i] = 2000 * v[i];
+	}
+	obs_series(&o, v, N_OF(v));
+	meta_with(&m, "pool", "prefill", "prefillTokensPerSecond", "8000",
+		  "ttftTargetSeconds", "0.35", "kvTransferSeconds", "0.05",
+		  "coldStartSeconds", "0", "scaleDownHoldSeconds", "0", NULL);
+	decide_token_query_cold(&m, 0, &range, &step);
+	assert_true(range == m.forecast_window_s);
+	assert_true(step == 15);
+	/* no token range: nothing measured, the arrivals' z */
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.peak_measured);
+	assert_false(d.tok_measured);
+	assert_true(isnan(d.tok_z));
+	assert_false(d.pool.ttft_token_peak);
+	assert_true(d.pool.ttft_peakedness == 1);
+	slots = d.pool.ttft_slots;
+	/* tokens that follow the arrivals: in mean prompts, the same
+	 * reading, so z 1 on both */
+	o.tokens = tk;
+	o.n_tokens = N_OF(tk);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.tok_measured);
+	assert_true(fabs(d.tok_raw - d.peak_raw) < 1e-9);
+	assert_true(fabs(d.tok_low - d.peak_low) < 1e-9);
+	assert_true(d.tok_z == 1);
+	assert_false(d.pool.ttft_token_peak);
+	assert_true(fabs(d.pool.ttft_slots - slots) < 1e-9);
+	/* the same arrivals, twice the swing in tokens (long prompts come
+	 * together): 4 x 1.96 read, 5.42 at the low end, kept to 3 */
+	for (i = 0; i < N_OF(tk); i++)
+		tk[i] = 2000 * (40 + ((i / 4) % 2 ? -1.4 : 1.4));
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_true(d.tok_measured);
+	assert_true(d.tok_raw > 7.6 && d.tok_raw < 8);
+	assert_true(d.tok_low > 5.2 && d.tok_low < 5.6);
+	assert_true(d.tok_z == 3);
+	assert_true(sig.peakedness == 1);      /* the square root's */
+	assert_true(d.pool.ttft_token_peak);
+	assert_true(d.pool.ttft_peakedness == 3);
+	assert_true(d.pool.ttft_slots > slots + 1);
+	assert_true(d.pool.ttft_sets);
+	/* the simulator's ablation: the arrivals' z */
+	m.model.ablate |= MODEL_ABLATE_TOKEN_PEAK;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_false(d.tok_measured);
+	assert_false(d.pool.ttft_token_peak);
+	m.model.ablate &= ~MODEL_ABLATE_TOKEN_PEAK;
+	/* the arrivals' z unmeasured (too short a series): nor the tokens' */
+	o.n_series = 4;
+	o.series = v + N_OF(v) - 4;
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_false(d.tok_measured);
+	assert_true(d.peak_prior);
+	obs_series(&o, v, N_OF(v));
+	meta_release(&m);
+	/* peakedness given: it stands for both, nothing read */
+	meta_with(&m, "pool", "prefill", "prefillTokensPerSecond", "8000",
+		  "ttftTargetSeconds", "0.35", "kvTransferSeconds", "0.05",
+		  "peakedness", "1.5", "coldStartSeconds", "0",
+		  "scaleDownHoldSeconds", "0", NULL);
+	decide_token_query_cold(&m, 0, &range, &step);
+	assert_true(range == 0);
+	assert_int_equal(run(&m, &o, NULL, 0, &sig, &d), DECIDE_OK);
+	assert_false(d.tok_measured);
+	assert_true(d.pool.ttft_peakedness == 1.5);
+	meta_release(&m);
+	/* no TTFT target, or a decode pool: no token range */
+	meta_with(&m, "pool", "prefill", "prefillTokensPerSecond", "8000",
+		  NULL);
+	decide_token_query_cold(&m, 0, &range, &step);
+	assert_true(range == 0);
+	meta_release(&m);
+	meta_with(&m, NULL);
+	decide_token_query_cold(&m, 0, &range, &step);
+	assert_true(range == 0);
+	meta_release(&m);
+}
+
 /* A decode pool in a lull: 250 output tokens a request arrived at 5
  * req/s for the last ten minutes, then 1 req/s in the last minute, while
  * the tokens of the busier minutes are still decoding (1250 tokens/s).
@@ -1543,6 +1640,7 @@ int main(void)
 		cmocka_unit_test(test_pool_decide),
 		cmocka_unit_test(test_pool_peak_prior),
 		cmocka_unit_test(test_pool_peak_low),
+		cmocka_unit_test(test_pool_token_peak),
 		cmocka_unit_test(test_pool_prior_forget),
 		cmocka_unit_test(test_pool_decode_lull),
 	};

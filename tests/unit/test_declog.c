@@ -33,7 +33,9 @@ static void fill(struct scaler_result *r, struct decision *d,
 	r->sig.service_time_s = 10;
 	r->sig.queue_depth = 3;
 	r->sig.shed_rate = 0.25;
-	r->b.peakedness = 1.3125;
+	/* z is the arrivals' (the TTFT's Erlang C may have set b's) */
+	r->sig.peakedness = 1.3125;
+	r->b.peakedness = 2.5;
 	r->b.busy_slots = 70.7104;
 	r->b.headroom_slots = 14.3851;
 	r->b.drain_slots = 1;
@@ -46,6 +48,9 @@ static void fill(struct scaler_result *r, struct decision *d,
 	d->down = DECIDE_DOWN_FREE;
 	d->have_feedback = extras;
 	d->hold_forgot = extras;
+	d->have_pool = extras;
+	d->pool.ttft_token_peak = extras;
+	d->pool.ttft_peakedness = 2.5;
 	d->cold_s = 180;
 	o->have_cold = extras;
 	r->target = 86;
@@ -78,7 +83,7 @@ static void test_text(void **state)
 			 "Q=%.4g S=%.4g "
 			 "busy=%.3f headroom=%.3f drain=%.3f boost=%.3f "
 			 "total=%.3f raw=%lld target=%lld active=%d down=%s "
-			 "state=%s%s%s%s%s%s", "llm/chat/staffer", 5.4, 7.0712,
+			 "state=%s%s%s%s%s%s%s", "llm/chat/staffer", 5.4, 7.0712,
 			 5.4, 6.5, 1.3125, 10.0, 3.0, 0.25, 70.7104, 14.3851,
 			 1.0,
 			 0.0, 86.0955, 86LL, 86LL, 1,
@@ -88,7 +93,8 @@ static void test_text(void **state)
 			 extras ? " unknown=\"slaMissQuery\" floored=1 c=1.25 "
 				  "cold=180" : "",
 			 extras ? " window=" : "", extras ? "nights" : "",
-			 extras ? " forgot=1" : "");
+			 extras ? " forgot=1" : "",
+			 extras ? " zTokens=2.5" : "");
 		assert_string_equal(dl.text, want);
 	}
 }
@@ -99,7 +105,7 @@ static void test_json(void **state)
 		"lambda", "forecast", "held", "surge", "z", "W", "Q", "S",
 		"busy",
 		"headroom", "drain", "boost", "total", "raw", "target",
-		"active", "capped", "c", "cold", "forgot" };
+		"active", "capped", "c", "cold", "forgot", "zTokens" };
 	struct scaler_result r;
 	struct decision d;
 	struct decide_obs o;
@@ -149,6 +155,7 @@ static void test_json(void **state)
 	assert_null(cJSON_GetObjectItem(j, "c"));
 	assert_null(cJSON_GetObjectItem(j, "cold"));
 	assert_null(cJSON_GetObjectItem(j, "forgot"));
+	assert_null(cJSON_GetObjectItem(j, "zTokens"));
 	assert_null(cJSON_GetObjectItem(j, "backend"));
 	cJSON_Delete(j);
 }

@@ -78,7 +78,7 @@ static void test_prefill_terms(void **state)
 {
 	struct model_params mp;
 	struct pool_params p;
-	struct pool_signals ps = { 10, 20000, 0, -1, 0, 0, 0 };
+	struct pool_signals ps = { 10, 20000, 0, -1, 0, 0, 0, 0 };
 	struct model_signals s = { 0 };
 	struct model_breakdown b;
 	struct pool_terms t;
@@ -127,11 +127,11 @@ static void test_ttft_floor(void **state)
 {
 	struct model_params mp;
 	struct pool_params p;
-	struct pool_signals ps = { 40, 80000, 0, -1, 0, 0, 0 };
+	struct pool_signals ps = { 40, 80000, 0, -1, 0, 0, 0, 0 };
 	struct model_signals s = { 0 };
 	struct model_breakdown b;
 	struct pool_terms t;
-	double cf = 0;
+	double cf = 0, zs;
 	long c;
 
 	(void)state;
@@ -187,6 +187,36 @@ static void test_ttft_floor(void **state)
 	assert_near(b.total_slots, 10 + 1.5 * sqrt(20.0), 1e-9);
 	assert_near(b.headroom_slots, 1.5 * sqrt(20.0), 1e-9);
 	assert_near(t.ttft_slots, 3.0 * cf, 1e-9);
+	/* the prompt tokens' peakedness: taken by the TTFT's Erlang C
+	 * (Hayward at 8, 8 c*(10 / 8)) when above z, not by the square
+	 * root; at or below z it changes nothing.  At a budget of 0.05 s,
+	 * where Erlang C sets the answer at z 3 too (23.75). */
+	p.ttft_target_s = 0.35;
+	assert_int_equal(pool_evaluate(&mp, &p, 0, &ps, &s, &b, &t),
+			 MODEL_OK);
+	assert_true(t.ttft_sets);
+	assert_false(t.ttft_token_peak);
+	assert_near(t.ttft_peakedness, 3, 1e-12);
+	zs = t.ttft_slots;
+	ps.token_peakedness = 8;
+	assert_int_equal(erlang_staff_frac(10.0 / 8, 0.25, 0.05, 0.01, &cf),
+			 MODEL_OK);
+	assert_true(8.0 * cf > zs);
+	assert_int_equal(pool_evaluate(&mp, &p, 0, &ps, &s, &b, &t),
+			 MODEL_OK);
+	assert_true(t.ttft_sets);
+	assert_true(t.ttft_token_peak);
+	assert_near(t.ttft_peakedness, 8, 1e-12);
+	assert_near(t.ttft_slots, 8.0 * cf, 1e-9);
+	assert_near(b.total_slots, 8.0 * cf, 1e-9);
+	assert_near(b.headroom_slots, 8.0 * cf - 10, 1e-9);
+	ps.token_peakedness = 2;
+	assert_int_equal(pool_evaluate(&mp, &p, 0, &ps, &s, &b, &t),
+			 MODEL_OK);
+	assert_false(t.ttft_token_peak);
+	assert_near(t.ttft_slots, zs, 1e-9);
+	ps.token_peakedness = 0;
+	p.ttft_target_s = 2;
 	/* without a TTFT target the square root is the whole z's */
 	p.ttft_target_s = 0;
 	assert_int_equal(pool_evaluate(&mp, &p, 0, &ps, &s, &b, &t),
@@ -236,7 +266,7 @@ static void test_decode_terms(void **state)
 {
 	struct model_params mp;
 	struct pool_params p;
-	struct pool_signals ps = { 5, 5000, 1250, -1, 0, 0, 0 };
+	struct pool_signals ps = { 5, 5000, 1250, -1, 0, 0, 0, 0 };
 	struct model_signals s = { 0 };
 	struct model_breakdown b;
 	struct pool_terms t;
@@ -270,7 +300,7 @@ static void test_decode_kv(void **state)
 {
 	struct model_params mp;
 	struct pool_params p;
-	struct pool_signals ps = { 5, 5000, 1250, -1, 0, 0, 0 };
+	struct pool_signals ps = { 5, 5000, 1250, -1, 0, 0, 0, 0 };
 	struct model_signals s = { 0 };
 	struct model_breakdown b;
 	struct pool_terms t;
@@ -319,7 +349,7 @@ static void test_decode_no_profile(void **state)
 {
 	struct model_params mp;
 	struct pool_params p;
-	struct pool_signals ps = { 5, 0, 1250, -1, 0, 0, 0 };
+	struct pool_signals ps = { 5, 0, 1250, -1, 0, 0, 0, 0 };
 	struct model_signals s = { 0 };
 	struct model_breakdown b;
 	struct pool_terms t;
@@ -346,7 +376,7 @@ static void test_invalid(void **state)
 {
 	struct model_params mp;
 	struct pool_params p;
-	struct pool_signals ps = { 1, 1, 1, -1, 0, 0, 0 };
+	struct pool_signals ps = { 1, 1, 1, -1, 0, 0, 0, 0 };
 	struct model_signals s = { 0 };
 	struct model_breakdown b;
 	struct pool_terms t;

@@ -63,6 +63,8 @@ struct fp_rule {
 				* 15 s (1) or above (2: the surge range) */
 	enum fp_kind kind;
 	double v, slope;
+	double wave;           /* +-wave about the line, alternating every
+				* 4 steps (fp_wave()) */
 };
 
 static struct {
@@ -95,6 +97,21 @@ static void fp_set(const char *query, int range, enum fp_kind kind, double v,
 	fp.rules[i].kind = kind;
 	fp.rules[i].v = v;
 	fp.rules[i].slope = slope;
+	fp.rules[i].wave = 0;
+	pthread_mutex_unlock(&fp.mu);
+}
+
+/* A swing of +-wave on query's existing rule (range as fp_rule.range):
+ * bursts that a line has not, for a peakedness above 1. */
+static void fp_wave(const char *query, int range, double wave)
+{
+	size_t i;
+
+	pthread_mutex_lock(&fp.mu);
+	for (i = 0; i < fp.n; i++)
+		if (fp.rules[i].range == range &&
+		    !strcmp(fp.rules[i].query, query))
+			fp.rules[i].wave = wave;
 	pthread_mutex_unlock(&fp.mu);
 }
 
@@ -138,6 +155,12 @@ static const char *fp_num(enum fp_kind k, double v, char buf[48])
 		return "-Inf";
 	snprintf(buf, 48, "%.10g", v);
 	return buf;
+}
+
+/* r's swing at time x of a range at step. */
+static double fp_swing(const struct fp_rule *r, double x, double step)
+{
+	return (long)floor(x / step / 4) % 2 ? -r->wave : r->wave;
 }
 
 /* The reply to one request line into body (malloc()ed); its status. */
@@ -214,7 +237,10 @@ static int fp_answer(const char *line, char **body)
 			len += (size_t)snprintf(b + len, cap - len,
 						"%s[%.3f,\"%s\"]", k ? "," : "",
 						x, fp_num(r.kind, r.v + r.slope *
-							  (x - end), num));
+							  (x - end) +
+							  fp_swing(&r, x,
+								   step),
+							  num));
 			assert_true(len < cap - 64);
 		}
 		len += (size_t)snprintf(b + len, cap - len, "]}");
@@ -416,13 +442,14 @@ static void metrics(struct world *w, const char *name, const char **kv,
 /* The optional signals, each with the metadata that makes it matter and
  * the rule (query, range) that turns unknown. */
 enum sig { S_MISS, S_COLD, S_SERIES, S_RECENT, S_SURGE, S_KV_USED,
-	   S_PREFILL_CAP, S_KV_CAP, S_COUNT };
+	   S_PREFILL_CAP, S_KV_CAP, S_TOKENS, S_COUNT };
 
 static const char *const sig_name[S_COUNT] = {
 	"slaMissQuery", "coldStartQuery", "arrivalRateQuery (range)",
 	"currentReplicasQuery (recent range)",
 	"arrivalRateQuery (surge range)", "kvCacheUsageQuery",
 	"prefillCapacityQuery", "kvCacheTokensQuery",
+	"inputTokenRateQuery (range)",
 };
 
 static int sig_pool(enum sig s)
@@ -451,6 +478,15 @@ static void known(enum sig s, const char *tag, char q[4][64])
 	fp_set(q[2], 0, FK_VALUE, 600, 0);      /* 600 s cold starts */
 	fp_set(q[3], 0, FK_VALUE, 50, 0);       /* 50 replicas now, */
 	fp_set(q[3], 1, FK_VALUE, 60, 0);       /* 60 within the period */
+	if (s == S_TOKENS) {
+		/* a prefill pool: 2000 tokens/s (1000 a request, W 0.125
+		 * s), on smooth arrivals (z 1) but in bursts of +-1500:
+		 * the TTFT's Erlang C at the tokens' z, 3 */
+		fp_set(q[2], 0, FK_VALUE, 2000, 0);
+		fp_set(q[2], 1, FK_VALUE, 2000, 0);
+		fp_wave(q[2], 1, 1500);
+		return;
+	}
 	if (!sig_pool(s))
 		return;
 	/* a pool: 2000 input and 500 output tokens/s (q[2], q[3]: 1000
@@ -468,7 +504,7 @@ static void known(enum sig s, const char *tag, char q[4][64])
 static void unknown_rule(enum sig s, char q[4][64], const char **query,
 			 int *range)
 {
-	static const int which[S_COUNT] = { 1, 2, 0, 3, 0, 1, 1, 1 };
+	static const int which[S_COUNT] = { 1, 2, 0, 3, 0, 1, 1, 1, 2 };
 
 	*query = q[which[s]];
 	*range = s == S_COLD || sig_pool(s) ? 0 : s == S_SURGE ? 2 : 1;
@@ -517,6 +553,13 @@ static void meta_of(enum sig s, char q[4][64], const char *hold,
 			KV("kvCacheUsageQuery", q[1]);
 		else
 			KV("kvCacheTokensQuery", q[1]);
+		break;
+	case S_TOKENS:
+		KV("pool", "prefill");
+		KV("inputTokenRateQuery", q[2]);
+		KV("prefillTokensPerSecond", "8000");
+		KV("ttftTargetSeconds", "0.5");
+		KV("coldStartSeconds", "0");
 		break;
 	case S_RECENT:
 		KV("currentReplicasQuery", q[3]);
@@ -696,6 +739,13 @@ static void test_pool_prefill_capacity(void **state)
 static void test_pool_kv_capacity(void **state)
 {
 	run_signal(state, S_KV_CAP);
+}
+
+/* A prefill pool's token range: the TTFT's Erlang C takes the tokens'
+ * peakedness from it; unknown, it never lowers a held answer. */
+static void test_pool_token_range(void **state)
+{
+	run_signal(state, S_TOKENS);
 }
 
 static void test_floor_rises(void **state)
@@ -921,6 +971,7 @@ int main(void)
 		cmocka_unit_test(test_pool_kv_used),
 		cmocka_unit_test(test_pool_prefill_capacity),
 		cmocka_unit_test(test_pool_kv_capacity),
+		cmocka_unit_test(test_pool_token_range),
 		cmocka_unit_test(test_floor_rises),
 		cmocka_unit_test(test_reload_race),
 	};
