@@ -200,6 +200,30 @@ refuse "bad prefillErlang" "'prefillErlang': '2' is not allowed; allowed: contin
 refuse "bad prefillPrior" "'prefillPrior': 'x' is not allowed; allowed: forget (staffer's rule) or hold" \
 	$S --policy staffer:prefillPrior=x
 
+# The prompt tokens' peakedness on the TTFT's Erlang C: Poisson arrivals
+# (4 req/s) whose prompts are 12,000 tokens for 40 s of every 5 minutes
+# and 800 otherwise, replayed with history.  tokens is the default to the
+# byte; arrivals (the arrivals' z alone) keeps fewer prefill replicas
+# and misses more first tokens.
+awk 'BEGIN { srand(7); print "arrival_s,input_tokens,output_tokens"; t = 0
+	while (t < 1800) { t += -log(1 - rand()) / 4; b = (t % 300) < 40
+		printf "%.3f,%d,%d\n", t, b ? 12000 : 800, 100 } }' >"$TMP/burst.csv"
+split --trace "$TMP/burst.csv" --repeat 2 --ttft 2 --json --policy staffer \
+	--policy staffer:prefillTokenZ=tokens \
+	--policy staffer:prefillTokenZ=arrivals
+status "token z" 0
+printf '%s\n' "$OUT" | /usr/bin/python3 -c '
+import json, sys
+a, same, arr = [json.loads(l) for l in sys.stdin]
+same["policy"] = a["policy"]
+assert a == same, (a, same)
+assert arr["prefill_replica_hours"] < a["prefill_replica_hours"], (a, arr)
+assert arr["ttft_attainment"] < a["ttft_attainment"], (a, arr)
+' 2>"$TMP/py"
+if [ $? -eq 0 ]; then ok; else bad "token z: $(cat "$TMP/py")"; fi
+refuse "bad prefillTokenZ" "'prefillTokenZ': 'x' is not allowed; allowed: tokens (staffer's rule) or arrivals" \
+	$S --policy staffer:prefillTokenZ=x
+
 # ---- a trace with tokens, --initial-replicas, --timeseries -----------------
 
 awk 'BEGIN { print "arrival_s,input_tokens,output_tokens"
