@@ -358,10 +358,10 @@ static double decide_tail_mean(const double *vals, size_t n, size_t k)
  * tokens' mean over the arrivals' mean: a window's tokens counted in
  * mean prompts vary as z_tok prompts would.  Bursts of long prompts
  * raise it above the arrivals' z, and so does the spread of sizes
- * alone: 1 + their squared coefficient of variation on Poisson
- * arrivals, 2 for the exponential prompts Erlang C already models.  That
- * share is counted twice, knowingly: halving the reading left bursts of
- * long prompts uncovered (docs/pools.md, "The prompt tokens' z").  Taken
+ * alone: z + cv^2 for sizes independent of the arrivals, of which the
+ * exponential prompts Erlang C already models are cv^2 = 1.  That share
+ * is counted twice, knowingly: taking it out left bursts of long
+ * prompts uncovered (docs/math.md, docs/pools.md's steady operation).  Taken
  * as the arrivals' z is (decide_peak()): at the low end of its
  * standard error unless low is 0, then kept to 1..peakednessMax, the
  * ceiling of a prefill pool's z on either stream.  The caller has

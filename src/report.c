@@ -217,23 +217,25 @@ static void text_token_peak(FILE *fp, const struct report *r)
 	const struct decision *d = r->d;
 	const struct pool_terms *t = &d->pool;
 
-	if (!t->ttft_reachable)
+	if (!t->ttft_reachable || r->m->peakedness != META_AUTO ||
+	    !decide_peak_prior(r->m))
 		return;
 	if (d->tok_measured)
-		fprintf(fp, "ttft z     %.3g: the prompt tokens' peakedness in "
-			"mean prompts, measured %.3g, %.3g at the low end of "
-			"its standard error, kept to %g..%g; %s\n",
-			t->ttft_peakedness, round(d->tok_raw * 100) / 100,
+		fprintf(fp, "ttft z     %.3g, the %s: the tokens' in mean "
+			"prompts measured %.3g, %.3g at the low end of its "
+			"standard error, kept to %g..%g: %.3g\n",
+			t->ttft_peakedness, t->ttft_token_peak ?
+			"prompt tokens' peakedness (above the arrivals' z)" :
+			"arrivals' (the prompt tokens' is not above it)",
+			round(d->tok_raw * 100) / 100,
 			round(d->tok_low * 100) / 100, PEAK_MIN,
-			r->m->peakedness_max, t->ttft_token_peak ?
-			"above the arrivals' z, so Erlang C takes it" :
-			"not above the arrivals' z, which Erlang C takes");
-	else if (r->o->tokens || r->o->n_series > 0)
+			r->m->peakedness_max, d->tok_z);
+	else
 		fprintf(fp, "ttft z     %.3g, the arrivals': the prompt "
 			"tokens' peakedness is not measured (%s)\n",
-			t->ttft_peakedness, !r->o->tokens ?
-			"no inputTokenRateQuery range" :
-			!d->peak_measured ? "nor the arrivals'" :
+			t->ttft_peakedness, !d->peak_measured ?
+			"nor the arrivals'" : !r->o->tokens ?
+			"no range of inputTokenRateQuery" :
 			"the series say too little");
 }
 

@@ -502,8 +502,7 @@ is "token z" input_token_rate 82800
 TOKZ=$(jget replicas)
 calc $PREFILL arrivalRateSeries="$(swing 41 40 0.55 1)" \
 	inputTokenRateSeries="$(swing 41 40 1.4 2000)"
-contains "token z text" out "ttft z     3: the prompt tokens' peakedness in mean prompts, measured 7.83"
-contains "token z text" out "above the arrivals' z, so Erlang C takes it"
+contains "token z text" out "ttft z     3, the prompt tokens' peakedness (above the arrivals' z): the tokens' in mean prompts measured 7.83, 5.41 at the low end of its standard error, kept to 1..3: 3"
 # tokens that follow the arrivals: the same reading, z 1 on both
 calc --json $PREFILL arrivalRateSeries="$(swing 41 40 0.55 1)" \
 	inputTokenRateSeries="$(swing 41 40 0.55 2000)"
@@ -512,6 +511,11 @@ is "token z smooth" ttft_token_peakedness false
 v=$(jget replicas)
 if [ -n "$v" ] && [ "$v" -lt "$TOKZ" ]; then ok; else
 	bad "token z: $v replicas on smooth tokens, not below $TOKZ"; fi
+calc $PREFILL arrivalRateSeries="$(swing 41 40 0.55 1)" \
+	inputTokenRateSeries="$(swing 41 40 0.55 2000)"
+contains "token z smooth text" out "ttft z     1, the arrivals' (the prompt tokens' is not above it): the tokens' in mean prompts measured 1.21"
+calc $PREFILL arrivalRateSeries="$(swing 41 40 0.55 1)" inputTokenRate=80000
+contains "token z none text" out "ttft z     1, the arrivals': the prompt tokens' peakedness is not measured (no range of inputTokenRateQuery)"
 refuse "token series without pool" inputTokenRateSeries \
 	arrivalRateSeries=1,2,3 inputTokenRateSeries=1,2,3 serviceTime=1
 refuse "token series without ttft" inputTokenRateSeries \
