@@ -27,7 +27,9 @@
 /* Values one object's check visits at most: aliases let a small file
  * name one node from many places (16 aliases at each of 5 levels are a
  * million values from 2 KB), and each visit is a check; a ScaledObject
- * written out has a few hundred.  A pair `<<` merges in is a visit too. */
+ * written out has a few hundred.  A pair `<<` merges in is a visit too,
+ * and so is a field found unknown or given twice: every finding of an
+ * object is a visit, so an object says at most this many. */
 #define CRD_VISITS_MAX 100000
 
 /* The CRD's patterns, compiled once: regcomp() cost more than the rest of
@@ -337,6 +339,10 @@ static void crd_field(const struct crd_fields *f, const struct ynode *kn,
 		crd_value(w, f->more, v, kn->line, sub);
 	else if (f->props &&
 		 !sflag(w, f->sch, "x-kubernetes-preserve-unknown-fields")) {
+		/* a finding, so a visit: an object of unknown fields that
+		 * aliases repeat would say millions */
+		if (crd_visit(w, kn->line, sub))
+			return;
 		near = crd_nearest(w, f->props, kn->text);
 		crd_say(w, kn->line, sub, "unknown field: the CRD has no such "
 			"field here, and the API server refuses it (kubectl's "
@@ -385,8 +391,11 @@ static void crd_object(struct crd_walk *w, const struct ynode *sch,
 			continue;
 		if ((first = crd_first_key(w->d, v, i)) != NULL) {
 			/* kubectl's strict decoding refuses it, the lax one
-			 * keeps the last: either way not what it seems */
+			 * keeps the last: either way not what it seems (and
+			 * a finding, so a visit) */
 			crd_path_key(sub, path, kn);
+			if (crd_visit(w, kn->line, sub))
+				continue;
 			crd_say(w, kn->line, sub, "is given twice (first on "
 				"line %lu); give each field once",
 				(unsigned long)first->line);
