@@ -787,21 +787,20 @@ static void lint_md_report(void *arg, unsigned long line, const char *msg)
 }
 
 /* A metadata value lint already reported at the YAML level (not a plain
- * string, or a key given again): the server's checks skip it. */
+ * string, or a key given again): the server's checks skip it.  O(1): it
+ * is asked of every key (a scan of the keys before it made a metadata
+ * map of 100,000 keys quadratic). */
 static int md_reported(const struct ydoc_md *md, size_t i)
 {
 	const struct ynode *v = md->vnodes[i];
-	size_t j;
 
 	if (v->kind != YN_SCALAR || (v->type != YT_STR &&
 	    !(v->type == YT_TAGGED &&
 	      !strcmp(ytag(v), "tag:yaml.org,2002:str"))) ||
 	    memchr(v->text, '\0', v->len))
 		return 1;
-	for (j = 0; j < i; j++)
-		if (!strcmp(md->keys[j], md->keys[i]))
-			return 1;
-	return 0;
+	/* given again: an earlier key has its text */
+	return ydoc_md_find(md, md->keys[i]) != i;
 }
 
 /* err is about key: its key, or 'key' quoted in its sentence. */

@@ -828,6 +828,65 @@ void ydoc_md_release(struct ydoc_md *md)
 	free(md->values);
 	free(md->knodes);
 	free(md->vnodes);
+	free(md->index);
+}
+
+/* The slot of md->index that holds key, or the empty one it would take
+ * (md->index_cap > 0): its text hashed as anchor names are, the high bits
+ * folded into the low ones the mask keeps (as ymark_hash() does). */
+static size_t md_slot(const struct ydoc_md *md, const char *key)
+{
+	size_t m = md->index_cap - 1, s, h = ydoc_name_hash(key);
+
+	s = (h ^ (h >> 16)) & m;
+	while (md->index[s] && strcmp(md->keys[md->index[s] - 1], key))
+		s = (s + 1) & m;
+	return s;
+}
+
+/*
+ * Key i of md (the last pushed) into md->index, once md->n is past
+ * YDOC_MD_SCAN: the index is built then, and rebuilt twice as large when
+ * it would be more than half full, so an insert is O(1) amortized.  A key
+ * whose text is there already keeps the first's slot (ydoc_md_find()
+ * finds the first).  Its size is bounded by the keys: at most 4 slots of
+ * 4 bytes a key, beside the 32 bytes a key of md's arrays.  0, or -1 when
+ * there is no memory for it (the index is then as it was).
+ */
+static int md_index_add(struct ydoc_md *md, size_t i)
+{
+	uint32_t *old = md->index;
+	size_t ocap = md->index_cap, cap, j, s;
+
+	if (md->n <= YDOC_MD_SCAN)
+		return 0;
+	/* node indexes fit 32 bits (ydoc_add), and md holds fewer keys
+	 * than the document has nodes, so i + 1 does too */
+	if (2 * md->n > ocap) {
+		cap = ocap ? 2 * ocap : 4 * YDOC_MD_SCAN;
+		while (2 * md->n > cap)
+			cap *= 2;
+		if (cap > SIZE_MAX / sizeof(*old))
+			return -1;
+		md->index = calloc(cap, sizeof(*md->index));
+		if (!md->index) {
+			md->index = old;
+			return -1;
+		}
+		md->index_cap = cap;
+		/* all the keys before i, in order, so that the first of a
+		 * text takes its slot */
+		for (j = 0; j < i; j++) {
+			s = md_slot(md, md->keys[j]);
+			if (!md->index[s])
+				md->index[s] = (uint32_t)j + 1;
+		}
+		free(old);
+	}
+	s = md_slot(md, md->keys[i]);
+	if (!md->index[s])
+		md->index[s] = (uint32_t)i + 1;
+	return 0;
 }
 
 static int md_push(struct ydoc_md *md, const struct ynode *k,
@@ -856,13 +915,21 @@ static int md_push(struct ydoc_md *md, const struct ynode *k,
 	md->knodes[md->n] = k;
 	md->vnodes[md->n] = v;
 	md->n++;
+	if (md_index_add(md, md->n - 1)) {
+		md->n--;       /* as if not pushed: the index holds the rest */
+		return -1;
+	}
 	return 0;
 }
 
 size_t ydoc_md_find(const struct ydoc_md *md, const char *key)
 {
-	size_t i;
+	size_t i, s;
 
+	if (md->index) {
+		s = md_slot(md, key);
+		return md->index[s] ? md->index[s] - 1 : md->n;
+	}
 	for (i = 0; i < md->n; i++)
 		if (!strcmp(md->keys[i], key))
 			break;

@@ -130,6 +130,21 @@ refuse "an object merged in" "2 staffer triggers match" \
 	--prometheus "$DEAD" --file "$FIX/merge-object.yaml"
 contains "an object merged in" err "  llm/chat-canary trigger 0"
 
+# Metadata of 200,000 keys is gathered in linear time, each key looked up
+# in a hash of those before it (ydoc_md_find(); a scan of them took 16 s
+# for 100,000 keys, 0.07 s now), and refused for its size.
+awk '{ print } /^        maxReplicas: "20"$/ {
+	for (i = 0; i < 200000; i++) print "        k" i ": \"1\"" }' \
+	"$FIX/clean.yaml" >"$TMP/keys.yaml"
+OUT=$(timeout 10 "$BIN" explain --prometheus "$DEAD" --file "$TMP/keys.yaml" \
+	2>"$TMP/err" </dev/null)
+RC=$?
+ERR=$(cat "$TMP/err")
+WHAT="explain --file keys.yaml (at most 10 s)"
+status "metadata of 200,000 keys" 2
+contains "metadata of 200,000 keys" err "scalerMetadata has 200005 keys;\
+ at most 128 are allowed"
+
 # A pool: its token queries are run with the others (here they fail).
 explain --prometheus "$DEAD" --file "$FIX/pools-decode.yaml"
 status "pool decode, no backend" 1

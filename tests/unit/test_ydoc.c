@@ -2,9 +2,9 @@
  * test_ydoc.c - ydoc.h's tree as the reader builds it: kids in order and
  * contiguous per collection, aliases sharing nodes, text and tags in the
  * arena (long and short, across blocks), ydoc_read_one()'s ownership, the
- * input bound that keeps a node's numbers within 32 bits, and `<<` merges
+ * input bound that keeps a node's numbers within 32 bits, `<<` merges
  * as ymap_get_merged(), ymap_each_merged(), ydoc_md_collect() and the
- * ScaledObject functions follow them.
+ * ScaledObject functions follow them, and ydoc_md_find() over many keys.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -590,6 +590,56 @@ static void test_merge_each_many(void **state)
 	free(y);
 }
 
+/*
+ * ydoc_md_find() past YDOC_MD_SCAN keys looks in a hash (a scan made a
+ * metadata map of 100,000 keys quadratic): every key of a map of many,
+ * merged ones too, found at its index; a key not there is md->n; a key
+ * given again is told with the line of the first, however late.
+ */
+static void test_md_many(void **state)
+{
+	enum { KEYS = 3000, CAP = 128 << 10 };
+	char *y = malloc(CAP), key[32];
+	struct ydoc *d;
+	struct ydoc_md md;
+	struct reports r;
+	size_t len = 0, i;
+
+	(void)state;
+	assert_non_null(y);
+	put(y, CAP, &len, "b: &b {m0: x, k7: merged}\nt:\n  metadata:\n");
+	for (i = 0; i < KEYS; i++)
+		put(y, CAP, &len, "    k%zu: v%zu\n", i, i);
+	/* line 4 + KEYS, given again; then the merge (the first wins) */
+	put(y, CAP, &len, "    k%d: again\n    <<: *b\n", KEYS - 1);
+	d = read_one(y, len);
+	collect(d, "t", &md, &r);
+	assert_int_equal(r.n, 1);
+	check_contains(r.msg, "is given twice (first on line ");
+	snprintf(key, sizeof(key), "line %d)", 3 + KEYS);
+	check_contains(r.msg, key);
+	assert_int_equal(r.line, 4 + KEYS);
+	assert_int_equal(md.n, KEYS + 1);
+	assert_non_null(md.index);
+	for (i = 0; i < KEYS; i++) {
+		snprintf(key, sizeof(key), "k%zu", i);
+		assert_int_equal(ydoc_md_find(&md, key), i);
+	}
+	assert_string_equal(md_value(&md, "k7"), "v7");
+	assert_string_equal(md_value(&md, "m0"), "x");
+	assert_int_equal(ydoc_md_find(&md, "m0"), KEYS);
+	assert_int_equal(ydoc_md_find(&md, "nope"), md.n);
+	assert_int_equal(ydoc_md_find(&md, ""), md.n);
+	ydoc_md_release(&md);
+
+	/* a few keys: scanned, no index */
+	collect(d, "b", &md, &r);
+	assert_int_equal(md.n, 0);
+	ydoc_md_release(&md);
+	ydoc_free(d);
+	free(y);
+}
+
 /* ydoc_object_fn: "WHO:N:EA" for each trigger N of obj, E and A whether
  * it is external, and external with "staffer" in its scalerAddress. */
 static int each_who(void *arg, const struct ydoc *d, const struct ynode *obj)
@@ -651,6 +701,7 @@ int main(void)
 		cmocka_unit_test(test_merge_keynode),
 		cmocka_unit_test(test_merge_each),
 		cmocka_unit_test(test_merge_each_many),
+		cmocka_unit_test(test_md_many),
 		cmocka_unit_test(test_merge_objects),
 	};
 
