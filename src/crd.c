@@ -28,8 +28,9 @@
  * name one node from many places (16 aliases at each of 5 levels are a
  * million values from 2 KB), and each visit is a check; a ScaledObject
  * written out has a few hundred.  A pair `<<` merges in is a visit too,
- * and so is a field found unknown or given twice: every finding of an
- * object is a visit, so an object says at most this many. */
+ * and so is a field found unknown or given twice, and a `<<` go-yaml
+ * refuses: every finding of an object is a visit, so an object says at
+ * most this many. */
 #define CRD_VISITS_MAX 100000
 
 /* The CRD's patterns, compiled once: regcomp() cost more than the rest of
@@ -53,6 +54,7 @@ struct crd_walk {
 	const struct crd *c;
 	const struct ydoc *s;     /* the CRD */
 	const struct ydoc *d;     /* the ScaledObject's document */
+	const char *address;      /* whose triggers lint checks (crd.h) */
 	crd_report_fn *report;
 	void *arg;
 	int found;                /* findings */
@@ -241,6 +243,14 @@ static int crd_is(const struct ynode *v, enum yn_type t, const char *tag)
 static void crd_value(struct crd_walk *w, const struct ynode *sch,
 		      const struct ynode *v, unsigned long line,
 		      const char *path);
+static void crd_loose(struct crd_walk *w, const struct ynode *v,
+		      const char *path, int depth);
+
+/* A YAML null: pruned by the API server, as if absent. */
+static int crd_null(const struct ynode *v)
+{
+	return v->kind == YN_SCALAR && v->type == YT_NULL;
+}
 
 /* Count a visit to a value of path (whose key is on line): 1 past
  * CRD_VISITS_MAX, said once, and the value is not checked. */
@@ -314,15 +324,116 @@ static const struct ynode *crd_first_key(const struct ydoc *d,
 	return NULL;
 }
 
-/* What one map's fields are checked against (crd_object()). */
+/* What one map's fields are checked against (crd_object(); crd_loose()
+ * has no schema). */
 struct crd_fields {
 	struct crd_walk *w;
 	const struct ynode *sch, *props, *more;
+	const struct ynode *map;
 	const char *path;             /* the map's */
+	int depth;                    /* crd_loose()'s */
 };
 
+/* Path is a trigger's metadata: spec.triggers[N].metadata. */
+static int crd_trigger_md(const char *path)
+{
+	size_t plen = strlen(path);
+
+	return !strncmp(path, "spec.triggers[", 14) && plen > 10 &&
+	       !strcmp(path + plen - 10, "].metadata");
+}
+
+/*
+ * A `<<` go-yaml refuses, in the map at f->path or in one it merges
+ * (ymerge_bad_fn): kubectl then refuses the whole document, so nothing of
+ * it reaches the API server.  Told at the `<<`'s line (an item of its
+ * list may be an alias, whose node is written elsewhere); a finding, so a
+ * visit: a map repeated by aliases tells it at most CRD_VISITS_MAX times.
+ */
+static int crd_bad_merge(void *arg, const struct ynode *key,
+			 const struct ynode *bad, long item)
+{
+	const struct crd_fields *f = arg;
+	char sub[CRD_PATH_MAX], at[CRD_PATH_MAX], shown[YDOC_SHOW_BUF];
+	int show = bad->kind == YN_SCALAR && !crd_null(bad);
+
+	crd_path_key(sub, f->path, key);
+	if (item >= 0)
+		crd_path_index(at, sub, (size_t)item);
+	else
+		snprintf(at, sizeof(at), "%s", sub);
+	if (crd_visit(f->w, key->line, at))
+		return 1;
+	crd_say(f->w, key->line, at, "%s%s%sis %s, not a map: kubectl "
+		"refuses the whole document (\"map merge requires map or "
+		"sequence of maps as the value\"); allowed: a map, or a list "
+		"of maps", show ? "'" : "", show ? ydoc_show(shown, bad) : "",
+		show ? "' " : "", crd_kind(bad));
+	return 0;
+}
+
+/* A pair `<<` merges into a map no schema describes (ymap_pair_fn):
+ * kept or not, go-yaml reads its value, so it is looked into. */
+static int crd_loose_merged(void *arg, const struct ynode *kn,
+			    const struct ynode *v, int kept)
+{
+	const struct crd_fields *f = arg;
+	char sub[CRD_PATH_MAX];
+
+	(void)kept;
+	crd_path_key(sub, f->path, kn);
+	if (crd_visit(f->w, kn->line, sub))
+		return 1;
+	crd_loose(f->w, v, sub, f->depth + 1);
+	return 0;
+}
+
+/*
+ * Value v of path, which no schema describes here (an unknown field, a
+ * value of the wrong type, metadata's labels, the metadata of a trigger
+ * lint does not check): only the merge keys in and under it are checked,
+ * since go-yaml refuses a bad one wherever it stands.  Each kid is a
+ * visit, as under a schema, and depth bounds the recursion (aliases can
+ * make a node its own kid: `&a [*a]`) at YDOC_DEPTH, as deep as a
+ * document nests.  v itself is its caller's visit.
+ */
+static void crd_loose(struct crd_walk *w, const struct ynode *v,
+		      const char *path, int depth)
+{
+	struct crd_fields f = { w, NULL, NULL, NULL, v, path, depth };
+	const struct ynode *k, *kid;
+	char sub[CRD_PATH_MAX];
+	size_t i;
+
+	if (v->kind == YN_SCALAR || depth >= YDOC_DEPTH)
+		return;
+	if (v->kind == YN_SEQ) {
+		for (i = 0; i < v->n_kids; i++) {
+			kid = &w->d->nodes[v->kids[i]];
+			crd_path_index(sub, path, i);
+			if (crd_visit(w, kid->line, sub))
+				return;
+			crd_loose(w, kid, sub, depth + 1);
+		}
+		return;
+	}
+	if (ymap_each_bad_merge(w->d, v, crd_bad_merge, &f))
+		return;
+	for (i = 0; i + 1 < v->n_kids; i += 2) {
+		k = &w->d->nodes[v->kids[i]];
+		if (!ytext(k) || k->type == YT_MERGE)
+			continue;
+		crd_path_key(sub, path, k);
+		if (crd_visit(w, k->line, sub))
+			return;
+		crd_loose(w, &w->d->nodes[v->kids[i + 1]], sub, depth + 1);
+	}
+	ymap_each_merged(w->d, v, crd_loose_merged, &f);
+}
+
 /* Field kn, whose value is v, of the map at f->path: checked against its
- * property, else against additionalProperties, else it is unknown. */
+ * property, else against additionalProperties, else it is unknown; what
+ * no schema describes is looked into for its merge keys (crd_loose()). */
 static void crd_field(const struct crd_fields *f, const struct ynode *kn,
 		      const struct ynode *v)
 {
@@ -333,12 +444,26 @@ static void crd_field(const struct crd_fields *f, const struct ynode *kn,
 
 	crd_path_key(sub, f->path, kn);
 	ps = f->props ? ymap_get(w->s, f->props, kn->text, NULL) : NULL;
-	if (ps)
+	if (ps && crd_trigger_md(sub)) {
+		/* lint's own checks say more on the metadata of the
+		 * triggers it checks; in another's only `<<` is (a visit
+		 * either way, as a value) */
+		if (crd_null(v) || crd_visit(w, kn->line, sub))
+			return;
+		if (!ydoc_is_external(w->d, f->map, w->address))
+			crd_loose(w, v, sub, 0);
+		return;
+	}
+	if (ps) {
 		crd_value(w, ps, v, kn->line, sub);
-	else if (f->more)
+		return;
+	}
+	if (f->more) {
 		crd_value(w, f->more, v, kn->line, sub);
-	else if (f->props &&
-		 !sflag(w, f->sch, "x-kubernetes-preserve-unknown-fields")) {
+		return;
+	}
+	if (f->props &&
+	    !sflag(w, f->sch, "x-kubernetes-preserve-unknown-fields")) {
 		/* a finding, so a visit: an object of unknown fields that
 		 * aliases repeat would say millions */
 		if (crd_visit(w, kn->line, sub))
@@ -350,6 +475,8 @@ static void crd_field(const struct crd_fields *f, const struct ynode *kn,
 			near ? "; did you mean '" : "", near ? near : "",
 			near ? "'?" : "");
 	}
+	/* no schema for it: only its merge keys */
+	crd_loose(w, v, sub, 0);
 }
 
 /*
@@ -363,11 +490,18 @@ static int crd_merged(void *arg, const struct ynode *kn,
 		      const struct ynode *v, int kept)
 {
 	const struct crd_fields *f = arg;
+	char sub[CRD_PATH_MAX];
 
 	if (crd_visit(f->w, kn->line, f->path))
 		return 1;
-	if (kept)
+	if (kept) {
 		crd_field(f, kn, v);
+		return 0;
+	}
+	/* given before, so not the object's; go-yaml reads it all the
+	 * same, `<<` and all */
+	crd_path_key(sub, f->path, kn);
+	crd_loose(f->w, v, sub, 0);
 	return 0;
 }
 
@@ -376,7 +510,8 @@ static void crd_object(struct crd_walk *w, const struct ynode *sch,
 		       const char *path)
 {
 	struct crd_fields f = { w, sch, sget(w, sch, "properties"),
-				sget(w, sch, "additionalProperties"), path };
+				sget(w, sch, "additionalProperties"), v, path,
+				0 };
 	const struct ynode *req = sget(w, sch, "required");
 	const struct ynode *kn, *first;
 	const char *key;
@@ -385,6 +520,9 @@ static void crd_object(struct crd_walk *w, const struct ynode *sch,
 
 	if (f.more && f.more->kind != YN_MAP)
 		f.more = NULL;                  /* additionalProperties: bool */
+	/* a `<<` of anything but maps: the document never reaches the
+	 * API server */
+	ymap_each_bad_merge(w->d, v, crd_bad_merge, &f);
 	for (i = 0; i + 1 < v->n_kids; i += 2) {
 		kn = &w->d->nodes[v->kids[i]];
 		if (!ytext(kn) || kn->type == YT_MERGE)
@@ -399,6 +537,8 @@ static void crd_object(struct crd_walk *w, const struct ynode *sch,
 			crd_say(w, kn->line, sub, "is given twice (first on "
 				"line %lu); give each field once",
 				(unsigned long)first->line);
+			/* go-yaml reads this one too */
+			crd_loose(w, &w->d->nodes[v->kids[i + 1]], sub, 0);
 			continue;
 		}
 		crd_field(&f, kn, &w->d->nodes[v->kids[i + 1]]);
@@ -492,7 +632,9 @@ static void crd_integer(struct crd_walk *w, const struct ynode *sch,
 			ydoc_show(shown, v), min);
 }
 
-/* Check value v (the value of path, whose key is on line) against sch. */
+/* Check value v (the value of path, whose key is on line) against sch;
+ * what the schema does not describe further (a value of the wrong type)
+ * only for its merge keys (crd_loose()). */
 static void crd_value(struct crd_walk *w, const struct ynode *sch,
 		      const struct ynode *v, unsigned long line,
 		      const char *path)
@@ -500,16 +642,12 @@ static void crd_value(struct crd_walk *w, const struct ynode *sch,
 	const char *type = ytext(sget(w, sch, "type"));
 	const struct ynode *items, *min;
 	char sub[CRD_PATH_MAX], shown[YDOC_SHOW_BUF];
-	size_t i, plen = strlen(path);
+	size_t i;
 	long mi;
 
-	if (!v || !sch || (v->kind == YN_SCALAR && v->type == YT_NULL))
+	if (!v || !sch || crd_null(v))
 		return;                 /* null: pruned, as absent */
 	if (crd_visit(w, line, path))
-		return;
-	/* trigger metadata: lint's own checks say more */
-	if (!strncmp(path, "spec.triggers[", 14) && plen > 10 &&
-	    !strcmp(path + plen - 10, "].metadata"))
 		return;
 	if (sflag(w, sch, "x-kubernetes-int-or-string")) {
 		if (crd_is(v, YT_STR, "tag:yaml.org,2002:str")) {
@@ -520,32 +658,34 @@ static void crd_value(struct crd_walk *w, const struct ynode *sch,
 			crd_say(w, line, path, "is %s; the CRD wants an integer "
 				"or a string", crd_kind(v));
 		}
-		return;
-	}
-	if (!type)
-		return;
-	if (!strcmp(type, "object")) {
-		if (v->kind != YN_MAP)
-			crd_say(w, line, path, "is %s; the CRD wants a map",
-				crd_kind(v));
-		else
+	} else if (!type) {
+		;                       /* not described: merge keys only */
+	} else if (!strcmp(type, "object")) {
+		if (v->kind == YN_MAP) {
 			crd_object(w, sch, v, line, path);
+			return;
+		}
+		crd_say(w, line, path, "is %s; the CRD wants a map",
+			crd_kind(v));
 	} else if (!strcmp(type, "array")) {
 		if (v->kind != YN_SEQ) {
 			crd_say(w, line, path, "is %s; the CRD wants a list",
 				crd_kind(v));
-			return;
-		}
-		min = sget(w, sch, "minItems");
-		if (min && ytext(min) && (mi = strtol(min->text, NULL, 10)) > 0 &&
-		    v->n_kids < (size_t)mi)
-			crd_say(w, line, path, "needs at least %ld item%s", mi,
-				mi == 1 ? "" : "s");
-		items = sget(w, sch, "items");
-		for (i = 0; items && i < v->n_kids; i++) {
-			crd_path_index(sub, path, i);
-			crd_value(w, items, &w->d->nodes[v->kids[i]],
-				  w->d->nodes[v->kids[i]].line, sub);
+		} else {
+			min = sget(w, sch, "minItems");
+			if (min && ytext(min) &&
+			    (mi = strtol(min->text, NULL, 10)) > 0 &&
+			    v->n_kids < (size_t)mi)
+				crd_say(w, line, path, "needs at least %ld "
+					"item%s", mi, mi == 1 ? "" : "s");
+			items = sget(w, sch, "items");
+			for (i = 0; items && i < v->n_kids; i++) {
+				crd_path_index(sub, path, i);
+				crd_value(w, items, &w->d->nodes[v->kids[i]],
+					  w->d->nodes[v->kids[i]].line, sub);
+			}
+			if (items)
+				return;
 		}
 	} else if (!strcmp(type, "string")) {
 		if (crd_is(v, YT_STR, "tag:yaml.org,2002:str"))
@@ -577,6 +717,8 @@ static void crd_value(struct crd_walk *w, const struct ynode *sch,
 				"false, unquoted", ydoc_show(shown, v),
 				crd_kind(v));
 	}
+	/* a scalar, or a collection the schema goes no further into */
+	crd_loose(w, v, path, 0);
 }
 
 /* v1alpha1's openAPIV3Schema in CRD document s, or NULL. */
@@ -677,7 +819,8 @@ void crd_free(struct crd *c)
 }
 
 int crd_check(const struct crd *c, const struct ydoc *d,
-	      const struct ynode *obj, crd_report_fn *report, void *arg)
+	      const struct ynode *obj, const char *address,
+	      crd_report_fn *report, void *arg)
 {
 	struct crd_walk w;
 
@@ -685,6 +828,7 @@ int crd_check(const struct crd *c, const struct ydoc *d,
 	w.c = c;
 	w.s = c->doc;
 	w.d = d;
+	w.address = address;
 	w.report = report;
 	w.arg = arg;
 	crd_value(&w, c->schema, obj, obj->line, "");

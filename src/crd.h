@@ -12,9 +12,13 @@
  * fields (a field the schema does not list, with the nearest listed one
  * as a hint), required fields, enum values, minimum, minLength, minItems,
  * pattern, and the CRD's one validation rule, minReplicaCount <=
- * maxReplicaCount (100 when not given).  Trigger metadata is left out:
- * lint checks it in its own words.  A YAML null is taken as absent, as
- * the API server prunes it; merge keys (<<) are not followed.
+ * maxReplicaCount (100 when not given).  The metadata of the triggers
+ * lint checks is left out: lint checks it in its own words.  A YAML null
+ * is taken as absent, as the API server prunes it.  Merge keys (<<) are
+ * applied as kubectl applies them (ydoc.h), and a `<<` whose value is not
+ * a map or a list of maps is a finding wherever it stands in the object,
+ * in values the schema does not describe too (an unknown field, labels,
+ * another trigger's metadata): go-yaml, so kubectl, refuses the document.
  *
  * The schema is parsed, and its patterns compiled, once by crd_load()
  * (about 30 KB of YAML, 0.35 ms), then only read: parsed at each check, it
@@ -57,9 +61,12 @@ void crd_free(struct crd *c);
 
 /*
  * Check ScaledObject obj of document d against schema c; each finding
- * goes to report.  Returns the number of findings.
+ * goes to report.  The triggers lint checks are those ydoc_is_external()
+ * finds with address (NULL: every external one): their metadata is left
+ * out.  Returns the number of findings.
  */
 int crd_check(const struct crd *c, const struct ydoc *d,
-	      const struct ynode *obj, crd_report_fn *report, void *arg);
+	      const struct ynode *obj, const char *address,
+	      crd_report_fn *report, void *arg);
 
 #endif

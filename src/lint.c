@@ -10,9 +10,11 @@
  *
  *   errors    what the API server refuses: the ScaledObject against KEDA's
  *             CRD schema (crd.h: types, unknown fields, required fields,
- *             minReplicaCount <= maxReplicaCount); a metadata value that
- *             is not a YAML string (an unquoted number or bool, a null, a
- *             list: metadata is map[string]string), a key given twice, no
+ *             minReplicaCount <= maxReplicaCount), and what kubectl never
+ *             sends, a merge key (<<) of anything but maps, wherever it
+ *             stands in the object; a metadata value that is not a
+ *             YAML string (an unquoted number or bool, a null, a list:
+ *             metadata is map[string]string), a key given twice, no
  *             scalerAddress; what the server refuses, in its words: every
  *             key's own error (meta_set()), then the first cross-key
  *             error (meta_check()) unless it is about a key already
@@ -1284,7 +1286,7 @@ static int lint_object(void *arg, const struct ydoc *d,
 
 		if (!l->crd && !(l->crd = crd_load()))
 			return -1;
-		crd_check(l->crd, d, obj, lint_crd_report, &w);
+		crd_check(l->crd, d, obj, l->address, lint_crd_report, &w);
 	}
 	lint_object_warnings(l, &o, d, obj);
 	for (i = 0; i < triggers->n_kids; i++) {

@@ -820,6 +820,86 @@ int ymap_each_merged(const struct ydoc *d, const struct ynode *map,
 	return r;
 }
 
+/* What go-yaml refuses in v, the value of a `<<` (its merge(): "map
+ * merge requires map or sequence of maps as the value"): v itself, *item
+ * -1, when it is neither a map nor a list; else the first item of the
+ * list that is not a map, *item its index.  NULL when v is a map or a
+ * list of maps (an empty one too).  An alias is its anchor's node here,
+ * which is what go-yaml checks. */
+static const struct ynode *ymerge_bad(const struct ydoc *d,
+				      const struct ynode *v, long *item)
+{
+	size_t j;
+
+	*item = -1;
+	if (v->kind == YN_MAP)
+		return NULL;
+	if (v->kind != YN_SEQ)
+		return v;
+	for (j = 0; j < v->n_kids; j++)
+		if (d->nodes[v->kids[j]].kind != YN_MAP) {
+			*item = (long)j;
+			return &d->nodes[v->kids[j]];
+		}
+	return NULL;
+}
+
+/* ymap_each_bad_merge()'s walk: whom to tell. */
+struct merged_bad {
+	const struct ydoc *d;
+	ymerge_bad_fn *fn;
+	void *arg;
+};
+
+/* Each `<<` of map src whose value go-yaml refuses (ymerge_fn, and for
+ * the map the walk starts from). */
+static int merged_bad(void *arg, const struct ynode *src)
+{
+	const struct merged_bad *b = arg;
+	const struct ynode *k, *bad;
+	size_t i;
+	long item;
+	int r;
+
+	for (i = 0; i + 1 < src->n_kids; i += 2) {
+		k = &b->d->nodes[src->kids[i]];
+		if (k->kind != YN_SCALAR || k->type != YT_MERGE)
+			continue;
+		bad = ymerge_bad(b->d, &b->d->nodes[src->kids[i + 1]], &item);
+		if (bad && (r = b->fn(b->arg, k, bad, item)))
+			return r;
+	}
+	return 0;
+}
+
+int ymap_each_bad_merge(const struct ydoc *d, const struct ynode *map,
+			ymerge_bad_fn *fn, void *arg)
+{
+	struct merged_bad b = { d, fn, arg };
+	struct ymark seen;
+	const struct ynode *k;
+	size_t i;
+	int r, merges = 0;
+
+	if (!map || map->kind != YN_MAP)
+		return 0;
+	for (i = 0; i + 1 < map->n_kids && !merges; i += 2) {
+		k = &d->nodes[map->kids[i]];
+		merges = k->kind == YN_SCALAR && k->type == YT_MERGE;
+	}
+	if (!merges)
+		return 0;
+	if ((r = merged_bad(&b, map)))
+		return r;
+	/* map marked first: a map that merges itself (`&s {<<: *s}`) is
+	 * looked at once, as any other */
+	ymark_init(&seen, NULL);
+	ymark_add(&seen, (uint32_t)(map - d->nodes));
+	r = ymerge_walk(d, map, 0, &seen, merged_bad, &b);
+	ymark_release(&seen);
+	return r;
+}
+
 /* ---- trigger metadata --------------------------------------------------- */
 
 void ydoc_md_release(struct ydoc_md *md)
@@ -1021,6 +1101,7 @@ static int md_collect(const struct md_out *o, const struct ydoc *d,
 {
 	const struct ynode *k, *v, *src;
 	size_t i, j, at;
+	long item;
 	char key[YDOC_SHOW_BUF];
 
 	for (i = 0; i + 1 < map->n_kids; i += 2) {
@@ -1061,14 +1142,17 @@ static int md_collect(const struct md_out *o, const struct ydoc *d,
 			md->bad = 1;
 			continue;
 		}
+		/* told once a `<<`, not once an item of its list (the
+		 * maps of the list are merged all the same) */
+		if (ymerge_bad(d, v, &item)) {
+			md_report(o, k->line, "metadata '<<' must merge a map "
+				  "or a list of maps");
+			md->bad = 1;
+		}
 		for (j = 0; j < (v->kind == YN_SEQ ? v->n_kids : 1); j++) {
 			src = v->kind == YN_SEQ ? &d->nodes[v->kids[j]] : v;
-			if (src->kind != YN_MAP) {
-				md_report(o, k->line, "metadata '<<' must "
-					  "merge a map or a list of maps");
-				md->bad = 1;
+			if (src->kind != YN_MAP)
 				continue;
-			}
 			/* a map merged again adds nothing (its keys are
 			 * there, and the first wins): skipped, so that
 			 * aliases merging one map many times at each level

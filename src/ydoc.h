@@ -119,7 +119,8 @@ const struct ynode *ymap_get(const struct ydoc *d, const struct ynode *map,
  * lets a `<<` after it override it, docs/lint.md), then the merged maps
  * depth first (those of a `<<` list in order), the first with key
  * winning; each merged map searched once, merges within merges followed
- * YDOC_MERGE_DEPTH deep; a merged value that is not a map merges nothing.
+ * YDOC_MERGE_DEPTH deep; a merged value that is not a map merges nothing
+ * (kubectl refuses the document: ymap_each_bad_merge() tells it).
  * *keynode gets the key's node, in the map that has it.  Short of memory
  * for its marks it still answers, searching a map again each time it is
  * merged.  Costs a second look at map's pairs when key is not among them.
@@ -146,6 +147,26 @@ typedef int ymap_pair_fn(void *arg, const struct ynode *key,
  */
 int ymap_each_merged(const struct ydoc *d, const struct ynode *map,
 		     ymap_pair_fn *fn, void *arg);
+
+/* A `<<` whose value go-yaml refuses (ymap_each_bad_merge()): key the
+ * `<<`, bad the value that is not a map, item its index in the `<<`
+ * list, or -1 when bad is the `<<`'s value itself.  Return 0 to go on,
+ * nonzero to stop. */
+typedef int ymerge_bad_fn(void *arg, const struct ynode *key,
+			  const struct ynode *bad, long item);
+
+/*
+ * Call fn for each `<<` of map, and of the maps it merges (the merge
+ * walks' maps: each once, YDOC_MERGE_DEPTH deep), whose value is neither
+ * a map nor a list of maps: once per `<<`, with its value, or the first
+ * item of its list that is not a map.  go-yaml v2, so kubectl, refuses
+ * such a document ("map merge requires map or sequence of maps as the
+ * value"), where the merge walks above merge nothing from it.  Returns
+ * the first nonzero fn returned, or 0.  Costs a look at map's pairs when
+ * it merges nothing, else what ymap_each_merged() walks.
+ */
+int ymap_each_bad_merge(const struct ydoc *d, const struct ynode *map,
+			ymerge_bad_fn *fn, void *arg);
 
 /* A scalar's text, or NULL for anything else (and for NULL). */
 const char *ytext(const struct ynode *n);
@@ -263,7 +284,9 @@ typedef void ydoc_report_fn(void *arg, unsigned long line, const char *msg);
  * a map (or of a list of maps, the first winning) whose keys are not there
  * yet, as go-yaml does.  Each value kubectl would refuse (metadata is
  * map[string]string: not a string, a key given twice, a NUL) is reported
- * through report and sets md->bad; the pair is still gathered.  *line is
+ * through report and sets md->bad; the pair is still gathered.  So is a
+ * `<<` of anything but a map or a list of maps (reported once a `<<`,
+ * its maps merged).  *line is
  * the line of the `metadata` key, or of the trigger when it has none.
  * Returns 0; 1 when `metadata` is not a map (reported, md empty); -1 out
  * of memory.  md must be released in every case.  Each merged map is

@@ -298,6 +298,30 @@ lines "a List of 257,000 triggers merged in" 1
 contains "a List of 257,000 triggers merged in" out "ScaledObject llm/bad\
  trigger 0: metadata 'slotsPerReplica': '3x' is not a number"
 
+# A bad `<<` in a map that 300,000 aliases repeat, under an unknown field:
+# each is told (a finding a visit), at most CRD_VISITS_MAX values an
+# object, and the cap is said.
+awk '/^  triggers:$/ { printf "  bogus: [&b {<<: 5}"
+	for (i = 0; i < 300000; i++) printf ", *b"
+	print "]"; print; next }
+{ print }' "$FIX/clean.yaml" >"$TMP/merge-bad-bomb.yaml"
+WHAT="lint merge-bad-bomb.yaml (at most 20 s)"
+timeout 20 "$BIN" lint "$TMP/merge-bad-bomb.yaml" >"$TMP/mbb.out" \
+	2>"$TMP/err" </dev/null
+RC=$?
+OUT=$(head -c 65536 "$TMP/mbb.out")
+ERR=$(cat "$TMP/err")
+status "300,000 aliases of a bad merge" 1
+contains "300,000 aliases of a bad merge" out "spec.bogus[0].<<: '5' is a\
+ number, not a map"
+n=$(grep -c "not a map" "$TMP/mbb.out")
+if [ "$n" -ge 1000 ] && [ "$n" -le 100000 ] &&
+	grep -q "expands to more than 100000 values" "$TMP/mbb.out"; then
+	ok
+else
+	bad "300,000 aliases of a bad merge: $n told, want 1,000 to 100,000 and the cap's line"
+fi
+
 # A trigger's metadata of 100,000 keys, then one given again: each key is
 # looked up in a hash of those gathered (ydoc_md_find()), not among all
 # before it (67 s before, quadratic; 1.1 s now, most of it the "did you
@@ -732,6 +756,57 @@ sed -e 's/serviceTime: "-8"/serviceTime: "8"/' \
 lint --strict "$TMP/merge-precedence-ok.yaml"
 status "merge precedence, the winners fixed" 0
 quiet "merge precedence, the winners fixed"
+
+# A `<<` of something other than a map or a list of maps: go-yaml v2
+# (kubectl's) refuses the whole document, so it is an error wherever it
+# stands, told once a `<<` at its line (it was told only in trigger
+# metadata, twice for `[.., 1, 2]`; elsewhere it was not followed, and
+# not told).
+B="$FIX/merge-bad.yaml"
+MB="not a map: kubectl refuses the whole document (\"map merge requires\
+ map or sequence of maps as the value\"); allowed: a map, or a list of maps"
+lint "$B"
+status "bad merges" 1
+lines "bad merges: one a \`<<\`" 7
+has_line "a bad merge in the object" out "$B:7: ScaledObject llm/chat: <<:\
+ '5' is a number, $MB"
+has_line "a bad merge in labels (no schema)" out "$B:11: ScaledObject\
+ llm/chat: metadata.labels.<<[1]: '1' is a number, $MB"
+has_line "a bad merge in the spec" out "$B:13: ScaledObject llm/chat:\
+ spec.<<[1]: 'x' is a string, $MB"
+has_line "a null merge in the fallback" out "$B:18: ScaledObject llm/chat:\
+ spec.fallback.<<: is null, $MB"
+has_line "a bad merge in a merged map" out "$B:24: ScaledObject llm/chat:\
+ spec.advanced.<<[0]: is a list, $MB"
+has_line "a bad merge in a trigger" out "$B:34: ScaledObject llm/chat:\
+ spec.triggers[0].<<: 'true' is a boolean, $MB"
+has_line "a bad merge in staffer's metadata: its own words, once" out\
+ "$B:36: ScaledObject llm/chat trigger 0: metadata '<<' must merge a map or\
+ a list of maps"
+# Each made a map, or a list of maps (an empty one merges nothing): clean.
+sed -e '/^<<: 5$/d' -e '/^      <<: true$/d' -e 's/, 1, 2\]/]/' \
+	-e 's/, x\]/]/' -e 's/<<: ~/<<: {}/' -e 's/<<: \[\[a\]\]/<<: []/' \
+	"$B" >"$TMP/merge-bad-ok.yaml"
+lint --strict "$TMP/merge-bad-ok.yaml"
+status "bad merges made maps" 0
+quiet "bad merges made maps"
+# In the metadata of a trigger lint does not check (another scaler's, or
+# with --address another address), told by the CRD check, with its path.
+sed -e '/^<<: 5$/d' -e '/^      <<: true$/d' -e 's/, 1, 2\]/]/' \
+	-e 's/, x\]/]/' -e 's/<<: ~/<<: {}/' -e 's/<<: \[\[a\]\]/<<: []/' "$B"\
+	>"$TMP/merge-bad-other.yaml"
+echo '    - {type: cpu, metadata: {<<: 3, value: "50"}}
+    - {type: external, metadata: {<<: [[]], scalerAddress: "other:9090"}}' \
+	>>"$TMP/merge-bad-other.yaml"
+lint --address staffer.keda "$TMP/merge-bad-other.yaml"
+status "a bad merge in other triggers' metadata" 1
+has_line "a bad merge in another scaler's metadata" out\
+ "$TMP/merge-bad-other.yaml:39: ScaledObject llm/chat:\
+ spec.triggers[1].metadata.<<: '3' is a number, $MB"
+has_line "a bad merge in another address's metadata" out\
+ "$TMP/merge-bad-other.yaml:40: ScaledObject llm/chat:\
+ spec.triggers[2].metadata.<<[0]: is a list, $MB"
+lines "a bad merge in other triggers' metadata (and 2 warnings)" 4
 
 lint_stdin "$FIX/unknown-key.yaml" -
 status "stdin" 1

@@ -4,7 +4,8 @@
  * arena (long and short, across blocks), ydoc_read_one()'s ownership, the
  * input bound that keeps a node's numbers within 32 bits, `<<` merges
  * as ymap_get_merged(), ymap_each_merged(), ydoc_md_collect() and the
- * ScaledObject functions follow them, and ydoc_md_find() over many keys.
+ * ScaledObject functions follow them, the merges go-yaml refuses
+ * (ymap_each_bad_merge()), and ydoc_md_find() over many keys.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -590,6 +591,89 @@ static void test_merge_each_many(void **state)
 	free(y);
 }
 
+/* ymerge_bad_fn: "LINE:ITEM:VALUE" for each `<<` told (VALUE "?" when
+ * not a scalar), comma-separated; stop after n (0: never). */
+static int tell_bad(void *arg, const struct ynode *key,
+		    const struct ynode *bad, long item)
+{
+	struct told *t = arg;
+
+	put(t->buf, sizeof(t->buf), &t->len, "%s%u:%ld:%s", t->len ? "," : "",
+	    key->line, item, ytext(bad) ? ytext(bad) : "?");
+	return ++t->n == t->stop ? 7 : 0;
+}
+
+/* ymap_each_bad_merge() on root's map name tells want, and returns rc. */
+static void check_bad(const struct ydoc *d, const char *name, int stop,
+		      const char *want, int rc)
+{
+	struct told t;
+
+	memset(&t, 0, sizeof(t));
+	t.stop = stop;
+	assert_int_equal(ymap_each_bad_merge(d, ymap_get(d, &d->nodes[0], name,
+							 NULL), tell_bad, &t),
+			 rc);
+	assert_string_equal(t.buf, want);
+}
+
+/*
+ * The merges go-yaml v2 refuses ("map merge requires map or sequence of
+ * maps as the value"): a value that is not a map or a list (a scalar, a
+ * null, an alias to one), a list with an item that is not a map (told
+ * once, with its first such item), in the map and in the maps it merges
+ * (each once, a map merged twice or merging itself too); an empty list
+ * and maps are fine.  ydoc_md_collect() tells them once a `<<` too.
+ */
+static void test_merge_bad(void **state)
+{
+	static const char y[] =
+		"s: &s five\n"
+		"a: {<<: 5, x: 1}\n"
+		"n: {<<: ~}\n"
+		"l: {<<: [{x: 1}, *s, 2]}\n"
+		"k: {<<: [[], {y: 1}]}\n"
+		"e: {<<: [], x: 1}\n"
+		"m: &m {<<: {x: 1}}\n"
+		"b: &b {<<: *s}\n"                     /* line 8 */
+		"c: {<<: [*b, *m, *b], z: {<<: 1}}\n"
+		"o: &o {<<: [*o, 3]}\n"
+		"two: {<<: 1, <<: [2]}\n"
+		"t: {metadata: {<<: [{k: v}, 1, 2], <<: *s, j: w}}\n";
+	struct ydoc *d = read_one(y, sizeof(y) - 1);
+	struct ydoc_md md;
+	struct reports r;
+
+	(void)state;
+	check_bad(d, "a", 0, "2:-1:5", 0);
+	check_bad(d, "n", 0, "3:-1:~", 0);
+	check_bad(d, "l", 0, "4:1:five", 0);
+	check_bad(d, "k", 0, "5:0:?", 0);
+	check_bad(d, "e", 0, "", 0);
+	check_bad(d, "m", 0, "", 0);
+	check_bad(d, "b", 0, "8:-1:five", 0);
+	/* b's, merged twice, told once; z's is not in c's merges */
+	check_bad(d, "c", 0, "8:-1:five", 0);
+	check_bad(d, "o", 0, "10:1:3", 0);
+	check_bad(d, "two", 0, "11:-1:1,11:0:2", 0);
+	check_bad(d, "two", 1, "11:-1:1", 7);
+	assert_int_equal(ymap_each_bad_merge(d, NULL, tell_bad, NULL), 0);
+	assert_int_equal(ymap_each_bad_merge(d, ymap_get(d, &d->nodes[0], "s",
+							 NULL), tell_bad, NULL),
+			 0);
+	/* the metadata's: once a `<<`, its maps merged all the same */
+	collect(d, "t", &md, &r);
+	assert_int_equal(r.n, 2);
+	check_contains(r.msg, "metadata '<<' must merge a map or a list of "
+		       "maps");
+	assert_int_equal(r.line, 12);
+	assert_true(md.bad);
+	assert_int_equal(md.n, 2);
+	assert_string_equal(md_value(&md, "k"), "v");
+	ydoc_md_release(&md);
+	ydoc_free(d);
+}
+
 /*
  * ydoc_md_find() past YDOC_MD_SCAN keys looks in a hash (a scan made a
  * metadata map of 100,000 keys quadratic): every key of a map of many,
@@ -701,6 +785,7 @@ int main(void)
 		cmocka_unit_test(test_merge_keynode),
 		cmocka_unit_test(test_merge_each),
 		cmocka_unit_test(test_merge_each_many),
+		cmocka_unit_test(test_merge_bad),
 		cmocka_unit_test(test_md_many),
 		cmocka_unit_test(test_merge_objects),
 	};
