@@ -786,6 +786,23 @@ static int merged_each(void *arg, const struct ynode *src)
 	return 0;
 }
 
+/* 1 when map is a map with a `<<` among its keys: the merge walks'
+ * shortcut, so that a map without one costs a look at its pairs. */
+static int ymap_merges(const struct ydoc *d, const struct ynode *map)
+{
+	const struct ynode *k;
+	size_t i;
+
+	if (!map || map->kind != YN_MAP)
+		return 0;
+	for (i = 0; i + 1 < map->n_kids; i += 2) {
+		k = &d->nodes[map->kids[i]];
+		if (k->kind == YN_SCALAR && k->type == YT_MERGE)
+			return 1;
+	}
+	return 0;
+}
+
 int ymap_each_merged(const struct ydoc *d, const struct ynode *map,
 		     ymap_pair_fn *fn, void *arg)
 {
@@ -793,15 +810,9 @@ int ymap_each_merged(const struct ydoc *d, const struct ynode *map,
 	struct ymark seen;
 	const struct ynode *k;
 	size_t i;
-	int r, merges = 0;
+	int r;
 
-	if (!map || map->kind != YN_MAP)
-		return 0;
-	for (i = 0; i + 1 < map->n_kids && !merges; i += 2) {
-		k = &d->nodes[map->kids[i]];
-		merges = k->kind == YN_SCALAR && k->type == YT_MERGE;
-	}
-	if (!merges)
+	if (!ymap_merges(d, map))
 		return 0;
 	e.d = d;
 	e.fn = fn;
@@ -877,17 +888,9 @@ int ymap_each_bad_merge(const struct ydoc *d, const struct ynode *map,
 {
 	struct merged_bad b = { d, fn, arg };
 	struct ymark seen;
-	const struct ynode *k;
-	size_t i;
-	int r, merges = 0;
+	int r;
 
-	if (!map || map->kind != YN_MAP)
-		return 0;
-	for (i = 0; i + 1 < map->n_kids && !merges; i += 2) {
-		k = &d->nodes[map->kids[i]];
-		merges = k->kind == YN_SCALAR && k->type == YT_MERGE;
-	}
-	if (!merges)
+	if (!ymap_merges(d, map))
 		return 0;
 	if ((r = merged_bad(&b, map)))
 		return r;
