@@ -696,11 +696,15 @@ typedef int ymerge_fn(void *arg, const struct ynode *src);
  * depth first, the maps of a `<<` list in order, each map once a walk
  * (seen), merges within merges to YDOC_MERGE_DEPTH (map is at depth).  A
  * merged value that is not a map merges nothing.  fn is told each map
- * before the maps it merges; map's own pairs are not fn's.  Returns the
- * first nonzero fn returned, or 0.
+ * before the maps it merges; map's own pairs are not fn's.  A walk looks
+ * at YDOC_MERGE_SOURCES `<<` values and list items at most, *left of
+ * them still to go: past them it stops, so that a `<<` list of 100,000
+ * maps, aliased from many places, costs a bounded walk each.  Returns
+ * the first nonzero fn returned, or 0.
  */
 static int ymerge_walk(const struct ydoc *d, const struct ynode *map,
-		       int depth, struct ymark *seen, ymerge_fn *fn, void *arg)
+		       int depth, struct ymark *seen, size_t *left,
+		       ymerge_fn *fn, void *arg)
 {
 	const struct ynode *k, *v, *src;
 	size_t i, j;
@@ -714,12 +718,16 @@ static int ymerge_walk(const struct ydoc *d, const struct ynode *map,
 		if (k->kind != YN_SCALAR || k->type != YT_MERGE)
 			continue;
 		for (j = 0; j < (v->kind == YN_SEQ ? v->n_kids : 1); j++) {
+			if (*left == 0)
+				return 0;
+			--*left;
 			src = v->kind == YN_SEQ ? &d->nodes[v->kids[j]] : v;
 			if (src->kind != YN_MAP ||
 			    !ymark_add(seen, (uint32_t)(src - d->nodes)))
 				continue;
 			if ((r = fn(arg, src)) ||
-			    (r = ymerge_walk(d, src, depth + 1, seen, fn, arg)))
+			    (r = ymerge_walk(d, src, depth + 1, seen, left, fn,
+					     arg)))
 				return r;
 		}
 	}
@@ -748,12 +756,13 @@ const struct ynode *ymap_get_merged(const struct ydoc *d,
 {
 	struct merged_find f = { d, key, keynode, NULL };
 	struct ymark seen;
+	size_t left = YDOC_MERGE_SOURCES;
 
 	if ((f.found = ymap_get(d, map, key, keynode)) || !map ||
 	    map->kind != YN_MAP)
 		return f.found;
 	ymark_init(&seen, NULL);
-	ymerge_walk(d, map, 0, &seen, merged_find, &f);
+	ymerge_walk(d, map, 0, &seen, &left, merged_find, &f);
 	ymark_release(&seen);
 	return f.found;
 }
@@ -808,6 +817,7 @@ int ymap_each_merged(const struct ydoc *d, const struct ynode *map,
 {
 	struct merged_each e;
 	struct ymark seen;
+	size_t left = YDOC_MERGE_SOURCES;
 	const struct ynode *k;
 	size_t i;
 	int r;
@@ -825,7 +835,7 @@ int ymap_each_merged(const struct ydoc *d, const struct ynode *map,
 			ymark_add(&e.keys, map->kids[i]);
 	}
 	ymark_init(&seen, NULL);
-	r = ymerge_walk(d, map, 0, &seen, merged_each, &e);
+	r = ymerge_walk(d, map, 0, &seen, &left, merged_each, &e);
 	ymark_release(&seen);
 	ymark_release(&e.keys);
 	return r;
@@ -888,6 +898,7 @@ int ymap_each_bad_merge(const struct ydoc *d, const struct ynode *map,
 {
 	struct merged_bad b = { d, fn, arg };
 	struct ymark seen;
+	size_t left = YDOC_MERGE_SOURCES;
 	int r;
 
 	if (!ymap_merges(d, map))
@@ -898,7 +909,7 @@ int ymap_each_bad_merge(const struct ydoc *d, const struct ynode *map,
 	 * looked at once, as any other */
 	ymark_init(&seen, NULL);
 	ymark_add(&seen, (uint32_t)(map - d->nodes));
-	r = ymerge_walk(d, map, 0, &seen, merged_bad, &b);
+	r = ymerge_walk(d, map, 0, &seen, &left, merged_bad, &b);
 	ymark_release(&seen);
 	return r;
 }
@@ -1035,6 +1046,8 @@ struct md_out {
 	ydoc_report_fn *report;
 	void *arg;
 	struct ymark *seen;    /* the maps merged already */
+	size_t *sources;       /* `<<` values and items looked at, as
+				* ymerge_walk() counts them */
 };
 
 #if defined(__GNUC__)
@@ -1153,6 +1166,16 @@ static int md_collect(const struct md_out *o, const struct ydoc *d,
 			md->bad = 1;
 		}
 		for (j = 0; j < (v->kind == YN_SEQ ? v->n_kids : 1); j++) {
+			if (++*o->sources > YDOC_MERGE_SOURCES) {
+				if (*o->sources == YDOC_MERGE_SOURCES + 1) {
+					md_report(o, k->line, "metadata merges "
+						  "('<<') more than %d maps; "
+						  "the rest is not read",
+						  YDOC_MERGE_SOURCES);
+					md->bad = 1;
+				}
+				return 0;
+			}
 			src = v->kind == YN_SEQ ? &d->nodes[v->kids[j]] : v;
 			if (src->kind != YN_MAP)
 				continue;
@@ -1174,7 +1197,8 @@ int ydoc_md_collect(const struct ydoc *d, const struct ynode *trig,
 		    ydoc_report_fn *report, void *arg)
 {
 	struct ymark seen;
-	struct md_out o = { report, arg, &seen };
+	size_t sources = 0;
+	struct md_out o = { report, arg, &seen, &sources };
 	const struct ynode *k = NULL, *map;
 	int rc;
 

@@ -37,6 +37,8 @@
 #define YDOC_FILE_MAX (16u << 20)  /* bytes in one input file */
 #define YDOC_DEPTH 256             /* nested collections in a document */
 #define YDOC_MERGE_DEPTH 8         /* merge keys within merge keys */
+#define YDOC_MERGE_SOURCES 1024    /* `<<` values and list items one
+				    * merge walk looks at */
 #define YDOC_SHOW_MAX 60           /* characters of a value in a message */
 #define YDOC_SHOW_BUF (YDOC_SHOW_MAX + 4)  /* show.h: max + 4 */
 #define YDOC_WHO_MAX 160           /* "NS/NAME", shown */

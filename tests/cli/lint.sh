@@ -216,6 +216,29 @@ ERR=$(cat "$TMP/err")
 status "a List of 100,000 aliases of one object" 0
 quiet "a List of 100,000 aliases of one object"
 
+# 20,000 triggers, aliases of one that merges a list of 10,000 empty
+# maps: each lookup through `<<` looks at 1,024 of them at most
+# (YDOC_MERGE_SOURCES; 16.8 s before, 1.3 s now); in staffer's metadata
+# a longer list is an error.
+awk '/^  triggers:$/ { print; printf "    - &m {type: cpu, <<: ["
+	for (i = 0; i < 10000; i++) printf "%s{}", i ? ", " : ""
+	print "]}"; for (i = 1; i < 20000; i++) print "    - *m"; next }
+{ print }' "$FIX/clean.yaml" >"$TMP/merge-wide.yaml"
+WHAT="lint merge-wide.yaml (at most 8 s)"
+timeout 8 "$BIN" lint "$TMP/merge-wide.yaml" >"$TMP/mw.out" 2>"$TMP/err" \
+	</dev/null
+RC=$?
+OUT=$(head -c 65536 "$TMP/mw.out")
+ERR=$(cat "$TMP/err")
+status "a <<: list of 10,000 maps in 20,000 triggers" 1
+awk '/^        serviceTime: "8"$/ { print; printf "        <<: ["
+	for (i = 0; i < 1100; i++) printf "%s{k%d: \"1\"}", i ? ", " : "", i
+	print "]"; next }
+{ print }' "$FIX/clean.yaml" >"$TMP/merge-wide-md.yaml"
+lint "$TMP/merge-wide-md.yaml"
+status "metadata merging 1,100 maps" 1
+contains "metadata merging 1,100 maps" out "metadata merges ('<<') more than 1024 maps; the rest is not read"
+
 # 2,000 triggers, aliases of one map of 2,000 unknown fields: each is a
 # finding, and a finding is a visit, so the object says at most
 # CRD_VISITS_MAX of them (4 million before, about 7 s and 830 MB).
