@@ -797,9 +797,7 @@ def report(results, elapsed):
             names = ["staffer"] if fam == "staffer" else \
                 [n for n in rows if n.split(":")[0] == fam]
             b = better(rows, names)
-            cells.append("%s / %s / %.1f%s" % (
-                pct(b["ttft_attainment"]), pct(b["itl_attainment"]),
-                hours(b), "" if fam in ("staffer", "llm-d") else
+            cells.append(cell(b) + ("" if fam in ("staffer", "llm-d") else
                 " (`%s`)" % b["policy"].split(":", 1)[-1]))
         w("| %s | %d s | %s |" % (res["case"]["name"], res["cold"],
                                  " | ".join(cells)))
@@ -864,9 +862,7 @@ def report(results, elapsed):
         wr = res["warm"]
         w("| %s | %d s | %s | %s |" % (
             res["case"]["name"], res["cold"], wr["init"], " | ".join(
-                "%s / %s / %.1f" % (pct(r["ttft_attainment"]),
-                                    pct(r["itl_attainment"]), hours(r))
-                for r in (wr["rows"][f] for f in fams))))
+                cell(wr["rows"][f]) for f in fams)))
     w("")
     for res in results:
         c = res["case"]
