@@ -608,6 +608,11 @@ def verdict(rows):
                 met=goal and all(below), letter=goal and all(below[:2]))
 
 
+def named(r):
+    """A run's GPU-h and its policy, "-" for none."""
+    return "%.1f (`%s`)" % (hours(r), r["policy"]) if r else "-"
+
+
 def summary(w, results):
     """The summary table of these results and the verdicts under it;
     returns (cases met, met by the letter)."""
@@ -632,10 +637,8 @@ def summary(w, results):
               res["case"]["name"], res["cold"], pct(s["ttft_attainment"]),
               pct(s["itl_attainment"]), hours(s),
               pct(pl["ttft_attainment"]), pct(pl["itl_attainment"]),
-              hours(pl), "%.1f" % hours(sp) if sp else "-",
-              pct(kd["ttft_attainment"]), pct(kd["itl_attainment"]),
-              hours(kd), "%.1f" % hours(sk) if sk else "-",
-              "%.1f (`%s`)" % (hours(sg), sg["policy"]) if sg else "-",
+              hours(pl), named(sp), pct(kd["ttft_attainment"]),
+              pct(kd["itl_attainment"]), hours(kd), named(sk), named(sg),
               "yes" if met else "no: " + (
                   "attainment below 99 %" if not goal else
                   "a baseline is cheaper at that attainment")))
@@ -840,8 +843,7 @@ def report(results, elapsed):
         cells = [cell(r)
                  for r in [rows["staffer"]] + [rows[a] for a, _ in ABLATION] +
                  [rows[res["case"]["told"]]]]
-        g = at_goal(rows)
-        cells.append("%.1f (`%s`)" % (hours(g), g["policy"]) if g else "-")
+        cells.append(named(at_goal(rows)))
         w("| %s | %d s | %s |" % (res["case"]["name"], res["cold"],
                                  " | ".join(cells)))
     w("")
