@@ -393,9 +393,10 @@ static int crd_loose_merged(void *arg, const struct ynode *kn,
  * value of the wrong type, metadata's labels, the metadata of a trigger
  * lint does not check): only the merge keys in and under it are checked,
  * since go-yaml refuses a bad one wherever it stands.  Each kid is a
- * visit, as under a schema, and depth bounds the recursion (aliases can
- * make a node its own kid: `&a [*a]`) at YDOC_DEPTH, as deep as a
- * document nests.  v itself is its caller's visit.
+ * visit, as under a schema, and depth bounds the recursion (an alias
+ * deep in a collection to one as deep nests deeper than the document
+ * does) at YDOC_DEPTH, as deep as a document nests.  v itself is its
+ * caller's visit.
  */
 static void crd_loose(struct crd_walk *w, const struct ynode *v,
 		      const char *path, int depth)

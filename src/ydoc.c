@@ -26,8 +26,14 @@ enum yload { YLOAD_DOC, YLOAD_END, YLOAD_ERROR, YLOAD_NOMEM };
 /* A YAML error found by ydoc_load rather than by libyaml. */
 struct yerr {
 	unsigned long line;    /* 0: libyaml's error, in the parser */
-	const char *msg;
+	const char *msg;       /* a constant, or buf */
+	char buf[YDOC_MSG_MAX];
 };
+
+/* ynode.flags while a document is read: a collection whose end is not
+ * read yet (ydoc_add() to ydoc_close()), so that an alias inside it is
+ * found in O(1) (ydoc_alias()).  Every node has it clear once read. */
+#define YN_READING 0x80u
 
 /*
  * The arena: a document's scalar text, anchor names and kids, copied into
@@ -300,6 +306,7 @@ static int ydoc_close(struct ydoc *d, struct yread *r)
 	size_t k = r->n_kids - o->first;
 	uint32_t *kids;
 
+	n->flags &= (unsigned char)~YN_READING;
 	r->n_kids = o->first;
 	if (k == 0)
 		return 0;
@@ -413,9 +420,11 @@ static int ydoc_add(struct ydoc *d, struct yread *r, const yaml_event_t *ev)
 		anchor = ev->data.scalar.anchor;
 	} else if (ev->type == YAML_SEQUENCE_START_EVENT) {
 		n->kind = YN_SEQ;
+		n->flags = YN_READING;
 		anchor = ev->data.sequence_start.anchor;
 	} else {
 		n->kind = YN_MAP;
+		n->flags = YN_READING;
 		anchor = ev->data.mapping_start.anchor;
 	}
 	if (ydoc_attach(r, i) || ydoc_anchor(d, anchor, i))
@@ -432,27 +441,52 @@ static int ydoc_add(struct ydoc *d, struct yread *r, const yaml_event_t *ev)
 	return 0;
 }
 
-/* An alias: the anchored node again (the latest anchor of that name). */
+/*
+ * An alias: the anchored node (the latest anchor of that name) hung again
+ * under the collection being read.  An alias inside that node, whose end
+ * is not read yet, is a cycle: go-yaml's decoder refuses it when it meets
+ * the alias again while decoding it (decode.go's alias(): "anchor 'c'
+ * value contains itself"), and kubectl decodes the whole document, so it
+ * is refused here, where it is written.  0; -1: no memory; 1: a YAML
+ * error, told in *e (an undefined anchor, a cycle).
+ */
 static int ydoc_alias(struct ydoc *d, struct yread *r,
-		      const yaml_event_t *ev)
+		      const yaml_event_t *ev, struct yerr *e)
 {
 	const char *name = (const char *)ev->data.alias.anchor;
+	char shown[YDOC_SHOW_BUF];
+	const struct ynode *t;
 	size_t s;
 
-	if (!name || !d->index_cap)
-		return 0;
-	s = ydoc_slot(d, name);
-	if (!d->index[s])
-		return 0;
-	return ydoc_attach(r, d->anchors[d->index[s] - 1].node) ? -1 : 1;
+	s = name && d->index_cap ? ydoc_slot(d, name) : 0;
+	if (!name || !d->index_cap || !d->index[s]) {
+		e->line = (unsigned long)ev->start_mark.line + 1;
+		e->msg = "an alias to an undefined anchor";
+		return 1;
+	}
+	t = &d->nodes[d->anchors[d->index[s] - 1].node];
+	if (t->flags & YN_READING) {
+		e->line = (unsigned long)ev->start_mark.line + 1;
+		show_escaped(shown, YDOC_SHOW_MAX, name, strlen(name));
+		snprintf(e->buf, sizeof(e->buf), "alias *%s is inside the "
+			 "node it names (&%s on line %lu), a cycle: kubectl "
+			 "refuses the document (\"anchor '%s' value contains "
+			 "itself\"); an alias must name a node that ends "
+			 "before it", shown, shown, (unsigned long)t->line,
+			 shown);
+		e->msg = e->buf;
+		return 1;
+	}
+	return ydoc_attach(r, (size_t)(t - d->nodes)) ? -1 : 0;
 }
 
 /*
  * Read the next document of the stream into d (empty, zeroed).  YLOAD_DOC:
  * d holds it; YLOAD_END: no more; YLOAD_ERROR: the parser's problem, or
- * ours in *e (an undefined alias, nesting deeper than YDOC_DEPTH,
- * which also keeps libyaml's scanner from its quadratic time on deep flow
- * collections); YLOAD_NOMEM.  d must be released in every case.
+ * ours in *e (an undefined alias, an alias inside the node it names,
+ * nesting deeper than YDOC_DEPTH, which also keeps libyaml's scanner from
+ * its quadratic time on deep flow collections); YLOAD_NOMEM.  d must be
+ * released in every case.
  */
 static enum yload ydoc_load(yaml_parser_t *p, struct ydoc *d,
 			    struct yerr *e)
@@ -460,7 +494,7 @@ static enum yload ydoc_load(yaml_parser_t *p, struct ydoc *d,
 	struct yread r = { NULL, 0, 0, NULL, 0, 0 };
 	yaml_event_t ev;
 	enum yload rc;
-	int found;
+	int bad;
 
 	for (;;) {
 		if (!yaml_parser_parse(p, &ev)) {
@@ -497,13 +531,10 @@ static enum yload ydoc_load(yaml_parser_t *p, struct ydoc *d,
 				goto out;
 			break;
 		case YAML_ALIAS_EVENT:
-			found = ydoc_alias(d, &r, &ev);
-			if (found < 0)
+			bad = ydoc_alias(d, &r, &ev, e);
+			if (bad < 0)
 				goto out;
-			if (found == 0) {
-				e->line = (unsigned long)
-					  ev.start_mark.line + 1;
-				e->msg = "an alias to an undefined anchor";
+			if (bad) {
 				rc = YLOAD_ERROR;
 				goto out;
 			}
@@ -905,8 +936,9 @@ int ymap_each_bad_merge(const struct ydoc *d, const struct ynode *map,
 		return 0;
 	if ((r = merged_bad(&b, map)))
 		return r;
-	/* map marked first: a map that merges itself (`&s {<<: *s}`) is
-	 * looked at once, as any other */
+	/* map marked first, its `<<`s told above: no walk comes back to it
+	 * (ydoc_alias() refuses a map that merges itself, `&s {<<: *s}`),
+	 * but this walk does not count on that */
 	ymark_init(&seen, NULL);
 	ymark_add(&seen, (uint32_t)(map - d->nodes));
 	r = ymerge_walk(d, map, 0, &seen, &left, merged_bad, &b);
@@ -1382,7 +1414,7 @@ static enum ydoc_err ydoc_stream(const char *buf, size_t len, const char *name,
 	struct ydoc doc;
 	enum yload r;
 	enum ydoc_err rc = YDOC_ENOMEM;
-	struct yerr yerr = { 0, NULL };
+	struct yerr yerr = { 0, NULL, { 0 } };
 	int have_parser = 0;
 
 	/* the bound that keeps a node's numbers within 32 bits */

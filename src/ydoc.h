@@ -8,9 +8,12 @@
  * ydoc) rather than its document loader, because only the events tell a
  * plain `1.5` from `!!str 1.5`: scalars are typed as kubectl's YAML
  * library (go-yaml v2, YAML 1.1) reads them.  Aliases share nodes and are
- * never expanded, and an alias finds its anchor through a hash table; a
- * walk that follows them may still meet one node many times, so the
- * merge walks (`<<`, which kubectl applies in every map: what it reads
+ * never expanded, and an alias finds its anchor through a hash table; an
+ * alias inside the node it names (`&c {x: *c}`, a cycle) is invalid YAML,
+ * as go-yaml's decoder refuses it ("anchor 'c' value contains itself"),
+ * so no node is its own descendant.  A walk that follows aliases may
+ * still meet one node many times, so the merge walks (`<<`, which
+ * kubectl applies in every map: what it reads
  * goes through ymap_get_merged(), ymap_each_merged(), ypath() and the
  * ScaledObject functions below, never ymap_get() alone) visit each merged
  * map once, and crd.c counts its visits.  A merge walk's marks are its
@@ -76,6 +79,8 @@ struct ynode {
 	uint32_t line;         /* where the node starts, from 1 */
 	unsigned char kind;    /* enum yn_kind */
 	unsigned char type;    /* enum yn_type: scalars */
+	unsigned char flags;   /* ydoc.c's while the node is read; 0 in a
+				* document handed out */
 };
 
 struct yanchor {

@@ -870,6 +870,22 @@ has_line "error at the end, final newline" out "$TMP/eof-nl.yaml:3: invalid\
 printf 'a: *nowhere\n' >"$TMP/alias.yaml"
 lint "$TMP/alias.yaml"
 status "undefined alias" 2
+# An alias inside the node it names, a cycle: go-yaml, so kubectl,
+# refuses the document ("anchor 'c' value contains itself"); lint read it
+# as a node that is its own kid.
+awk '{ print } /^  name: chat$/ { print "  labels: &c {app: *c}" }' \
+	"$FIX/clean.yaml" >"$TMP/cycle.yaml"
+lint "$TMP/cycle.yaml"
+status "an alias inside its anchor" 2
+has_line "an alias inside its anchor" out "$TMP/cycle.yaml:6: invalid YAML:\
+ alias *c is inside the node it names (&c on line 6), a cycle: kubectl\
+ refuses the document (\"anchor 'c' value contains itself\"); an alias\
+ must name a node that ends before it"
+printf 'a: &c\n  - b: [1, *c]\n' >"$TMP/cycle-deep.yaml"
+lint "$TMP/cycle-deep.yaml"
+status "an alias deep inside its anchor" 2
+contains "an alias deep inside its anchor" out "cycle-deep.yaml:2: invalid\
+ YAML: alias *c is inside the node it names (&c on line 1)"
 : >"$TMP/empty.yaml"
 lint "$TMP/empty.yaml"
 status "empty file" 0

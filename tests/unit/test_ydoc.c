@@ -213,6 +213,68 @@ static void test_too_big(void **state)
 	free(big);
 }
 
+/* What ydoc_read_buffer() prints on its yaml_fp for text: want in it
+ * (NULL: nothing), and rc returned; n documents read before. */
+static void check_read(const char *text, enum ydoc_err rc, int n,
+		       const char *want)
+{
+	char got[1024];
+	FILE *fp = tmpfile();
+	size_t len;
+	int docs = 0;
+
+	assert_non_null(fp);
+	assert_int_equal(ydoc_read_buffer(text, strlen(text), "t.yaml", "test",
+					  fp, count_doc, &docs), rc);
+	assert_int_equal(docs, n);
+	rewind(fp);
+	len = fread(got, 1, sizeof(got) - 1, fp);
+	got[len] = '\0';
+	fclose(fp);
+	if (!want)
+		assert_int_equal(len, 0);
+	else
+		check_contains(got, want);
+}
+
+/*
+ * An alias inside the node it names is a cycle, which go-yaml refuses
+ * ("anchor 'c' value contains itself"): invalid YAML at the alias's line,
+ * in a map, a list, a key, deeper down, through `<<`; the documents
+ * before it are still read.  An anchor named again inside (the latest
+ * wins) and an alias to a node that has ended are fine.
+ */
+static void test_alias_cycle(void **state)
+{
+	static const char *const cycles[][2] = {
+		{ "a: &c {x: *c}\n", "t.yaml:1: invalid YAML: alias *c is "
+		  "inside the node it names (&c on line 1), a cycle: kubectl "
+		  "refuses the document (\"anchor 'c' value contains "
+		  "itself\"); an alias must name a node that ends before "
+		  "it\n" },
+		{ "a: &c [1, *c]\n", ":1: invalid YAML: alias *c" },
+		{ "a: &c {*c : 1}\n", ":1: invalid YAML: alias *c" },
+		{ "a: &c\n  b:\n    - [*c]\n", ":3: invalid YAML: alias *c "
+		  "is inside the node it names (&c on line 1)" },
+		{ "s: &s {<<: *s}\n", ":1: invalid YAML: alias *s" },
+		{ "s: &s {<<: [{x: 1}, *s]}\n", ":1: invalid YAML: alias *s" },
+	};
+	char y[256], want[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cycles) / sizeof(cycles[0]); i++)
+		check_read(cycles[i][0], YDOC_EYAML, 0, cycles[i][1]);
+	/* a long name is cut where it is shown */
+	snprintf(y, sizeof(y), "a: &%080d [*%080d]\n", 7, 7);
+	snprintf(want, sizeof(want), "alias *%060d... is inside", 0);
+	check_read(y, YDOC_EYAML, 0, want);
+	check_read("a: 1\n---\nb: &b [*b]\n", YDOC_EYAML, 1,
+		   ":3: invalid YAML: alias *b");
+	check_read("a: &c {x: &c 1, y: *c}\nb: &d {}\nc: &e [*d, *d]\n",
+		   YDOC_OK, 1, NULL);
+}
+
 /* printf() to buf (cap bytes) at *len; it must fit. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
@@ -343,8 +405,8 @@ static void check_each(const struct ydoc *d, const char *name, int stop,
 }
 
 /* Merges nested, in lists (the first map wins; the map's own key before
- * any merged), through a map that merges itself, and YDOC_MERGE_DEPTH
- * deep: the value go-yaml reads, and each merged map's pairs once (as
+ * any merged), of one map twice in a list, and YDOC_MERGE_DEPTH deep:
+ * the value go-yaml reads, and each merged map's pairs once (as
  * ydoc_md_collect() gathers them and ymap_each_merged() tells them). */
 static void test_merge_shapes(void **state)
 {
@@ -354,7 +416,7 @@ static void test_merge_shapes(void **state)
 		"c: {<<: *b, z: cz}\n"
 		"l: {<<: [{k: first}, *b, {k: second, v: lv}]}\n"
 		"o: {<<: {m: merged}, m: own}\n"
-		"s: &s {<<: [*s, *s, {q: sq}], p: sp}\n"
+		"s: &s {<<: [&q {p: sp}, *q, {q: sq}], p: sp}\n"
 		"n: {<<: [1, [], *a]}\n"
 		"d9: &d9 {k9: \"9\"}\n"
 		"d8: &d8 {<<: *d9, k8: \"8\"}\n"           /* line 9 */
@@ -404,8 +466,8 @@ static void test_merge_shapes(void **state)
 	check_each(d, "a", 0, "", 0);
 
 	/* the map's own pairs first (its w, not b's), then the merged ones
-	 * in order, each merged map's once (s is merged four times, twice
-	 * by itself) */
+	 * in order, each merged map's once (s is merged twice, q four
+	 * times) */
 	check_md(d, "t", (const char *const[]){ "w", "p", "q", "y", "x",
 						 NULL }, 0, NULL, 0);
 	/* d8's merge, one too deep, is told once, at its line */
@@ -417,8 +479,8 @@ static void test_merge_shapes(void **state)
 /*
  * Many merges: a map merged 30 times at each of 8 levels (30^7 searches,
  * were a map searched each time it is merged), and 240
- * distinct maps in 6 levels, each merging three of the level below and
- * itself, all merged by one map (more than a walk's first marks hold).
+ * distinct maps in 6 levels, each merging four of the level below, all
+ * merged by one map (more than a walk's first marks hold).
  * Every lookup finds its value, and every map is searched once: its pairs
  * gathered once, its key that is not a string told once.
  */
@@ -450,8 +512,9 @@ static void test_merge_many(void **state)
 				put(y, CAP, &len, ", \"k\\0\": x");
 			else
 				put(y, CAP, &len, ", <<: [*x%d_%d, *x%d_%d, "
-				    "*x%d_%d, *x%d_%d]", l - 1, i, l, i, l - 1,
-				    (i + 1) % WIDE, l - 1, (i * 7 + 3) % WIDE);
+				    "*x%d_%d, *x%d_%d]", l - 1, i, l - 1,
+				    (i + 2) % WIDE, l - 1, (i + 1) % WIDE,
+				    l - 1, (i * 7 + 3) % WIDE);
 			put(y, CAP, &len, "}\n");
 		}
 	}
@@ -622,7 +685,7 @@ static void check_bad(const struct ydoc *d, const char *name, int stop,
  * maps as the value"): a value that is not a map or a list (a scalar, a
  * null, an alias to one), a list with an item that is not a map (told
  * once, with its first such item), in the map and in the maps it merges
- * (each once, a map merged twice or merging itself too); an empty list
+ * (each once, a map merged twice too); an empty list
  * and maps are fine.  ydoc_md_collect() tells them once a `<<` too.
  */
 static void test_merge_bad(void **state)
@@ -637,7 +700,7 @@ static void test_merge_bad(void **state)
 		"m: &m {<<: {x: 1}}\n"
 		"b: &b {<<: *s}\n"                     /* line 8 */
 		"c: {<<: [*b, *m, *b], z: {<<: 1}}\n"
-		"o: &o {<<: [*o, 3]}\n"
+		"o: {<<: [*m, 3]}\n"
 		"two: {<<: 1, <<: [2]}\n"
 		"t: {metadata: {<<: [{k: v}, 1, 2], <<: *s, j: w}}\n";
 	struct ydoc *d = read_one(y, sizeof(y) - 1);
@@ -776,6 +839,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_alias),
+		cmocka_unit_test(test_alias_cycle),
 		cmocka_unit_test(test_tag_nul),
 		cmocka_unit_test(test_arena),
 		cmocka_unit_test(test_read_one),
