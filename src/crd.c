@@ -349,6 +349,8 @@ static int crd_trigger_md(const char *path)
  * it reaches the API server.  Told at the `<<`'s line (an item of its
  * list may be an alias, whose node is written elsewhere); a finding, so a
  * visit: a map repeated by aliases tells it at most CRD_VISITS_MAX times.
+ * A list of maps is refused only through an alias (YN_ALIAS), so the
+ * message then says how to write it.
  */
 static int crd_bad_merge(void *arg, const struct ynode *key,
 			 const struct ynode *bad, long item)
@@ -356,6 +358,7 @@ static int crd_bad_merge(void *arg, const struct ynode *key,
 	const struct crd_fields *f = arg;
 	char sub[CRD_PATH_MAX], at[CRD_PATH_MAX], shown[YDOC_SHOW_BUF];
 	int show = bad->kind == YN_SCALAR && !crd_null(bad);
+	int alias = (bad->flags & YN_ALIAS) != 0;
 
 	crd_path_key(sub, f->path, key);
 	if (item >= 0)
@@ -367,8 +370,10 @@ static int crd_bad_merge(void *arg, const struct ynode *key,
 	crd_say(f->w, key->line, at, "%s%s%sis %s, not a map: kubectl "
 		"refuses the whole document (\"map merge requires map or "
 		"sequence of maps as the value\"); allowed: a map, or a list "
-		"of maps", show ? "'" : "", show ? ydoc_show(shown, bad) : "",
-		show ? "' " : "", crd_kind(bad));
+		"of maps%s", show ? "'" : "", show ? ydoc_show(shown, bad) : "",
+		show ? "' " : "", alias ? "an alias to a list" : crd_kind(bad),
+		alias ? " written in place (its items may be aliases to maps)"
+		      : "");
 	return 0;
 }
 

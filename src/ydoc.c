@@ -441,32 +441,63 @@ static int ydoc_add(struct ydoc *d, struct yread *r, const yaml_event_t *ev)
 	return 0;
 }
 
+/* 1 when the node read next is the value of a `<<` written in the map
+ * being read. */
+static int ydoc_merge_value(const struct ydoc *d, const struct yread *r)
+{
+	const struct yopen *o;
+	const struct ynode *k;
+
+	if (r->depth == 0)
+		return 0;
+	o = &r->open[r->depth - 1];
+	if (d->nodes[o->node].kind != YN_MAP ||
+	    (r->n_kids - o->first) % 2 == 0)
+		return 0;
+	k = &d->nodes[r->kids[r->n_kids - 1]];
+	return k->kind == YN_SCALAR && k->type == YT_MERGE;
+}
+
 /*
  * An alias: the anchored node (the latest anchor of that name) hung again
  * under the collection being read.  An alias inside that node, whose end
  * is not read yet, is a cycle: go-yaml's decoder refuses it when it meets
  * the alias again while decoding it (decode.go's alias(): "anchor 'c'
  * value contains itself"), and kubectl decodes the whole document, so it
- * is refused here, where it is written.  0; -1: no memory; 1: a YAML
- * error, told in *e (an undefined anchor, a cycle).
+ * is refused here, where it is written.
+ *
+ * An alias to a list as the value of a `<<` is not the list itself:
+ * go-yaml's merge() refuses a merge through an alias to anything but a
+ * map, where it takes a list of maps written in place (whose items may
+ * be aliases to maps).  The alias gets a node of its own, a copy of the
+ * list's (its kids shared) flagged YN_ALIAS at the alias's line, for
+ * ymerge_bad() to tell.  A copy is made only there: elsewhere an alias is
+ * its node, which the merge walks count on to visit a map once.  One
+ * node per such alias, which takes 3 bytes of the file at least (`*a`
+ * and a separator), keeps within the per-node bounds of ydoc.h.
+ *
+ * 0; -1: no memory; 1: a YAML error, told in *e (an undefined anchor, a
+ * cycle).
  */
 static int ydoc_alias(struct ydoc *d, struct yread *r,
 		      const yaml_event_t *ev, struct yerr *e)
 {
 	const char *name = (const char *)ev->data.alias.anchor;
+	size_t line = ev->start_mark.line + 1;
 	char shown[YDOC_SHOW_BUF];
 	const struct ynode *t;
-	size_t s;
+	struct ynode *n;
+	size_t s, i;
 
 	s = name && d->index_cap ? ydoc_slot(d, name) : 0;
 	if (!name || !d->index_cap || !d->index[s]) {
-		e->line = (unsigned long)ev->start_mark.line + 1;
+		e->line = (unsigned long)line;
 		e->msg = "an alias to an undefined anchor";
 		return 1;
 	}
 	t = &d->nodes[d->anchors[d->index[s] - 1].node];
 	if (t->flags & YN_READING) {
-		e->line = (unsigned long)ev->start_mark.line + 1;
+		e->line = (unsigned long)line;
 		show_escaped(shown, YDOC_SHOW_MAX, name, strlen(name));
 		snprintf(e->buf, sizeof(e->buf), "alias *%s is inside the "
 			 "node it names (&%s on line %lu), a cycle: kubectl "
@@ -477,7 +508,21 @@ static int ydoc_alias(struct ydoc *d, struct yread *r,
 		e->msg = e->buf;
 		return 1;
 	}
-	return ydoc_attach(r, (size_t)(t - d->nodes)) ? -1 : 0;
+	i = (size_t)(t - d->nodes);
+	if (t->kind == YN_SEQ && ydoc_merge_value(d, r)) {
+		if (d->n >= UINT32_MAX)
+			return -1;
+		n = arr_room(d->nodes, d->n, &d->cap, sizeof(*n));
+		if (!n)
+			return -1;
+		d->nodes = n;          /* t may have moved: i, not t */
+		d->nodes[d->n] = d->nodes[i];
+		d->nodes[d->n].flags |= YN_ALIAS;
+		d->nodes[d->n].line = line < UINT32_MAX ? (uint32_t)line
+							: UINT32_MAX;
+		i = d->n++;
+	}
+	return ydoc_attach(r, i) ? -1 : 0;
 }
 
 /*
@@ -872,12 +917,13 @@ int ymap_each_merged(const struct ydoc *d, const struct ynode *map,
 	return r;
 }
 
-/* What go-yaml refuses in v, the value of a `<<` (its merge(): "map
- * merge requires map or sequence of maps as the value"): v itself, *item
- * -1, when it is neither a map nor a list; else the first item of the
- * list that is not a map, *item its index.  NULL when v is a map or a
- * list of maps (an empty one too).  An alias is its anchor's node here,
- * which is what go-yaml checks. */
+/* What go-yaml refuses in v, the value of a `<<` (decode.go's merge():
+ * "map merge requires map or sequence of maps as the value"): v itself,
+ * *item -1, when it is neither a map nor a list written in place (an
+ * alias to a list is YN_ALIAS: ydoc_alias()); else the first item of the
+ * list that is not a map, *item its index (an alias to a map is that map,
+ * which go-yaml takes).  NULL when v is a map or a list of maps (an empty
+ * one too). */
 static const struct ynode *ymerge_bad(const struct ydoc *d,
 				      const struct ynode *v, long *item)
 {
@@ -886,7 +932,7 @@ static const struct ynode *ymerge_bad(const struct ydoc *d,
 	*item = -1;
 	if (v->kind == YN_MAP)
 		return NULL;
-	if (v->kind != YN_SEQ)
+	if (v->kind != YN_SEQ || (v->flags & YN_ALIAS))
 		return v;
 	for (j = 0; j < v->n_kids; j++)
 		if (d->nodes[v->kids[j]].kind != YN_MAP) {
@@ -1147,7 +1193,7 @@ static int md_collect(const struct md_out *o, const struct ydoc *d,
 		      const struct ynode *map, struct ydoc_md *md,
 		      int merged, int depth)
 {
-	const struct ynode *k, *v, *src;
+	const struct ynode *k, *v, *src, *bad;
 	size_t i, j, at;
 	long item;
 	char key[YDOC_SHOW_BUF];
@@ -1192,9 +1238,11 @@ static int md_collect(const struct md_out *o, const struct ydoc *d,
 		}
 		/* told once a `<<`, not once an item of its list (the
 		 * maps of the list are merged all the same) */
-		if (ymerge_bad(d, v, &item)) {
+		if ((bad = ymerge_bad(d, v, &item)) != NULL) {
 			md_report(o, k->line, "metadata '<<' must merge a map "
-				  "or a list of maps");
+				  "or a list of maps%s", bad->flags & YN_ALIAS ?
+				  " written in place, not an alias to a list "
+				  "(kubectl refuses one)" : "");
 			md->bad = 1;
 		}
 		for (j = 0; j < (v->kind == YN_SEQ ? v->n_kids : 1); j++) {

@@ -79,9 +79,15 @@ struct ynode {
 	uint32_t line;         /* where the node starts, from 1 */
 	unsigned char kind;    /* enum yn_kind */
 	unsigned char type;    /* enum yn_type: scalars */
-	unsigned char flags;   /* ydoc.c's while the node is read; 0 in a
-				* document handed out */
+	unsigned char flags;   /* YN_ALIAS or 0 in a document handed out
+				* (ydoc.c's own bits while it is read) */
 };
+
+/* ynode.flags: a list given by an alias as the value of a `<<`, which
+ * go-yaml refuses to merge (a list written in place merges): a node of
+ * its own with the anchored list's kids, at the alias's line.  Anywhere
+ * else an alias is its anchor's node. */
+#define YN_ALIAS 0x01u
 
 struct yanchor {
 	const char *name;      /* in the arena */
@@ -165,10 +171,11 @@ typedef int ymerge_bad_fn(void *arg, const struct ynode *key,
 /*
  * Call fn for each `<<` of map, and of the maps it merges (the merge
  * walks' maps: each once, YDOC_MERGE_DEPTH deep), whose value is neither
- * a map nor a list of maps: once per `<<`, with its value, or the first
- * item of its list that is not a map.  go-yaml v2, so kubectl, refuses
- * such a document ("map merge requires map or sequence of maps as the
- * value"), where the merge walks above merge nothing from it.  Returns
+ * a map nor a list of maps written in place: once per `<<`, with its
+ * value (for an alias to a list, a YN_ALIAS node), or the first item of
+ * its list that is not a map.  go-yaml v2, so kubectl, refuses such a
+ * document ("map merge requires map or sequence of maps as the value"),
+ * where the merge walks above merge what maps there are in it.  Returns
  * the first nonzero fn returned, or 0.  Costs a look at map's pairs when
  * it merges nothing, else what ymap_each_merged() walks.
  */

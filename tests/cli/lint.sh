@@ -831,6 +831,32 @@ has_line "a bad merge in another address's metadata" out\
  spec.triggers[2].metadata.<<[0]: is a list, $MB"
 lines "a bad merge in other triggers' metadata (and 2 warnings)" 4
 
+# A list merged through an alias (`<<: *L`): go-yaml's merge() takes a
+# list of maps written in place only, so kubectl refuses the document;
+# lint merged it, as if written there.
+awk '{ print } /^  fallback:$/ { print "    <<: &L [{}]" }
+	/^  advanced:$/ { print "    <<: *L" }
+	/^        maxReplicas: "20"$/ { print "        <<: *L" }' \
+	"$FIX/clean.yaml" >"$TMP/merge-alias-list.yaml"
+lint "$TMP/merge-alias-list.yaml"
+status "a list merged through an alias" 1
+lines "a list merged through an alias" 2
+has_line "a list merged through an alias" out\
+ "$TMP/merge-alias-list.yaml:18: ScaledObject llm/chat: spec.advanced.<<:\
+ is an alias to a list, not a map: kubectl refuses the whole document\
+ (\"map merge requires map or sequence of maps as the value\"); allowed: a\
+ map, or a list of maps written in place (its items may be aliases to maps)"
+has_line "a list merged through an alias, in staffer's metadata" out\
+ "$TMP/merge-alias-list.yaml:34: ScaledObject llm/chat trigger 0: metadata\
+ '<<' must merge a map or a list of maps written in place, not an alias to\
+ a list (kubectl refuses one)"
+# Written in place, of aliases to maps: clean.
+sed -e 's/<<: &L \[{}\]/<<: [\&M {}]/' -e 's/<<: \*L/<<: [*M]/' \
+	"$TMP/merge-alias-list.yaml" >"$TMP/merge-alias-ok.yaml"
+lint --strict "$TMP/merge-alias-ok.yaml"
+status "a list of aliases to maps, written in place" 0
+quiet "a list of aliases to maps, written in place"
+
 lint_stdin "$FIX/unknown-key.yaml" -
 status "stdin" 1
 has_line "stdin" out "<stdin>:30: ScaledObject llm/chat trigger 0: metadata\

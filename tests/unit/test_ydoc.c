@@ -687,6 +687,10 @@ static void check_bad(const struct ydoc *d, const char *name, int stop,
  * once, with its first such item), in the map and in the maps it merges
  * (each once, a map merged twice too); an empty list
  * and maps are fine.  ydoc_md_collect() tells them once a `<<` too.
+ * A list is fine written in place, not through an alias (go-yaml's
+ * merge()), even an empty one or one that merged where it was written:
+ * that alias is a node of its own, flagged YN_ALIAS, at its line, whose
+ * maps are still merged; an alias to a list elsewhere is the list.
  */
 static void test_merge_bad(void **state)
 {
@@ -702,8 +706,18 @@ static void test_merge_bad(void **state)
 		"c: {<<: [*b, *m, *b], z: {<<: 1}}\n"
 		"o: {<<: [*m, 3]}\n"
 		"two: {<<: 1, <<: [2]}\n"
-		"t: {metadata: {<<: [{k: v}, 1, 2], <<: *s, j: w}}\n";
+		"t: {metadata: {<<: [{k: v}, 1, 2], <<: *s, j: w}}\n"
+		"L: &L [{x: 1}, *m]\n"                 /* line 13 */
+		"al: {<<: *L}\n"
+		"ok: {<<: &K [{x: \"2\"}], v: *L}\n"
+		"ak: {<<: *K,\n"
+		"     y: 1}\n"
+		"in: {<<: [*L]}\n"
+		"E: &E []\n"
+		"ae: {<<: *E}\n"
+		"am: {metadata: {<<: *K, j: w}}\n";
 	struct ydoc *d = read_one(y, sizeof(y) - 1);
+	const struct ynode *L, *v;
 	struct ydoc_md md;
 	struct reports r;
 
@@ -733,6 +747,34 @@ static void test_merge_bad(void **state)
 	assert_true(md.bad);
 	assert_int_equal(md.n, 2);
 	assert_string_equal(md_value(&md, "k"), "v");
+	ydoc_md_release(&md);
+
+	check_bad(d, "al", 0, "14:-1:?", 0);
+	check_bad(d, "ok", 0, "", 0);
+	check_bad(d, "ak", 0, "16:-1:?", 0);
+	check_bad(d, "in", 0, "18:0:?", 0);
+	check_bad(d, "ae", 0, "20:-1:?", 0);
+	L = ymap_get(d, &d->nodes[0], "L", NULL);
+	v = ymap_get(d, ymap_get(d, &d->nodes[0], "al", NULL), "<<", NULL);
+	assert_int_equal(v->kind, YN_SEQ);
+	assert_int_equal(v->flags, YN_ALIAS);
+	assert_int_equal(v->line, 14);
+	assert_int_equal(v->n_kids, 2);
+	assert_ptr_equal(v->kids, L->kids);
+	assert_int_equal(L->flags, 0);
+	assert_ptr_equal(ymap_get(d, ymap_get(d, &d->nodes[0], "ok", NULL),
+				  "v", NULL), L);
+	assert_ptr_equal(kid(d, ymap_get(d, ymap_get(d, &d->nodes[0], "in",
+						     NULL), "<<", NULL), 0), L);
+	check_merged(d, "al", "x", "1");
+	check_merged(d, "ak", "x", "2");
+	collect(d, "am", &md, &r);
+	assert_int_equal(r.n, 1);
+	check_contains(r.msg, "metadata '<<' must merge a map or a list of "
+		       "maps written in place, not an alias to a list");
+	assert_int_equal(r.line, 21);
+	assert_int_equal(md.n, 2);
+	assert_string_equal(md_value(&md, "x"), "2");
 	ydoc_md_release(&md);
 	ydoc_free(d);
 }
