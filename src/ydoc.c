@@ -268,11 +268,21 @@ static enum yn_type yaml11_type(const char *s, size_t len)
 	return t;
 }
 
-/* The type of a scalar event's value, tags first. */
+/* The type of a scalar event's value, tags first.  A `<<` is a merge
+ * key, as go-yaml reads it (decode.go's isMerge(): the text `<<`, and its
+ * parser's implicit flag or the merge tag), plain and untagged
+ * (yaml11_type()), tagged !!merge, or tagged "!" (which sets implicit
+ * whatever the quotes, in go-yaml's parser as in libyaml's), not quoted
+ * and untagged nor tagged otherwise. */
 static enum yn_type ydoc_scalar_type(const yaml_event_t *ev)
 {
+	static const char merge_tag[] = "tag:yaml.org,2002:merge";
 	const char *tag = (const char *)ev->data.scalar.tag;
 
+	if (tag && (!strcmp(tag, "!") || !strcmp(tag, merge_tag)) &&
+	    ev->data.scalar.length == 2 &&
+	    !memcmp(ev->data.scalar.value, "<<", 2))
+		return YT_MERGE;
 	if (tag && (!strcmp(tag, "!") || !strcmp(tag, YAML_STR_TAG)))
 		return YT_STR;
 	if (tag)

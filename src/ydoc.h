@@ -57,7 +57,7 @@ enum yn_type {
 	YT_NULL,
 	YT_BOOL,
 	YT_NUMBER,   /* int or float */
-	YT_MERGE,    /* a plain `<<` */
+	YT_MERGE,    /* a merge key: `<<` plain, or tagged !!merge or ! */
 	YT_TAGGED,   /* an explicit tag other than !!str */
 };
 

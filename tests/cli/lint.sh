@@ -857,6 +857,22 @@ lint --strict "$TMP/merge-alias-ok.yaml"
 status "a list of aliases to maps, written in place" 0
 quiet "a list of aliases to maps, written in place"
 
+# A merge key tagged !!merge, or "!" whatever its quotes, is one for
+# go-yaml (its isMerge()); lint read it as a key named '<<'.
+sed -e 's/^  minReplicaCount: 1$/  !!merge <<: {minReplicaCount: 1}/' \
+	-e 's/^        serviceTime: "8"$/        !!merge <<: {serviceTime: "8"}/' \
+	"$FIX/clean.yaml" >"$TMP/merge-tagged.yaml"
+lint --strict "$TMP/merge-tagged.yaml"
+status "merge keys tagged !!merge" 0
+quiet "merge keys tagged !!merge"
+sed 's/^  minReplicaCount: 1$/  ! "<<": 5/' "$FIX/clean.yaml" \
+	>"$TMP/merge-bang.yaml"
+lint "$TMP/merge-bang.yaml"
+status "a merge key tagged !" 1
+lines "a merge key tagged !" 1
+has_line "a merge key tagged !" out "$TMP/merge-bang.yaml:10: ScaledObject\
+ llm/chat: spec.<<: '5' is a number, $MB"
+
 lint_stdin "$FIX/unknown-key.yaml" -
 status "stdin" 1
 has_line "stdin" out "<stdin>:30: ScaledObject llm/chat trigger 0: metadata\

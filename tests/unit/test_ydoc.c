@@ -1,8 +1,10 @@
 /*
  * test_ydoc.c - ydoc.h's tree as the reader builds it: kids in order and
- * contiguous per collection, aliases sharing nodes, text and tags in the
- * arena (long and short, across blocks), ydoc_read_one()'s ownership, the
- * input bound that keeps a node's numbers within 32 bits, `<<` merges
+ * contiguous per collection, aliases sharing nodes (a cycle refused, an
+ * alias to a list as a `<<`'s value a node of its own), merge keys tagged
+ * as go-yaml takes them, text and tags in the arena (long and short,
+ * across blocks), ydoc_read_one()'s ownership, the input bound that
+ * keeps a node's numbers within 32 bits, `<<` merges
  * as ymap_get_merged(), ymap_each_merged(), ydoc_md_collect() and the
  * ScaledObject functions follow them, the merges go-yaml refuses
  * (ymap_each_bad_merge()), and ydoc_md_find() over many keys.
@@ -780,6 +782,57 @@ static void test_merge_bad(void **state)
 }
 
 /*
+ * The merge keys go-yaml takes (decode.go's isMerge()): `<<` plain, or
+ * tagged !!merge (quoted too), or tagged "!" (quoted too); not `<<`
+ * quoted and untagged, tagged !!str, nor another text tagged !!merge.  A
+ * tagged one merges, and is told when its value is not a map, as a plain
+ * one; as a value it is the text `<<`, untagged (ytag() NULL).
+ */
+static void test_merge_tags(void **state)
+{
+	static const char y[] =
+		"a: {!!merge <<: {x: ax}}\n"
+		"b: {!!merge \"<<\": {x: bx}}\n"
+		"c: {! <<: {x: cx}}\n"
+		"d: {! '<<': {x: dx}}\n"
+		"e: {!<tag:yaml.org,2002:merge> <<: {x: ex}}\n"
+		"q: {\"<<\": {x: qx}}\n"
+		"s: {!!str <<: {x: sx}}\n"
+		"f: {!!merge foo: {x: fx}}\n"
+		"bad: {!!merge <<: 5}\n"                /* line 9 */
+		"v: !!merge <<\n";
+	static const char *const merges[] = { "a", "b", "c", "d", "e" };
+	static const char *const not_merges[] = { "q", "s", "f" };
+	const struct ynode *root, *v;
+	struct ydoc *d = read_one(y, sizeof(y) - 1);
+	char want[8];
+	size_t i;
+
+	(void)state;
+	root = &d->nodes[0];
+	for (i = 0; i < sizeof(merges) / sizeof(merges[0]); i++) {
+		snprintf(want, sizeof(want), "%sx", merges[i]);
+		check_merged(d, merges[i], "x", want);
+		assert_int_equal(kid(d, ymap_get(d, root, merges[i], NULL),
+				     0)->type, YT_MERGE);
+	}
+	for (i = 0; i < sizeof(not_merges) / sizeof(not_merges[0]); i++) {
+		check_merged(d, not_merges[i], "x", NULL);
+		assert_int_not_equal(kid(d, ymap_get(d, root, not_merges[i],
+						     NULL), 0)->type,
+				     YT_MERGE);
+	}
+	assert_int_equal(kid(d, ymap_get(d, root, "f", NULL), 0)->type,
+			 YT_TAGGED);
+	check_bad(d, "bad", 0, "9:-1:5", 0);
+	v = ymap_get(d, root, "v", NULL);
+	assert_int_equal(v->type, YT_MERGE);
+	assert_string_equal(ytext(v), "<<");
+	assert_null(ytag(v));
+	ydoc_free(d);
+}
+
+/*
  * ydoc_md_find() past YDOC_MD_SCAN keys looks in a hash (a scan made a
  * metadata map of 100,000 keys quadratic): every key of a map of many,
  * merged ones too, found at its index; a key not there is md->n; a key
@@ -892,6 +945,7 @@ int main(void)
 		cmocka_unit_test(test_merge_each),
 		cmocka_unit_test(test_merge_each_many),
 		cmocka_unit_test(test_merge_bad),
+		cmocka_unit_test(test_merge_tags),
 		cmocka_unit_test(test_md_many),
 		cmocka_unit_test(test_merge_objects),
 	};
