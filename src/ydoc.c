@@ -451,21 +451,25 @@ static int ydoc_add(struct ydoc *d, struct yread *r, const yaml_event_t *ev)
 	return 0;
 }
 
-/* 1 when the node read next is the value of a `<<` written in the map
- * being read. */
-static int ydoc_merge_value(const struct ydoc *d, const struct yread *r)
+/* Where the node read next goes: a key of the map being read, the value
+ * of a `<<` written there, or anywhere else. */
+enum ypos { YPOS_OTHER, YPOS_KEY, YPOS_MERGE_VALUE };
+
+static enum ypos ydoc_pos(const struct ydoc *d, const struct yread *r)
 {
 	const struct yopen *o;
 	const struct ynode *k;
 
 	if (r->depth == 0)
-		return 0;
+		return YPOS_OTHER;
 	o = &r->open[r->depth - 1];
-	if (d->nodes[o->node].kind != YN_MAP ||
-	    (r->n_kids - o->first) % 2 == 0)
-		return 0;
+	if (d->nodes[o->node].kind != YN_MAP)
+		return YPOS_OTHER;
+	if ((r->n_kids - o->first) % 2 == 0)
+		return YPOS_KEY;
 	k = &d->nodes[r->kids[r->n_kids - 1]];
-	return k->kind == YN_SCALAR && k->type == YT_MERGE;
+	return k->kind == YN_SCALAR && k->type == YT_MERGE ? YPOS_MERGE_VALUE
+							   : YPOS_OTHER;
 }
 
 /*
@@ -476,15 +480,20 @@ static int ydoc_merge_value(const struct ydoc *d, const struct yread *r)
  * value contains itself"), and kubectl decodes the whole document, so it
  * is refused here, where it is written.
  *
- * An alias to a list as the value of a `<<` is not the list itself:
- * go-yaml's merge() refuses a merge through an alias to anything but a
- * map, where it takes a list of maps written in place (whose items may
- * be aliases to maps).  The alias gets a node of its own, a copy of the
- * list's (its kids shared) flagged YN_ALIAS at the alias's line, for
- * ymerge_bad() to tell.  A copy is made only there: elsewhere an alias is
- * its node, which the merge walks count on to visit a map once.  One
- * node per such alias, which takes 3 bytes of the file at least (`*a`
- * and a separator), keeps within the per-node bounds of ydoc.h.
+ * Two aliases are not their anchor's node, since go-yaml reads them
+ * otherwise; each gets a node of its own, a copy of its anchor's (kids
+ * and text shared) at the alias's line:
+ * - an alias to a list as the value of a `<<`: go-yaml's merge() refuses
+ *   a merge through an alias to anything but a map, where it takes a
+ *   list of maps written in place (whose items may be aliases to maps).
+ *   The copy is flagged YN_ALIAS, for ymerge_bad() to tell;
+ * - an alias to a merge key as a key: decode.go's isMerge() takes only a
+ *   scalar node, never an alias node, for a merge key, so the pair is an
+ *   ordinary one with the key `<<`, a string.  The copy is YT_STR.
+ * Copies are made only there: elsewhere an alias is its node, which the
+ * merge walks count on to visit a map once.  One node per such alias,
+ * which takes 3 bytes of the file at least (`*a` and a separator), keeps
+ * within the per-node bounds of ydoc.h.
  *
  * 0; -1: no memory; 1: a YAML error, told in *e (an undefined anchor, a
  * cycle).
@@ -497,6 +506,7 @@ static int ydoc_alias(struct ydoc *d, struct yread *r,
 	char shown[YDOC_SHOW_BUF];
 	const struct ynode *t;
 	struct ynode *n;
+	enum ypos pos;
 	size_t s, i;
 
 	s = name && d->index_cap ? ydoc_slot(d, name) : 0;
@@ -519,17 +529,22 @@ static int ydoc_alias(struct ydoc *d, struct yread *r,
 		return 1;
 	}
 	i = (size_t)(t - d->nodes);
-	if (t->kind == YN_SEQ && ydoc_merge_value(d, r)) {
+	pos = ydoc_pos(d, r);
+	if ((t->kind == YN_SEQ && pos == YPOS_MERGE_VALUE) ||
+	    (t->kind == YN_SCALAR && t->type == YT_MERGE && pos == YPOS_KEY)) {
 		if (d->n >= UINT32_MAX)
 			return -1;
 		n = arr_room(d->nodes, d->n, &d->cap, sizeof(*n));
 		if (!n)
 			return -1;
 		d->nodes = n;          /* t may have moved: i, not t */
-		d->nodes[d->n] = d->nodes[i];
-		d->nodes[d->n].flags |= YN_ALIAS;
-		d->nodes[d->n].line = line < UINT32_MAX ? (uint32_t)line
-							: UINT32_MAX;
+		n = &d->nodes[d->n];
+		*n = d->nodes[i];
+		if (n->kind == YN_SEQ)
+			n->flags |= YN_ALIAS;
+		else
+			n->type = YT_STR;
+		n->line = line < UINT32_MAX ? (uint32_t)line : UINT32_MAX;
 		i = d->n++;
 	}
 	return ydoc_attach(r, i) ? -1 : 0;

@@ -86,7 +86,9 @@ struct ynode {
 /* ynode.flags: a list given by an alias as the value of a `<<`, which
  * go-yaml refuses to merge (a list written in place merges): a node of
  * its own with the anchored list's kids, at the alias's line.  Anywhere
- * else an alias is its anchor's node. */
+ * else an alias is its anchor's node, but for an alias to a merge key as
+ * a key, which go-yaml reads as the string `<<`: a YT_STR node of its
+ * own. */
 #define YN_ALIAS 0x01u
 
 struct yanchor {

@@ -872,6 +872,19 @@ status "a merge key tagged !" 1
 lines "a merge key tagged !" 1
 has_line "a merge key tagged !" out "$TMP/merge-bang.yaml:10: ScaledObject\
  llm/chat: spec.<<: '5' is a number, $MB"
+# An alias to a merge key, as a key, is no merge key for go-yaml (its
+# isMerge() takes a scalar node, not an alias): a field named '<<', which
+# the API server refuses.  lint merged it.
+awk '{ print } /^  fallback:$/ { print "    &k <<: {}" }
+	/^  advanced:$/ { print "    *k : {}" }' "$FIX/clean.yaml" \
+	>"$TMP/merge-alias-key.yaml"
+lint "$TMP/merge-alias-key.yaml"
+status "an alias to a merge key" 1
+lines "an alias to a merge key" 1
+has_line "an alias to a merge key" out "$TMP/merge-alias-key.yaml:18:\
+ ScaledObject llm/chat: spec.advanced.<<: unknown field: the CRD has no\
+ such field here, and the API server refuses it (kubectl's strict\
+ validation)"
 
 lint_stdin "$FIX/unknown-key.yaml" -
 status "stdin" 1

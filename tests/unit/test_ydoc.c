@@ -784,7 +784,8 @@ static void test_merge_bad(void **state)
 /*
  * The merge keys go-yaml takes (decode.go's isMerge()): `<<` plain, or
  * tagged !!merge (quoted too), or tagged "!" (quoted too); not `<<`
- * quoted and untagged, tagged !!str, nor another text tagged !!merge.  A
+ * quoted and untagged, tagged !!str, another text tagged !!merge, nor an
+ * alias to a merge key (a string key of its own, at its line).  A
  * tagged one merges, and is told when its value is not a map, as a plain
  * one; as a value it is the text `<<`, untagged (ytag() NULL).
  */
@@ -800,10 +801,12 @@ static void test_merge_tags(void **state)
 		"s: {!!str <<: {x: sx}}\n"
 		"f: {!!merge foo: {x: fx}}\n"
 		"bad: {!!merge <<: 5}\n"                /* line 9 */
-		"v: !!merge <<\n";
+		"v: !!merge <<\n"
+		"ka: {&k <<: {x: kx}}\n"
+		"kb: {*k : {x: kbx}}\n";
 	static const char *const merges[] = { "a", "b", "c", "d", "e" };
-	static const char *const not_merges[] = { "q", "s", "f" };
-	const struct ynode *root, *v;
+	static const char *const not_merges[] = { "q", "s", "f", "kb" };
+	const struct ynode *root, *v, *k = NULL;
 	struct ydoc *d = read_one(y, sizeof(y) - 1);
 	char want[8];
 	size_t i;
@@ -829,6 +832,16 @@ static void test_merge_tags(void **state)
 	assert_int_equal(v->type, YT_MERGE);
 	assert_string_equal(ytext(v), "<<");
 	assert_null(ytag(v));
+	check_merged(d, "ka", "x", "kx");
+	v = ymap_get(d, ymap_get(d, root, "kb", NULL), "<<", &k);
+	assert_non_null(v);
+	assert_string_equal(ytext(ymap_get(d, v, "x", NULL)), "kbx");
+	assert_int_equal(k->type, YT_STR);
+	assert_int_equal(k->line, 12);
+	assert_ptr_equal(k->text, kid(d, ymap_get(d, root, "ka", NULL),
+				      0)->text);
+	assert_int_equal(kid(d, ymap_get(d, root, "ka", NULL), 0)->type,
+			 YT_MERGE);
 	ydoc_free(d);
 }
 
