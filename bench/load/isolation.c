@@ -47,7 +47,7 @@ static void iso_start(struct iso *s, const char *ns, unsigned long name_n,
 
 	snprintf(name, sizeof(name), "%s-%lu", ns, name_n);
 	snprintf(query, sizeof(query), "%s_%lu", query_prefix, s->seq++);
-	req = req_metrics(ns, name, query);
+	req = req_metrics(ns, name, query, name_n);
 	if (lc_unary(s->c, LC_GET_METRICS, req, s->o->timeout_s, cb, s) == 0)
 		(*inflight)++;
 	else

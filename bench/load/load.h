@@ -57,8 +57,6 @@ struct load_opts {
 	int scraper_nice;          /* scrape: their nice value */
 	const char *query;         /* keda: object I's query, "{i}" for I
 				    * (NULL: "obj_rate_I") */
-	const char *meta;          /* "key=value": one more metadata pair
-				    * on every request (NULL: none) */
 	/* lists */
 	int methods[LOAD_STEPS_MAX];  /* enum lc_method */
 	int n_methods;

@@ -44,9 +44,14 @@ static void usage(FILE *fp)
 "    --seed N [1]  --ns NAMESPACE [bench]  --methods LIST  --steps LIST\n"
 "    --streams LIST     --warm 0|1  unary: ask each object first [1]\n"
 "    --query Q          keda: object I's query, {i} for I [obj_rate_I]\n"
-"    --meta KEY=VALUE   one more metadata pair on every request\n"
+"    --meta KEY=VALUE   one more metadata pair on every request, {i} in\n"
+"                       VALUE for the object's index; again for more (up\n"
+"                       to %d); a KEY sent anyway (arrivalRateQuery,\n"
+"                       serviceTime, scalerAddress) takes VALUE, and is\n"
+"                       left out when VALUE is empty\n"
 "    --expect LIST      keda: object I's GetMetrics answer must be\n"
-"                       LIST[I %% length] (a wrong one is counted)\n");
+"                       LIST[I %% length] (a wrong one is counted)\n",
+		REQ_META_MAX);
 }
 
 enum opt_type { OPT_STR, OPT_INT, OPT_DOUBLE, OPT_PID, OPT_U64, OPT_LIST,
@@ -87,7 +92,6 @@ static const struct opt opts[] = {
 	{ "--scrapers", OPT_INT, O(scrapers), 0, 1, 64 },
 	{ "--scraper-nice", OPT_INT, O(scraper_nice), 0, 0, 19 },
 	{ "--query", OPT_STR, O(query), 0, 0, 0 },
-	{ "--meta", OPT_STR, O(meta), 0, 0, 0 },
 	{ "--expect", OPT_LIST, O(expect), O(n_expect), 0, 1000000 },
 	{ "--methods", OPT_METHODS, O(methods), O(n_methods), 0, 0 },
 	{ "--steps", OPT_LIST, O(steps), O(n_steps), 1, 100000 },
@@ -232,7 +236,7 @@ int main(int argc, char **argv)
 	};
 	struct load_opts o;
 	struct lc *c = NULL;
-	char err[LC_ERR_MAX];
+	char err[LC_ERR_MAX], why[200];
 	size_t s, k;
 	int i, rc;
 
@@ -255,6 +259,14 @@ int main(int argc, char **argv)
 	}
 	opts_defaults(&o);
 	for (i = 2; i < argc; i += 2) {
+		/* --meta may come again: each is one more pair (req.h) */
+		if (!strcmp(argv[i], "--meta") && i + 1 < argc) {
+			if (req_add_meta(argv[i + 1], why, sizeof(why))) {
+				fprintf(stderr, "staffer-load: %s\n", why);
+				return 2;
+			}
+			continue;
+		}
 		for (k = 0; k < sizeof(opts) / sizeof(opts[0]); k++)
 			if (!strcmp(argv[i], opts[k].name))
 				break;
@@ -268,11 +280,6 @@ int main(int argc, char **argv)
 	}
 	if (!o.addr) {
 		fprintf(stderr, "staffer-load: --addr is required\n");
-		return 2;
-	}
-	if (o.meta && req_set_meta(o.meta)) {
-		fprintf(stderr, "staffer-load: --meta wants KEY=VALUE, not "
-			"'%.60s'\n", o.meta);
 		return 2;
 	}
 	c = lc_new(o.addr, o.channels, err);

@@ -128,30 +128,6 @@ void load_progress(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* fmt with each "{i}" replaced by i, into out[REQ_NAME_MAX]; -1 when it
- * does not fit. */
-static int load_query(char *out, const char *fmt, int i)
-{
-	size_t n = 0;
-	int w;
-
-	for (; *fmt; fmt++) {
-		if (!strncmp(fmt, "{i}", 3)) {
-			w = snprintf(out + n, REQ_NAME_MAX - n, "%d", i);
-			if (w < 0 || (size_t)w >= REQ_NAME_MAX - n)
-				return -1;
-			n += (size_t)w;
-			fmt += 2;
-		} else if (n + 1 < REQ_NAME_MAX) {
-			out[n++] = *fmt;
-		} else {
-			return -1;
-		}
-	}
-	out[n] = '\0';
-	return 0;
-}
-
 grpc_slice *load_pack(const char *ns, const char *prefix, int n,
 		      int metrics, const char *query_fmt)
 {
@@ -165,10 +141,12 @@ grpc_slice *load_pack(const char *ns, const char *prefix, int n,
 		snprintf(name, sizeof(name), "%s-%d", prefix, i);
 		if (!query_fmt)
 			snprintf(query, sizeof(query), "%s_rate_%d", prefix, i);
-		else if (load_query(query, query_fmt, i))
+		else if (req_subst(query, sizeof(query), query_fmt,
+				   (unsigned long)i))
 			goto fail;
-		reqs[i] = metrics ? req_metrics(ns, name, query) :
-				    req_ref(ns, name, query);
+		reqs[i] = metrics ? req_metrics(ns, name, query,
+						(unsigned long)i) :
+				    req_ref(ns, name, query, (unsigned long)i);
 	}
 	return reqs;
 fail:

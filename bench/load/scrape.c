@@ -101,7 +101,7 @@ static grpc_slice *pack_long(int n, const char *ns)
 
 		memcpy(name, head, (size_t)k);
 		snprintf(query, sizeof(query), "scrape_rate_%d", i);
-		reqs[i] = req_metrics(ns, name, query);
+		reqs[i] = req_metrics(ns, name, query, (unsigned long)i);
 	}
 	return reqs;
 }

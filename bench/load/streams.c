@@ -222,7 +222,8 @@ int load_streams(struct lc *c, const struct load_opts *o)
 		snprintf(name, sizeof(name), "st-%zu", i);
 		snprintf(query, sizeof(query), "st_rate_%zu",
 			 i % (size_t)o->queries);
-		sreqs[i] = req_ref("bench-streams", name, query);
+		sreqs[i] = req_ref("bench-streams", name, query,
+				   (unsigned long)i);
 	}
 	load_pass(c, o, LC_GET_METRICS, metrics, (size_t)o->objects, 8, NULL,
 		  NULL);

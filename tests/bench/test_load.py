@@ -185,6 +185,62 @@ def t_keda(b, R):
     R["keda"] = res
 
 
+def t_meta(b):
+    """staffer-load --meta: more than one, "{i}" in a value for the
+    object's index, a key the client sends anyway replaced or left out,
+    bad input refused with its reason (exit 2, before any call)."""
+    import subprocess
+    for args, word in (
+            (["--meta", "novalue"], "wants KEY=VALUE"),
+            (["--meta", "=x"], "wants KEY=VALUE"),
+            (["--meta", "a=1", "--meta", "a=2"], "given twice"),
+            (["--meta", "a=" + "x" * 600], "could outgrow"),
+            (["--meta", "a=" + "{i}" * 30], "could outgrow"),
+            (sum((["--meta", "k%d=1" % k] for k in range(9)), []), "at most 8")):
+        r = subprocess.run([LOAD, "unary", "--addr", "127.0.0.1:1"] + args,
+                           capture_output=True, text=True, timeout=60)
+        check("meta: %s refused (%s)" % (args[1][:12], word),
+              r.returncode == 2 and word in r.stderr,
+              (r.returncode, r.stderr[-300:]))
+    s = sv.Server("meta", b, ttl=300)
+    base = ["--methods", "health", "--inflight", 1, "--reps", 1,
+            "--seconds", 0.2]
+    try:
+        # 20 objects, each with two more queries of its own: 20 x (the
+        # arrival rate's instant query and two ranges, the queue's, the
+        # shed rate's), each asked once (cacheTTL 300).  Without "{i}"
+        # the 20 would share them (62); with one --meta only, 80.
+        get(b.url + "/-/reset")
+        res = sv.run_load("unary", s, b, base + [
+            "--objects", 20, "--ns", "meta-i",
+            "--meta", "queueDepthQuery=meta_queue_{i}",
+            "--meta", "shedRateQuery=meta_shed_{i}"])
+        st = stats(b)
+        w = of(res, "warm")[0]
+        check("meta: two --meta with {i}: answered", w["ok"] == 40 and
+              w["errors"] == 0, w)
+        check("meta: two --meta with {i}: each object's own queries",
+              st["requests"] == 100 and st["used"] == 100 and st["max"] == 1,
+              st)
+        # arrivalRateQuery replaced: 20 objects of one query (3 requests)
+        get(b.url + "/-/reset")
+        res = sv.run_load("unary", s, b, base + [
+            "--objects", 20, "--ns", "meta-shared",
+            "--meta", "arrivalRateQuery=meta_shared"])
+        st = stats(b)
+        check("meta: a key sent anyway takes --meta's value",
+              of(res, "warm")[0]["errors"] == 0 and st["requests"] == 3 and
+              st["used"] == 3, (st, of(res, "warm")))
+        # serviceTime left out: no W, so no GetMetrics can be answered
+        res = sv.run_load("unary", s, b, base + [
+            "--objects", 5, "--ns", "meta-drop", "--meta", "serviceTime="])
+        w = of(res, "warm")[0]
+        check("meta: an empty value leaves the key out (GetMetrics fails)",
+              w["errors"] >= 5, w)
+    finally:
+        s.stop()
+
+
 def t_prometheus(R):
     """The prometheus scenario, small: a real Prometheus on backfilled
     history, KEDA's cycle for 40 objects with every answer checked, the
@@ -376,7 +432,8 @@ def main():
     try:
         for t in (lambda: t_backend(b), lambda: t_unary(b, R),
                   lambda: t_streams(b, R), lambda: t_memory(b, R),
-                  lambda: t_keda(b, R), lambda: t_isolation(R),
+                  lambda: t_keda(b, R), lambda: t_meta(b),
+                  lambda: t_isolation(R),
                   lambda: t_prometheus(R),
                   lambda: t_soak(b),
                   lambda: t_report(R)):
