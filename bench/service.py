@@ -22,14 +22,21 @@ against a baseline of the same run where the target is a ratio):
              processed per object, the first call's p99, every answer
              checked; staffer as it was before issue 26 beside it; and
              Prometheus' CPU and bytes per query with and without gzip
+  prom-pools the same objects unified, then as prefill pools with a TTFT
+             target (a prompt-token counter each, a range query of it
+             more), on one Prometheus: its CPU per object per refresh
+             beyond scraping, the pools' over the unified objects', and
+             requests and samples per object by query
 
     /usr/bin/python3 bench/service.py [--quick] [--only NAME[,NAME]]
-        [--compress C] [--out FILE] [--keep]
+        [--compress C] [--prom-objects N] [--prom-windows N] [--out FILE]
 
 BENCH_QUICK=1 is --quick: one repetition, short windows, a smaller and
 time-compressed KEDA cycle (a smoke run, not a result).  Progress goes to
-stderr.  About 16 minutes on 2 cores (more when a scenario measured on a
-busy machine runs again); --quick about 4.
+stderr.  About 24 minutes on 2 cores (more when a scenario measured on a
+busy machine runs again; prom-pools alone about 8); --quick about 7.
+--prom-objects N scales both Prometheus scenarios (a smoke run of
+prom-pools: --quick --only prom-pools --prom-objects 300, about 3).
 """
 
 import argparse
@@ -99,6 +106,22 @@ PROM_CONFIGS = [
 ]
 # cacheTTLSeconds per config (None: staffer's default)
 PROM_TTL = {"ttl30": 30}
+
+# The prefill pools against a real Prometheus (prom-pools): the same
+# objects as the prometheus scenario's, once unified (its `now` config)
+# and once as the prefill pool of a disaggregated fleet with a TTFT
+# target (docs/pools.md), whose prompt tokens are a counter of its own,
+# POOL_TOKENS a request, scraped and backfilled with the requests'.  The
+# pool's `peakedness: auto` (the default) adds a range query of
+# inputTokenRateQuery (src/decide.c, decide_token_query_cold()).
+POOL_TOKENS = 2000       # prompt tokens a request
+POOL_TOKEN_QUERY = 'sum(rate(bench_prompt_tokens_total{obj="obj-{i}"}[1m]))'
+POOL_META = [("pool", "prefill"),
+             ("inputTokenRateQuery", POOL_TOKEN_QUERY),
+             ("prefillTokensPerSecond", "1000"),    # C: W = 2 s a request
+             ("ttftTargetSeconds", "4"),
+             ("serviceTime", "")]   # staffer-load's own, left out
+POOL_REFRESH_S = 15      # a refresh: the forecast range's step, one tail
 
 _procs = []
 _proms = []     # Prometheus dirs to stop (scripts/prometheus.sh)
@@ -410,22 +433,40 @@ class Prom:
     backfilled with promtool (the scrape target stamps its samples on the
     history's grid, so the two make one series of evenly spaced samples)."""
 
-    def __init__(self, objects):
+    def __init__(self, objects, tokens=0, grid=True):
+        """tokens > 0: also bench_prompt_tokens_total, tokens a request
+        (`staffer-load backend --tokens`), scraped and backfilled.  grid
+        False: the scraped samples carry no timestamp, so Prometheus
+        stamps them when it scrapes, at its own offset into each 15 s, as
+        it stamps any target's: an instant rate() then reads the true
+        rate whenever the scrapes come on time.  On the grid, an instant
+        read more than 1.5 s after a grid instant and before the scrape
+        that brings that instant's sample reads low (3 samples of its
+        minute, extrapolated half a step at the end: about 0.8 of the
+        rate); the forecast's range, read at the grid instants, does
+        not."""
         self.dir = tempfile.mkdtemp(prefix="prometheus-", dir=_tmp)
         end = int(time.time()) // PROM_SCRAPE_S * PROM_SCRAPE_S
         origin = end - PROM_HISTORY_S
-        self.target = Backend(extra=["--series", objects, "--origin", origin,
-                                     "--slot", PROM_SCRAPE_S])
+        self.target = Backend(extra=["--series", objects, "--origin", origin] +
+                              (["--slot", PROM_SCRAPE_S] if grid else []) +
+                              (["--tokens", tokens] if tokens else []))
         inst = "127.0.0.1:%d" % self.target.port
         om = os.path.join(self.dir, "history.om")
+        families = [("bench_requests", 1)]
+        if tokens:
+            families.append(("bench_prompt_tokens", tokens))
         with open(om, "w") as fp:
-            fp.write("# TYPE bench_requests counter\n")
-            for i in range(objects):
-                r = backend_rate(i)
-                lab = 'bench_requests_total{instance="%s",job="staffer-test",' \
-                      'obj="obj-%d"}' % (inst, i)
-                fp.write("".join("%s %.3f %d\n" % (lab, r * (t - origin), t)
-                                 for t in range(origin, end + 1, PROM_SCRAPE_S)))
+            # OpenMetrics: one family's samples together, under its TYPE
+            for fam, per in families:
+                fp.write("# TYPE %s counter\n" % fam)
+                for i in range(objects):
+                    r = per * backend_rate(i)
+                    lab = '%s_total{instance="%s",job="staffer-test",' \
+                          'obj="obj-%d"}' % (fam, inst, i)
+                    fp.write("".join("%s %.3f %d\n" % (lab, r * (t - origin), t)
+                                     for t in range(origin, end + 1,
+                                                    PROM_SCRAPE_S)))
             fp.write("# EOF\n")
         os.makedirs(os.path.join(self.dir, "data"))
         r = subprocess.run(["promtool", "tsdb", "create-blocks-from",
@@ -498,6 +539,31 @@ def expected_targets():
                             backend_rate(i), "serviceTime=10"],
                            stdout=subprocess.PIPE, check=True)
         out.append(int(json.loads(r.stdout)["target"]))
+    return out
+
+
+def expected_pool_targets():
+    """GetMetrics' answer of a prefill pool (POOL_META) for each of the 8
+    rates, from `staffer calc`: the model on the true request and token
+    rates with their steady series (the forecast's range, 41 points at
+    15 s, and inputTokenRateQuery's range at the same step), as the
+    backfilled history and the scrapes give them.  The series matter: on
+    a steady one the peakedness is measured (1) rather than taken at
+    peakednessMax, as calc takes it without one."""
+    out = []
+    kv = ["%s=%s" % (k, v) for k, v in POOL_META
+          if v and not k.endswith("Query")]
+    for i in range(8):
+        r = backend_rate(i)
+        t = POOL_TOKENS * r
+        pts = 600 // PROM_SCRAPE_S + 1
+        res = subprocess.run(
+            [STAFFER, "calc", "--json"] + kv + [
+                "arrivalRateSeries=" + ",".join(["%g" % r] * pts),
+                "inputTokenRateSeries=" + ",".join(["%g" % t] * pts),
+                "stepSeconds=%d" % PROM_SCRAPE_S],
+            stdout=subprocess.PIPE, check=True)
+        out.append(int(json.loads(res.stdout)["target"]))
     return out
 
 
@@ -578,6 +644,43 @@ def prom_per_query(pr, P):
     return rows
 
 
+def prom_config(pr, P, name, what, extra, ttl, wins, args):
+    """One config of a scenario against a real Prometheus: a staffer with
+    the backend settings extra and cacheTTLSeconds ttl (None: its
+    default), KEDA's cycle over the objects staffer-load's args make (the
+    --objects, --query, --meta, --expect), wins CPU windows of
+    P["prom_window"] s with the query log off after P["prom_warmup"] s,
+    then one window with it on that counts requests and samples over
+    P["prom_count"] s (default PROM_COUNT_S)."""
+    s = Server("prom-" + name, pr, ttl=ttl, extra=extra)
+    cfg = {"name": name, "what": what, "settings": extra}
+    try:
+        args = list(args) + ["--timeout", 30]
+        res = run_load("keda", s, pr.target, args + [
+            "--window", P["prom_window"], "--warmup", P["prom_warmup"],
+            "--windows", wins, "--backend-pid", pr.pid])
+        cfg["windows"] = [d for k, d in res if k == "keda"]
+        # the query log over PROM_COUNT_S (whole refresh periods
+        # of 15 s), from 2 s into a window 4 s longer
+        pr.query_log(True)
+        t0 = time.time()
+        count_s = P.get("prom_count", PROM_COUNT_S)
+        res = run_load("keda", s, pr.target, args + [
+            "--window", count_s + 4, "--warmup", 0, "--windows", 1,
+            "--backend-pid", pr.pid])
+        pr.query_log(False)
+        cfg["count_window"] = [d for k, d in res if k == "keda"]
+        cfg["log"] = read_query_log(pr.log_path, t0 + 2, t0 + 2 + count_s)
+        cfg["log_s"] = count_s
+        try:
+            os.unlink(pr.log_path)
+        except OSError:
+            pass
+    finally:
+        s.stop()
+    return cfg
+
+
 def sc_prometheus(b, P):
     """KEDA's cycle against a real Prometheus, per config in PROM_CONFIGS:
     CPU windows with the query log off, then one window with it on that
@@ -606,41 +709,112 @@ def sc_prometheus(b, P):
             wins = P["prom_windows"][name]
             log("prometheus: %s (%s), %d windows of %d s" % (
                 name, what, wins, P["prom_window"]))
-            s = Server("prom-" + name, pr, ttl=PROM_TTL.get(name),
-                       extra=extra)
-            cfg = {"name": name, "what": what, "settings": extra}
-            try:
-                args = ["--objects", n, "--query", PROM_QUERY,
-                        "--expect", ",".join(str(x) for x in expect),
-                        "--timeout", 30, "--window", P["prom_window"]]
-                res = run_load("keda", s, pr.target, args + [
-                    "--warmup", P["prom_warmup"], "--windows", wins,
-                    "--backend-pid", pr.pid])
-                cfg["windows"] = [d for k, d in res if k == "keda"]
-                # the query log over PROM_COUNT_S (whole refresh periods
-                # of 15 s), from 2 s into a window 4 s longer
-                pr.query_log(True)
-                t0 = time.time()
-                count_s = P.get("prom_count", PROM_COUNT_S)
-                res = run_load("keda", s, pr.target, args[:-2] + [
-                    "--window", count_s + 4, "--warmup", 0, "--windows", 1,
-                    "--backend-pid", pr.pid])
-                pr.query_log(False)
-                cfg["count_window"] = [d for k, d in res if k == "keda"]
-                cfg["log"] = read_query_log(pr.log_path, t0 + 2,
-                                            t0 + 2 + count_s)
-                cfg["log_s"] = count_s
-                try:
-                    os.unlink(pr.log_path)
-                except OSError:
-                    pass
-            finally:
-                s.stop()
-            out["configs"].append(cfg)
+            out["configs"].append(prom_config(
+                pr, P, name, what, extra, PROM_TTL.get(name), wins,
+                ["--objects", n, "--query", PROM_QUERY,
+                 "--expect", ",".join(str(x) for x in expect)]))
         log("prometheus: CPU and bytes per query, with and without gzip")
         out["per_query"] = prom_per_query(pr, P)
     finally:
         pr.stop()
+    return out
+
+
+def prom_idle_cores(pr, seconds):
+    """Prometheus' CPU (cores) over `seconds` with no staffer asking:
+    scraping and its own housekeeping."""
+    c0, t0 = pr.cpu_s(), time.monotonic()
+    time.sleep(seconds)
+    return (pr.cpu_s() - c0) / (time.monotonic() - t0)
+
+
+def sc_prom_pools(b, P):
+    """KEDA's cycle against a real Prometheus whose history and scrapes
+    have a prompt-token counter per object beside its request counter:
+    P["pool_objects"] unified objects (the prometheus scenario's `now`),
+    then as many prefill pools with a TTFT target (POOL_META), each kind
+    in a staffer of its own at the defaults on the same Prometheus, with
+    P["pool_windows"] CPU windows and one query-log window each (as
+    prom_config()).  Prometheus' CPU when only scraping is measured
+    before, between and after, for the CPU beyond it."""
+    n = P["pool_objects"]
+    log("prom-pools: %d objects, unified then prefill pools, %d s of request "
+        "and token history backfilled" % (n, PROM_HISTORY_S))
+    t = time.monotonic()
+    # off the grid: a prefill pool's W is its instant token rate over λ
+    # (the forecast range's newest point, or λ's own instant read), and a
+    # read that missed the newest sample would make the answers differ
+    # from the model's on the true rates (the hold covers λ's alone)
+    pr = Prom(n, tokens=POOL_TOKENS, grid=False)
+    out = {"configs": [], "objects": n, "idle": []}
+    try:
+        r = subprocess.run(["prometheus", "--version"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT)
+        out["prom_version"] = (r.stdout.decode(errors="replace").split() +
+                               ["", "", "?"])[2]
+        log("prom-pools: ready in %.0f s (pid %d)" % (time.monotonic() - t,
+                                                      pr.pid))
+        out["expect"] = {"unified": expected_targets(),
+                         "prefill": expected_pool_targets()}
+        meta = []
+        for k, v in POOL_META:
+            meta += ["--meta", "%s=%s" % (k, v)]
+        time.sleep(2)
+        out["idle"].append(prom_idle_cores(pr, P["prom_idle"]))
+        for name, what, more in (
+                ("unified", "unified objects (the prometheus scenario's)", []),
+                ("prefill", "prefill pools with ttftTargetSeconds", meta)):
+            log("prom-pools: %s, %d windows of %d s" % (
+                what, P["pool_windows"], P["prom_window"]))
+            out["configs"].append(prom_config(
+                pr, P, "pools-" + name, what, {}, None, P["pool_windows"],
+                ["--objects", n, "--query", PROM_QUERY, "--expect",
+                 ",".join(str(x) for x in out["expect"][name])] + more))
+            out["configs"][-1]["kind"] = name
+            out["idle"].append(prom_idle_cores(pr, P["prom_idle"]))
+    finally:
+        pr.stop()
+    return out
+
+
+def pool_stats(X):
+    """Per config of prom-pools: Prometheus' CPU (median of the windows,
+    cores), the part beyond scraping (less the mean of the idle readings
+    either side of it), that as CPU ms per object per refresh
+    (POOL_REFRESH_S), and from the query log per object per hour:
+    requests and samples by query (the requests' or the tokens') and
+    kind (instant or range)."""
+    n = X["objects"]
+    out = {}
+    for k, c in enumerate(X["configs"]):
+        idle = (X["idle"][k] + X["idle"][k + 1]) / 2.0 \
+            if len(X["idle"]) > k + 1 else X["idle"][0]
+        per = [1e3 * max(d["backend_cpu"] - idle, 0.0) * POOL_REFRESH_S / n
+               for d in c["windows"]]
+        secs = max(c["log_s"], 1e-9)
+        st = {"idle": idle, "per_window": per, "per": med(per),
+              "cores": med(d["backend_cpu"] for d in c["windows"]),
+              "p99": med(d["first_p99_ms"] for d in c["windows"]),
+              "failed": sum(d["errors"]
+                            for d in c["windows"] + c["count_window"]),
+              "off": sum(d.get("wrong", 0)
+                         for d in c["windows"] + c["count_window"]),
+              "answers": sum(d["bursts"]
+                             for d in c["windows"] + c["count_window"]),
+              "pts": med(x[2] for x in c["log"]
+                         if x[0].endswith("query_range"))}
+        st["net"] = max(st["cores"] - idle, 0.0)
+        for fam, word in (("arrival", "bench_requests_total"),
+                          ("tokens", "bench_prompt_tokens_total")):
+            for kind, rng in (("instant", False), ("range", True)):
+                L = [x for x in c["log"] if word in x[1] and
+                     x[0].endswith("query_range") == rng]
+                st["req_%s_%s" % (fam, kind)] = len(L) / secs * 3600 / n
+                st["smp_%s_%s" % (fam, kind)] = \
+                    sum(x[3] for x in L) / secs * 3600 / n
+        st["req"] = len(c["log"]) / secs * 3600 / n
+        st["smp"] = sum(x[3] for x in c["log"]) / secs * 3600 / n
+        out[c.get("kind", c["name"])] = st
     return out
 
 
@@ -698,7 +872,7 @@ def noise_of(name, res):
         ds = [d for r in res.values() for k, d in r if k in ("idle", "unary")]
     elif name == "keda":
         ds = [d for k, d in res if k == "keda"]
-    elif name == "prometheus":
+    elif name in ("prometheus", "prom-pools"):
         ds = [d for c in res["configs"] for d in c["windows"]]
     else:
         return None
@@ -1159,6 +1333,103 @@ def report(R, P, meta):
                               if bef and bef["samples"] else ""),
                 "(no target)", ""))
 
+    # -- prefill pools against a real Prometheus
+    if "prom-pools" in R:
+        X = R["prom-pools"]
+        n = X["objects"]
+        st = pool_stats(X)
+        raw.append("### Prefill pools against a real Prometheus (`prom-pools`)\n")
+        raw.append(
+            "%d ScaledObjects as in `prometheus` (`arrivalRateQuery: %s`, KEDA's "
+            "cycle in real time, staffer at its defaults), run twice on one "
+            "Prometheus %s: first unified (`serviceTime: 10`), then each the "
+            "prefill pool of a disaggregated fleet (%s), whose "
+            "`peakedness: auto` adds a range query of `inputTokenRateQuery` "
+            "(the last forecastWindowSeconds at the forecast's step). "
+            "Prometheus scrapes %d request counters and %d prompt-token "
+            "counters (%d tokens a request) every %d s, with %d s of both "
+            "backfilled. Answers checked against `staffer calc` (unified: on "
+            "the true rate, %s; prefill: on the true rates with their steady "
+            "41-point series, %s). Prometheus' CPU when only scraping, before, "
+            "between and after the two: %s cores; 'beyond scraping' takes off "
+            "the mean of the readings either side of a config, and 'per "
+            "object per refresh' is that in CPU ms × %d s / %d objects.\n" % (
+                n, PROM_QUERY.replace("{i}", "I"), X.get("prom_version", ""),
+                ", ".join("`%s: %s`" % (k, v.replace("{i}", "I"))
+                          for k, v in POOL_META if v),
+                n, n, POOL_TOKENS, PROM_SCRAPE_S, PROM_HISTORY_S,
+                ", ".join(str(e) for e in X["expect"]["unified"]),
+                ", ".join(str(e) for e in X["expect"]["prefill"]),
+                " / ".join(f(x, 3) for x in X["idle"]), POOL_REFRESH_S, n))
+        table_head(raw, ["objects", "window", "bursts", "errors", "wrong",
+                         "first call p50 / p99 / max ms", "staffer CPU",
+                         "Prometheus CPU", "beyond scraping",
+                         "ms per object per refresh", "others' CPU"],
+                   left=("objects",))
+        for c in X["configs"]:
+            k = c.get("kind", c["name"])
+            for d, per in zip(c["windows"], st[k]["per_window"]):
+                raw.append("| %s | %d | %d | %d | %d | %.3f / %.3f / %.1f | %.2f | "
+                           "%.3f | %.3f | %.4f | %.2f |" % (
+                               k, d["window"], d["bursts"], d["errors"],
+                               d.get("wrong", 0), d["first_p50_ms"],
+                               d["first_p99_ms"], d["first_max_ms"],
+                               d["server_cpu"], d["backend_cpu"],
+                               max(d["backend_cpu"] - st[k]["idle"], 0.0), per,
+                               others(d)))
+        raw.append("")
+        raw.append("Per object per hour, from Prometheus' query log (its last "
+                   "window of each):\n")
+        table_head(raw, ["objects", "requests", "arrivals: instant / range",
+                         "tokens: instant / range", "samples",
+                         "samples, arrivals / tokens", "points per range "
+                         "request", "answers failed / not the model's / all"],
+                   left=("objects",))
+        for k in ("unified", "prefill"):
+            if k not in st:
+                continue
+            x = st[k]
+            raw.append("| %s | %.0f | %.0f / %.0f | %.0f / %.0f | %.0f | "
+                       "%.0f / %.0f | %s | %d / %d / %d |" % (
+                           k, x["req"], x["req_arrival_instant"],
+                           x["req_arrival_range"], x["req_tokens_instant"],
+                           x["req_tokens_range"], x["smp"],
+                           x["smp_arrival_instant"] + x["smp_arrival_range"],
+                           x["smp_tokens_instant"] + x["smp_tokens_range"],
+                           f(x["pts"], 0), x["failed"], x["off"],
+                           x["answers"]))
+        raw.append("")
+        raw.append(
+            "A prefill pool's answer is not held to the model's on the true "
+            "rates as a unified one's is: its W is the instant token rate over "
+            "λ, two reads of two counters at two instants, and the hold keeps "
+            "λ from reading low but not W from reading high or low. A "
+            "rate() read that misses its minute's newest sample (a scrape "
+            "more than 1.5 s late) extrapolates half a step and reads about "
+            "0.8 of the rate; a unified object's answer only moves with λ, "
+            "which the hold covers, while a pool's follows W. So 'not the "
+            "model's' counts answers that moved so; failed calls are "
+            "errors.\n")
+        u, p_ = st.get("unified"), st.get("prefill")
+        if u and p_:
+            ratio = p_["per"] / u["per"] if u["per"] else float("nan")
+            pairs = [a / b_ for a, b_ in zip(p_["per_window"], u["per_window"])
+                     if b_]
+            rows26.append((
+                "a prefill pool with a TTFT target against a unified object, "
+                "%d of each on the same Prometheus: its CPU per object per "
+                "refresh, beyond scraping" % n,
+                "**%sx** (%s against %s ms; window by window %s); %s against "
+                "%s requests and %s against %s samples per object per hour; "
+                "%d calls failed; answers not the model's on the true rates: "
+                "%d of %d unified, %d of %d prefill" % (
+                    f(ratio), f(p_["per"], 4), f(u["per"], 4),
+                    " / ".join(f(x) for x in pairs) or "-",
+                    f(p_["req"], 0), f(u["req"], 0), f(p_["smp"], 0),
+                    f(u["smp"], 0), p_["failed"] + u["failed"], u["off"],
+                    u["answers"], p_["off"], p_["answers"]),
+                "(no target)", ""))
+
     # -- decision log
     if "log" in R:
         L = R["log"]
@@ -1317,6 +1588,12 @@ def main():
                     help="run a timed scenario again (up to this many times) when "
                          "other processes took more than %g of a core during it; "
                          "the quietest run is reported (default 1)" % NOISY)
+    ap.add_argument("--prom-objects", type=int, default=None,
+                    help="ScaledObjects of the prometheus and prom-pools "
+                         "scenarios (default 10000; --quick 2000)")
+    ap.add_argument("--prom-windows", type=int, default=None,
+                    help="CPU windows of prom-pools' each kind (default 3; "
+                         "--quick 1)")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results",
                                                    "service.md"))
     a = ap.parse_args()
@@ -1334,7 +1611,8 @@ def main():
              "prom_objects": 2000, "prom_idle": 3, "prom_warmup": 20,
              "prom_window": 30, "prom_configs": ("before", "now"),
              "prom_windows": {"before": 1, "gzip-by-size": 1, "now": 1},
-             "prom_q_n": 100, "prom_q_reps": 1}
+             "prom_q_n": 100, "prom_q_reps": 1,
+             "pool_objects": 2000, "pool_windows": 1}
     else:
         # streams: 5 repetitions, each a ratio of one server with itself
         P = {"reps": 3, "stream_reps": 5, "seconds": 3, "idle": 5,
@@ -1351,9 +1629,21 @@ def main():
                                                  "refresh-15s", "ttl30"),
              "prom_windows": {"before": 2, "gzip-by-size": 1, "now": 3,
                               "refresh-15s": 2, "ttl30": 2},
-             "prom_q_n": 1000, "prom_q_reps": 3}
+             "prom_q_n": 1000, "prom_q_reps": 3,
+             # prom-pools: as the prometheus scenario's `now`, for each kind
+             "pool_objects": 10000, "pool_windows": 3}
     if a.compress:
         P["compress"] = a.compress
+    if a.prom_objects:
+        if not 1 <= a.prom_objects <= 100000:
+            log("--prom-objects: 1 to 100000, not %d" % a.prom_objects)
+            return 2
+        P["prom_objects"] = P["pool_objects"] = a.prom_objects
+    if a.prom_windows:
+        if not 1 <= a.prom_windows <= 100:
+            log("--prom-windows: 1 to 100, not %d" % a.prom_windows)
+            return 2
+        P["pool_windows"] = a.prom_windows
     P["inflight_list"] = [int(x) for x in P["inflight"].split(",")]
     P["caveats"] = list(CAVEATS)
     if a.quick:
@@ -1362,7 +1652,7 @@ def main():
                             "Not a result; `make bench-service` is.")
     only = set(x for x in a.only.split(",") if x)
     names = ["latency", "log", "streams", "memory", "keda", "isolation",
-             "prometheus"]
+             "prometheus", "prom-pools"]
     for n in only - set(names):
         log("unknown scenario %r (have: %s)" % (n, ", ".join(names)))
         return 2
@@ -1397,7 +1687,7 @@ def main():
     try:
         fns = {"latency": sc_latency, "log": sc_log, "streams": sc_streams,
                "memory": sc_memory, "keda": sc_keda, "isolation": sc_isolation,
-               "prometheus": sc_prometheus}
+               "prometheus": sc_prometheus, "prom-pools": sc_prom_pools}
         for n in names:
             if only and n not in only:
                 continue

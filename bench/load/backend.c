@@ -37,6 +37,8 @@ struct bk {
 	double t0;                    /* when the counters were 0 */
 	double slot;                  /* > 0: samples stamped at the last
 				       * multiple of slot seconds */
+	double tokens;                /* > 0: also bench_prompt_tokens_total,
+				       * tokens times each request counter */
 };
 
 static volatile sig_atomic_t bk_stop;
@@ -197,11 +199,14 @@ static enum MHD_Result bk_range(struct bk *b, struct MHD_Connection *conn)
 /*
  * /metrics: b->series counters bench_requests_total{obj="obj-I"}, each
  * growing at backend_rate(I) a second since the backend started, for a
- * real Prometheus to scrape (bench/service.py's Prometheus run).
+ * real Prometheus to scrape (bench/service.py's Prometheus run); with
+ * --tokens T as many bench_prompt_tokens_total{obj="obj-I"}, growing T
+ * times as fast (a prefill pool's prompt tokens).
  */
 static enum MHD_Result bk_metrics(struct bk *b, struct MHD_Connection *conn)
 {
-	size_t cap = (size_t)b->series * 80 + 128, len = 0;
+	size_t cap = (size_t)b->series * (b->tokens > 0 ? 2 * 96 : 96) + 256,
+	       len = 0;
 	double now = bk_wall(), t;
 	char *body = malloc(cap), stamp[32] = "";
 	unsigned i;
@@ -219,6 +224,14 @@ static enum MHD_Result bk_metrics(struct bk *b, struct MHD_Connection *conn)
 		len += (size_t)snprintf(body + len, cap - len,
 					"bench_requests_total{obj=\"obj-%u\"} "
 					"%.3f%s\n", i, backend_rate(i) * t, stamp);
+	if (b->tokens > 0 && len < cap)
+		len += (size_t)snprintf(body + len, cap - len, "# TYPE "
+					"bench_prompt_tokens_total counter\n");
+	for (i = 0; b->tokens > 0 && i < b->series && len < cap; i++)
+		len += (size_t)snprintf(body + len, cap - len,
+					"bench_prompt_tokens_total{obj=\"obj-%u\"} "
+					"%.3f%s\n", i,
+					b->tokens * backend_rate(i) * t, stamp);
 	if (len >= cap)
 		len = cap - 1;
 	return bk_reply(conn, MHD_HTTP_OK, body, len,
@@ -313,7 +326,8 @@ static enum MHD_Result bk_request(void *cls, struct MHD_Connection *conn,
 static void bk_usage(FILE *fp)
 {
 	fprintf(fp, "usage: staffer-load backend [--port P] [--slow-ms MS] "
-		"[--value V] [--series N [--origin UNIX_S] [--slot S]]\n");
+		"[--value V] [--series N [--origin UNIX_S] [--slot S] "
+		"[--tokens T]]\n");
 }
 
 int backend_main(int argc, char **argv)
@@ -346,6 +360,8 @@ int backend_main(int argc, char **argv)
 			dst = &origin, lo = 0, hi = 1e11;
 		else if (!strcmp(a, "--slot"))
 			dst = &slot, lo = 0, hi = 3600;
+		else if (!strcmp(a, "--tokens"))
+			dst = &b->tokens, lo = 0, hi = 1e6;
 		if (!dst || !v || num_parse_double(v, dst) || *dst < lo ||
 		    *dst > hi) {
 			fprintf(stderr, "staffer-load backend: bad option "

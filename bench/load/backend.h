@@ -3,7 +3,8 @@
  * benchmark, fast enough never to be what is measured.
  *
  *   staffer-load backend [--port P] [--slow-ms MS] [--value V]
- *                        [--series N [--origin UNIX_S] [--slot S]]
+ *                        [--series N [--origin UNIX_S] [--slot S]
+ *                                    [--tokens T]]
  *
  * Answers GET /api/v1/query (one series, value V, default 2) and
  * /api/v1/query_range (a matrix from start to end at step, value V) on
@@ -27,7 +28,11 @@
  *                 they continue a history written before (bench/
  *                 service.py backfills one); with --slot S each
  *                 sample is stamped with the last multiple of S
- *                 seconds, the grid such a history is written on.
+ *                 seconds, the grid such a history is written on;
+ *                 with --tokens T also N counters
+ *                 bench_prompt_tokens_total{obj="obj-I"} growing at T x
+ *                 backend_rate(I), a prefill pool's input tokens of
+ *                 T a request.
  * Prints "listening PORT" on stdout once it listens (--port 0 picks a
  * free port); runs until SIGINT or SIGTERM.
  */
