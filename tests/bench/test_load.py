@@ -346,9 +346,7 @@ def t_soak(b):
     UBSan, and the process must end cleanly."""
     import json
     import signal
-    import subprocess
     import threading
-    import time
     asan = os.environ.get("STAFFER_ASAN_BIN",
                           os.path.join(ROOT, "build", "staffer-asan"))
     if not os.access(asan, os.X_OK):
