@@ -104,6 +104,12 @@ struct bstate {
 	int max, max_ns, max_caller; /* from the newest backend seen */
 	struct cqueue *ring;        /* callers with tickets; the next turn */
 	size_t nring;               /* callers on the ring */
+	/* What its ranges showed (bstate_ranges()): DERIVE_OK once one
+	 * agreed with a finer range of its query, DERIVE_OFF for good once
+	 * one differed; about the backend at ranges_url (a hash of its URL):
+	 * a reload that points the name elsewhere starts again. */
+	unsigned char ranges;
+	uint32_t ranges_url;
 };
 
 /* One caller's lanes on one backend: it exists while it has lanes. */
@@ -623,9 +629,58 @@ static struct entry *entry_finer(struct fetch *f, const struct entry *e)
 }
 
 static double entry_ttl(const struct entry *e);
+static uint32_t hash_str(const char *p, uint32_t h);
+
+/* be's bstate, or NULL when it has none yet (cmu held). */
+static struct bstate *bstate_find(struct fetch *f, const struct backend *be)
+{
+	struct bstate *bs;
+
+	for (bs = f->bstates; bs; bs = bs->next)
+		if (!strcmp(bs->name, be->name))
+			return bs;
+	return NULL;
+}
+
+/*
+ * What a range of be said of the backend: its points do not depend on
+ * the step (DERIVE_OK, the first such comparison) or they do (DERIVE_OFF,
+ * for good).  A query whose range is never compared, asked at one step
+ * only (a prefill pool's inputTokenRateQuery), then takes it as its own
+ * (entry_instant()): Prometheus evaluates every point of a range as the
+ * instant query at that time, whatever the query.  The evidence is the
+ * backend's at its URL then: another URL under the name starts again
+ * (cmu held).
+ */
+static void bstate_ranges(struct fetch *f, const struct backend *be,
+			  unsigned char d)
+{
+	struct bstate *bs = bstate_find(f, be);
+	uint32_t url = hash_str(be->url ? be->url : "", 2166136261u);
+
+	if (!bs || d == DERIVE_UNKNOWN)
+		return;
+	if (bs->ranges_url != url) {
+		bs->ranges = DERIVE_UNKNOWN;
+		bs->ranges_url = url;
+	}
+	if (d == DERIVE_OFF || bs->ranges == DERIVE_UNKNOWN)
+		bs->ranges = d;
+}
+
+/* Whether be's ranges were seen to agree, and none to differ (cmu held). */
+static int bstate_ranges_agree(struct fetch *f, const struct backend *be)
+{
+	struct bstate *bs = bstate_find(f, be);
+
+	return bs && bs->ranges == DERIVE_OK &&
+	       bs->ranges_url == hash_str(be->url ? be->url : "",
+					  2166136261u);
+}
 
 /* Compare e's points with those of the finer range x where both are
- * settled (series_agree()) and note what that says of e (cmu held). */
+ * settled (series_agree()) and note what that says of e, and of its
+ * backend (cmu held). */
 static void entry_compare(struct fetch *f, struct entry *e,
 			  const struct entry *x)
 {
@@ -649,6 +704,7 @@ static void entry_compare(struct fetch *f, struct entry *e,
 	} else if (n >= FETCH_DERIVE_AGREE && e->derive == DERIVE_UNKNOWN) {
 		e->derive = DERIVE_OK;
 	}
+	bstate_ranges(f, e->be, e->derive);
 }
 
 /*
@@ -737,7 +793,10 @@ static double entry_ttl(const struct entry *e)
  * answer is fresh and whose newest point was at most FETCH_INSTANT_LAG_S
  * old when it arrived; and only once a range of the query agreed with a
  * finer one (entry_compare(): the backend's points do not depend on the
- * step) and none disagreed.  1 when so (cmu held).
+ * step) and none disagreed, or, for a query none of whose ranges was
+ * compared, once a range of another query on the backend agreed and none
+ * differed (bstate_ranges()), but for a query with `@`, whose range
+ * depends on the range asked.  1 when so (cmu held).
  */
 static int entry_instant(struct fetch *f, struct entry *e, double now)
 {
@@ -764,7 +823,8 @@ static int entry_instant(struct fetch *f, struct entry *e, double now)
 		bv = v;
 		bt = t;
 	}
-	if (!best || !agreed)
+	if (!best || (!agreed && (strchr(e->query, '@') ||
+				  !bstate_ranges_agree(f, e->be))))
 		return 0;
 	e->err = PROM_OK;
 	e->value = bv;

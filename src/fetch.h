@@ -70,7 +70,11 @@
  * the point is finite, newer than the instant answer held, and was at
  * most FETCH_INSTANT_LAG_S old when the range arrived, once a range of
  * the query agreed with a finer one and none disagreed (a range point at
- * t is the query evaluated at t, as the instant query at t is).  Such a
+ * t is the query evaluated at t, as the instant query at t is); a query
+ * none of whose ranges was compared (asked at one step only: a prefill
+ * pool's inputTokenRateQuery) takes the backend's word instead, once a
+ * range of another query on it agreed and none differed, unless it has
+ * `@` (its range depends on the range asked).  Such a
  * range, the finest of its query, is refreshed at its grid's instants
  * (FETCH_GRID_LATE_S after) when its step is no longer than its refresh
  * age and more than half of it, so that its newest point is the query's

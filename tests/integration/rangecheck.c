@@ -36,6 +36,14 @@
  * that answered was sent.  The sample was not in the backend yet; any
  * client asking then got the same.  Those are counted as raced.
  *
+ * RANGECHECK_ALONE=QUERY (with RANGECHECK_FINE) adds a query asked only
+ * at the range under test and as an instant, never at the finer step, as
+ * a prefill pool's inputTokenRateQuery is: its ranges are never compared,
+ * and its instants may come from its range's newest point once the other
+ * queries' ranges agreed on the backend (fetch.h).  They are checked as
+ * the others', and those whose time is a point of its range's grid are
+ * counted as alone_from_range.
+ *
  * RANGECHECK_PHASE0=1: the full fetches use phase 0 instead of the
  * query's (series_phase()), for a backend that moves a range's start to a
  * multiple of its step (fetch.c then drops the phase); the first round is
@@ -44,6 +52,7 @@
  * Prints a line per difference and, last,
  *   rangecheck: rounds R compared C differed D tail T full F renewed N
  *       requests Q derived V off O instants I from_range X raced A
+ *       alone_from_range L
  * (counts of answers; requests from fetch_get_stats()).  Exit 0 when
  * none differed, 1 when some did or the backend could not be read, 2 on
  * bad usage.
@@ -253,6 +262,20 @@ static void show(const char *what, const struct full *x)
 	fprintf(stderr, "\n");
 }
 
+/* Whether t is an instant of query q's grids at step_s (its phase, or 0
+ * under RANGECHECK_PHASE0): where a range's newest point lies, and an
+ * instant query evaluated when asked almost never does. */
+static int on_grid(const char *q, double range_s, double step_s, double t)
+{
+	struct series_grid g;
+	long long ms = llround(t * 1000.0);
+
+	if (series_grid(range_s, step_s, phase0 ? 0 : series_phase(q), t,
+			&g))
+		return 0;
+	return g.end_ms == ms;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: rangecheck URL SECONDS RANGE STEP SETTLE "
@@ -271,6 +294,9 @@ int main(int argc, char **argv)
 	char text[1024], err[CONFIG_ERR_MAX];
 	const char *gz = getenv("RANGECHECK_COMPRESSION");
 	const char *fine = getenv("RANGECHECK_FINE");
+	const char *alone = getenv("RANGECHECK_ALONE");
+	long alone_from_range = 0;
+	size_t nf;
 	struct fetch_query fq[RC_QUERIES_MAX], iq[RC_QUERIES_MAX];
 	long instants = 0, raced = 0;
 	double sent_fine = 0, sent_inst = 0;
@@ -288,6 +314,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	n = (size_t)(argc - 6);
+	nf = n;                  /* the queries asked at the finer step */
+	if (alone && *alone && (!fine || !*fine || n >= RC_QUERIES_MAX)) {
+		fprintf(stderr, "rangecheck: RANGECHECK_ALONE needs "
+			"RANGECHECK_FINE, and room for one more query\n");
+		return 2;
+	}
 	if (fine && *fine && (sscanf(fine, "%lf:%lf", &frange, &fstep) != 2 ||
 			      !(fstep > 0) || !(frange > 0))) {
 		fprintf(stderr, "rangecheck: RANGECHECK_FINE is RANGE:STEP\n");
@@ -322,6 +354,13 @@ int main(int argc, char **argv)
 		iq[i] = q[i];
 		iq[i].range_s = iq[i].step_s = 0;
 	}
+	if (alone && *alone) {
+		q[n] = q[0];
+		q[n].query = alone;
+		iq[n] = q[n];
+		iq[n].range_s = iq[n].step_s = 0;
+		n++;
+	}
 	phase0 = getenv("RANGECHECK_PHASE0") &&
 		 !strcmp(getenv("RANGECHECK_PHASE0"), "1");
 	pthread_mutex_init(&got.mu, NULL);
@@ -340,11 +379,11 @@ int main(int argc, char **argv)
 				goto out;
 		if (fstep > 0) {     /* the finer ranges first */
 			sent_fine = wall();
-			if (fetch_submit(f, "rangecheck", "", fq, n, on_done,
+			if (fetch_submit(f, "rangecheck", "", fq, nf, on_done,
 					 &got))
 				goto out;
 			got_wait(&got);
-			for (i = 0; i < n; i++)
+			for (i = 0; i < nf; i++)
 				full_release(&got.a[i]);
 			got.done = 0;
 		}
@@ -389,6 +428,10 @@ int main(int argc, char **argv)
 				double v = 0, ended = 0, sent;
 
 				instants++;
+				if (i >= nf && a->err == PROM_OK &&
+				    on_grid(q[i].query, range_s, step_s,
+					    a->ts[0]))
+					alone_from_range++;
 				if (a->err == PROM_OK &&
 				    instant_at(easy, argv[1], q[i].query,
 					       a->ts[0], &ierr, &v))
@@ -444,10 +487,11 @@ int main(int argc, char **argv)
 	fetch_get_stats(f, &st);
 	printf("rangecheck: rounds %ld compared %ld differed %ld tail %lu "
 	       "full %lu renewed %lu requests %lu derived %lu off %lu "
-	       "instants %ld from_range %lu raced %ld\n",
+	       "instants %ld from_range %lu raced %ld alone_from_range %ld\n",
 	       rounds, compared, differed, st.range_tail, st.range_full,
 	       st.range_renewed, st.requests, st.range_derived,
-	       st.range_derive_off, instants, st.instant_from_range, raced);
+	       st.range_derive_off, instants, st.instant_from_range, raced,
+	       alone_from_range);
 	rc = differed ? 1 : 0;
 out:
 	if (rc == 1 && !differed)

@@ -55,6 +55,9 @@ DERIVE = os.path.join(h.ROOT, "build", "tests", "derivecheck")
 SECONDS = float(os.environ.get("RANGECHECK_SECONDS", "120"))
 SETTLE = 3          # s: scrapes every 1 s land within milliseconds
 
+# rangecheck's RANGECHECK_ALONE: asked at the range under test only
+ALONE = "sum(rate(test_rc_b[5s]))"
+
 QUERIES = [
     "sum(rate(test_rc_a[5s]))",
     "test_rc_a",
@@ -200,16 +203,19 @@ def t_range_derived(c):
         h.wait_until(lambda: h.tcp_open(port), 10, what="proxy")
         env = dict(os.environ, RANGECHECK_FINE="60:1")
         runs = {
+            # ALONE: a query asked at 7 s only, never compared, as a
+            # prefill pool's inputTokenRateQuery
             "prometheus": subprocess.Popen(
                 [CHECK, c.m.prom_url, str(SECONDS), "35", "7", str(SETTLE)] +
                 QUERIES, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=env),
+                env=dict(env, RANGECHECK_ALONE=ALONE)),
             # through the proxy, the points of each range move by its step
             "step-dependent": subprocess.Popen(
                 [CHECK, "http://127.0.0.1:%d" % port, "30", "35", "7",
                  str(SETTLE), "sum(rate(test_rc_a[5s])) + "
                  "0 * absent(step_dep)"], stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, env=env),
+                stderr=subprocess.PIPE,
+                env=dict(env, RANGECHECK_ALONE=ALONE)),
         }
         res = {}
         for name, p in runs.items():
@@ -251,8 +257,13 @@ def t_range_derived(c):
     # instant answers from the finer range's newest point (once the
     # ranges agreed, when that point is newer than the instant's own),
     # each equal to Prometheus' instant query at its time
-    assert r["instants"] == r["rounds"] * len(QUERIES), r
+    assert r["instants"] == r["rounds"] * (len(QUERIES) + 1), r
     assert r["from_range"] >= 0.2 * r["rounds"], r
+    # the query asked at one step only takes its instants from its
+    # range's newest point too, on the other queries' evidence: at most
+    # one a 7-s point (the others' come from their 1-s ranges as well),
+    # and a range refetched at a 0.1-s TTL is new for about half of them
+    assert r["alone_from_range"] >= SECONDS / 7 / 4, r
     # a few were asked while a scrape of their time was still in flight
     # (rangecheck.c): not comparable, and few
     for x in (r, s, res["aligning"][1]):
@@ -260,7 +271,7 @@ def t_range_derived(c):
     # the step-dependent backend: found out, nothing derived from it,
     # no instant taken from its ranges
     assert s["off"] >= 1 and s["derived"] == 0, s
-    assert s["from_range"] == 0, s
+    assert s["from_range"] == 0 and s["alone_from_range"] == 0, s
     assert s["rounds"] >= 10, s
     # the aligning one: after the first round's whole fetches, on phase
     # 0, extended, derived and read as before
