@@ -175,6 +175,7 @@ static const char *crd_kind(const struct ynode *v)
 		return "a list";
 	switch (v->type) {
 	case YT_STR:
+	case YT_MERGE:         /* a value `<<`: the string "<<" (crd_is()) */
 		return "a string";
 	case YT_BOOL:
 		return "a boolean";
@@ -231,11 +232,14 @@ static int crd_number(const struct ynode *v, double *out, int *whole)
 	return 0;
 }
 
+/* v is a scalar of type t, or tagged tag.  A value `<<` (YT_MERGE) is
+ * a string: go-yaml takes a merge key only as a key, and reads the
+ * string "<<" anywhere else (crd_object() leaves out the keys). */
 static int crd_is(const struct ynode *v, enum yn_type t, const char *tag)
 {
 	if (v->kind != YN_SCALAR)
 		return 0;
-	if (v->type == t)
+	if (v->type == t || (t == YT_STR && v->type == YT_MERGE))
 		return 1;
 	return v->type == YT_TAGGED && !strcmp(ytag(v), tag);
 }

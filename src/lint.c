@@ -789,15 +789,19 @@ static void lint_md_report(void *arg, unsigned long line, const char *msg)
 }
 
 /* A metadata value lint already reported at the YAML level (not a plain
- * string, or a key given again): the server's checks skip it.  O(1): it
- * is asked of every key (a scan of the keys before it made a metadata
- * map of 100,000 keys quadratic). */
+ * string, or a key given again): the server's checks skip it.  A value
+ * `<<` (YT_MERGE: ydoc types the scalar, not its place) is the string
+ * "<<" to go-yaml, which takes a merge key only as a key, and ydoc.c
+ * reports nothing for it (md_check_value()): the server's checks have
+ * it.
+ * O(1): it is asked of every key (a scan of the keys before it made a
+ * metadata map of 100,000 keys quadratic). */
 static int md_reported(const struct ydoc_md *md, size_t i)
 {
 	const struct ynode *v = md->vnodes[i];
 
 	if (v->kind != YN_SCALAR || (v->type != YT_STR &&
-	    !(v->type == YT_TAGGED &&
+	    v->type != YT_MERGE && !(v->type == YT_TAGGED &&
 	      !strcmp(ytag(v), "tag:yaml.org,2002:str"))) ||
 	    memchr(v->text, '\0', v->len))
 		return 1;

@@ -57,7 +57,9 @@ enum yn_type {
 	YT_NULL,
 	YT_BOOL,
 	YT_NUMBER,   /* int or float */
-	YT_MERGE,    /* a merge key: `<<` plain, or tagged !!merge or ! */
+	YT_MERGE,    /* a merge key: `<<` plain, or tagged !!merge or !;
+		      * where it is not a key, go-yaml reads the string
+		      * "<<" (its readers say so) */
 	YT_TAGGED,   /* an explicit tag other than !!str */
 };
 

@@ -886,6 +886,25 @@ has_line "an alias to a merge key" out "$TMP/merge-alias-key.yaml:18:\
  such field here, and the API server refuses it (kubectl's strict\
  validation)"
 
+# A `<<` that is not a key is the string "<<" for go-yaml, plain or
+# tagged (its isMerge() looks at keys only): the server's checks have it
+# in metadata, where lint took it for a value it had reported and said
+# nothing, and a string field of the CRD takes it (lint said "a tagged
+# value").
+awk '/^    name: chat$/ { print "    name: <<"; next } { print }
+	/^        serviceTime: "8"$/ { print "        beta: <<"
+		print "        pool: ! <<" }' "$FIX/clean.yaml" \
+	>"$TMP/merge-value.yaml"
+lint "$TMP/merge-value.yaml"
+status "a value <<" 1
+lines "a value <<" 2
+has_line "a value <<: the server's check" out "$TMP/merge-value.yaml:30:\
+ ScaledObject llm/chat trigger 0: metadata 'beta': '<<' is not a number;\
+ allowed: a number from 0 to 10 (default 1.5)"
+has_line "a value ! <<: the server's check" out "$TMP/merge-value.yaml:31:\
+ ScaledObject llm/chat trigger 0: metadata 'pool': '<<' is not allowed;\
+ allowed: unified, prefill, decode (default unified)"
+
 lint_stdin "$FIX/unknown-key.yaml" -
 status "stdin" 1
 has_line "stdin" out "<stdin>:30: ScaledObject llm/chat trigger 0: metadata\
