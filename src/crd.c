@@ -443,7 +443,8 @@ static void crd_loose(struct crd_walk *w, const struct ynode *v,
 
 /* Field kn, whose value is v, of the map at f->path: checked against its
  * property, else against additionalProperties, else it is unknown; what
- * no schema describes is looked into for its merge keys (crd_loose()). */
+ * no schema describes is looked into for its merge keys (crd_loose()).
+ * v is one visit on every way (crd_value()'s, or this function's). */
 static void crd_field(const struct crd_fields *f, const struct ynode *kn,
 		      const struct ynode *v)
 {
@@ -484,6 +485,12 @@ static void crd_field(const struct crd_fields *f, const struct ynode *kn,
 			"strict validation)%s%s%s",
 			near ? "; did you mean '" : "", near ? near : "",
 			near ? "'?" : "");
+	} else if (crd_visit(w, kn->line, sub)) {
+		/* a field of a map whose schema lists none (metadata) or
+		 * keeps unknown ones: a value, so a visit, as crd_loose()
+		 * wants of its caller (an unknown field's finding was its
+		 * visit above) */
+		return;
 	}
 	/* no schema for it: only its merge keys */
 	crd_loose(w, v, sub, 0);

@@ -261,6 +261,27 @@ else
 	bad "2,000 aliases of 2,000 unknown fields: $n unknown fields said, want at most 100,000 and the cap's line"
 fi
 
+# The fields of a map whose schema lists none (the object's metadata)
+# are values too, each a visit: 50,000 of them, aliases of one list, are
+# 100,000 values with the list's items, past CRD_VISITS_MAX (they were
+# not counted, only the items, and the cap was not reached).
+{
+	sed -n '2,6p' "$FIX/clean.yaml"
+	echo '  l: &L [x]'
+	awk 'BEGIN { for (i = 0; i < 50000; i++) print "  a" i ": *L" }'
+	sed -n '7,$p' "$FIX/clean.yaml"
+} >"$TMP/meta-fields.yaml"
+WHAT="lint meta-fields.yaml (at most 20 s)"
+OUT=$(timeout 20 "$BIN" lint "$TMP/meta-fields.yaml" 2>"$TMP/err" \
+	</dev/null)
+RC=$?
+ERR=$(cat "$TMP/err")
+status "50,000 fields of metadata, each a visit" 1
+has_line "50,000 fields of metadata, each a visit" out\
+ "$TMP/meta-fields.yaml:50003: ScaledObject llm/chat: metadata.a49996: the\
+ object expands to more than 100000 values (aliases repeating nodes); the\
+ rest is not checked"
+
 # a 16 MiB List of 257,000 triggers whose metadata merges one map (`<<:
 # *b`): a merge walk costs the maps it visits, not the document's size
 # (each cleared a mark per node of the document: 27.5 s before; 1.6 s
