@@ -18,7 +18,7 @@
 
 #include "show.h"
 
-#define CRD_PATH_MAX 256          /* bytes of a field path in a message */
+#define CRD_PATH_MAX YDOC_PATH_MAX  /* bytes of a field path in a message */
 #define CRD_NAME_DIST 3           /* farthest "did you mean" hint */
 #define CRD_KEY_SHOW 60           /* characters of a key in a path */
 #define CRD_MINMAX_RULE "minReplicaCount must be less than or equal to " \
@@ -61,6 +61,21 @@ struct crd_walk {
 	size_t visits;            /* crd_visit() calls, CRD_VISITS_MAX */
 };
 
+/* "PATH: " and the sentence, into msg. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 0)))
+#endif
+static void crd_vformat(char msg[CRD_MSG_MAX], const char *path,
+			const char *fmt, va_list ap)
+{
+	int n;
+
+	n = snprintf(msg, CRD_MSG_MAX, "%s: ", path);
+	if (n < 0 || (size_t)n >= CRD_MSG_MAX)
+		n = 0;
+	vsnprintf(msg + n, CRD_MSG_MAX - (size_t)n, fmt, ap);
+}
+
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
@@ -68,17 +83,26 @@ static void crd_say(struct crd_walk *w, unsigned long line, const char *path,
 		    const char *fmt, ...)
 {
 	char msg[CRD_MSG_MAX];
-	int n;
 	va_list ap;
 
-	n = snprintf(msg, sizeof(msg), "%s: ", path);
-	if (n < 0 || (size_t)n >= sizeof(msg))
-		n = 0;
 	va_start(ap, fmt);
-	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+	crd_vformat(msg, path, fmt, ap);
 	va_end(ap);
 	w->found++;
 	w->report(w->arg, line, msg);
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void crd_format(char msg[CRD_MSG_MAX], const char *path,
+		       const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	crd_vformat(msg, path, fmt, ap);
+	va_end(ap);
 }
 
 /* The schema's value for key (NULL if none). */
@@ -356,29 +380,60 @@ static int crd_trigger_md(const char *path)
  * A list of maps is refused only through an alias (YN_ALIAS), so the
  * message then says how to write it.
  */
+/* The path of a `<<` (key) of the map at path, with [item] when item >=
+ * 0 (ymerge_bad_fn's), into at. */
+static void crd_merge_path(char at[CRD_PATH_MAX], const char *path,
+			   const struct ynode *key, long item)
+{
+	char sub[CRD_PATH_MAX];
+
+	crd_path_key(sub, path, key);
+	if (item >= 0)
+		crd_path_index(at, sub, (size_t)item);
+	else
+		snprintf(at, CRD_PATH_MAX, "%s", sub);
+}
+
+/* The finding for bad, what go-yaml refuses in a `<<` at path at. */
+static void crd_merge_say(char msg[CRD_MSG_MAX], const char *at,
+			  const struct ynode *bad)
+{
+	char shown[YDOC_SHOW_BUF];
+	int show = bad->kind == YN_SCALAR && !crd_null(bad);
+	int alias = (bad->flags & YN_ALIAS) != 0;
+
+	crd_format(msg, at, "%s%s%sis %s, not a map: kubectl refuses the "
+		   "whole document (\"map merge requires map or sequence of "
+		   "maps as the value\"); allowed: a map, or a list of maps%s",
+		   show ? "'" : "", show ? ydoc_show(shown, bad) : "",
+		   show ? "' " : "", alias ? "an alias to a list" :
+		   crd_kind(bad), alias ? " written in place (its items may "
+		   "be aliases to maps)" : "");
+}
+
 static int crd_bad_merge(void *arg, const struct ynode *key,
 			 const struct ynode *bad, long item)
 {
 	const struct crd_fields *f = arg;
-	char sub[CRD_PATH_MAX], at[CRD_PATH_MAX], shown[YDOC_SHOW_BUF];
-	int show = bad->kind == YN_SCALAR && !crd_null(bad);
-	int alias = (bad->flags & YN_ALIAS) != 0;
+	char at[CRD_PATH_MAX], msg[CRD_MSG_MAX];
 
-	crd_path_key(sub, f->path, key);
-	if (item >= 0)
-		crd_path_index(at, sub, (size_t)item);
-	else
-		snprintf(at, sizeof(at), "%s", sub);
+	crd_merge_path(at, f->path, key, item);
 	if (crd_visit(f->w, key->line, at))
 		return 1;
-	crd_say(f->w, key->line, at, "%s%s%sis %s, not a map: kubectl "
-		"refuses the whole document (\"map merge requires map or "
-		"sequence of maps as the value\"); allowed: a map, or a list "
-		"of maps%s", show ? "'" : "", show ? ydoc_show(shown, bad) : "",
-		show ? "' " : "", alias ? "an alias to a list" : crd_kind(bad),
-		alias ? " written in place (its items may be aliases to maps)"
-		      : "");
+	crd_merge_say(msg, at, bad);
+	f->w->found++;
+	f->w->report(f->w->arg, key->line, msg);
 	return 0;
+}
+
+void crd_bad_merge_msg(char msg[CRD_MSG_MAX], const char *path,
+		       const struct ynode *key, const struct ynode *bad,
+		       long item)
+{
+	char at[CRD_PATH_MAX];
+
+	crd_merge_path(at, path, key, item);
+	crd_merge_say(msg, at, bad);
 }
 
 /* A pair `<<` merges into a map no schema describes (ymap_pair_fn):

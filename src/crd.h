@@ -69,4 +69,15 @@ int crd_check(const struct crd *c, const struct ydoc *d,
 	      const struct ynode *obj, const char *address,
 	      crd_report_fn *report, void *arg);
 
+/*
+ * The finding crd_check() gives for a `<<` go-yaml refuses (key, bad and
+ * item as ymerge_bad_fn has them) in the map at path (crd's form, "" at
+ * the top, ydoc_check()'s): "PATH.<<[ITEM]: 'V' is a number, not a map:
+ * kubectl refuses the whole document (...)", into msg.  For what lint
+ * tells outside the objects it checks, in the same words.
+ */
+void crd_bad_merge_msg(char msg[CRD_MSG_MAX], const char *path,
+		       const struct ynode *key, const struct ynode *bad,
+		       long item);
+
 #endif

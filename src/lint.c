@@ -40,6 +40,12 @@
  *             delta() not divided by its window, a _us/_ms service time
  *             not converted, serviceTime above 600 s.
  *
+ *   documents what kubectl's YAML decoder refuses outside the objects
+ *             checked (ydoc_check()): a `<<` of anything but maps, in a
+ *             List's own fields, an object of another kind, a
+ *             ScaledObject without a staffer trigger, as
+ *             "FILE:LINE: KIND NS/NAME: PATH: MESSAGE".
+ *
  *   pairs     after the last file, the triggers of one model's split
  *             fleet as a pair (lintpool.h): its prefill and decode pools
  *             scaling one target (error), a pool without its mate in the
@@ -134,30 +140,16 @@ struct lint_obj {
 	size_t n_metric;
 };
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 6, 7)))
-#endif
-static void lint_report(struct lint *l, unsigned long line, int warn,
-			const struct lint_obj *o, long trigger,
-			const char *fmt, ...)
+/* A finding of the current document: text, without FILE:LINE. */
+static void lint_add(struct lint *l, unsigned long line, int warn,
+		     const char *text)
 {
-	char text[LINT_LINE_MAX];
 	struct finding *f;
-	va_list ap;
-	int n;
 
 	if (warn)
 		l->warnings++;
 	else
 		l->errors++;
-	n = snprintf(text, sizeof(text), "ScaledObject %s", o->who);
-	if (trigger >= 0)
-		n += snprintf(text + n, sizeof(text) - (size_t)n,
-			      " trigger %ld", trigger);
-	n += snprintf(text + n, sizeof(text) - (size_t)n, ": ");
-	va_start(ap, fmt);
-	vsnprintf(text + n, sizeof(text) - (size_t)n, fmt, ap);
-	va_end(ap);
 	f = arr_room(l->found, l->n_found, &l->cap_found, sizeof(*f));
 	if (!f) {
 		l->nomem = 1;
@@ -173,6 +165,28 @@ static void lint_report(struct lint *l, unsigned long line, int warn,
 	f->line = line;
 	f->warn = warn;
 	f->seq = l->n_found++;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 6, 7)))
+#endif
+static void lint_report(struct lint *l, unsigned long line, int warn,
+			const struct lint_obj *o, long trigger,
+			const char *fmt, ...)
+{
+	char text[LINT_LINE_MAX];
+	va_list ap;
+	int n;
+
+	n = snprintf(text, sizeof(text), "ScaledObject %s", o->who);
+	if (trigger >= 0)
+		n += snprintf(text + n, sizeof(text) - (size_t)n,
+			      " trigger %ld", trigger);
+	n += snprintf(text + n, sizeof(text) - (size_t)n, ": ");
+	va_start(ap, fmt);
+	vsnprintf(text + n, sizeof(text) - (size_t)n, fmt, ap);
+	va_end(ap);
+	lint_add(l, line, warn, text);
 }
 
 static int finding_cmp(const void *a, const void *b)
@@ -1249,6 +1263,22 @@ static void lint_target(const struct ydoc *d, const struct ynode *obj,
 			 kind ? kind : "Deployment", name);
 }
 
+/* The triggers staffer answers (ydoc_is_external(), with --address)
+ * among triggers, the list of an object's spec (NULL or not a list:
+ * none). */
+static size_t lint_n_staffer(const struct lint *l, const struct ydoc *d,
+			     const struct ynode *triggers)
+{
+	size_t i, n = 0;
+
+	if (!triggers || triggers->kind != YN_SEQ)
+		return 0;
+	for (i = 0; i < triggers->n_kids; i++)
+		n += ydoc_is_external(d, &d->nodes[triggers->kids[i]],
+				      l->address) != 0;
+	return n;
+}
+
 /* Check ScaledObject obj (ydoc_object_fn).  -1: no memory. */
 static int lint_object(void *arg, const struct ydoc *d,
 		       const struct ynode *obj)
@@ -1258,7 +1288,7 @@ static int lint_object(void *arg, const struct ydoc *d,
 	const char *api = ytext(ymap_get_merged(d, obj, "apiVersion", NULL));
 	struct lint_obj o;
 	char shown[YDOC_SHOW_BUF];
-	size_t i, n = 0;
+	size_t i;
 
 	memset(&o, 0, sizeof(o));
 	ydoc_who(d, obj, o.who, sizeof(o.who));
@@ -1278,12 +1308,7 @@ static int lint_object(void *arg, const struct ydoc *d,
 		o.max_known = ytext(v) &&
 			      !num_parse_long(v->text, &o.max_replicas);
 	triggers = ymap_get_merged(d, spec, "triggers", NULL);
-	if (!triggers || triggers->kind != YN_SEQ)
-		return 0;
-	for (i = 0; i < triggers->n_kids; i++)
-		n += ydoc_is_external(d, &d->nodes[triggers->kids[i]],
-				      l->address);
-	if (n == 0)
+	if (lint_n_staffer(l, d, triggers) == 0)
 		return 0;
 	{
 		struct lint_where w = { l, &o, -1 };
@@ -1302,15 +1327,100 @@ static int lint_object(void *arg, const struct ydoc *d,
 	return 0;
 }
 
+/* ---- what kubectl refuses outside the objects checked ------------------ */
+
+/* Findings of ydoc_check() a document tells at most: each is a `<<`
+ * written in the file (aliases repeat none), but 16 MiB of `{<<: 1}` are
+ * two million. */
+#define LINT_DOC_TOLD_MAX 100000
+
+/* ydoc_check()'s callbacks: the run, the document, what was told. */
+struct lint_doc {
+	struct lint *l;
+	const struct ydoc *d;
+	size_t told;
+};
+
+/* ydoc_checked_fn: lint_object() checks obj, so crd.c and
+ * ydoc_md_collect() tell its `<<`s: a ScaledObject of keda.sh/v1alpha1
+ * with a trigger staffer answers. */
+static int lint_checks(void *arg, const struct ydoc *d,
+		       const struct ynode *obj)
+{
+	const struct lint_doc *c = arg;
+	const char *kind = ytext(ymap_get_merged(d, obj, "kind", NULL));
+	const char *api = ytext(ymap_get_merged(d, obj, "apiVersion", NULL));
+	const struct ynode *spec = ymap_get_merged(d, obj, "spec", NULL);
+
+	return kind && !strcmp(kind, "ScaledObject") && api &&
+	       !strcmp(api, "keda.sh/v1alpha1") &&
+	       lint_n_staffer(c->l, d, ymap_get_merged(d, spec, "triggers",
+						       NULL)) > 0;
+}
+
+/* Whether one more finding of ydoc_check() is told at at: past
+ * LINT_DOC_TOLD_MAX the document says so once, and no more. */
+static int lint_doc_tell(struct lint_doc *c, const struct ydoc_at *at)
+{
+	char text[LINT_LINE_MAX];
+
+	if (++c->told <= LINT_DOC_TOLD_MAX)
+		return 1;
+	if (c->told == LINT_DOC_TOLD_MAX + 1) {
+		snprintf(text, sizeof(text), "the document has more than %d "
+			 "merge keys ('<<') kubectl refuses; the rest is not "
+			 "told", LINT_DOC_TOLD_MAX);
+		lint_add(c->l, at->line, 0, text);
+	}
+	return 0;
+}
+
+/* Into text, the finding msg about object obj: "KIND NS/NAME: MSG", or
+ * MSG alone for an object without a kind. */
+static void lint_doc_text(const struct lint_doc *c, const struct ynode *obj,
+			  const char *msg, char text[LINT_LINE_MAX])
+{
+	const struct ynode *k = ymap_get_merged(c->d, obj, "kind", NULL);
+	char kind[YDOC_SHOW_BUF], who[YDOC_WHO_MAX];
+
+	if (!ytext(k)) {
+		snprintf(text, LINT_LINE_MAX, "%s", msg);
+		return;
+	}
+	ydoc_who(c->d, obj, who, sizeof(who));
+	snprintf(text, LINT_LINE_MAX, "%s %s: %s", ydoc_show(kind, k), who,
+		 msg);
+}
+
+/* ydoc_merge_fn: a `<<` kubectl refuses where lint_object() does not
+ * look, in crd.c's words. */
+static void lint_doc_merge(void *arg, const struct ydoc_at *at,
+			   const struct ynode *key, const struct ynode *bad,
+			   long item)
+{
+	struct lint_doc *c = arg;
+	char msg[CRD_MSG_MAX], text[LINT_LINE_MAX];
+
+	if (!lint_doc_tell(c, at))
+		return;
+	crd_bad_merge_msg(msg, at->path, key, bad, item);
+	lint_doc_text(c, at->obj, msg, text);
+	lint_add(c->l, at->line, 0, text);
+}
+
 /* ---- files -------------------------------------------------------------- */
 
-/* One document (ydoc_doc_fn): its ScaledObjects, then its findings in
- * line order. */
+/* One document (ydoc_doc_fn): its ScaledObjects, what kubectl refuses
+ * elsewhere in it, then its findings in line order. */
 static int lint_doc(void *arg, const struct ydoc *d)
 {
 	struct lint *l = arg;
+	struct lint_doc c = { l, d, 0 };
+	const struct ydoc_check_fns fns = { lint_checks, lint_doc_merge, &c };
 	int r = ydoc_each_scaledobject(d, lint_object, l);
 
+	if (!r && ydoc_check(d, &fns))
+		r = -1;
 	lint_flush(l);
 	return r || l->nomem ? -1 : 0;
 }

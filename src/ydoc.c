@@ -663,6 +663,19 @@ const struct ynode *ypath(const struct ydoc *d, const struct ynode *map,
 	return map;
 }
 
+/* The items of d's root when it is a `kind: List` (a list), as kubectl
+ * reads one: one level, a List in a List not looked into; else NULL.
+ * d->n > 0. */
+static const struct ynode *ydoc_list_items(const struct ydoc *d)
+{
+	const struct ynode *root = &d->nodes[0];
+	const char *kind = ytext(ymap_get_merged(d, root, "kind", NULL));
+	const struct ynode *items = ymap_get_merged(d, root, "items", NULL);
+
+	return kind && !strcmp(kind, "List") && items &&
+	       items->kind == YN_SEQ ? items : NULL;
+}
+
 const char *ydoc_show(char buf[YDOC_SHOW_BUF], const struct ynode *n)
 {
 	if (!n || n->kind != YN_SCALAR)
@@ -1015,6 +1028,222 @@ int ymap_each_bad_merge(const struct ydoc *d, const struct ynode *map,
 	r = ymerge_walk(d, map, 0, &seen, &left, merged_bad, &b);
 	ymark_release(&seen);
 	return r;
+}
+
+/* ---- the whole document, as go-yaml decodes it ------------------------- */
+
+/*
+ * A walk of every node where it is written, each once, in the order of
+ * the text.  Nodes are numbered as they are read (ydoc_add()), parents
+ * before kids, and an alias names a node that ended before it
+ * (ydoc_alias()), so a kid is written in place exactly when its index is
+ * the next number the walk has not met: one counter tells an alias from
+ * a node written there, with no mark per node.  A node of its own made
+ * for an alias (YN_ALIAS) takes a number but is not walked into (its
+ * kids are the anchored node's).
+ */
+
+/* How the walk went down into a kid, for its path: a field (the key
+ * before it), a list's item, the value of a `<<` (or an item of its
+ * list: what a `<<` merges has its map's path, as in crd.c), or a key. */
+enum ystep { YSTEP_FIELD, YSTEP_ITEM, YSTEP_MERGE, YSTEP_KEY };
+
+struct yframe {
+	uint32_t parent, slot;  /* the kid: nodes[parent].kids[slot] */
+	unsigned char step;     /* enum ystep */
+};
+
+struct ywalk {
+	const struct ydoc *d;
+	const struct ydoc_check_fns *fns;
+	uint32_t next;         /* the number of the next node written */
+	/* the objects (ydoc_each_scaledobject()'s: the root, or the items
+	 * of a List root), their node numbers sorted; NULL: the root */
+	uint32_t *objs;
+	size_t n_objs;
+	const struct ynode *obj;  /* the object the walk is in */
+	size_t obj_depth;      /* frames above it: its path starts there */
+	int skip;              /* fns->checked() claims obj */
+	size_t depth;
+	struct yframe frame[YDOC_DEPTH];
+};
+
+/* The path of where the walk is, from its object, into out: crd.c's
+ * form (fields joined by '.', a key cut at YDOC_SHOW_MAX, items as [N],
+ * the path cut to YDOC_PATH_MAX), "" at the object itself. */
+static void ywalk_path(const struct ywalk *w, char out[YDOC_PATH_MAX])
+{
+	char tmp[YDOC_PATH_MAX], shown[YDOC_SHOW_BUF];
+	const struct yframe *f;
+	const struct ynode *p;
+	size_t i;
+
+	out[0] = '\0';
+	for (i = w->obj_depth; i < w->depth; i++) {
+		f = &w->frame[i];
+		p = &w->d->nodes[f->parent];
+		if (f->step == YSTEP_FIELD)
+			snprintf(tmp, sizeof(tmp), "%.180s%s%s", out,
+				 *out ? "." : "",
+				 ydoc_show(shown, &w->d->nodes[p->kids[f->slot
+								       - 1]]));
+		else if (f->step == YSTEP_ITEM)
+			snprintf(tmp, sizeof(tmp), "%.200s[%lu]", out,
+				 (unsigned long)f->slot);
+		else
+			continue;
+		memcpy(out, tmp, sizeof(tmp));
+	}
+}
+
+static int ywalk_u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Node i is one of the objects. */
+static int ywalk_is_obj(const struct ywalk *w, uint32_t i)
+{
+	return w->objs && bsearch(&i, w->objs, w->n_objs, sizeof(*w->objs),
+				  ywalk_u32_cmp) != NULL;
+}
+
+/* Tell each `<<` of map n, written here, whose value go-yaml refuses
+ * (ymerge_bad()), unless the walk's object is checked by the caller. */
+static void ywalk_bad_merges(struct ywalk *w, const struct ynode *n)
+{
+	const struct ydoc *d = w->d;
+	const struct ynode *k, *bad;
+	char path[YDOC_PATH_MAX];
+	struct ydoc_at at;
+	size_t i;
+	long item;
+	int have = 0;
+
+	if (w->skip || !w->fns->merge)
+		return;
+	for (i = 0; i + 1 < n->n_kids; i += 2) {
+		k = &d->nodes[n->kids[i]];
+		if (k->kind != YN_SCALAR || k->type != YT_MERGE)
+			continue;
+		bad = ymerge_bad(d, &d->nodes[n->kids[i + 1]], &item);
+		if (!bad)
+			continue;
+		if (!have) {
+			ywalk_path(w, path);
+			have = 1;
+		}
+		at.obj = w->obj;
+		at.path = path;
+		at.line = k->line;
+		w->fns->merge(w->fns->arg, &at, k, bad, item);
+	}
+}
+
+static void ywalk_kid(struct ywalk *w, const struct ynode *p, size_t i,
+		      enum ystep step);
+
+/* The kids of node n, written where the walk is; merged: n is the value
+ * of a `<<`, whose list's items merge into the map. */
+static void ywalk_node(struct ywalk *w, const struct ynode *n, int merged)
+{
+	const struct ynode *k;
+	size_t i;
+
+	if (n->kind == YN_SEQ) {
+		for (i = 0; i < n->n_kids; i++)
+			ywalk_kid(w, n, i, merged ? YSTEP_MERGE : YSTEP_ITEM);
+		return;
+	}
+	if (n->kind != YN_MAP)
+		return;
+	ywalk_bad_merges(w, n);
+	for (i = 0; i + 1 < n->n_kids; i += 2) {
+		k = &w->d->nodes[n->kids[i]];
+		ywalk_kid(w, n, i, YSTEP_KEY);
+		ywalk_kid(w, n, i + 1, k->kind == YN_SCALAR &&
+			  k->type == YT_MERGE ? YSTEP_MERGE : YSTEP_FIELD);
+	}
+}
+
+/* Kid i of p: walked into when it is written there (an alias's node is
+ * walked where it is written), in the object it is when it is one. */
+static void ywalk_kid(struct ywalk *w, const struct ynode *p, size_t i,
+		      enum ystep step)
+{
+	uint32_t c = p->kids[i];
+	const struct ynode *n = &w->d->nodes[c], *obj = w->obj;
+	size_t obj_depth = w->obj_depth;
+	struct yframe *f;
+	int skip = w->skip;
+
+	if (c != w->next)
+		return;                 /* an alias */
+	w->next++;
+	/* a copy for an alias (its kids are the anchored node's); and
+	 * frames as deep as ydoc_load() lets collections nest, which a
+	 * walk of nodes written in place never passes */
+	if ((n->flags & YN_ALIAS) || w->depth == YDOC_DEPTH)
+		return;
+	f = &w->frame[w->depth++];
+	f->parent = (uint32_t)(p - w->d->nodes);
+	f->slot = (uint32_t)i;
+	f->step = (unsigned char)step;
+	if (n->kind == YN_MAP && ywalk_is_obj(w, c)) {
+		w->obj = n;
+		w->obj_depth = w->depth;
+		w->skip = w->fns->checked &&
+			  w->fns->checked(w->fns->arg, w->d, n);
+	}
+	ywalk_node(w, n, step == YSTEP_MERGE);
+	w->obj = obj;
+	w->obj_depth = obj_depth;
+	w->skip = skip;
+	w->depth--;
+}
+
+int ydoc_check(const struct ydoc *d, const struct ydoc_check_fns *fns)
+{
+	const struct ynode *items;
+	struct ywalk *w;
+	size_t i, n;
+	int rc = -1;
+
+	if (d->n == 0)
+		return 0;
+	/* the frames: 3 KB, not on the caller's stack */
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -1;
+	w->d = d;
+	w->fns = fns;
+	w->next = 1;
+	w->obj = &d->nodes[0];
+	items = ydoc_list_items(d);
+	if (items) {
+		w->objs = malloc((items->n_kids ? items->n_kids : 1) *
+				 sizeof(*w->objs));
+		if (!w->objs)
+			goto out;
+		memcpy(w->objs, items->kids, items->n_kids * sizeof(*w->objs));
+		qsort(w->objs, items->n_kids, sizeof(*w->objs),
+		      ywalk_u32_cmp);
+		for (i = n = 0; i < items->n_kids; i++)
+			if (n == 0 || w->objs[i] != w->objs[n - 1])
+				w->objs[n++] = w->objs[i];
+		w->n_objs = n;
+	} else {
+		w->skip = d->nodes[0].kind == YN_MAP && fns->checked &&
+			  fns->checked(fns->arg, d, &d->nodes[0]);
+	}
+	ywalk_node(w, &d->nodes[0], 0);
+	rc = 0;
+out:
+	free(w->objs);
+	free(w);
+	return rc;
 }
 
 /* ---- trigger metadata --------------------------------------------------- */
@@ -1371,14 +1600,9 @@ int ydoc_each_scaledobject(const struct ydoc *d, ydoc_object_fn *fn,
 	if (d->n == 0)
 		return 0;
 	root = &d->nodes[0];
-	kind = ytext(ymap_get_merged(d, root, "kind", NULL));
-	items = ymap_get_merged(d, root, "items", NULL);
-	/* One level of List, as kubectl reads it: a List in a List is not
-	 * looked into. */
-	if (kind && !strcmp(kind, "List") && items && items->kind == YN_SEQ)
+	items = ydoc_list_items(d);
+	if (items)
 		n = items->n_kids;
-	else
-		items = NULL;
 	for (i = 0; i < n; i++) {
 		obj = items ? &d->nodes[items->kids[i]] : root;
 		kind = ytext(ymap_get_merged(d, obj, "kind", NULL));

@@ -46,6 +46,7 @@
 #define YDOC_SHOW_BUF (YDOC_SHOW_MAX + 4)  /* show.h: max + 4 */
 #define YDOC_WHO_MAX 160           /* "NS/NAME", shown */
 #define YDOC_MSG_MAX 512           /* one message about metadata */
+#define YDOC_PATH_MAX 256          /* a path in a message (crd.c's) */
 
 /* ---- a YAML document as a tree ------------------------------------------ */
 
@@ -202,6 +203,51 @@ const struct ynode *ypath(const struct ydoc *d, const struct ynode *map,
 /* A user's text for a message: escaped, cut after YDOC_SHOW_MAX ("?" for
  * what is not a scalar).  Returns buf. */
 const char *ydoc_show(char buf[YDOC_SHOW_BUF], const struct ynode *n);
+
+/* ---- what go-yaml refuses in a whole document ------------------------- */
+
+/*
+ * Where ydoc_check() found something: obj, the object it is in (the root,
+ * or an item of a `kind: List` root, as ydoc_each_scaledobject() finds
+ * them, whatever their kind; the List itself outside its items), and
+ * path from obj in crd.c's form ("spec.triggers[0].metadata": fields
+ * joined by '.', items as [N], what a `<<` merges at its map's path),
+ * "" at obj itself.  Valid during the call only.
+ */
+struct ydoc_at {
+	const struct ynode *obj;
+	const char *path;
+	unsigned long line;
+};
+
+/* Whether the caller checks object obj itself (lint: crd.c and
+ * ydoc_md_collect() tell its `<<`s): ydoc_check() tells none in it. */
+typedef int ydoc_checked_fn(void *arg, const struct ydoc *d,
+			    const struct ynode *obj);
+
+/* A `<<` go-yaml refuses, key, bad and item as ymerge_bad_fn has them,
+ * in the map at at->path (at->line: the key's). */
+typedef void ydoc_merge_fn(void *arg, const struct ydoc_at *at,
+			   const struct ynode *key, const struct ynode *bad,
+			   long item);
+
+struct ydoc_check_fns {
+	ydoc_checked_fn *checked;   /* NULL: no object is */
+	ydoc_merge_fn *merge;       /* NULL: not told */
+	void *arg;
+};
+
+/*
+ * What go-yaml's decoder, so kubectl, refuses anywhere in document d,
+ * where ydoc_read_*() reads it: each `<<` whose value is not a map or a
+ * list of maps written in place (ymerge_bad_fn's), told once, where its
+ * map is written (a map that aliases repeat is walked once), in the
+ * objects fns->checked does not claim.  The walk follows no alias and
+ * marks no node: it costs the document's nodes and pairs once, and 3 KB
+ * with, for a List, 4 bytes an item.  0, or -1 out of memory (nothing
+ * or part told).
+ */
+int ydoc_check(const struct ydoc *d, const struct ydoc_check_fns *fns);
 
 /* ---- reading a file ---------------------------------------------------- */
 

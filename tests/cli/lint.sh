@@ -852,6 +852,42 @@ has_line "a bad merge in another address's metadata" out\
  spec.triggers[2].metadata.<<[0]: is a list, $MB"
 lines "a bad merge in other triggers' metadata (and 2 warnings)" 4
 
+# Outside the objects lint checks (a List's own fields, an item of
+# another kind, a ScaledObject without a staffer trigger, a document of
+# another kind): kubectl refuses the whole document all the same, so it
+# is an error there too, with the object and its path, once a `<<` where
+# it is written (lint said nothing there).  In the object lint checks it
+# is told once, by the CRD check.
+{
+	printf 'apiVersion: v1\nkind: List\nmetadata: {<<: 5}\nitems:\n'
+	printf '  - apiVersion: apps/v1\n    kind: Deployment\n'
+	printf '    metadata: {name: web, namespace: llm}\n'
+	printf '    spec:\n      template:\n        <<: [{metadata: {}}, x]\n'
+	printf '  - apiVersion: keda.sh/v1alpha1\n    kind: ScaledObject\n'
+	printf '    metadata: {name: cpu, namespace: llm}\n'
+	printf '    spec:\n      scaleTargetRef: {name: web}\n'
+	printf '      triggers:\n'
+	printf '        - {type: cpu, metadata: {<<: ~, value: "50"}}\n'
+	grep -v '^#' "$FIX/clean.yaml" | sed 's/^/    /; 1s/^    /  - /
+		s/^        behavior: currentReplicasIfHigher$/&\n        <<: 3/'
+	printf -- '---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n'
+	printf 'data: {<<: true}\n'
+} >"$TMP/merge-bad-elsewhere.yaml"
+E="$TMP/merge-bad-elsewhere.yaml"
+lint "$E"
+status "bad merges outside the objects checked" 1
+lines "bad merges outside the objects checked" 5
+has_line "a bad merge in a List's own fields" out "$E:3: List (no name):\
+ metadata.<<: '5' is a number, $MB"
+has_line "a bad merge in an item of another kind" out "$E:10: Deployment\
+ llm/web: spec.template.<<[1]: 'x' is a string, $MB"
+has_line "a bad merge in a ScaledObject lint does not check" out "$E:17:\
+ ScaledObject llm/cpu: spec.triggers[0].metadata.<<: is null, $MB"
+has_line "a bad merge in the object checked, once" out "$E:32:\
+ ScaledObject llm/chat: spec.fallback.<<: '3' is a number, $MB"
+has_line "a bad merge in a document of another kind" out "$E:53: ConfigMap\
+ cm: data.<<: 'true' is a boolean, $MB"
+
 # A list merged through an alias (`<<: *L`): go-yaml's merge() takes a
 # list of maps written in place only, so kubectl refuses the document;
 # lint merged it, as if written there.

@@ -7,7 +7,8 @@
  * keeps a node's numbers within 32 bits, `<<` merges
  * as ymap_get_merged(), ymap_each_merged(), ydoc_md_collect() and the
  * ScaledObject functions follow them, the merges go-yaml refuses
- * (ymap_each_bad_merge()), and ydoc_md_find() over many keys.
+ * (ymap_each_bad_merge(), and in the whole document ydoc_check()), and
+ * ydoc_md_find() over many keys.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -942,6 +943,105 @@ static void test_merge_objects(void **state)
 	ydoc_free(d);
 }
 
+/* ydoc_checked_fn: claims the objects of kind B. */
+static int claim_b(void *arg, const struct ydoc *d, const struct ynode *obj)
+{
+	const char *kind = ytext(ymap_get_merged(d, obj, "kind", NULL));
+
+	(void)arg;
+	return kind && !strcmp(kind, "B");
+}
+
+/* What ydoc_check() tells, and the document it is told of. */
+struct check_told {
+	struct told t;
+	const struct ydoc *d;
+};
+
+/* ydoc_merge_fn: "LINE:KIND:PATH:ITEM:VALUE" for each `<<` told (KIND
+ * "-" for none, VALUE "?" when not a scalar). */
+static void check_tell(void *arg, const struct ydoc_at *at,
+		       const struct ynode *key, const struct ynode *bad,
+		       long item)
+{
+	struct check_told *c = arg;
+	const char *kind = ytext(ymap_get(c->d, at->obj, "kind", NULL));
+
+	assert_int_equal(at->line, key->line);
+	put(c->t.buf, sizeof(c->t.buf), &c->t.len, "%s%lu:%s:%s:%ld:%s",
+	    c->t.len ? "," : "", at->line, kind ? kind : "-", at->path, item,
+	    ytext(bad) ? ytext(bad) : "?");
+}
+
+/* ydoc_check() on text tells want, with claim_b() (claim) or no
+ * checked_fn. */
+static void check_doc(const char *text, int claim, const char *want)
+{
+	struct ydoc *d = read_one(text, strlen(text));
+	struct check_told c;
+	struct ydoc_check_fns fns = { claim ? claim_b : NULL, check_tell,
+				      &c };
+
+	memset(&c, 0, sizeof(c));
+	c.d = d;
+	assert_int_equal(ydoc_check(d, &fns), 0);
+	assert_string_equal(c.t.buf, want);
+	ydoc_free(d);
+}
+
+/*
+ * ydoc_check(): each `<<` go-yaml refuses, anywhere in the document, is
+ * told once, where its map is written (a map that aliases repeat once;
+ * an object of a List written outside its items, where it is written),
+ * with the object it is in (the root, or an item of a List root; the
+ * List itself outside them) and the path from it (what a `<<` merges at
+ * its map's path); none in an object the caller claims.  An alias to a
+ * list as a `<<`'s value is told (its YN_ALIAS node); the list where it
+ * is written is fine.
+ */
+static void test_check_merges(void **state)
+{
+	static const char list[] =
+		"kind: List\n"
+		"metadata: {<<: 5}\n"
+		"x: &o {kind: A, spec: {<<: [{}, [1]], s: *o2}}\n"
+		"items:\n"
+		"  - *o\n"
+		"  - &p {kind: B, a: {<<: 1}}\n"         /* line 6 */
+		"  - {kind: C, <<: {m: {n: [{<<: ~}]}}}\n"
+		"  - *p\n"
+		"  - {kind: D, l: &L [{}], z: {<<: *L}}\n"
+		"  - [{<<: x}]\n"                        /* line 10 */
+		"  - {kind: E, <<: *p}\n";
+	char buf[512];
+
+	(void)state;
+	snprintf(buf, sizeof(buf), "o2: &o2 {<<: [{}]}\n%s", list);
+	/* each line one more: o2's first; B claimed, its `<<: 1` not told
+	 * (E merges p in: told where p is written, nowhere else) */
+	check_doc(buf, 1, "3:List:metadata:-1:5,"
+		  "4:A:spec:1:?,"
+		  "8:C:m.n[0]:-1:~,"
+		  "10:D:z:-1:?,"
+		  "11:List:items[5][0]:-1:x");
+	/* unclaimed, B's too */
+	check_doc(buf, 0, "3:List:metadata:-1:5,"
+		  "4:A:spec:1:?,"
+		  "7:B:a:-1:1,"
+		  "8:C:m.n[0]:-1:~,"
+		  "10:D:z:-1:?,"
+		  "11:List:items[5][0]:-1:x");
+	/* one level of List: a List in it is one object */
+	check_doc("kind: List\nitems: [{kind: List, items: [{<<: 1}]}]\n", 0,
+		  "2:List:items[0]:-1:1");
+	/* no List: the root is the object, claimed or not */
+	check_doc("kind: B\na: {b: [{<<: 2}, 3]}\n", 0, "2:B:a.b[0]:-1:2");
+	check_doc("kind: B\na: {b: [{<<: 2}, 3]}\n", 1, "");
+	check_doc("- {<<: [{}, 2]}\n- &k \"<<\"\n", 0, "1:-:[0]:1:2");
+	/* a key merges nothing as an alias: `*k : 3` is a field */
+	check_doc("a: &k <<\nb: {*k : 3}\n", 0, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -961,6 +1061,7 @@ int main(void)
 		cmocka_unit_test(test_merge_tags),
 		cmocka_unit_test(test_md_many),
 		cmocka_unit_test(test_merge_objects),
+		cmocka_unit_test(test_check_merges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
