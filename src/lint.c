@@ -40,10 +40,12 @@
  *             delta() not divided by its window, a _us/_ms service time
  *             not converted, serviceTime above 600 s.
  *
- *   documents what kubectl's YAML decoder refuses outside the objects
- *             checked (ydoc_check()): a `<<` of anything but maps, in a
- *             List's own fields, an object of another kind, a
- *             ScaledObject without a staffer trigger, as
+ *   documents what kubectl's YAML decoder refuses in the whole document
+ *             (ydoc_check()): a `<<` of anything but maps outside the
+ *             objects checked (a List's own fields, an object of another
+ *             kind, a ScaledObject without a staffer trigger), and
+ *             aliases that expand past go-yaml's bound ("document
+ *             contains excessive aliasing"), as
  *             "FILE:LINE: KIND NS/NAME: PATH: MESSAGE".
  *
  *   pairs     after the last file, the triggers of one model's split
@@ -1408,6 +1410,40 @@ static void lint_doc_merge(void *arg, const struct ydoc_at *at,
 	lint_add(c->l, at->line, 0, text);
 }
 
+/* ydoc_aliasing_fn: go-yaml's decoder, so kubectl, refuses the whole
+ * document for what its aliases expand to; told once a document, at the
+ * alias where the decoder stops. */
+static void lint_doc_aliasing(void *arg, const struct ydoc_at *at,
+			      const struct ydoc_aliasing *x)
+{
+	struct lint_doc *c = arg;
+	char msg[LINT_LINE_MAX], text[LINT_LINE_MAX], by[YDOC_SHOW_BUF + 64];
+	char name[YDOC_SHOW_BUF];
+
+	if (x->anchor) {
+		show_escaped(name, YDOC_SHOW_MAX, x->anchor, strlen(x->anchor));
+		snprintf(by, sizeof(by), "with this alias (*%s, the node on "
+			 "line %lu)", name, x->line);
+	} else {
+		snprintf(by, sizeof(by), "with this %s", x->alias ? "alias" :
+			 "value");
+	}
+	/* the share allowed as a count, so that the excess shows where
+	 * two percentages would look alike */
+	snprintf(msg, sizeof(msg), "%s: kubectl refuses the whole document "
+		 "(\"document contains excessive aliasing\"): %s, %llu of the "
+		 "%llu values go-yaml has decoded came through aliases, more "
+		 "than the %llu (%.3g%%) it allows for that many; write out what "
+		 "the aliases repeat, or split the document",
+		 *at->path ? at->path : "(top)", by,
+		 (unsigned long long)x->aliased,
+		 (unsigned long long)x->decoded,
+		 (unsigned long long)(x->allowed * (double)x->decoded),
+		 100.0 * x->allowed);
+	lint_doc_text(c, at->obj, msg, text);
+	lint_add(c->l, at->line, 0, text);
+}
+
 /* ---- files -------------------------------------------------------------- */
 
 /* One document (ydoc_doc_fn): its ScaledObjects, what kubectl refuses
@@ -1416,7 +1452,8 @@ static int lint_doc(void *arg, const struct ydoc *d)
 {
 	struct lint *l = arg;
 	struct lint_doc c = { l, d, 0 };
-	const struct ydoc_check_fns fns = { lint_checks, lint_doc_merge, &c };
+	const struct ydoc_check_fns fns = { lint_checks, lint_doc_merge,
+					    lint_doc_aliasing, &c };
 	int r = ydoc_each_scaledobject(d, lint_object, l);
 
 	if (!r && ydoc_check(d, &fns))

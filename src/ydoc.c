@@ -486,10 +486,12 @@ static enum ypos ydoc_pos(const struct ydoc *d, const struct yread *r)
  * - an alias to a list as the value of a `<<`: go-yaml's merge() refuses
  *   a merge through an alias to anything but a map, where it takes a
  *   list of maps written in place (whose items may be aliases to maps).
- *   The copy is flagged YN_ALIAS, for ymerge_bad() to tell;
+ *   ymerge_bad() tells it by its flag;
  * - an alias to a merge key as a key: decode.go's isMerge() takes only a
  *   scalar node, never an alias node, for a merge key, so the pair is an
  *   ordinary one with the key `<<`, a string.  The copy is YT_STR.
+ * Both are flagged YN_ALIAS: the walks of ydoc_check() count an alias as
+ * go-yaml's decoder does.
  * Copies are made only there: elsewhere an alias is its node, which the
  * merge walks count on to visit a map once.  One node per such alias,
  * which takes 3 bytes of the file at least (`*a` and a separator), keeps
@@ -540,9 +542,8 @@ static int ydoc_alias(struct ydoc *d, struct yread *r,
 		d->nodes = n;          /* t may have moved: i, not t */
 		n = &d->nodes[d->n];
 		*n = d->nodes[i];
-		if (n->kind == YN_SEQ)
-			n->flags |= YN_ALIAS;
-		else
+		n->flags |= YN_ALIAS;
+		if (n->kind == YN_SCALAR)
 			n->type = YT_STR;
 		n->line = line < UINT32_MAX ? (uint32_t)line : UINT32_MAX;
 		i = d->n++;
@@ -1033,14 +1034,22 @@ int ymap_each_bad_merge(const struct ydoc *d, const struct ynode *map,
 /* ---- the whole document, as go-yaml decodes it ------------------------- */
 
 /*
- * A walk of every node where it is written, each once, in the order of
- * the text.  Nodes are numbered as they are read (ydoc_add()), parents
- * before kids, and an alias names a node that ended before it
- * (ydoc_alias()), so a kid is written in place exactly when its index is
- * the next number the walk has not met: one counter tells an alias from
- * a node written there, with no mark per node.  A node of its own made
- * for an alias (YN_ALIAS) takes a number but is not walked into (its
- * kids are the anchored node's).
+ * Two walks of every node where it is written, each once.  Nodes are
+ * numbered as they are read (ydoc_add()), parents before kids, and an
+ * alias names a node that ended before it (ydoc_alias()), so in the order
+ * of the text a kid is written in place exactly when its number is the
+ * next one the walk has not met: one counter tells an alias from a node
+ * written there, with no mark per node.  A node of its own made for an
+ * alias (YN_ALIAS) takes a number but is not walked into (its kids are
+ * the anchored node's).
+ *
+ * The first walk, in the order of the text, tells the `<<`s go-yaml
+ * refuses and counts, bottom up, how many values go-yaml's decoder reads
+ * for each node (its unmarshal() calls, what its alias bound counts:
+ * yalias_past()), keeping the count of each anchored node and where it
+ * is written.  The second, only when there are aliases, follows the
+ * decoder's order (a `<<` list's items last first) and counts what it
+ * reads without expanding an alias: an alias adds its node's count.
  */
 
 /* How the walk went down into a kid, for its path: a field (the key
@@ -1051,6 +1060,18 @@ enum ystep { YSTEP_FIELD, YSTEP_ITEM, YSTEP_MERGE, YSTEP_KEY };
 struct yframe {
 	uint32_t parent, slot;  /* the kid: nodes[parent].kids[slot] */
 	unsigned char step;     /* enum ystep */
+};
+
+/* Counts of values decoded saturate here: past it a document is refused
+ * anyway (an alias's count this large is more than 99 % of any
+ * document's, whose values written in place are under 2^33). */
+#define YCOUNT_MAX (UINT64_C(1) << 62)
+
+/* An anchored node, by its index in d->anchors: the values go-yaml
+ * decodes for it, and where it is written (parent UINT32_MAX: not met). */
+struct yanc {
+	uint64_t count;
+	uint32_t parent, slot;
 };
 
 struct ywalk {
@@ -1064,9 +1085,30 @@ struct ywalk {
 	const struct ynode *obj;  /* the object the walk is in */
 	size_t obj_depth;      /* frames above it: its path starts there */
 	int skip;              /* fns->checked() claims obj */
+	/* the anchored nodes (NULL: the document has none), the next one
+	 * the first walk meets, and the aliases it met */
+	struct yanc *anc;
+	size_t cursor, aliases;
+	/* the second walk (decoding: no `<<` told, no object claimed):
+	 * values decoded, those through an alias; stop: the decoder stops
+	 * here (refused, for this or another reason) */
+	uint64_t decoded, aliased;
+	int decoding, stop;
 	size_t depth;
 	struct yframe frame[YDOC_DEPTH];
 };
+
+/* Where the walk was before it went into a kid (ywalk_enter()). */
+struct ysaved {
+	const struct ynode *obj;
+	size_t obj_depth;
+	int skip;
+};
+
+static uint64_t ycount_add(uint64_t a, uint64_t b)
+{
+	return b >= YCOUNT_MAX - a ? YCOUNT_MAX : a + b;
+}
 
 /* The path of where the walk is, from its object, into out: crd.c's
  * form (fields joined by '.', a key cut at YDOC_SHOW_MAX, items as [N],
@@ -1103,11 +1145,61 @@ static int ywalk_u32_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Node i is one of the objects. */
-static int ywalk_is_obj(const struct ywalk *w, uint32_t i)
+/* The frame of kid i of p (node n), and, n written there (not an
+ * alias), the object n is when it is one; 0, or -1 past YDOC_DEPTH
+ * frames, as deep as ydoc_load() lets collections nest, which a walk of
+ * nodes written in place never passes.  ywalk_leave() undoes it. */
+static int ywalk_enter(struct ywalk *w, const struct ynode *p, size_t i,
+		       enum ystep step, const struct ynode *n, int alias,
+		       struct ysaved *saved)
 {
-	return w->objs && bsearch(&i, w->objs, w->n_objs, sizeof(*w->objs),
-				  ywalk_u32_cmp) != NULL;
+	struct yframe *f;
+	uint32_t c = (uint32_t)(n - w->d->nodes);
+
+	if (w->depth == YDOC_DEPTH)
+		return -1;
+	saved->obj = w->obj;
+	saved->obj_depth = w->obj_depth;
+	saved->skip = w->skip;
+	f = &w->frame[w->depth++];
+	f->parent = (uint32_t)(p - w->d->nodes);
+	f->slot = (uint32_t)i;
+	f->step = (unsigned char)step;
+	if (!alias && n->kind == YN_MAP && w->objs &&
+	    bsearch(&c, w->objs, w->n_objs, sizeof(*w->objs),
+		    ywalk_u32_cmp)) {
+		w->obj = n;
+		w->obj_depth = w->depth;
+		w->skip = !w->decoding && w->fns->checked &&
+			  w->fns->checked(w->fns->arg, w->d, n);
+	}
+	return 0;
+}
+
+static void ywalk_leave(struct ywalk *w, const struct ysaved *saved)
+{
+	w->obj = saved->obj;
+	w->obj_depth = saved->obj_depth;
+	w->skip = saved->skip;
+	w->depth--;
+}
+
+/* The index in d->anchors of node c's anchor, or d->n_anchors when it
+ * has none: anchors are made as their nodes are, in order (ydoc_add()),
+ * so the array is sorted by node. */
+static size_t ywalk_anchor(const struct ydoc *d, uint32_t c)
+{
+	size_t lo = 0, hi = d->n_anchors, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (d->anchors[mid].node < c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->n_anchors && d->anchors[lo].node == c ? lo
+							      : d->n_anchors;
 }
 
 /* Tell each `<<` of map n, written here, whose value go-yaml refuses
@@ -1142,66 +1234,289 @@ static void ywalk_bad_merges(struct ywalk *w, const struct ynode *n)
 	}
 }
 
-static void ywalk_kid(struct ywalk *w, const struct ynode *p, size_t i,
-		      enum ystep step);
+static uint64_t ywalk_kid(struct ywalk *w, const struct ynode *p, size_t i,
+			  enum ystep step);
 
-/* The kids of node n, written where the walk is; merged: n is the value
- * of a `<<`, whose list's items merge into the map. */
-static void ywalk_node(struct ywalk *w, const struct ynode *n, int merged)
+/*
+ * The kids of node n, written where the walk is (merged: n is the value
+ * of a `<<`, whose list's items merge into the map).  Returns the values
+ * go-yaml's decoder reads for n (decode.go's unmarshal() calls): 1, and
+ * those of its kids, but of a `<<` key (never decoded) and a `<<` list
+ * (its items are, not the list).  A document go-yaml refuses for a bad
+ * `<<` or a key that is a collection stops its decoder there; the count
+ * is then what it would be without the refusal.
+ */
+static uint64_t ywalk_node(struct ywalk *w, const struct ynode *n,
+			   int merged)
+{
+	const struct ynode *k, *v;
+	uint64_t count = 1, kc, vc;
+	size_t i;
+
+	if (n->kind == YN_SEQ) {
+		for (i = 0; i < n->n_kids; i++)
+			count = ycount_add(count, ywalk_kid(w, n, i, merged ?
+						     YSTEP_MERGE : YSTEP_ITEM));
+		return count;
+	}
+	if (n->kind != YN_MAP)
+		return 1;
+	ywalk_bad_merges(w, n);
+	for (i = 0; i + 1 < n->n_kids; i += 2) {
+		/* a `<<` key is the scalar written there: an alias to one
+		 * as a key is a YT_STR copy (ydoc_alias()) */
+		k = &w->d->nodes[n->kids[i]];
+		v = &w->d->nodes[n->kids[i + 1]];
+		kc = ywalk_kid(w, n, i, YSTEP_KEY);
+		if (k->kind == YN_SCALAR && k->type == YT_MERGE) {
+			vc = ywalk_kid(w, n, i + 1, YSTEP_MERGE);
+			if (v->kind == YN_SEQ && !(v->flags & YN_ALIAS))
+				vc--;          /* its items, not the list */
+			count = ycount_add(count, vc);
+		} else {
+			count = ycount_add(count, kc);
+			count = ycount_add(count, ywalk_kid(w, n, i + 1,
+							    YSTEP_FIELD));
+		}
+	}
+	return count;
+}
+
+/* Kid i of p: walked into when it is written there, in the object it is
+ * when it is one, and its count kept when it is anchored.  Returns the
+ * values go-yaml decodes for it where it stands: an alias is one, and
+ * its node's. */
+static uint64_t ywalk_kid(struct ywalk *w, const struct ynode *p, size_t i,
+			  enum ystep step)
+{
+	const struct ydoc *d = w->d;
+	uint32_t c = p->kids[i];
+	const struct ynode *n = &d->nodes[c];
+	struct ysaved saved;
+	uint64_t count;
+	size_t a;
+
+	if (c != w->next) {
+		/* an alias: its node ended before it, and was counted */
+		w->aliases++;
+		if (!w->anc)
+			return 2;
+		a = ywalk_anchor(d, c);
+		return ycount_add(1, a < d->n_anchors ? w->anc[a].count : 1);
+	}
+	w->next++;
+	if (n->flags & YN_ALIAS) {
+		/* a copy for an alias: a key `<<` (the alias and its
+		 * scalar), or a list as a `<<`'s value (refused there) */
+		w->aliases++;
+		return n->kind == YN_SCALAR ? 2 : 1;
+	}
+	/* its anchor, if any: the walk meets the nodes written in place in
+	 * order, as their anchors are (before their kids') */
+	a = d->n_anchors;
+	if (w->anc) {
+		while (w->cursor < d->n_anchors &&
+		       d->anchors[w->cursor].node < c)
+			w->cursor++;
+		if (w->cursor < d->n_anchors &&
+		    d->anchors[w->cursor].node == c)
+			a = w->cursor;
+	}
+	if (ywalk_enter(w, p, i, step, n, 0, &saved))
+		return 1;
+	count = ywalk_node(w, n, step == YSTEP_MERGE);
+	ywalk_leave(w, &saved);
+	if (a < d->n_anchors) {
+		w->anc[a].count = count;
+		w->anc[a].parent = (uint32_t)(p - d->nodes);
+		w->anc[a].slot = (uint32_t)i;
+	}
+	return count;
+}
+
+/*
+ * go-yaml v2's bound on aliases (decode.go's unmarshal() and
+ * allowedAliasRatio(), v2.4.0 as Debian ships it, in kubectl through
+ * sigs.k8s.io/yaml): at every value it decodes, with decoded values so
+ * far and aliased those decoded inside an alias, the document is refused
+ * ("document contains excessive aliasing") when aliased > 100, decoded >
+ * 1000 and aliased / decoded is above 0.99 up to 400,000 values, 0.10
+ * from 4,000,000, and in between a line from one to the other.
+ */
+static double yalias_allowed(uint64_t decoded)
+{
+	if (decoded <= 400000)
+		return 0.99;
+	if (decoded >= 4000000)
+		return 0.10;
+	return 0.99 - 0.89 * ((double)(decoded - 400000) / 3600000.0);
+}
+
+/* go-yaml's check after each value it decodes: the document is
+ * refused. */
+static int yalias_past(uint64_t aliased, uint64_t decoded)
+{
+	return aliased > 100 && decoded > 1000 &&
+	       (double)aliased / (double)decoded > yalias_allowed(decoded);
+}
+
+/*
+ * Count values more decoded, all aliased or none; 1 when the document is
+ * refused within them, the counts then go-yaml's where it stops.  Within
+ * an alias each value adds one to both counts, so the ratio only grows
+ * and the allowed one only shrinks: the bound, checked after each value,
+ * is passed within an alias exactly when it is at its end, and first at
+ * the value a binary search finds (log2 of the alias's count).
+ */
+static int ydec_count(struct ywalk *w, uint64_t values, int aliased)
+{
+	uint64_t lo = 0, hi = values, mid;
+
+	if (!aliased) {
+		w->decoded = ycount_add(w->decoded, values);
+		return yalias_past(w->aliased, w->decoded);
+	}
+	if (!yalias_past(ycount_add(w->aliased, values),
+			 ycount_add(w->decoded, values))) {
+		w->aliased = ycount_add(w->aliased, values);
+		w->decoded = ycount_add(w->decoded, values);
+		return 0;
+	}
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (yalias_past(ycount_add(w->aliased, mid),
+				ycount_add(w->decoded, mid)))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	w->aliased = ycount_add(w->aliased, hi);
+	w->decoded = ycount_add(w->decoded, hi);
+	return 1;
+}
+
+/* Tell the refusal, at the kid the walk is in (an alias: name the anchor
+ * a, n its node), and stop. */
+static void ydec_refused(struct ywalk *w, const struct ynode *n,
+			 size_t a, int alias)
+{
+	const struct ydoc *d = w->d;
+	const struct yframe *f = &w->frame[w->depth - 1];
+	const struct ynode *p = &d->nodes[f->parent];
+	char path[YDOC_PATH_MAX];
+	struct ydoc_aliasing x;
+	struct ydoc_at at;
+
+	w->stop = 1;
+	ywalk_path(w, path);
+	at.obj = w->obj;
+	at.path = path;
+	/* an alias has no node of its own: the line of its key, or of
+	 * its list */
+	at.line = !alias ? n->line : p->kind == YN_MAP ?
+		  d->nodes[p->kids[f->slot & ~(uint32_t)1]].line : p->line;
+	x.aliased = w->aliased;
+	x.decoded = w->decoded;
+	x.allowed = yalias_allowed(w->decoded);
+	x.alias = alias;
+	x.anchor = alias && a < d->n_anchors ? d->anchors[a].name : NULL;
+	x.line = n->line;
+	w->fns->aliasing(w->fns->arg, &at, &x);
+}
+
+static void ydec_node(struct ywalk *w, const struct ynode *n);
+
+/* Kid i of p, in the decoder's order: its values counted, an alias's as
+ * its node's count (the first walk's), a node written here one by one. */
+static void ydec_kid(struct ywalk *w, const struct ynode *p, size_t i,
+		     enum ystep step)
+{
+	const struct ydoc *d = w->d;
+	uint32_t c = p->kids[i];
+	const struct ynode *n = &d->nodes[c];
+	size_t a = d->n_anchors;
+	struct ysaved saved;
+	uint64_t count = 0;
+	int alias = 0;
+
+	if (n->flags & YN_ALIAS) {
+		alias = 1;             /* a key `<<`: the alias's scalar */
+		count = 1;
+	} else if ((a = ywalk_anchor(d, c)) < d->n_anchors &&
+		   (w->anc[a].parent != (uint32_t)(p - d->nodes) ||
+		    w->anc[a].slot != i)) {
+		alias = 1;
+		count = w->anc[a].count;
+	}
+	if (ywalk_enter(w, p, i, step, n, alias, &saved)) {
+		w->stop = 1;
+		return;
+	}
+	if (alias) {
+		if (ydec_count(w, 1, 0) || ydec_count(w, count, 1))
+			ydec_refused(w, n, a, 1);
+	} else if (ydec_count(w, 1, 0)) {
+		ydec_refused(w, n, a, 0);
+	} else {
+		ydec_node(w, n);
+	}
+	ywalk_leave(w, &saved);
+}
+
+/* Value i of map p, of a `<<`, as decode.go's merge() takes it: a map
+ * (or an alias to one), or a list written in place whose items are, last
+ * first; anything else stops the decoder (ydoc_check() tells it). */
+static void ydec_merge(struct ywalk *w, const struct ynode *p, size_t i)
+{
+	const struct ynode *v = &w->d->nodes[p->kids[i]];
+	struct ysaved saved;
+	size_t j;
+
+	if (v->kind == YN_MAP) {
+		ydec_kid(w, p, i, YSTEP_MERGE);
+		return;
+	}
+	if (v->kind != YN_SEQ || (v->flags & YN_ALIAS) ||
+	    ywalk_enter(w, p, i, YSTEP_MERGE, v, 0, &saved)) {
+		w->stop = 1;
+		return;
+	}
+	for (j = v->n_kids; j-- > 0 && !w->stop;) {
+		if (w->d->nodes[v->kids[j]].kind != YN_MAP)
+			w->stop = 1;
+		else
+			ydec_kid(w, v, j, YSTEP_MERGE);
+	}
+	ywalk_leave(w, &saved);
+}
+
+/* The kids of node n, written where the walk is, in the decoder's
+ * order (ywalk_node()'s counts, one by one). */
+static void ydec_node(struct ywalk *w, const struct ynode *n)
 {
 	const struct ynode *k;
 	size_t i;
 
 	if (n->kind == YN_SEQ) {
-		for (i = 0; i < n->n_kids; i++)
-			ywalk_kid(w, n, i, merged ? YSTEP_MERGE : YSTEP_ITEM);
+		for (i = 0; i < n->n_kids && !w->stop; i++)
+			ydec_kid(w, n, i, YSTEP_ITEM);
 		return;
 	}
 	if (n->kind != YN_MAP)
 		return;
-	ywalk_bad_merges(w, n);
-	for (i = 0; i + 1 < n->n_kids; i += 2) {
+	for (i = 0; i + 1 < n->n_kids && !w->stop; i += 2) {
 		k = &w->d->nodes[n->kids[i]];
-		ywalk_kid(w, n, i, YSTEP_KEY);
-		ywalk_kid(w, n, i + 1, k->kind == YN_SCALAR &&
-			  k->type == YT_MERGE ? YSTEP_MERGE : YSTEP_FIELD);
+		if (k->kind == YN_SCALAR && k->type == YT_MERGE) {
+			ydec_merge(w, n, i + 1);
+			continue;
+		}
+		ydec_kid(w, n, i, YSTEP_KEY);
+		/* a key that is a list or a map: "invalid map key" */
+		if (k->kind != YN_SCALAR)
+			w->stop = 1;
+		if (!w->stop)
+			ydec_kid(w, n, i + 1, YSTEP_FIELD);
 	}
-}
-
-/* Kid i of p: walked into when it is written there (an alias's node is
- * walked where it is written), in the object it is when it is one. */
-static void ywalk_kid(struct ywalk *w, const struct ynode *p, size_t i,
-		      enum ystep step)
-{
-	uint32_t c = p->kids[i];
-	const struct ynode *n = &w->d->nodes[c], *obj = w->obj;
-	size_t obj_depth = w->obj_depth;
-	struct yframe *f;
-	int skip = w->skip;
-
-	if (c != w->next)
-		return;                 /* an alias */
-	w->next++;
-	/* a copy for an alias (its kids are the anchored node's); and
-	 * frames as deep as ydoc_load() lets collections nest, which a
-	 * walk of nodes written in place never passes */
-	if ((n->flags & YN_ALIAS) || w->depth == YDOC_DEPTH)
-		return;
-	f = &w->frame[w->depth++];
-	f->parent = (uint32_t)(p - w->d->nodes);
-	f->slot = (uint32_t)i;
-	f->step = (unsigned char)step;
-	if (n->kind == YN_MAP && ywalk_is_obj(w, c)) {
-		w->obj = n;
-		w->obj_depth = w->depth;
-		w->skip = w->fns->checked &&
-			  w->fns->checked(w->fns->arg, w->d, n);
-	}
-	ywalk_node(w, n, step == YSTEP_MERGE);
-	w->obj = obj;
-	w->obj_depth = obj_depth;
-	w->skip = skip;
-	w->depth--;
 }
 
 int ydoc_check(const struct ydoc *d, const struct ydoc_check_fns *fns)
@@ -1238,9 +1553,30 @@ int ydoc_check(const struct ydoc *d, const struct ydoc_check_fns *fns)
 		w->skip = d->nodes[0].kind == YN_MAP && fns->checked &&
 			  fns->checked(fns->arg, d, &d->nodes[0]);
 	}
+	if (fns->aliasing && d->n_anchors) {
+		w->anc = malloc(d->n_anchors * sizeof(*w->anc));
+		if (!w->anc)
+			goto out;
+		for (i = 0; i < d->n_anchors; i++) {
+			w->anc[i].count = 1;
+			w->anc[i].parent = UINT32_MAX;
+			w->anc[i].slot = UINT32_MAX;
+		}
+	}
 	ywalk_node(w, &d->nodes[0], 0);
+	if (w->anc && w->aliases) {
+		/* the second walk, from the root written in place: the
+		 * document node and the root are decoded first */
+		w->decoding = 1;
+		w->depth = 0;
+		w->obj = &d->nodes[0];
+		w->obj_depth = 0;
+		if (!ydec_count(w, 2, 0))
+			ydec_node(w, &d->nodes[0]);
+	}
 	rc = 0;
 out:
+	free(w->anc);
 	free(w->objs);
 	free(w);
 	return rc;

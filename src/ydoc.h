@@ -86,12 +86,12 @@ struct ynode {
 				* (ydoc.c's own bits while it is read) */
 };
 
-/* ynode.flags: a list given by an alias as the value of a `<<`, which
- * go-yaml refuses to merge (a list written in place merges): a node of
- * its own with the anchored list's kids, at the alias's line.  Anywhere
- * else an alias is its anchor's node, but for an alias to a merge key as
- * a key, which go-yaml reads as the string `<<`: a YT_STR node of its
- * own. */
+/* ynode.flags: a node of its own for an alias, at the alias's line, where
+ * go-yaml reads an alias otherwise than its anchor's node: a list given
+ * as the value of a `<<`, which go-yaml refuses to merge (a list written
+ * in place merges), with the anchored list's kids; a merge key as a key,
+ * which go-yaml reads as the string `<<`, typed YT_STR.  Anywhere else
+ * an alias is its anchor's node. */
 #define YN_ALIAS 0x01u
 
 struct yanchor {
@@ -231,21 +231,55 @@ typedef void ydoc_merge_fn(void *arg, const struct ydoc_at *at,
 			   const struct ynode *key, const struct ynode *bad,
 			   long item);
 
+/* go-yaml's bound on aliases, passed (ydoc_check()): of the values its
+ * decoder had read (decoded), aliased came through an alias, more than
+ * the share allowed for that many; alias: an alias took it past (else a
+ * value written in place), anchor the name of the node it repeats (NULL
+ * for an alias to a key `<<`), written on line. */
+struct ydoc_aliasing {
+	uint64_t aliased, decoded;
+	double allowed;
+	int alias;
+	const char *anchor;
+	unsigned long line;
+};
+
+/* The document is refused for its aliases, at the alias (or value) at
+ * at->path (at->line: the alias's key, or its list, having no line of
+ * its own; a value's). */
+typedef void ydoc_aliasing_fn(void *arg, const struct ydoc_at *at,
+			      const struct ydoc_aliasing *x);
+
 struct ydoc_check_fns {
 	ydoc_checked_fn *checked;   /* NULL: no object is */
 	ydoc_merge_fn *merge;       /* NULL: not told */
+	ydoc_aliasing_fn *aliasing; /* NULL: not counted */
 	void *arg;
 };
 
 /*
  * What go-yaml's decoder, so kubectl, refuses anywhere in document d,
- * where ydoc_read_*() reads it: each `<<` whose value is not a map or a
- * list of maps written in place (ymerge_bad_fn's), told once, where its
- * map is written (a map that aliases repeat is walked once), in the
- * objects fns->checked does not claim.  The walk follows no alias and
- * marks no node: it costs the document's nodes and pairs once, and 3 KB
- * with, for a List, 4 bytes an item.  0, or -1 out of memory (nothing
- * or part told).
+ * where ydoc_read_*() reads it:
+ * - each `<<` whose value is not a map or a list of maps written in place
+ *   (ymerge_bad_fn's), told once, where its map is written (a map that
+ *   aliases repeat is walked once), in the objects fns->checked does not
+ *   claim;
+ * - aliases that expand past go-yaml v2's bound ("document contains
+ *   excessive aliasing": more than 100 values read through aliases,
+ *   more than 1,000 read, and a share of them read through aliases
+ *   above 99 % up to 400,000 values, 10 % from 4,000,000, a line in
+ *   between), told once, where the decoder passes it, in its order;
+ *   unless it stops before for another refusal (a bad `<<`, a key that
+ *   is a list or a map).  The values are counted as it reads them (every
+ *   key and value, but `<<` keys and the lists of a `<<`; an alias is
+ *   one more), an alias adding the count of its node, which is counted
+ *   once, bottom up, where it is written: never expanded, so a billion
+ *   values of aliases cost what the text does.  Counts saturate at 2^62.
+ * The walks follow no alias and mark no node: they cost the document's
+ * nodes and pairs twice (once without aliases), 3 KB, and with
+ * fns->aliasing 16 bytes an anchor and a binary search of the anchors a
+ * kid; for a List, 4 bytes an item.  0, or -1 out of memory (nothing or
+ * part told).
  */
 int ydoc_check(const struct ydoc *d, const struct ydoc_check_fns *fns);
 

@@ -7,8 +7,9 @@
  * keeps a node's numbers within 32 bits, `<<` merges
  * as ymap_get_merged(), ymap_each_merged(), ydoc_md_collect() and the
  * ScaledObject functions follow them, the merges go-yaml refuses
- * (ymap_each_bad_merge(), and in the whole document ydoc_check()), and
- * ydoc_md_find() over many keys.
+ * (ymap_each_bad_merge(), and in the whole document ydoc_check()),
+ * go-yaml's bound on aliases (ydoc_check()), and ydoc_md_find() over
+ * many keys.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -980,7 +981,7 @@ static void check_doc(const char *text, int claim, const char *want)
 	struct ydoc *d = read_one(text, strlen(text));
 	struct check_told c;
 	struct ydoc_check_fns fns = { claim ? claim_b : NULL, check_tell,
-				      &c };
+				      NULL, &c };
 
 	memset(&c, 0, sizeof(c));
 	c.d = d;
@@ -1042,6 +1043,138 @@ static void test_check_merges(void **state)
 	check_doc("a: &k <<\nb: {*k : 3}\n", 0, "");
 }
 
+/* ydoc_aliasing_fn: "LINE:PATH:ALIASED:DECODED:ANCHOR" (ANCHOR "-" for a
+ * value written in place, "*" for an alias without a name); told once. */
+static void check_aliasing(void *arg, const struct ydoc_at *at,
+			   const struct ydoc_aliasing *x)
+{
+	struct check_told *c = arg;
+
+	assert_int_equal(c->t.len, 0);
+	assert_true(x->aliased > x->allowed * (double)x->decoded);
+	put(c->t.buf, sizeof(c->t.buf), &c->t.len, "%lu:%s:%llu:%llu:%s",
+	    at->line, at->path, (unsigned long long)x->aliased,
+	    (unsigned long long)x->decoded, !x->alias ? "-" :
+	    x->anchor ? x->anchor : "*");
+}
+
+/* ydoc_check() of the len bytes of text tells want about its aliases. */
+static void check_alias_doc(const char *text, size_t len, const char *want)
+{
+	struct ydoc *d = read_one(text, len);
+	struct check_told c;
+	struct ydoc_check_fns fns = { NULL, NULL, check_aliasing, &c };
+
+	memset(&c, 0, sizeof(c));
+	c.d = d;
+	assert_int_equal(ydoc_check(d, &fns), 0);
+	assert_string_equal(c.t.buf, want);
+	ydoc_free(d);
+}
+
+/* pre, then `p:` a list of p zeros, `a:` a list of 999 numbers and `b:`
+ * 200 aliases of it, then post, into y (cap bytes); its length. */
+static size_t bound_doc(char *y, size_t cap, const char *pre, int p,
+			const char *post)
+{
+	size_t len = 0;
+	int i;
+
+	put(y, cap, &len, "%sp: [", pre);
+	for (i = 0; i < p; i++)
+		put(y, cap, &len, "%s0", i ? ", " : "");
+	put(y, cap, &len, "]\na: &a [");
+	for (i = 0; i < 999; i++)
+		put(y, cap, &len, "%s%d", i ? ", " : "", i);
+	put(y, cap, &len, "]\nb: [");
+	for (i = 0; i < 200; i++)
+		put(y, cap, &len, "%s*a", i ? ", " : "");
+	put(y, cap, &len, "]\n%s", post);
+	return len;
+}
+
+/*
+ * go-yaml v2's bound on aliases ("document contains excessive
+ * aliasing"), counted as its decoder counts, without expanding an
+ * alias.  Each expectation is go-yaml v2.4.0's, through
+ * yaml.Unmarshal() with its counts printed where it refuses: the values
+ * decoded and those through aliases, at the first value past the bound
+ * (inside the alias that passes it).
+ */
+static void test_check_aliasing(void **state)
+{
+	enum { CAP = 64 << 10 };
+	char *y = malloc(CAP);
+	size_t len;
+	int i, j;
+
+	(void)state;
+	assert_non_null(y);
+	/* one value written in place more keeps it within 99 % */
+	len = bound_doc(y, CAP, "", 813, "");
+	check_alias_doc(y, len, "3:b[199]:199981:202001:a");
+	len = bound_doc(y, CAP, "", 814, "");
+	check_alias_doc(y, len, "");
+	/* an alias to a `<<` as a key is an alias and its scalar, two
+	 * values, one aliased (counted as one value written in place, the
+	 * 41 of them moved go-yaml's stop to the next alias, b[197]) */
+	{
+		char pre[1024];
+		size_t n = 0;
+
+		put(pre, sizeof(pre), &n, "z: &k <<\nq: [");
+		for (i = 0; i < 41; i++)
+			put(pre, sizeof(pre), &n, "%s{*k : %d}", i ? ", " : "",
+			    i);
+		put(pre, sizeof(pre), &n, "]\n");
+		len = bound_doc(y, CAP, pre, 659, "");
+		check_alias_doc(y, len, "5:b[196]:197011:199001:a");
+		len = bound_doc(y, CAP, pre, 687, "");
+		check_alias_doc(y, len, "");
+	}
+	/* the decoder stops at a `<<` it refuses, or a key that is a
+	 * list, before the bound; not after it */
+	len = bound_doc(y, CAP, "x: {<<: 1}\n", 813, "");
+	check_alias_doc(y, len, "");
+	len = bound_doc(y, CAP, "? [1]\n: 2\n", 813, "");
+	check_alias_doc(y, len, "");
+	len = bound_doc(y, CAP, "", 813, "x: {<<: 1}\n");
+	check_alias_doc(y, len, "3:b[199]:199981:202001:a");
+	/* a `<<` list's items are decoded last first: its 900 aliases
+	 * before the map of 1,500 pairs written first in it, so the
+	 * document is refused; the same map last is decoded first */
+	for (j = 0; j < 2; j++) {
+		len = 0;
+		put(y, CAP, &len, "big: &big {");
+		for (i = 0; i < 200; i++)
+			put(y, CAP, &len, "%sk%d: 0", i ? ", " : "", i);
+		put(y, CAP, &len, "}\nm: {<<: [");
+		for (i = 0; i < 1500 && j == 0; i++)
+			put(y, CAP, &len, "%sp%d: 0", i ? ", " : "{", i);
+		put(y, CAP, &len, "%s", j == 0 ? "}, " : "");
+		for (i = 0; i < 900; i++)
+			put(y, CAP, &len, "%s*big", i ? ", " : "");
+		for (i = 0; i < 1500 && j == 1; i++)
+			put(y, CAP, &len, "%sp%d: 0", i ? ", " : ", {", i);
+		put(y, CAP, &len, "%s]}\n", j == 1 ? "}" : "");
+		check_alias_doc(y, len, j == 0 ? "2:m:53461:54001:big" : "");
+	}
+	/* ten levels of ten aliases: 10^10 values, counted in the time of
+	 * the text */
+	len = 0;
+	put(y, CAP, &len, "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n");
+	for (i = 1; i < 10; i++) {
+		put(y, CAP, &len, "l%d: &l%d [", i, i);
+		for (j = 0; j < 10; j++)
+			put(y, CAP, &len, "%s*l%d", j ? ", " : "", i - 1);
+		put(y, CAP, &len, "]\n");
+	}
+	check_alias_doc(y, len, "4:l3[2]:4258:4301:l2");
+	/* no anchor, no alias: nothing to count */
+	check_alias_doc("a: [1, 2]\n", 10, "");
+	free(y);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1062,6 +1195,7 @@ int main(void)
 		cmocka_unit_test(test_md_many),
 		cmocka_unit_test(test_merge_objects),
 		cmocka_unit_test(test_check_merges),
+		cmocka_unit_test(test_check_aliasing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
