@@ -43,9 +43,11 @@
  *   documents what kubectl's YAML decoder refuses in the whole document
  *             (ydoc_check()): a `<<` of anything but maps outside the
  *             objects checked (a List's own fields, an object of another
- *             kind, a ScaledObject without a staffer trigger), and
- *             aliases that expand past go-yaml's bound ("document
- *             contains excessive aliasing"), as
+ *             kind, a ScaledObject without a staffer trigger), a key
+ *             that is a list or a map ("invalid map key") and a tag that
+ *             does not fit its value ("cannot decode !!str `x` as a
+ *             !!int") anywhere, and aliases that expand past go-yaml's
+ *             bound ("document contains excessive aliasing"), as
  *             "FILE:LINE: KIND NS/NAME: PATH: MESSAGE".
  *
  *   pairs     after the last file, the triggers of one model's split
@@ -1340,7 +1342,7 @@ static int lint_object(void *arg, const struct ydoc *d,
 struct lint_doc {
 	struct lint *l;
 	const struct ydoc *d;
-	size_t told;
+	size_t told, refused;  /* `<<`s told; keys and tags told */
 };
 
 /* ydoc_checked_fn: lint_object() checks obj, so crd.c and
@@ -1360,18 +1362,20 @@ static int lint_checks(void *arg, const struct ydoc *d,
 						       NULL)) > 0;
 }
 
-/* Whether one more finding of ydoc_check() is told at at: past
- * LINT_DOC_TOLD_MAX the document says so once, and no more. */
-static int lint_doc_tell(struct lint_doc *c, const struct ydoc_at *at)
+/* Whether one more finding of ydoc_check() is told at at, *told
+ * counting those of its kind (what): past LINT_DOC_TOLD_MAX the document
+ * says so once, and no more. */
+static int lint_doc_tell(struct lint_doc *c, size_t *told, const char *what,
+			 const struct ydoc_at *at)
 {
 	char text[LINT_LINE_MAX];
 
-	if (++c->told <= LINT_DOC_TOLD_MAX)
+	if (++*told <= LINT_DOC_TOLD_MAX)
 		return 1;
-	if (c->told == LINT_DOC_TOLD_MAX + 1) {
+	if (*told == LINT_DOC_TOLD_MAX + 1) {
 		snprintf(text, sizeof(text), "the document has more than %d "
-			 "merge keys ('<<') kubectl refuses; the rest is not "
-			 "told", LINT_DOC_TOLD_MAX);
+			 "%s kubectl refuses; the rest is not told",
+			 LINT_DOC_TOLD_MAX, what);
 		lint_add(c->l, at->line, 0, text);
 	}
 	return 0;
@@ -1403,7 +1407,7 @@ static void lint_doc_merge(void *arg, const struct ydoc_at *at,
 	struct lint_doc *c = arg;
 	char msg[CRD_MSG_MAX], text[LINT_LINE_MAX];
 
-	if (!lint_doc_tell(c, at))
+	if (!lint_doc_tell(c, &c->told, "merge keys ('<<')", at))
 		return;
 	crd_bad_merge_msg(msg, at->path, key, bad, item);
 	lint_doc_text(c, at->obj, msg, text);
@@ -1444,6 +1448,40 @@ static void lint_doc_aliasing(void *arg, const struct ydoc_at *at,
 	lint_add(c->l, at->line, 0, text);
 }
 
+/* ydoc_refused_fn: go-yaml's decoder, so kubectl, refuses the whole
+ * document for a key that is a list or a map, or a tag that does not
+ * fit its value; told where it is written, in go-yaml's words (the
+ * value in them cut as lint shows values; go-yaml writes a key out in
+ * Go's syntax, which lint does not, so "{...}"). */
+static void lint_doc_refused(void *arg, const struct ydoc_at *at,
+			     const struct ydoc_refusal *x)
+{
+	struct lint_doc *c = arg;
+	char msg[LINT_LINE_MAX], text[LINT_LINE_MAX], val[YDOC_SHOW_BUF];
+	const char *path = *at->path ? at->path : "(top)";
+	int list = x->n->kind == YN_SEQ;
+
+	if (!lint_doc_tell(c, &c->refused, "keys and tags", at))
+		return;
+	if (!x->resolved) {
+		snprintf(msg, sizeof(msg), "%s: a key that is a %s: kubectl "
+			 "refuses the whole document (\"invalid map key: "
+			 "%s{...}\"); allowed: a string key", path,
+			 list ? "list" : "map", list ? "[]interface {}" :
+			 "map[interface {}]interface {}");
+	} else {
+		ydoc_show(val, x->n);
+		snprintf(msg, sizeof(msg), "%s: %s'%s' is tagged !!%s but is a "
+			 "!!%s: kubectl refuses the whole document "
+			 "(\"cannot decode !!%s `%s` as a !!%s\"); write a "
+			 "value the tag reads, or leave the tag out", path,
+			 x->key ? "the key " : "", val, x->tag, x->resolved,
+			 x->resolved, val, x->tag);
+	}
+	lint_doc_text(c, at->obj, msg, text);
+	lint_add(c->l, at->line, 0, text);
+}
+
 /* ---- files -------------------------------------------------------------- */
 
 /* One document (ydoc_doc_fn): its ScaledObjects, what kubectl refuses
@@ -1451,9 +1489,10 @@ static void lint_doc_aliasing(void *arg, const struct ydoc_at *at,
 static int lint_doc(void *arg, const struct ydoc *d)
 {
 	struct lint *l = arg;
-	struct lint_doc c = { l, d, 0 };
+	struct lint_doc c = { l, d, 0, 0 };
 	const struct ydoc_check_fns fns = { lint_checks, lint_doc_merge,
-					    lint_doc_aliasing, &c };
+					    lint_doc_aliasing,
+					    lint_doc_refused, &c };
 	int r = ydoc_each_scaledobject(d, lint_object, l);
 
 	if (!r && ydoc_check(d, &fns))

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -268,6 +269,157 @@ static enum yn_type yaml11_type(const char *s, size_t len)
 	return t;
 }
 
+
+/* Go's strconv.ParseInt(s, base, 64), then ParseUint(s, base, 64), as
+ * resolve.go tries them on text without its underscores: a sign (not for
+ * ParseUint), then for base 0 0x, 0o, 0b or a leading 0 (octal) or
+ * decimal digits; at least one digit.  1: an int64, 2: only a uint64, 0:
+ * neither (bad digits, or past 2^64 - 1). */
+static int ygo_int(const char *s, unsigned base)
+{
+	uint64_t v = 0, lim;
+	unsigned d;
+	int neg = 0, sign = 0;
+
+	if (*s == '+' || *s == '-') {
+		neg = *s == '-';
+		sign = 1;
+		s++;
+	}
+	if (base) {
+		/* as given */
+	} else if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	} else if (s[0] == '0' && (s[1] == 'o' || s[1] == 'O')) {
+		base = 8;
+		s += 2;
+	} else if (s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) {
+		base = 2;
+		s += 2;
+	} else if (s[0] == '0' && s[1]) {
+		base = 8;
+		s++;
+	} else {
+		base = 10;
+	}
+	if (!*s)
+		return 0;
+	for (; *s; s++) {
+		if (ascii_is_digit((unsigned char)*s))
+			d = (unsigned)(*s - '0');
+		else if (*s >= 'a' && *s <= 'f')
+			d = (unsigned)(*s - 'a') + 10;
+		else if (*s >= 'A' && *s <= 'F')
+			d = (unsigned)(*s - 'A') + 10;
+		else
+			return 0;
+		if (d >= base || v > (UINT64_MAX - d) / base)
+			return 0;
+		v = v * base + d;
+	}
+	lim = neg ? UINT64_C(1) << 63 : (UINT64_C(1) << 63) - 1;
+	if (v <= lim)
+		return 1;
+	return sign ? 0 : 2;
+}
+
+/* Go's strconv.ParseFloat(s, 64) on text yaml11_float() takes: it fails
+ * only past the largest double (1e999), which strtod() says the same
+ * way. */
+static int ygo_float(const char *s)
+{
+	double v;
+
+	if (!yaml11_float(s))
+		return 0;
+	errno = 0;
+	v = strtod(s, NULL);
+	return !(errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL));
+}
+
+/*
+ * A tagged scalar go-yaml v2's decoder refuses: resolve() (resolve.go,
+ * v2.4.0) reads text under a tag it checks (!!bool, !!int, !!float,
+ * !!null, !!timestamp; any other, !!str, !!binary, !!merge and local
+ * tags, it takes as it is) as an untagged plain scalar would be read,
+ * quoted or not, and fails ("cannot decode !!RESOLVED `TEXT` as a
+ * !!TAG") when that is another type, but for an int under !!float (one
+ * of int64's; a larger one it refuses).  Returns RESOLVED ("str", "int",
+ * "float", "bool", "null"), or NULL when the tag fits, or when lint
+ * cannot tell: !!timestamp over text that starts as a date (YYYY-), whose
+ * Go time.Parse() formats lint does not redo, or no memory.
+ */
+static const char *ytag_misfit(const char *tag, const char *text,
+			       size_t len)
+{
+	static const char prefix[] = "tag:yaml.org,2002:";
+	static const char *const checked[] = {
+		"bool", "int", "float", "null", "timestamp", NULL };
+	static const char *const nulls[] = {
+		"", "~", "null", "Null", "NULL", NULL };
+	static const char *const bools[] = {
+		"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
+		"true", "True", "TRUE", "false", "False", "FALSE",
+		"on", "On", "ON", "off", "Off", "OFF", NULL };
+	static const char *const floats[] = {
+		".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf",
+		"+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", NULL };
+	const char *t, *r = "str";
+	char *plain;
+	size_t i, o;
+	int in;
+
+	if (!tag || strncmp(tag, prefix, sizeof(prefix) - 1))
+		return NULL;
+	t = tag + sizeof(prefix) - 1;
+	if (!ydoc_word_in(t, checked))
+		return NULL;
+	/* a NUL in the text: no word, number or date; a string */
+	if (strlen(text) != len)
+		return "str";
+	if (ydoc_word_in(text, nulls))
+		r = "null";
+	else if (ydoc_word_in(text, bools))
+		r = "bool";
+	else if (ydoc_word_in(text, floats))
+		r = "float";
+	else if (text[0] == '.' || ascii_is_digit((unsigned char)text[0]) ||
+		 text[0] == '+' || text[0] == '-') {
+		if (!strcmp(t, "timestamp") &&
+		    strspn(text, "0123456789") == 4 && text[4] == '-')
+			return NULL;
+		/* underscores dropped: all of them for a digit or sign;
+		 * for a '.', ParseFloat's, each between two digits */
+		plain = malloc(len + 1);
+		if (!plain)
+			return NULL;
+		in = 0;
+		for (i = o = 0; i < len; i++) {
+			if (text[i] != '_')
+				plain[o++] = text[i];
+			else if (text[0] == '.' &&
+				 (!ascii_is_digit((unsigned char)text[i - 1]) ||
+				  !ascii_is_digit((unsigned char)text[i + 1])))
+				in = -1;
+		}
+		plain[o] = '\0';
+		if (text[0] != '.')
+			in = ygo_int(plain, 0);
+		/* resolve.go's last try: "0b" then ParseInt(rest, 2),
+		 * which takes a sign ("0b-101") */
+		if (in > 0 || (!in && !ygo_float(plain) &&
+			       !strncmp(plain, "0b", 2) &&
+			       (in = ygo_int(plain + 2, 2)) > 0))
+			r = "int";
+		else if (!in && ygo_float(plain))
+			r = "float";
+		free(plain);
+		if (in == 1 && !strcmp(t, "float"))
+			return NULL;
+	}
+	return strcmp(r, t) ? r : NULL;
+}
 /* The type of a scalar event's value, tags first.  A `<<` is a merge
  * key, as go-yaml reads it (decode.go's isMerge(): the text `<<`, and its
  * parser's implicit flag or the merge tag), plain and untagged
@@ -1066,6 +1218,10 @@ struct yframe {
  * anyway (an alias's count this large is more than 99 % of any
  * document's, whose values written in place are under 2^33). */
 #define YCOUNT_MAX (UINT64_C(1) << 62)
+/* Set on an anchored node's count (struct yanc) when go-yaml's decoder
+ * stops within it: a key that is a list or a map, or a tag that does not
+ * fit its value, in it or in a node an alias in it names. */
+#define YCOUNT_REFUSED (UINT64_C(1) << 63)
 
 /* An anchored node, by its index in d->anchors: the values go-yaml
  * decodes for it, and where it is written (parent UINT32_MAX: not met). */
@@ -1089,6 +1245,9 @@ struct ywalk {
 	 * the first walk meets, and the aliases it met */
 	struct yanc *anc;
 	size_t cursor, aliases;
+	/* the keys and tags go-yaml refuses met so far, and the aliases
+	 * met to nodes that hold one (YCOUNT_REFUSED) */
+	size_t refusals;
 	/* the second walk (decoding: no `<<` told, no object claimed):
 	 * values decoded, those through an alias; stop: the decoder stops
 	 * here (refused, for this or another reason) */
@@ -1234,6 +1393,50 @@ static void ywalk_bad_merges(struct ywalk *w, const struct ynode *n)
 	}
 }
 
+/* A node go-yaml's decoder refuses, n, where the walk is (its line:
+ * line): counted, and told (fns->refused) with the walk's object and
+ * path.  key: n is a key; resolved NULL: a key that is a list or a map,
+ * else n's tag does not fit its text, which resolves to that. */
+static void ywalk_refused(struct ywalk *w, const struct ynode *n, int key,
+			  const char *resolved, unsigned long line)
+{
+	static const char prefix[] = "tag:yaml.org,2002:";
+	char path[YDOC_PATH_MAX];
+	struct ydoc_refusal x;
+	struct ydoc_at at;
+
+	w->refusals++;
+	if (!w->fns->refused)
+		return;
+	ywalk_path(w, path);
+	at.obj = w->obj;
+	at.path = path;
+	at.line = line;
+	x.n = n;
+	x.key = key;
+	x.resolved = resolved;
+	/* ytag_misfit() answers only for the standard tags */
+	x.tag = resolved ? ytag(n) + sizeof(prefix) - 1 : NULL;
+	w->fns->refused(w->fns->arg, &at, &x);
+}
+
+/* The tag of scalar n, written where the walk is, as go-yaml's decoder
+ * checks it (ytag_misfit()): told when it does not fit.  Returns 1 when
+ * it does not. */
+static int ywalk_scalar(struct ywalk *w, const struct ynode *n, int key)
+{
+	const char *r;
+
+	if (n->kind != YN_SCALAR || n->type != YT_TAGGED)
+		return 0;
+	r = ytag_misfit(ytag(n), n->text, n->len);
+	if (!r)
+		return 0;
+	if (!w->decoding)
+		ywalk_refused(w, n, key, r, n->line);
+	return 1;
+}
+
 static uint64_t ywalk_kid(struct ywalk *w, const struct ynode *p, size_t i,
 			  enum ystep step);
 
@@ -1252,6 +1455,7 @@ static uint64_t ywalk_node(struct ywalk *w, const struct ynode *n,
 	const struct ynode *k, *v;
 	uint64_t count = 1, kc, vc;
 	size_t i;
+	int kin, vin;
 
 	if (n->kind == YN_SEQ) {
 		for (i = 0; i < n->n_kids; i++)
@@ -1267,7 +1471,15 @@ static uint64_t ywalk_node(struct ywalk *w, const struct ynode *n,
 		 * as a key is a YT_STR copy (ydoc_alias()) */
 		k = &w->d->nodes[n->kids[i]];
 		v = &w->d->nodes[n->kids[i + 1]];
+		kin = n->kids[i] == w->next;
 		kc = ywalk_kid(w, n, i, YSTEP_KEY);
+		if (k->kind != YN_SCALAR) {
+			/* decode.go's mapping(): "invalid map key"; an
+			 * alias has no line: its value's, or its map's */
+			vin = n->kids[i + 1] == w->next;
+			ywalk_refused(w, k, 1, NULL, kin ? k->line :
+				      vin ? v->line : n->line);
+		}
 		if (k->kind == YN_SCALAR && k->type == YT_MERGE) {
 			vc = ywalk_kid(w, n, i + 1, YSTEP_MERGE);
 			if (v->kind == YN_SEQ && !(v->flags & YN_ALIAS))
@@ -1294,7 +1506,7 @@ static uint64_t ywalk_kid(struct ywalk *w, const struct ynode *p, size_t i,
 	const struct ynode *n = &d->nodes[c];
 	struct ysaved saved;
 	uint64_t count;
-	size_t a;
+	size_t a, refusals;
 
 	if (c != w->next) {
 		/* an alias: its node ended before it, and was counted */
@@ -1302,7 +1514,11 @@ static uint64_t ywalk_kid(struct ywalk *w, const struct ynode *p, size_t i,
 		if (!w->anc)
 			return 2;
 		a = ywalk_anchor(d, c);
-		return ycount_add(1, a < d->n_anchors ? w->anc[a].count : 1);
+		if (a >= d->n_anchors)
+			return 2;
+		if (w->anc[a].count & YCOUNT_REFUSED)
+			w->refusals++;
+		return ycount_add(1, w->anc[a].count & ~YCOUNT_REFUSED);
 	}
 	w->next++;
 	if (n->flags & YN_ALIAS) {
@@ -1324,10 +1540,13 @@ static uint64_t ywalk_kid(struct ywalk *w, const struct ynode *p, size_t i,
 	}
 	if (ywalk_enter(w, p, i, step, n, 0, &saved))
 		return 1;
+	refusals = w->refusals;
+	ywalk_scalar(w, n, step == YSTEP_KEY);
 	count = ywalk_node(w, n, step == YSTEP_MERGE);
 	ywalk_leave(w, &saved);
 	if (a < d->n_anchors) {
-		w->anc[a].count = count;
+		w->anc[a].count = count | (w->refusals != refusals ?
+					   YCOUNT_REFUSED : 0);
 		w->anc[a].parent = (uint32_t)(p - d->nodes);
 		w->anc[a].slot = (uint32_t)i;
 	}
@@ -1452,11 +1671,19 @@ static void ydec_kid(struct ywalk *w, const struct ynode *p, size_t i,
 		w->stop = 1;
 		return;
 	}
-	if (alias) {
+	if (alias && (count & YCOUNT_REFUSED)) {
+		/* the decoder stops within it, for a key or a tag (told
+		 * where written): where, lint does not count */
+		if (ydec_count(w, 1, 0))
+			ydec_refused(w, n, a, 1);
+		w->stop = 1;
+	} else if (alias) {
 		if (ydec_count(w, 1, 0) || ydec_count(w, count, 1))
 			ydec_refused(w, n, a, 1);
 	} else if (ydec_count(w, 1, 0)) {
 		ydec_refused(w, n, a, 0);
+	} else if (ywalk_scalar(w, n, step == YSTEP_KEY)) {
+		w->stop = 1;           /* resolve.go fails on its tag */
 	} else {
 		ydec_node(w, n);
 	}
@@ -1563,6 +1790,7 @@ int ydoc_check(const struct ydoc *d, const struct ydoc_check_fns *fns)
 			w->anc[i].slot = UINT32_MAX;
 		}
 	}
+	ywalk_scalar(w, &d->nodes[0], 0);
 	ywalk_node(w, &d->nodes[0], 0);
 	if (w->anc && w->aliases) {
 		/* the second walk, from the root written in place: the

@@ -250,10 +250,27 @@ struct ydoc_aliasing {
 typedef void ydoc_aliasing_fn(void *arg, const struct ydoc_at *at,
 			      const struct ydoc_aliasing *x);
 
+/* A node go-yaml's decoder refuses where it is written (ydoc_check()):
+ * n a key that is a list or a map (resolved NULL: "invalid map key"),
+ * or a scalar, key (key 1) or not, whose tag does not fit its text
+ * (resolve.go: "cannot decode !!RESOLVED `TEXT` as a !!TAG"), tag and
+ * resolved the standard tags without their prefix ("int", "str"). */
+struct ydoc_refusal {
+	const struct ynode *n;
+	int key;
+	const char *tag, *resolved;
+};
+
+/* A refusal x at at->path (at->line: n's, or for a key that is an
+ * alias, having no line of its own, its value's or its map's). */
+typedef void ydoc_refused_fn(void *arg, const struct ydoc_at *at,
+			     const struct ydoc_refusal *x);
+
 struct ydoc_check_fns {
 	ydoc_checked_fn *checked;   /* NULL: no object is */
 	ydoc_merge_fn *merge;       /* NULL: not told */
 	ydoc_aliasing_fn *aliasing; /* NULL: not counted */
+	ydoc_refused_fn *refused;   /* NULL: not told */
 	void *arg;
 };
 
@@ -264,19 +281,26 @@ struct ydoc_check_fns {
  *   (ymerge_bad_fn's), told once, where its map is written (a map that
  *   aliases repeat is walked once), in the objects fns->checked does not
  *   claim;
+ * - each key that is a list or a map, and each scalar whose tag does not
+ *   fit its text (ydoc_refusal), told once, where it is written (a key
+ *   that is an alias is written as a key there), in every object (what
+ *   lint_object() says of them does not say that kubectl refuses);
  * - aliases that expand past go-yaml v2's bound ("document contains
  *   excessive aliasing": more than 100 values read through aliases,
  *   more than 1,000 read, and a share of them read through aliases
  *   above 99 % up to 400,000 values, 10 % from 4,000,000, a line in
  *   between), told once, where the decoder passes it, in its order;
  *   unless it stops before for another refusal (a bad `<<`, a key that
- *   is a list or a map).  The values are counted as it reads them (every
- *   key and value, but `<<` keys and the lists of a `<<`; an alias is
- *   one more), an alias adding the count of its node, which is counted
- *   once, bottom up, where it is written: never expanded, so a billion
- *   values of aliases cost what the text does.  Counts saturate at 2^62.
+ *   is a list or a map, a tag that does not fit its value, also within
+ *   an alias the decoder meets before the node it names).  The values
+ *   are counted as it reads them (every key and value, but `<<` keys
+ *   and the lists of a `<<`; an alias is one more), an alias adding the
+ *   count of its node, which is counted once, bottom up, where it is
+ *   written: never expanded, so a billion values of aliases cost what
+ *   the text does.  Counts saturate at 2^62.
  * The walks follow no alias and mark no node: they cost the document's
- * nodes and pairs twice (once without aliases), 3 KB, and with
+ * nodes and pairs twice (once without aliases), a parse of each tagged
+ * scalar's text (twice with aliases), 3 KB, and with
  * fns->aliasing 16 bytes an anchor and a binary search of the anchors a
  * kid; for a List, 4 bytes an item.  0, or -1 out of memory (nothing or
  * part told).

@@ -981,7 +981,7 @@ static void check_doc(const char *text, int claim, const char *want)
 	struct ydoc *d = read_one(text, strlen(text));
 	struct check_told c;
 	struct ydoc_check_fns fns = { claim ? claim_b : NULL, check_tell,
-				      NULL, &c };
+				      NULL, NULL, &c };
 
 	memset(&c, 0, sizeof(c));
 	c.d = d;
@@ -1063,7 +1063,7 @@ static void check_alias_doc(const char *text, size_t len, const char *want)
 {
 	struct ydoc *d = read_one(text, len);
 	struct check_told c;
-	struct ydoc_check_fns fns = { NULL, NULL, check_aliasing, &c };
+	struct ydoc_check_fns fns = { NULL, NULL, check_aliasing, NULL, &c };
 
 	memset(&c, 0, sizeof(c));
 	c.d = d;
@@ -1175,6 +1175,155 @@ static void test_check_aliasing(void **state)
 	free(y);
 }
 
+/* What check_refused_doc() is told: aliases first (check_aliasing()'s
+ * arg), refusals. */
+struct refused_told {
+	struct check_told a, r;
+};
+
+/* ydoc_refused_fn: "LINE:PATH:K:TAG:RESOLVED" for each node told (K "k"
+ * for a key, else "v"; TAG and RESOLVED "-" and "list" or "map" for a key
+ * that is a collection). */
+static void check_refused(void *arg, const struct ydoc_at *at,
+			  const struct ydoc_refusal *x)
+{
+	struct check_told *c = &((struct refused_told *)arg)->r;
+
+	put(c->t.buf, sizeof(c->t.buf), &c->t.len, "%s%lu:%s:%s:%s:%s",
+	    c->t.len ? "," : "", at->line, at->path, x->key ? "k" : "v",
+	    x->tag ? x->tag : "-", x->resolved ? x->resolved :
+	    x->n->kind == YN_SEQ ? "list" : "map");
+}
+
+/* ydoc_check() of the len bytes of text tells want: its refusals, '|',
+ * what it tells of its aliases. */
+static void check_refused_doc(const char *text, size_t len,
+			      const char *want)
+{
+	struct ydoc *d = read_one(text, len);
+	struct refused_told c;
+	struct ydoc_check_fns fns = { NULL, NULL, check_aliasing,
+				      check_refused, &c };
+	char both[1100];
+
+	memset(&c, 0, sizeof(c));
+	c.a.d = c.r.d = d;
+	assert_int_equal(ydoc_check(d, &fns), 0);
+	snprintf(both, sizeof(both), "%s|%s", c.r.t.buf, c.a.t.buf);
+	assert_string_equal(both, want);
+	ydoc_free(d);
+}
+
+/*
+ * ydoc_check(): a key that is a list or a map ("invalid map key"), and a
+ * scalar whose tag does not fit its text ("cannot decode !!str `x` as a
+ * !!int"), told once where written.  Each case is go-yaml v2.4.0's, as
+ * yaml.Unmarshal() and sigs.k8s.io/yaml's YAMLToJSON() take or refuse
+ * it (a scalar key of another type is taken: made a string; a null key
+ * YAMLToJSON() refuses, "Unsupported map key", is not told here).
+ */
+static void test_check_refused(void **state)
+{
+	/* text under tag, and what go-yaml's resolve() reads it as where
+	 * that does not fit (NULL: taken) */
+	static const struct {
+		const char *tag, *text, *resolved;
+	} tags[] = {
+		{ "int", "x", "str" }, { "int", "09", "float" },
+		{ "int", "0x1F", NULL }, { "int", "1_000", NULL },
+		{ "int", "-0b11", NULL }, { "int", "0b-101", NULL },
+		{ "int", "+0x_1F", NULL }, { "int", "5.0", "float" },
+		{ "int", "99999999999999999999", "float" },
+		{ "int", "\"12\"", NULL }, { "int", "\"\"", "null" },
+		{ "float", "abc", "str" }, { "float", "5", NULL },
+		{ "float", "9223372036854775807", NULL },
+		{ "float", "9223372036854775808", "int" },
+		{ "float", "-9223372036854775808", NULL },
+		{ "float", "1e999", "str" }, { "float", "1e-999", NULL },
+		{ "float", ".5_0", NULL }, { "float", "._5", "str" },
+		{ "float", ".5__0", "str" }, { "float", "1_0.5", NULL },
+		{ "float", "-.inf", NULL }, { "float", "yes", "bool" },
+		{ "bool", "maybe", "str" }, { "bool", "on", NULL },
+		{ "bool", "~", "null" }, { "null", "5", "int" },
+		{ "null", "~", NULL }, { "null", "\"\"", NULL },
+		{ "timestamp", "x", "str" }, { "timestamp", "5", "int" },
+		{ "timestamp", "2001-12-14", NULL },
+		{ "str", "5", NULL }, { "binary", "aGk=", NULL },
+		{ "merge", "x", NULL }, { "set", "5", NULL },
+	};
+	char y[128], want[128];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+		snprintf(y, sizeof(y), "a: !!%s %s\n", tags[i].tag,
+			 tags[i].text);
+		if (tags[i].resolved)
+			snprintf(want, sizeof(want), "1:a:v:%s:%s|",
+				 tags[i].tag, tags[i].resolved);
+		else
+			snprintf(want, sizeof(want), "|");
+		check_refused_doc(y, strlen(y), want);
+	}
+	/* keys: collections refused, other scalars taken; a tagged key;
+	 * an alias as a key has its value's line, or its map's */
+	check_refused_doc("{[1, 2]: x, {a: 1}: y, 1: z, true: w}\n", 38,
+			  "1::k:-:list,1::k:-:map|");
+	check_refused_doc("? [a]\n: b\n!!int x: 1\n", 21,
+			  "1::k:-:list,3::k:int:str|");
+	check_refused_doc("a: &s [1]\nb:\n  *s : v\nc: {*s : *s}\n", 35,
+			  "3:b:k:-:list,4:c:k:-:list|");
+	/* once where written, not at its aliases; the root itself; in a
+	 * list, in a `<<`'s map (its map's path) */
+	check_refused_doc("a: &t !!int x\nb: [*t, *t]\n", 26, "1:a:v:int:str|");
+	check_refused_doc("!!bool x\n", 9, "1::v:bool:str|");
+	check_refused_doc("a: [1, !!null 0]\nb: {<<: {c: !!int q}}\n", 39,
+			  "1:a[1]:v:null:int,2:b.c:v:int:str|");
+}
+
+/* The decoder stops at a key or a tag it refuses: aliases past it are
+ * not counted, nor within an alias it meets before the node it names
+ * (a `<<` list's items are read last first). */
+static void test_check_refused_stops(void **state)
+{
+	enum { CAP = 64 << 10 };
+	char *y = malloc(CAP);
+	size_t len;
+	int i, j;
+
+	(void)state;
+	assert_non_null(y);
+	/* 811 zeros and the tagged pair: the bound passed (go-yaml says
+	 * "excessive aliasing" for t: !!int 1) */
+	len = bound_doc(y, CAP, "t: !!int 1\n", 811, "");
+	check_alias_doc(y, len, "4:b[199]:199981:202001:a");
+	len = bound_doc(y, CAP, "t: !!int x\n", 811, "");
+	check_refused_doc(y, len, "1:t:v:int:str|");
+	len = bound_doc(y, CAP, "? [1]\n: 1\n", 810, "");
+	check_refused_doc(y, len, "1::k:-:list|");
+	/* told after the aliases, which go-yaml refuses first */
+	len = bound_doc(y, CAP, "", 813, "t: !!int x\n");
+	check_alias_doc(y, len, "3:b[199]:199981:202001:a");
+	/* `<<: [&m {q: !!int x}, {r: *m, s: [*a x 200]}]`: the second item
+	 * first, *m refused; fitting, the aliases are past the bound */
+	for (i = 0; i < 2; i++) {
+		len = 0;
+		put(y, CAP, &len, "a: &a [");
+		for (j = 0; j < 999; j++)
+			put(y, CAP, &len, "%s%d", j ? ", " : "", j);
+		put(y, CAP, &len, "]\nb: {<<: [&m {q: !!int %s}, {r: *m, "
+		    "s: [", i ? "1" : "x");
+		for (j = 0; j < 200; j++)
+			put(y, CAP, &len, "%s*a", j ? ", " : "");
+		put(y, CAP, &len, "]}]}\n");
+		if (i)
+			check_alias_doc(y, len, "2:b.s[110]:110980:112101:a");
+		else
+			check_refused_doc(y, len, "2:b.q:v:int:str|");
+	}
+	free(y);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1196,6 +1345,8 @@ int main(void)
 		cmocka_unit_test(test_merge_objects),
 		cmocka_unit_test(test_check_merges),
 		cmocka_unit_test(test_check_aliasing),
+		cmocka_unit_test(test_check_refused),
+		cmocka_unit_test(test_check_refused_stops),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
