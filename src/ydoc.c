@@ -222,6 +222,19 @@ static int yaml11_float(const char *s)
 	return *s == '\0';
 }
 
+/* go-yaml v2's fixed words (resolve.go's table), NULL-terminated: the
+ * texts a plain scalar, or one under a tag resolve() checks, reads as
+ * null, bool or float. */
+static const char *const ygo_nulls[] = {
+	"", "~", "null", "Null", "NULL", NULL };
+static const char *const ygo_bools[] = {
+	"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
+	"true", "True", "TRUE", "false", "False", "FALSE",
+	"on", "On", "ON", "off", "Off", "OFF", NULL };
+static const char *const ygo_floats[] = {
+	".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf",
+	"+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", NULL };
+
 /*
  * The type go-yaml v2 (sigs.k8s.io/yaml, kubectl) gives a plain, untagged
  * scalar: its fixed words, then, for text starting with a digit or sign,
@@ -229,26 +242,17 @@ static int yaml11_float(const char *s)
  */
 static enum yn_type yaml11_type(const char *s, size_t len)
 {
-	static const char *const nulls[] = {
-		"", "~", "null", "Null", "NULL", NULL };
-	static const char *const bools[] = {
-		"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
-		"true", "True", "TRUE", "false", "False", "FALSE",
-		"on", "On", "ON", "off", "Off", "OFF", NULL };
-	static const char *const floats[] = {
-		".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf",
-		"+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", NULL };
 	enum yn_type t = YT_STR;
 	char *plain;
 	size_t i, o;
 
 	if (strlen(s) != len)
 		return YT_STR;
-	if (ydoc_word_in(s, nulls))
+	if (ydoc_word_in(s, ygo_nulls))
 		return YT_NULL;
-	if (ydoc_word_in(s, bools))
+	if (ydoc_word_in(s, ygo_bools))
 		return YT_BOOL;
-	if (ydoc_word_in(s, floats))
+	if (ydoc_word_in(s, ygo_floats))
 		return YT_NUMBER;
 	if (!strcmp(s, "<<"))
 		return YT_MERGE;
@@ -356,15 +360,6 @@ static const char *ytag_misfit(const char *tag, const char *text,
 	static const char prefix[] = "tag:yaml.org,2002:";
 	static const char *const checked[] = {
 		"bool", "int", "float", "null", "timestamp", NULL };
-	static const char *const nulls[] = {
-		"", "~", "null", "Null", "NULL", NULL };
-	static const char *const bools[] = {
-		"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
-		"true", "True", "TRUE", "false", "False", "FALSE",
-		"on", "On", "ON", "off", "Off", "OFF", NULL };
-	static const char *const floats[] = {
-		".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf",
-		"+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", NULL };
 	const char *t, *r = "str";
 	char *plain;
 	size_t i, o;
@@ -378,11 +373,11 @@ static const char *ytag_misfit(const char *tag, const char *text,
 	/* a NUL in the text: no word, number or date; a string */
 	if (strlen(text) != len)
 		return "str";
-	if (ydoc_word_in(text, nulls))
+	if (ydoc_word_in(text, ygo_nulls))
 		r = "null";
-	else if (ydoc_word_in(text, bools))
+	else if (ydoc_word_in(text, ygo_bools))
 		r = "bool";
-	else if (ydoc_word_in(text, floats))
+	else if (ydoc_word_in(text, ygo_floats))
 		r = "float";
 	else if (text[0] == '.' || ascii_is_digit((unsigned char)text[0]) ||
 		 text[0] == '+' || text[0] == '-') {
