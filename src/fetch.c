@@ -642,6 +642,12 @@ static struct bstate *bstate_find(struct fetch *f, const struct backend *be)
 	return NULL;
 }
 
+/* The hash of be's URL its bstate's ranges are about. */
+static uint32_t bstate_url(const struct backend *be)
+{
+	return hash_str(be->url ? be->url : "", 2166136261u);
+}
+
 /*
  * What a range of be said of the backend: its points do not depend on
  * the step (DERIVE_OK, the first such comparison) or they do (DERIVE_OFF,
@@ -656,7 +662,7 @@ static void bstate_ranges(struct fetch *f, const struct backend *be,
 			  unsigned char d)
 {
 	struct bstate *bs = bstate_find(f, be);
-	uint32_t url = hash_str(be->url ? be->url : "", 2166136261u);
+	uint32_t url = bstate_url(be);
 
 	if (!bs || d == DERIVE_UNKNOWN)
 		return;
@@ -674,8 +680,7 @@ static int bstate_ranges_agree(struct fetch *f, const struct backend *be)
 	struct bstate *bs = bstate_find(f, be);
 
 	return bs && bs->ranges == DERIVE_OK &&
-	       bs->ranges_url == hash_str(be->url ? be->url : "",
-					  2166136261u);
+	       bs->ranges_url == bstate_url(be);
 }
 
 /* Compare e's points with those of the finer range x where both are
@@ -1480,11 +1485,8 @@ static void aws_done(struct fetch *f, CURLcode res)
  * memory.  Its limits follow the newest config's backend. */
 static struct bstate *bstate_get(struct fetch *f, const struct backend *be)
 {
-	struct bstate *bs;
+	struct bstate *bs = bstate_find(f, be);
 
-	for (bs = f->bstates; bs; bs = bs->next)
-		if (!strcmp(bs->name, be->name))
-			break;
 	if (!bs) {
 		bs = calloc(1, sizeof(*bs));
 		if (!bs)
