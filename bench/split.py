@@ -358,7 +358,8 @@ def seasonal_policies():
             [keda("queue", 5, "running", SLOTS * 0.75, b)
              for b in KEDA_BEHAVIOR] +
             [keda("queue", 5, "kv", 0.8, b) for b in KEDA_BEHAVIOR] +
-            [keda("sum", 2, "running", SLOTS * 0.5, "default"), "static"])
+            [keda("sum", 2, "running", SLOTS * 0.5, "default"), "static",
+             BOUND])
 
 
 # The settings practitioners write, each KEDA one under KEDA's default HPA
@@ -464,6 +465,28 @@ def warm_run(res):
                          text=True).stdout
     rows = [json.loads(l) for l in out.splitlines() if l.strip()]
     return dict(init=init, rows={r["policy"]: r for r in rows})
+
+
+# When the late first tokens come: staffer's and the start's bound's, per
+# minute of the replay for the first LATE_MINUTES (then the rest), from
+# the simulator's --timeseries (late first tokens and shed prompts per
+# 15 s, counted when the first token comes or the prompt is shed), draw 1.
+LATE_MINUTES = 10
+
+
+def late_run(res):
+    c, cold = res["case"], res["cold"]
+    os.makedirs(OUT, exist_ok=True)
+    csvp = os.path.join(OUT, "split-late-%s-c%d.csv" % (c["name"], cold))
+    cmd = sim_cmd(c, cold) + ["--timeseries", csvp, "--policy", "staffer",
+                              "--policy", BOUND]
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    late = {p: [0] * (LATE_MINUTES + 1) for p in ("staffer", BOUND)}
+    with open(csvp) as fp:
+        for r in csv.DictReader(fp):
+            m = min(int(float(r["t"]) // 60), LATE_MINUTES)
+            late[r["policy"]][m] += int(r["ttft_missed"])
+    return late
 
 
 def hours(r):
@@ -734,6 +757,28 @@ def draws_section(w, issue):
     w("")
 
 
+def late_section(w, issue):
+    w("## When the late first tokens come\n")
+    w("staffer's late first tokens (and shed prompts) by minute of the "
+      "replay, and the start's bound's (every pool at 100 replicas from "
+      "KEDA's first poll, after the first full rate window), draw 1: "
+      "what falls before any replica asked for can be ready is the "
+      "start's, not a steady state.  The count is taken when the first "
+      "token comes or the prompt is shed.\n")
+    heads = ["%d-%d" % (m, m + 1) for m in range(LATE_MINUTES)] + \
+        [">= %d" % LATE_MINUTES]
+    w("| case | cold start | policy | late | %s |" % " | ".join(
+        "min %s" % h for h in heads))
+    w("|---|---:|---|---:|%s" % ("---:|" * len(heads)))
+    for res in issue:
+        for p in ("staffer", BOUND):
+            v = res["late"][p]
+            w("| %s | %d s | `%s` | %d | %s |" % (
+                res["case"]["name"], res["cold"], p, sum(v),
+                " | ".join(str(x) for x in v)))
+    w("")
+
+
 def report(results, elapsed):
     L = []
     w = L.append
@@ -866,6 +911,8 @@ def report(results, elapsed):
             res["case"]["name"], res["cold"], wr["init"], " | ".join(
                 cell(wr["rows"][f]) for f in fams)))
     w("")
+    if issue and "late" in issue[0]:
+        late_section(w, issue)
     for res in results:
         c = res["case"]
         rows = res["rows"]
@@ -904,6 +951,8 @@ def main():
         issue = [r for r in results if not r["case"]["held_out"]]
         for r, wr in zip(issue, ex.map(warm_run, issue)):
             r["warm"] = wr
+        for r, lt in zip(issue, ex.map(late_run, issue)):
+            r["late"] = lt
         more = [(r, ex.submit(run, r["case"], r["cold"], seed, True))
                 for r in issue for seed in range(2, DRAWS + 1)]
         steady = [(r, ex.submit(run, r["case"], r["cold"], 1, True,
