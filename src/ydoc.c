@@ -415,12 +415,31 @@ static const char *ytag_misfit(const char *tag, const char *text,
 	}
 	return strcmp(r, t) ? r : NULL;
 }
+/* Whether go-yaml v2 reads a scalar under tag (in full, as libyaml and
+ * go-yaml's parser give it, %TAG handles applied) as anything but its
+ * text: resolve.go's resolvableTag() (!!bool, !!int, !!float, !!null,
+ * !!timestamp, and !!str, which ydoc types YT_STR) and the decoder's
+ * !!binary (base64, decoded).  Under any other tag, a local one (`!foo
+ * 5`), `!!set`, `!!merge x` or another prefix's, resolve() hands the
+ * text back untouched and the decoder keeps it as a string: kubectl
+ * reads `!foo 5` as "5". */
+static int ytag_read(const char *tag)
+{
+	static const char prefix[] = "tag:yaml.org,2002:";
+	static const char *const read[] = {
+		"bool", "int", "float", "null", "timestamp", "binary", NULL };
+
+	return !strncmp(tag, prefix, sizeof(prefix) - 1) &&
+	       ydoc_word_in(tag + sizeof(prefix) - 1, read);
+}
+
 /* The type of a scalar event's value, tags first.  A `<<` is a merge
  * key, as go-yaml reads it (decode.go's isMerge(): the text `<<`, and its
  * parser's implicit flag or the merge tag), plain and untagged
  * (yaml11_type()), tagged !!merge, or tagged "!" (which sets implicit
  * whatever the quotes, in go-yaml's parser as in libyaml's), not quoted
- * and untagged nor tagged otherwise. */
+ * and untagged nor tagged otherwise.  A tag go-yaml does not read the
+ * text under (ytag_read()) makes the text a string. */
 static enum yn_type ydoc_scalar_type(const yaml_event_t *ev)
 {
 	static const char merge_tag[] = "tag:yaml.org,2002:merge";
@@ -432,8 +451,10 @@ static enum yn_type ydoc_scalar_type(const yaml_event_t *ev)
 		return YT_MERGE;
 	if (tag && (!strcmp(tag, "!") || !strcmp(tag, YAML_STR_TAG)))
 		return YT_STR;
-	if (tag)
+	if (tag && ytag_read(tag))
 		return YT_TAGGED;
+	if (tag)
+		return YT_STR;
 	if (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 		return YT_STR;
 	return yaml11_type((const char *)ev->data.scalar.value,

@@ -61,7 +61,10 @@ enum yn_type {
 	YT_MERGE,    /* a merge key: `<<` plain, or tagged !!merge or !;
 		      * where it is not a key, go-yaml reads the string
 		      * "<<" (its readers say so) */
-	YT_TAGGED,   /* an explicit tag other than !!str */
+	YT_TAGGED,   /* an explicit tag go-yaml reads the text under:
+		      * !!bool, !!int, !!float, !!null, !!timestamp,
+		      * !!binary; under any other (`!foo 5`, `!!set x`)
+		      * the text is a string to it, YT_STR */
 };
 
 /*

@@ -1171,6 +1171,35 @@ status "the same tag fitting" 1
 contains "the same tag fitting: the aliases refused" out "b.s[110]: $RK\
  (\"document contains excessive aliasing\")"
 
+# A tag go-yaml does not read the text under (a local `!foo`, a %TAG
+# handle's, `!!set`, `!!merge` over another text) is no tag to it: the
+# text is a string (kubectl reads `!foo 32` as "32"), where the old lint
+# called it a tagged value, an error in trigger metadata and where the
+# CRD wants a string.  `!foo <<` is the key "<<", not a merge.
+grep -v '^#' "$FIX/clean.yaml" | sed \
+	-e 's/^  name: chat$/  name: !mytag chat/' \
+	-e 's/^    name: chat$/    name: !<!ref> chat/' \
+	-e 's/slotsPerReplica: "32"/slotsPerReplica: !foo 32/' \
+	-e 's/serviceTime: "8"/serviceTime: !!set 8/' \
+	-e 's/maxReplicas: "20"/maxReplicas: !!merge 20/' \
+	>"$TMP/local-tags.yaml"
+lint --strict "$TMP/local-tags.yaml"
+status "local tags are strings" 0
+quiet "local tags are strings"
+printf 'a: !foo\n!foo <<: {b: 1}\nc: !foo ~\n' >"$TMP/local-tags-doc.yaml"
+lint "$TMP/local-tags-doc.yaml"
+status "a local tag's empty text, and its '<<'" 0
+quiet "a local tag's empty text, and its '<<'"
+# the tags go-yaml reads stay what they were: an int in metadata
+grep -v '^#' "$FIX/clean.yaml" |
+	sed 's/slotsPerReplica: "32"/slotsPerReplica: !!int 32/' \
+	>"$TMP/std-tag.yaml"
+lint "$TMP/std-tag.yaml"
+status "a standard tag in metadata" 1
+has_line "a standard tag in metadata" out "$TMP/std-tag.yaml:29:\
+ ScaledObject llm/chat trigger 0: metadata 'slotsPerReplica': '32' is\
+ tagged !!int, not a string: $MSG"
+
 # ---- pools of one model: a prefill and a decode ScaledObject as a pair -----
 
 # docs/pools.md's split pair, as a user would apply it

@@ -103,7 +103,7 @@ static void test_alias(void **state)
 /* The tag follows the text's NUL; a NUL inside the text is kept. */
 static void test_tag_nul(void **state)
 {
-	static const char y[] = "a: !foo bar\nb: \"x\\0y\"\nc: !!int 7\n";
+	static const char y[] = "a: !!binary bar\nb: \"x\\0y\"\nc: !!int 7\n";
 	struct ydoc *d = read_one(y, sizeof(y) - 1);
 	const struct ynode *root = &d->nodes[0];
 	const struct ynode *a = ymap_get(d, root, "a", NULL);
@@ -113,13 +113,59 @@ static void test_tag_nul(void **state)
 	(void)state;
 	assert_int_equal(a->type, YT_TAGGED);
 	assert_string_equal(a->text, "bar");
-	assert_string_equal(ytag(a), "!foo");
+	assert_string_equal(ytag(a), "tag:yaml.org,2002:binary");
 	assert_string_equal(ytag(c), "tag:yaml.org,2002:int");
 	assert_int_equal(b->len, 3);
 	assert_memory_equal(b->text, "x\0y", 4);
 	assert_null(ytag(b));
 	assert_null(ytag(root));
 	assert_null(ytag(NULL));
+	ydoc_free(d);
+}
+
+/*
+ * A tag go-yaml v2 does not read the text under is no tag to it:
+ * resolve() hands the text back, a string ("5" for `!foo 5`, "~" for
+ * `!foo ~`, "" for a bare `!foo`), so YT_STR with no tag: local tags,
+ * verbatim ones, a %TAG handle's, !!set and !!merge over a text other
+ * than `<<`, and a `<<` under a local tag (a key "<<", not a merge).
+ * The tags it reads stay YT_TAGGED.
+ */
+static void test_tag_unread(void **state)
+{
+	static const char y[] =
+		"%TAG !e! tag:example.com,2000:\n---\n"
+		"a: !foo 5\nb: !mytag x\nc: !foo ~\nd: !foo\ne: !<!bar> 7\n"
+		"f: !e!int 1\ng: !!set 5\nh: !!merge x\n!foo <<: {i: 1}\n"
+		"j: !!timestamp 2001-12-14\nk: !!null ''\nl: !!float 1\n"
+		"m: !!bool yes\n";
+	static const struct {
+		const char *key, *text;
+	} strs[] = {
+		{ "a", "5" }, { "b", "x" }, { "c", "~" }, { "d", "" },
+		{ "e", "7" }, { "f", "1" }, { "g", "5" }, { "h", "x" },
+	};
+	struct ydoc *d = read_one(y, sizeof(y) - 1);
+	const struct ynode *root = &d->nodes[0], *v, *k;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		v = ymap_get(d, root, strs[i].key, NULL);
+		assert_non_null(v);
+		assert_int_equal(v->type, YT_STR);
+		assert_string_equal(v->text, strs[i].text);
+		assert_null(ytag(v));
+	}
+	v = ymap_get(d, root, "<<", &k);
+	assert_non_null(v);
+	assert_int_equal(k->type, YT_STR);
+	assert_null(ymap_get_merged(d, root, "i", NULL));
+	for (i = 0; i < 4; i++) {
+		v = ymap_get(d, root, (const char *[]){ "j", "k", "l", "m" }[i],
+			     NULL);
+		assert_int_equal(v->type, YT_TAGGED);
+	}
 	ydoc_free(d);
 }
 
@@ -827,8 +873,9 @@ static void test_merge_tags(void **state)
 						     NULL), 0)->type,
 				     YT_MERGE);
 	}
+	/* !!merge over another text: go-yaml's string "foo" */
 	assert_int_equal(kid(d, ymap_get(d, root, "f", NULL), 0)->type,
-			 YT_TAGGED);
+			 YT_STR);
 	check_bad(d, "bad", 0, "9:-1:5", 0);
 	v = ymap_get(d, root, "v", NULL);
 	assert_int_equal(v->type, YT_MERGE);
@@ -1331,6 +1378,7 @@ int main(void)
 		cmocka_unit_test(test_alias),
 		cmocka_unit_test(test_alias_cycle),
 		cmocka_unit_test(test_tag_nul),
+		cmocka_unit_test(test_tag_unread),
 		cmocka_unit_test(test_arena),
 		cmocka_unit_test(test_read_one),
 		cmocka_unit_test(test_too_big),
