@@ -528,7 +528,10 @@ static void crd_field(const struct crd_fields *f, const struct ynode *kn,
 		crd_value(w, f->more, v, kn->line, sub);
 		return;
 	}
-	if (f->props &&
+	if (ydoc_json_key(kn)) {
+		;	/* null or past int64: ydoc_check() tells kubectl's
+			 * refusal of the document */
+	} else if (f->props &&
 	    !sflag(w, f->sch, "x-kubernetes-preserve-unknown-fields")) {
 		/* a finding, so a visit: an object of unknown fields that
 		 * aliases repeat would say millions */
@@ -720,6 +723,10 @@ static void crd_value(struct crd_walk *w, const struct ynode *sch,
 	if (!v || !sch || crd_null(v))
 		return;                 /* null: pruned, as absent */
 	if (crd_visit(w, line, path))
+		return;
+	/* a tag that does not fit: kubectl refuses the whole document,
+	 * which ydoc_check() tells (lint), and what the CRD wants is moot */
+	if (ydoc_tag_refused(v) || ydoc_json_value(v))
 		return;
 	if (sflag(w, sch, "x-kubernetes-int-or-string")) {
 		if (crd_is(v, YT_STR, "tag:yaml.org,2002:str")) {

@@ -1463,7 +1463,22 @@ static void lint_doc_refused(void *arg, const struct ydoc_at *at,
 
 	if (!lint_doc_tell(c, &c->refused, "keys and tags", at))
 		return;
-	if (!x->resolved) {
+	if (x->json && x->key) {
+		ydoc_show(val, x->n);
+		snprintf(msg, sizeof(msg), "%s: the key '%s' is %s: kubectl "
+			 "refuses the whole document (\"Unsupported map key "
+			 "of type: %s, ...\"); allowed: a string key%s", path,
+			 val, strcmp(x->json, "nil") ? "an int past int64" :
+			 "null", strcmp(x->json, "nil") ? "uint64" :
+			 "%!s(<nil>)", strcmp(x->json, "nil") ? " (quote it)" :
+			 ", quoted if it reads as null");
+	} else if (x->json) {
+		ydoc_show(val, x->n);
+		snprintf(msg, sizeof(msg), "%s: '%s' is a float JSON cannot "
+			 "hold: kubectl refuses the whole document (\"json: "
+			 "unsupported value: %s\"); allowed: a finite number, "
+			 "or a quoted string", path, val, x->json);
+	} else if (!x->resolved) {
 		snprintf(msg, sizeof(msg), "%s: a key that is a %s: kubectl "
 			 "refuses the whole document (\"invalid map key: "
 			 "%s{...}\"); allowed: a string key", path,

@@ -1264,6 +1264,8 @@ struct ywalk {
 	/* the keys and tags go-yaml refuses met so far, and the aliases
 	 * met to nodes that hold one (YCOUNT_REFUSED) */
 	size_t refusals;
+	/* pairs ywalk_kept() may still look at (YKEPT_BUDGET) */
+	uint64_t kept_budget;
 	/* the second walk (decoding: no `<<` told, no object claimed):
 	 * values decoded, those through an alias; stop: the decoder stops
 	 * here (refused, for this or another reason) */
@@ -1433,6 +1435,7 @@ static void ywalk_refused(struct ywalk *w, const struct ynode *n, int key,
 	x.resolved = resolved;
 	/* ytag_misfit() answers only for the standard tags */
 	x.tag = resolved ? ytag(n) + sizeof(prefix) - 1 : NULL;
+	x.json = NULL;
 	w->fns->refused(w->fns->arg, &at, &x);
 }
 
@@ -1451,6 +1454,232 @@ static int ywalk_scalar(struct ywalk *w, const struct ynode *n, int key)
 	if (!w->decoding)
 		ywalk_refused(w, n, key, r, n->line);
 	return 1;
+}
+
+int ydoc_tag_refused(const struct ynode *n)
+{
+	return n && n->kind == YN_SCALAR && n->type == YT_TAGGED &&
+	       ytag_misfit(ytag(n), n->text, n->len) != NULL;
+}
+
+/* n a scalar go-yaml reads as type (YT_NUMBER: "int" or "float"), untagged
+ * or under a standard tag that fits. */
+static int yjson_is(const struct ynode *n, enum yn_type type,
+		    const char *tag)
+{
+	static const char prefix[] = "tag:yaml.org,2002:";
+
+	if (!n || n->kind != YN_SCALAR)
+		return 0;
+	if (n->type == type)
+		return 1;
+	return n->type == YT_TAGGED &&
+	       !strncmp(ytag(n), prefix, sizeof(prefix) - 1) &&
+	       !strcmp(ytag(n) + sizeof(prefix) - 1, tag) &&
+	       !ytag_misfit(ytag(n), n->text, n->len);
+}
+
+const char *ydoc_json_value(const struct ynode *n)
+{
+	if (!yjson_is(n, YT_NUMBER, "float") ||
+	    !ydoc_word_in(n->text, ygo_floats))
+		return NULL;
+	/* .nan, .NaN, .NAN; [+-].inf, .Inf, .INF */
+	if (n->text[1] == 'n' || n->text[1] == 'N')
+		return "NaN";
+	return n->text[0] == '-' ? "-Inf" : "+Inf";
+}
+
+const char *ydoc_json_key(const struct ynode *n)
+{
+	char *plain;
+	size_t i, o;
+	int r;
+
+	if (yjson_is(n, YT_NULL, "null"))
+		return "nil";
+	if (!yjson_is(n, YT_NUMBER, "int") || strlen(n->text) != n->len ||
+	    (n->text[0] != '+' && !ascii_is_digit((unsigned char)n->text[0])))
+		return NULL;
+	/* resolve.go: ParseInt, then ParseUint, of the text without its
+	 * underscores (base 0: 0x, 0o, 0b, a leading 0) */
+	plain = malloc(n->len + 1);
+	if (!plain)
+		return NULL;
+	for (i = o = 0; i < n->len; i++)
+		if (n->text[i] != '_')
+			plain[o++] = n->text[i];
+	plain[o] = '\0';
+	r = ygo_int(plain, 0);
+	free(plain);
+	return r == 2 ? "uint64" : NULL;
+}
+
+/* The type go-yaml gives scalar key n: a fitting !!null, !!bool, !!int
+ * or !!float as untagged; YT_TAGGED for another tag (a !!binary or
+ * !!timestamp string, not compared). */
+static int ykey_type(const struct ynode *n)
+{
+	if (n->type != YT_TAGGED)
+		return n->type;
+	if (yjson_is(n, YT_NULL, "null"))
+		return YT_NULL;
+	if (yjson_is(n, YT_BOOL, "bool"))
+		return YT_BOOL;
+	if (yjson_is(n, YT_NUMBER, "int") || yjson_is(n, YT_NUMBER, "float"))
+		return YT_NUMBER;
+	return YT_TAGGED;
+}
+
+/* Whether keys a and b may be one key to go-yaml (decode.go's map, Go's
+ * == on what it resolved them to): two strings of one text; two scalars
+ * of another same type or a tag go-yaml reads (1 and 0x1, yes and true)
+ * are taken to be, never a string and another type. */
+static int ykey_maybe_same(const struct ynode *a, const struct ynode *b)
+{
+	int ta = ykey_type(a), tb = ykey_type(b);
+
+	if (a->kind != YN_SCALAR || b->kind != YN_SCALAR ||
+	    ta == YT_TAGGED || tb == YT_TAGGED)
+		return 1;
+	if (ta != tb)
+		return 0;
+	return ta != YT_STR ||
+	       (a->len == b->len && !memcmp(a->text, b->text, a->len));
+}
+
+/* Whether map m has a pair whose key may be k, or a `<<` (unless
+ * within, it answers yes). */
+static int ymap_may_have(const struct ydoc *d, const struct ynode *m,
+			 const struct ynode *k, uint64_t *budget)
+{
+	const struct ynode *kj;
+	size_t j;
+
+	if (m->kind != YN_MAP)
+		return 1;
+	for (j = 0; j + 1 < m->n_kids; j += 2) {
+		if (!*budget)
+			return 1;
+		--*budget;
+		kj = &d->nodes[m->kids[j]];
+		if ((kj->kind == YN_SCALAR && kj->type == YT_MERGE) ||
+		    ykey_maybe_same(kj, k))
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether a pair of map m after kid index i (a key's; (size_t)-2: all of
+ * them) may replace a pair whose key is k: one whose key may be the same,
+ * or a `<<` of a map (of a list of maps) that may have it (decode.go's
+ * mapping() sets pairs in order, a merge's too, the last winning). */
+static int ylater_over(const struct ydoc *d, const struct ynode *m,
+		       size_t i, const struct ynode *k, uint64_t *budget)
+{
+	const struct ynode *kj, *v;
+	size_t j, u;
+
+	for (j = i + 2; j + 1 < m->n_kids; j += 2) {
+		if (!*budget)
+			return 1;
+		--*budget;
+		kj = &d->nodes[m->kids[j]];
+		v = &d->nodes[m->kids[j + 1]];
+		if (kj->kind != YN_SCALAR || kj->type != YT_MERGE) {
+			if (ykey_maybe_same(kj, k))
+				return 1;
+			continue;
+		}
+		if (v->kind != YN_SEQ) {
+			if (ymap_may_have(d, v, k, budget))
+				return 1;
+			continue;
+		}
+		for (u = 0; u < v->n_kids; u++)
+			if (ymap_may_have(d, &d->nodes[v->kids[u]], k, budget))
+				return 1;
+	}
+	return 0;
+}
+
+/* Pairs ywalk_kept() looks at in one document, at most: past them what
+ * it has not judged is taken as dropped (not told), so a map of 100,000
+ * `.inf`s costs seconds, not its square. */
+#define YKEPT_BUDGET (UINT64_C(1) << 26)
+
+/*
+ * Whether go-yaml keeps the node the walk is at, as written there, in
+ * what it decodes (what sigs.k8s.io/yaml then converts): a pair's value
+ * is dropped when a later pair of its map may have its key, or a `<<`
+ * follows it (decode.go's mapping() sets pairs in order, a merge's too,
+ * the last winning; ylater_over()); a pair `<<` merges, the same in the
+ * map it merges into after the `<<`, and when an earlier map of a `<<`
+ * list has a `<<` or may have its key (merge() reads the list last item
+ * first).  Items, keys and the root are kept.  When unsure it answers
+ * dropped: what it tells kubectl refuses.  A node repeated by an alias
+ * is not judged there.
+ */
+static int ywalk_kept(struct ywalk *w)
+{
+	const struct ydoc *d = w->d;
+	const struct yframe *f, *g;
+	const struct ynode *p, *k, *m;
+	size_t i, j, u;
+
+	for (i = w->depth; i-- > 0;) {
+		f = &w->frame[i];
+		if (f->step != YSTEP_FIELD)
+			continue;
+		p = &d->nodes[f->parent];
+		k = &d->nodes[p->kids[f->slot - 1]];
+		if (ylater_over(d, p, f->slot - 1, k, &w->kept_budget))
+			return 0;
+		/* p merged by a `<<` (of a list): up to the map it merges
+		 * into, and on while that one is merged */
+		for (j = i; j-- > 0 && w->frame[j].step == YSTEP_MERGE;) {
+			g = &w->frame[j];
+			m = &d->nodes[g->parent];
+			if (m->kind == YN_SEQ) {
+				for (u = 0; u < g->slot; u++)
+					if (ymap_may_have(d, &d->nodes[m->kids[u]],
+							  k, &w->kept_budget))
+						return 0;
+				continue;
+			}
+			/* the `<<`'s value is kid g->slot of map m */
+			if (ylater_over(d, m, g->slot - 1, k, &w->kept_budget))
+				return 0;
+		}
+	}
+	return 1;
+}
+
+/* What sigs.k8s.io/yaml refuses in n (ydoc_json_key() for a key, else
+ * ydoc_json_value()), told where the walk is (line: n's, or for a key
+ * that is an alias its value's or its map's) when go-yaml keeps it.  Not
+ * counted among the refusals that stop go-yaml's decoder: it has read
+ * the document by then. */
+static void ywalk_json(struct ywalk *w, const struct ynode *n, int key,
+		       unsigned long line)
+{
+	const char *json = key ? ydoc_json_key(n) : ydoc_json_value(n);
+	char path[YDOC_PATH_MAX];
+	struct ydoc_refusal x;
+	struct ydoc_at at;
+
+	if (!json || w->decoding || !w->fns->refused || !ywalk_kept(w))
+		return;
+	ywalk_path(w, path);
+	at.obj = w->obj;
+	at.path = path;
+	at.line = line;
+	x.n = n;
+	x.key = key;
+	x.tag = NULL;
+	x.resolved = NULL;
+	x.json = json;
+	w->fns->refused(w->fns->arg, &at, &x);
 }
 
 static uint64_t ywalk_kid(struct ywalk *w, const struct ynode *p, size_t i,
@@ -1489,12 +1718,17 @@ static uint64_t ywalk_node(struct ywalk *w, const struct ynode *n,
 		v = &w->d->nodes[n->kids[i + 1]];
 		kin = n->kids[i] == w->next;
 		kc = ywalk_kid(w, n, i, YSTEP_KEY);
+		vin = n->kids[i + 1] == w->next;
 		if (k->kind != YN_SCALAR) {
 			/* decode.go's mapping(): "invalid map key"; an
 			 * alias has no line: its value's, or its map's */
-			vin = n->kids[i + 1] == w->next;
 			ywalk_refused(w, k, 1, NULL, kin ? k->line :
 				      vin ? v->line : n->line);
+		} else if (k->type != YT_MERGE) {
+			/* a null key, or one past int64, is kept in the
+			 * map wherever the map is */
+			ywalk_json(w, k, 1, kin ? k->line :
+				   vin ? v->line : n->line);
 		}
 		if (k->kind == YN_SCALAR && k->type == YT_MERGE) {
 			vc = ywalk_kid(w, n, i + 1, YSTEP_MERGE);
@@ -1557,7 +1791,8 @@ static uint64_t ywalk_kid(struct ywalk *w, const struct ynode *p, size_t i,
 	if (ywalk_enter(w, p, i, step, n, 0, &saved))
 		return 1;
 	refusals = w->refusals;
-	ywalk_scalar(w, n, step == YSTEP_KEY);
+	if (!ywalk_scalar(w, n, step == YSTEP_KEY) && step != YSTEP_KEY)
+		ywalk_json(w, n, 0, n->line);
 	count = ywalk_node(w, n, step == YSTEP_MERGE);
 	ywalk_leave(w, &saved);
 	if (a < d->n_anchors) {
@@ -1806,7 +2041,9 @@ int ydoc_check(const struct ydoc *d, const struct ydoc_check_fns *fns)
 			w->anc[i].slot = UINT32_MAX;
 		}
 	}
-	ywalk_scalar(w, &d->nodes[0], 0);
+	w->kept_budget = YKEPT_BUDGET;
+	if (!ywalk_scalar(w, &d->nodes[0], 0))
+		ywalk_json(w, &d->nodes[0], 0, d->nodes[0].line);
 	ywalk_node(w, &d->nodes[0], 0);
 	if (w->anc && w->aliases) {
 		/* the second walk, from the root written in place: the
@@ -1992,6 +2229,9 @@ static int md_check_value(const struct md_out *o, const struct ynode *k,
 			  "%s", key, v->kind == YN_MAP ? "map" : "list", why);
 		return 1;
 	}
+	/* ydoc_check() tells that kubectl refuses the document */
+	if (ydoc_tag_refused(v) || ydoc_json_value(v))
+		return 1;
 	ydoc_show(val, v);
 	switch (v->type) {
 	case YT_NULL:
@@ -2035,7 +2275,13 @@ static int md_collect(const struct md_out *o, const struct ydoc *d,
 	for (i = 0; i + 1 < map->n_kids; i += 2) {
 		k = &d->nodes[map->kids[i]];
 		v = &d->nodes[map->kids[i + 1]];
-		if (k->kind != YN_SCALAR || strlen(k->text) != k->len) {
+		/* a key that is a list or a map, null or past int64:
+		 * ydoc_check() tells that kubectl refuses the document */
+		if (k->kind != YN_SCALAR || ydoc_json_key(k)) {
+			md->bad = 1;
+			continue;
+		}
+		if (strlen(k->text) != k->len) {
 			md_report(o, k->line, "metadata has a key that is "
 				  "not a plain string: %s", "ScaledObject "
 				  "metadata is map[string]string");

@@ -262,7 +262,26 @@ struct ydoc_refusal {
 	const struct ynode *n;
 	int key;
 	const char *tag, *resolved;
+	/* or, tag and resolved NULL, what sigs.k8s.io/yaml refuses once
+	 * go-yaml has read the document (YAMLToJSON(), kubectl): a key
+	 * null ("nil") or an int past int64 ("uint64": "Unsupported map
+	 * key of type"), a value JSON cannot hold ("+Inf", "-Inf", "NaN":
+	 * "json: unsupported value") */
+	const char *json;
 };
+
+/* Whether n is a scalar whose tag go-yaml's decoder refuses for its text
+ * (ydoc_refusal's resolved): ydoc_check() tells it wherever it is
+ * written, so the checks of one object say nothing more of it (one
+ * finding a problem).  Costs a parse of its text. */
+int ydoc_tag_refused(const struct ynode *n);
+
+/* What sigs.k8s.io/yaml refuses in scalar n as a key ("nil", "uint64")
+ * or a value ("+Inf", "-Inf", "NaN"; ydoc_refusal's json) once go-yaml
+ * has read it, or NULL.  ydoc_check() tells it where go-yaml keeps it;
+ * the checks of one object say nothing more of it. */
+const char *ydoc_json_key(const struct ynode *n);
+const char *ydoc_json_value(const struct ynode *n);
 
 /* A refusal x at at->path (at->line: n's, or for a key that is an
  * alias, having no line of its own, its value's or its map's). */
@@ -288,6 +307,12 @@ struct ydoc_check_fns {
  *   fit its text (ydoc_refusal), told once, where it is written (a key
  *   that is an alias is written as a key there), in every object (what
  *   lint_object() says of them does not say that kubectl refuses);
+ * - each null key or key past int64, and each .inf, -.inf, .nan value
+ *   (ydoc_refusal's json: sigs.k8s.io/yaml refuses them once go-yaml
+ *   has read the document), told where written when go-yaml keeps the
+ *   pair (ywalk_kept(): not when a later key or `<<` may replace it; a
+ *   node an alias repeats judged where written only), in every object;
+ *   not a stop of the decoder;
  * - aliases that expand past go-yaml v2's bound ("document contains
  *   excessive aliasing": more than 100 values read through aliases,
  *   more than 1,000 read, and a share of them read through aliases

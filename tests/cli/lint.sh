@@ -1171,6 +1171,82 @@ status "the same tag fitting" 1
 contains "the same tag fitting: the aliases refused" out "b.s[110]: $RK\
  (\"document contains excessive aliasing\")"
 
+# A key or a tag go-yaml refuses inside an object lint checks is one
+# finding, the refusal: the old lint also said "metadata has a key that is
+# not a plain string", "'x' is tagged !!int, not a string" (trigger
+# metadata) and "q is a tagged value; the CRD wants a string" (spec).
+grep -v '^#' "$FIX/clean.yaml" | sed \
+	-e 's/slotsPerReplica: "32"/slotsPerReplica: !!int x/' \
+	-e 's/serviceTime: "8"/serviceTime: "8"\n        ? [a]\n        : b/' \
+	-e 's/behavior: currentReplicasIfHigher/behavior: !!int q/' \
+	>"$TMP/refused-once.yaml"
+lint "$TMP/refused-once.yaml"
+status "a refusal in a checked object, once" 1
+lines "a refusal in a checked object, once" 3
+lacks "no 'not a plain string' next to it" out "not a plain string"
+lacks "no 'tagged !!int, not a string' next to it" out "not a string: $MSG"
+lacks "no 'a tagged value' next to it" out "is a tagged value"
+has_line "a key that is a list in metadata, once" out "$TMP/refused-once.yaml:29:\
+ ScaledObject llm/chat: spec.triggers[0].metadata: a key that is a list:\
+ $RK (\"invalid map key: []interface {}{...}\"); allowed: a string key"
+has_line "a tag in metadata, once" out "$TMP/refused-once.yaml:31:\
+ ScaledObject llm/chat: spec.triggers[0].metadata.slotsPerReplica: 'x' is\
+ tagged !!int but is a !!str: $RK (\"cannot decode !!str \`x\` as a\
+ !!int\"); $TAGFIX"
+has_line "a tag where the CRD wants a string, once" out\
+ "$TMP/refused-once.yaml:14: ScaledObject llm/chat: spec.fallback.behavior:\
+ 'q' is tagged !!int but is a !!str: $RK (\"cannot decode !!str \`q\` as a\
+ !!int\"); $TAGFIX"
+
+# What sigs.k8s.io/yaml's YAMLToJSON refuses once go-yaml has read the
+# document (kubectl: checked with /tmp/gy3chk): a float JSON cannot hold
+# ("json: unsupported value: +Inf"), a null key or one past int64
+# ("Unsupported map key of type"); the old lint said nothing, or "must be
+# a quoted string" / "unknown field".  What go-yaml drops (a key given
+# again, a pair a later `<<` replaces) is not refused, nor a quoted
+# ".inf", a key `.inf`, or 9223372036854775807.
+JF="allowed: a finite number, or a quoted string"
+{
+	printf 'a: .inf\nb: [1, -.INF]\nc: !!float .NaN\n~: x\n'
+	printf '18446744073709551615: y\nd: {e: .nan, e: 1}\n'
+	printf 'f: {<<: {g: .inf}, g: 2}\nh: ".inf"\n.inf: z\n'
+	printf '9223372036854775807: w\ni: {<<: {j: .inf}}\n'
+} >"$TMP/json.yaml"
+lint "$TMP/json.yaml"
+status "what YAMLToJSON refuses" 1
+lines "what YAMLToJSON refuses" 6
+has_line "an infinite float" out "$TMP/json.yaml:1: a: '.inf' is a float\
+ JSON cannot hold: $RK (\"json: unsupported value: +Inf\"); $JF"
+has_line "-.INF in a list" out "$TMP/json.yaml:2: b[1]: '-.INF' is a float\
+ JSON cannot hold: $RK (\"json: unsupported value: -Inf\"); $JF"
+has_line "!!float .NaN" out "$TMP/json.yaml:3: c: '.NaN' is a float JSON\
+ cannot hold: $RK (\"json: unsupported value: NaN\"); $JF"
+has_line "a null key" out "$TMP/json.yaml:4: (top): the key '~' is null:\
+ $RK (\"Unsupported map key of type: %!s(<nil>), ...\"); allowed: a\
+ string key, quoted if it reads as null"
+has_line "a key past int64" out "$TMP/json.yaml:5: (top): the key\
+ '18446744073709551615' is an int past int64: $RK (\"Unsupported map key\
+ of type: uint64, ...\"); allowed: a string key (quote it)"
+has_line "a merged .inf kept" out "$TMP/json.yaml:11: i.j: '.inf' is a\
+ float JSON cannot hold: $RK (\"json: unsupported value: +Inf\"); $JF"
+# in the objects lint checks: that alone, not "must be a quoted string"
+grep -v '^#' "$FIX/clean.yaml" | sed \
+	-e 's/slotsPerReplica: "32"/slotsPerReplica: .inf/' \
+	-e 's/maxReplicas: "20"/maxReplicas: "20"\n        ~: x/' \
+	-e 's/^  scaleTargetRef:$/  scaleTargetRef:\n    9223372036854775808: x/' \
+	>"$TMP/json-so.yaml"
+lint "$TMP/json-so.yaml"
+status "what YAMLToJSON refuses, in a ScaledObject" 1
+lines "what YAMLToJSON refuses, in a ScaledObject" 3
+contains ".inf in metadata" out "json-so.yaml:30: ScaledObject llm/chat:\
+ spec.triggers[0].metadata.slotsPerReplica: '.inf' is a float JSON cannot\
+ hold"
+contains "a null key in metadata" out "json-so.yaml:32: ScaledObject\
+ llm/chat: spec.triggers[0].metadata: the key '~' is null"
+contains "a key past int64 in spec" out "json-so.yaml:8: ScaledObject\
+ llm/chat: spec.scaleTargetRef: the key '9223372036854775808' is an int\
+ past int64"
+
 # A tag go-yaml does not read the text under (a local `!foo`, a %TAG
 # handle's, `!!set`, `!!merge` over another text) is no tag to it: the
 # text is a string (kubectl reads `!foo 32` as "32"), where the old lint

@@ -1230,7 +1230,7 @@ struct refused_told {
 
 /* ydoc_refused_fn: "LINE:PATH:K:TAG:RESOLVED" for each node told (K "k"
  * for a key, else "v"; TAG and RESOLVED "-" and "list" or "map" for a key
- * that is a collection). */
+ * that is a collection, "-" and JSON for what YAMLToJSON refuses). */
 static void check_refused(void *arg, const struct ydoc_at *at,
 			  const struct ydoc_refusal *x)
 {
@@ -1238,8 +1238,8 @@ static void check_refused(void *arg, const struct ydoc_at *at,
 
 	put(c->t.buf, sizeof(c->t.buf), &c->t.len, "%s%lu:%s:%s:%s:%s",
 	    c->t.len ? "," : "", at->line, at->path, x->key ? "k" : "v",
-	    x->tag ? x->tag : "-", x->resolved ? x->resolved :
-	    x->n->kind == YN_SEQ ? "list" : "map");
+	    x->tag ? x->tag : "-", x->json ? x->json : x->resolved ?
+	    x->resolved : x->n->kind == YN_SEQ ? "list" : "map");
 }
 
 /* ydoc_check() of the len bytes of text tells want: its refusals, '|',
@@ -1267,7 +1267,7 @@ static void check_refused_doc(const char *text, size_t len,
  * !!int"), told once where written.  Each case is go-yaml v2.4.0's, as
  * yaml.Unmarshal() and sigs.k8s.io/yaml's YAMLToJSON() take or refuse
  * it (a scalar key of another type is taken: made a string; a null key
- * YAMLToJSON() refuses, "Unsupported map key", is not told here).
+ * YAMLToJSON() refuses, "Unsupported map key": test_check_json()).
  */
 static void test_check_refused(void **state)
 {
@@ -1289,7 +1289,7 @@ static void test_check_refused(void **state)
 		{ "float", "1e999", "str" }, { "float", "1e-999", NULL },
 		{ "float", ".5_0", NULL }, { "float", "._5", "str" },
 		{ "float", ".5__0", "str" }, { "float", "1_0.5", NULL },
-		{ "float", "-.inf", NULL }, { "float", "yes", "bool" },
+		{ "float", "-.5", NULL }, { "float", "yes", "bool" },
 		{ "bool", "maybe", "str" }, { "bool", "on", NULL },
 		{ "bool", "~", "null" }, { "null", "5", "int" },
 		{ "null", "~", NULL }, { "null", "\"\"", NULL },
@@ -1326,6 +1326,30 @@ static void test_check_refused(void **state)
 	check_refused_doc("!!bool x\n", 9, "1::v:bool:str|");
 	check_refused_doc("a: [1, !!null 0]\nb: {<<: {c: !!int q}}\n", 39,
 			  "1:a[1]:v:null:int,2:b.c:v:int:str|");
+}
+
+/*
+ * What YAMLToJSON() refuses once go-yaml has read the document (checked
+ * with sigs.k8s.io/yaml): .inf, -.inf, .nan values, a null key, a key past
+ * int64; told where go-yaml keeps them, not where a later key or `<<`
+ * replaces the pair; a quoted ".inf", a key .inf and int64's largest are
+ * taken.  Not counted as a stop of the decoder: aliases are still told.
+ */
+static void test_check_json(void **state)
+{
+	static const char y[] =
+		"a: .inf\nb: [1, -.INF]\nc: !!float .NaN\n~: x\n"
+		"18446744073709551615: y\nd: {e: .nan, e: 1}\n"
+		"f: {<<: {g: .inf}, g: 2}\nh: \".inf\"\n.inf: z\n"
+		"9223372036854775807: w\ni: {<<: [{j: 1}, {j: .nan}]}\n"
+		"k: {<<: [{l: .nan}, {j: 1}]}\n!!null '': v\n"
+		"m: {<<: {n: .inf}, o: 1}\np: !foo .inf\n";
+
+	(void)state;
+	check_refused_doc(y, sizeof(y) - 1,
+			  "1:a:v:-:+Inf,2:b[1]:v:-:-Inf,3:c:v:-:NaN,4::k:-:nil,"
+			  "5::k:-:uint64,12:k.l:v:-:NaN,13::k:-:nil,"
+			  "14:m.n:v:-:+Inf|");
 }
 
 /* The decoder stops at a key or a tag it refuses: aliases past it are
@@ -1394,6 +1418,7 @@ int main(void)
 		cmocka_unit_test(test_check_merges),
 		cmocka_unit_test(test_check_aliasing),
 		cmocka_unit_test(test_check_refused),
+		cmocka_unit_test(test_check_json),
 		cmocka_unit_test(test_check_refused_stops),
 	};
 
