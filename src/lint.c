@@ -1029,6 +1029,7 @@ static void lint_up_policies(struct lint *l, const struct lint_obj *o,
 {
 	const struct ynode *pol, *p, *k = NULL;
 	const char *type, *vt, *pt;
+	char ts[YDOC_SHOW_BUF], vs[YDOC_SHOW_BUF], ps[YDOC_SHOW_BUF];
 	unsigned long at = line;
 	long value, period;
 	size_t i, slow = 0, n = 0;
@@ -1059,15 +1060,17 @@ static void lint_up_policies(struct lint *l, const struct lint_obj *o,
 	}
 	if (!first || (!select_min && slow < n))
 		return;
-	vt = ytext(ymap_get_merged(d, first, "value", &k));
-	pt = ytext(ymap_get_merged(d, first, "periodSeconds", NULL));
-	type = ytext(ymap_get_merged(d, first, "type", NULL));
+	/* the policy's own words, shown: type may be any text */
+	vt = ydoc_show(vs, ymap_get_merged(d, first, "value", &k));
+	pt = ydoc_show(ps, ymap_get_merged(d, first, "periodSeconds", NULL));
+	p = ymap_get_merged(d, first, "type", NULL);
+	type = ydoc_show(ts, p);
 	lint_report(l, k ? k->line : at, 1, o, -1, "scaleUp policy {type: %s, "
 		    "value: %s, periodSeconds: %s} lets the HPA add at most "
 		    "%s%s per %s s%s: staffer's jumps (a burst, a shedding "
 		    "boost) land that slowly; allow at least %d%% or %d pods "
 		    "per %d s, the HPA's default", type, vt, pt, vt,
-		    !strcmp(type, "Pods") ? " pod(s)" : "%", pt,
+		    !strcmp(ytext(p), "Pods") ? " pod(s)" : "%", pt,
 		    select_min ? " (selectPolicy Min: the slowest policy wins)" :
 		    "", HPA_UP_PERCENT, HPA_UP_PODS, HPA_UP_PERIOD_S);
 }
@@ -1081,8 +1084,8 @@ static void lint_fallback_behavior(struct lint *l, const struct lint_obj *o,
 	static const char *const fallback[] = { "spec", "fallback", NULL };
 	const struct ynode *fb, *b, *k = NULL, *r;
 	unsigned long at = line;
-	const char *bt, *rt;
-	char who[64] = "";
+	const char *bt;
+	char who[64 + YDOC_SHOW_BUF] = "", rt[YDOC_SHOW_BUF];
 
 	fb = ynn(ypath(d, obj, fallback, &at));
 	if (!fb || fb->kind != YN_MAP)
@@ -1093,10 +1096,10 @@ static void lint_fallback_behavior(struct lint *l, const struct lint_obj *o,
 	if (bt && strcmp(bt, "static") && strcmp(bt, "currentReplicasIfLower"))
 		return;
 	r = ynn(ymap_get_merged(d, fb, "replicas", NULL));
-	rt = ytext(r);
-	if (rt && o->max_known)
+	if (ytext(r) && o->max_known)
 		snprintf(who, sizeof(who), " (%s replicas, where "
-			 "maxReplicaCount allows %ld)", rt, o->max_replicas);
+			 "maxReplicaCount allows %ld)", ydoc_show(rt, r),
+			 o->max_replicas);
 	lint_report(l, k ? k->line : at, 1, o, -1, "spec.fallback has %s%s: "
 		    "during a metrics outage KEDA then sets the fleet to "
 		    "fallback.replicas%s whatever it runs now, and a busy "

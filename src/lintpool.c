@@ -8,8 +8,10 @@
 #include <string.h>
 
 #include "arr.h"
+#include "show.h"
 
 #define LINTPOOL_MSG_MAX 900
+#define LINTPOOL_SHOW_MAX 120   /* characters of a target in a message */
 
 void lintpool_init(struct lintpool *lp)
 {
@@ -171,12 +173,17 @@ void lintpool_check(const struct lintpool *lp, lintpool_report_fn *fn,
 		}
 		o = lintpool_before(lp, i, (int)mate);
 		if (o && t->target[0] && !strcmp(o->target, t->target)) {
+			/* the target as written: shown */
+			char target[LINTPOOL_SHOW_MAX + 4];
+
+			show_escaped(target, LINTPOOL_SHOW_MAX, t->target,
+				     strlen(t->target));
 			lintpool_name(o, other, sizeof(other));
 			snprintf(msg, sizeof(msg), "pool %s scales %s, the "
 				 "target of the model's %s pool (%s): each "
 				 "pool is its own Deployment; point "
 				 "scaleTargetRef at the %s workers",
-				 pool_kind_name(t->kind), t->target,
+				 pool_kind_name(t->kind), target,
 				 pool_kind_name(mate), other,
 				 pool_kind_name(t->kind));
 			fn(arg, t, 0, msg);

@@ -1333,6 +1333,35 @@ contains "pools: input tokens differ" out "$FIX/pools.yaml:97: warning:\
  differs from the model's prefill pool's"
 lines "pools" 6
 
+# ---- the user's bytes in a message: shown, never raw ---------------------
+
+# printable NAME: every line on stdout is printable ASCII.
+printable() {
+	if printf '%s' "$OUT" | LC_ALL=C grep -q '[^ -~]'; then
+		bad "$1: a byte outside printable ASCII"
+	else
+		ok
+	fi
+}
+
+# A value the warnings quote (fallback.replicas, a scaleUp policy's type)
+# and a target the pool pair's error quotes, with bytes past ASCII.
+printf 'apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata:\n  name: chat\n  namespace: llm\nspec:\n  scaleTargetRef:\n    name: chat\n  maxReplicaCount: 40\n  fallback:\n    failureThreshold: 3\n    replicas: 8\357\273\277\n  advanced:\n    horizontalPodAutoscalerConfig:\n      behavior:\n        scaleUp:\n          policies:\n            - type: Pods\302\240\n              value: 1\n              periodSeconds: 60\n  triggers:\n    - type: external\n      metadata:\n        scalerAddress: staffer.keda.svc:9090\n        arrivalRateQuery: sum(rate(x[1m]))\n        serviceTime: "20"\n' >"$TMP/bytes.yaml"
+lint "$TMP/bytes.yaml"
+status "bytes past ASCII in quoted values" 1
+printable "bytes past ASCII in quoted values"
+contains "fallback.replicas shown" out "fallback.replicas\
+ (8\\xef\\xbb\\xbf replicas, where maxReplicaCount allows 40)"
+contains "a policy's type shown" out "scaleUp policy {type: Pods\\xc2\\xa0,\
+ value: 1, periodSeconds: 60}"
+sed 's/name: llama-prefill$/name: llama-pr\xc3\xa9fill/' "$FIX/pools.yaml" \
+	>"$TMP/pools-bytes.yaml"
+lint "$TMP/pools-bytes.yaml"
+status "a pool pair's target past ASCII" 1
+printable "a pool pair's target past ASCII"
+contains "a pool pair's target shown" out "pool decode scales\
+ Deployment/llama-pr\\xc3\\xa9fill, the target"
+
 # ---- usage ----------------------------------------------------------------
 
 lint
