@@ -24,9 +24,11 @@ against a baseline of the same run where the target is a ratio):
              Prometheus' CPU and bytes per query with and without gzip
   prom-pools the same objects unified, then as prefill pools with a TTFT
              target (a prompt-token counter each, a range query of it
-             more), on one Prometheus: its CPU per object per refresh
-             beyond scraping, the pools' over the unified objects', and
-             requests and samples per object by query
+             more), then as the same pools with a fixed peakedness (no
+             range of the tokens), on one Prometheus: its CPU per object
+             per refresh beyond scraping, the pools' over the unified
+             objects', what the tokens' range costs, and requests and
+             samples per object by query
 
     /usr/bin/python3 bench/service.py [--quick] [--only NAME[,NAME]]
         [--compress C] [--prom-objects N] [--prom-windows N] [--out FILE]
@@ -108,12 +110,16 @@ PROM_CONFIGS = [
 PROM_TTL = {"ttl30": 30}
 
 # The prefill pools against a real Prometheus (prom-pools): the same
-# objects as the prometheus scenario's, once unified (its `now` config)
-# and once as the prefill pool of a disaggregated fleet with a TTFT
-# target (docs/pools.md), whose prompt tokens are a counter of its own,
-# POOL_TOKENS a request, scraped and backfilled with the requests'.  The
+# objects as the prometheus scenario's, once unified (its `now` config),
+# once as the prefill pool of a disaggregated fleet with a TTFT target
+# (docs/pools.md), whose prompt tokens are a counter of its own,
+# POOL_TOKENS a request, scraped and backfilled with the requests', and
+# once as the same pool with its peakedness fixed (POOL_FIXED).  The
 # pool's `peakedness: auto` (the default) adds a range query of
-# inputTokenRateQuery (src/decide.c, decide_token_query_cold()).
+# inputTokenRateQuery (src/decide.c, decide_token_query_cold()); a fixed
+# one asks no such range, while the arrivals' range stays (the forecast's,
+# coldStartSeconds 120 by default) and the instant token rate is asked
+# at every refresh instead of read from the range's newest point.
 POOL_TOKENS = 2000       # prompt tokens a request
 POOL_TOKEN_QUERY = 'sum(rate(bench_prompt_tokens_total{obj="obj-{i}"}[1m]))'
 POOL_META = [("pool", "prefill"),
@@ -121,7 +127,20 @@ POOL_META = [("pool", "prefill"),
              ("prefillTokensPerSecond", "1000"),    # C: W = 2 s a request
              ("ttftTargetSeconds", "4"),
              ("serviceTime", "")]   # staffer-load's own, left out
+# The same pool without the tokens' range: z fixed at 1, what `auto`
+# measures on these steady series, so the answers are the same
+POOL_FIXED = [("peakedness", "1")]
 POOL_REFRESH_S = 15      # a refresh: the forecast range's step, one tail
+# prom-pools' configs, in the order they run: (kind, what, metadata
+# beyond staffer-load's own); the pools' expectations from calc with it
+POOL_KINDS = [
+    ("unified", "unified objects (the prometheus scenario's)", None),
+    ("prefill", "prefill pools with ttftTargetSeconds", POOL_META),
+    ("prefill-fixed", "the same prefill pools with peakedness 1, no "
+     "range of inputTokenRateQuery", POOL_META + POOL_FIXED)]
+# how the report names them
+POOL_LABEL = {"unified": "unified", "prefill": "prefill, z auto",
+              "prefill-fixed": "prefill, z fixed"}
 
 _procs = []
 _proms = []     # Prometheus dirs to stop (scripts/prometheus.sh)
@@ -542,16 +561,17 @@ def expected_targets():
     return out
 
 
-def expected_pool_targets():
-    """GetMetrics' answer of a prefill pool (POOL_META) for each of the 8
-    rates, from `staffer calc`: the model on the true request and token
-    rates with their steady series (the forecast's range, 41 points at
-    15 s, and inputTokenRateQuery's range at the same step), as the
-    backfilled history and the scrapes give them.  The series matter: on
-    a steady one the peakedness is measured (1) rather than taken at
-    peakednessMax, as calc takes it without one."""
+def expected_pool_targets(meta=POOL_META):
+    """GetMetrics' answer of a prefill pool (meta: POOL_META, or that and
+    POOL_FIXED) for each of the 8 rates, from `staffer calc`: the model
+    on the true request and token rates with their steady series (the
+    forecast's range, 41 points at 15 s, and inputTokenRateQuery's range
+    at the same step), as the backfilled history and the scrapes give
+    them.  The series matter: on a steady one the peakedness is measured
+    (1) rather than taken at peakednessMax, as calc takes it without
+    one; a fixed peakedness takes its value whatever the series."""
     out = []
-    kv = ["%s=%s" % (k, v) for k, v in POOL_META
+    kv = ["%s=%s" % (k, v) for k, v in meta
           if v and not k.endswith("Query")]
     for i in range(8):
         r = backend_rate(i)
@@ -732,14 +752,17 @@ def sc_prom_pools(b, P):
     """KEDA's cycle against a real Prometheus whose history and scrapes
     have a prompt-token counter per object beside its request counter:
     P["pool_objects"] unified objects (the prometheus scenario's `now`),
-    then as many prefill pools with a TTFT target (POOL_META), each kind
-    in a staffer of its own at the defaults on the same Prometheus, with
-    P["pool_windows"] CPU windows and one query-log window each (as
-    prom_config()).  Prometheus' CPU when only scraping is measured
-    before, between and after, for the CPU beyond it."""
+    then as many prefill pools with a TTFT target (POOL_META), then the
+    same pools with a fixed peakedness (POOL_FIXED: no range of the token
+    query), each kind (POOL_KINDS) in a staffer of its own at the
+    defaults on the same Prometheus, with P["pool_windows"] CPU windows
+    and one query-log window each (as prom_config()).  Prometheus' CPU
+    when only scraping is measured before, between and after, for the
+    CPU beyond it."""
     n = P["pool_objects"]
-    log("prom-pools: %d objects, unified then prefill pools, %d s of request "
-        "and token history backfilled" % (n, PROM_HISTORY_S))
+    log("prom-pools: %d objects, unified then prefill pools with the "
+        "tokens' z measured and fixed, %d s of request and token history "
+        "backfilled" % (n, PROM_HISTORY_S))
     t = time.monotonic()
     # off the grid: a prefill pool's W is its instant token rate over λ
     # (the forecast range's newest point, or λ's own instant read), and a
@@ -754,16 +777,14 @@ def sc_prom_pools(b, P):
                                ["", "", "?"])[2]
         log("prom-pools: ready in %.0f s (pid %d)" % (time.monotonic() - t,
                                                       pr.pid))
-        out["expect"] = {"unified": expected_targets(),
-                         "prefill": expected_pool_targets()}
-        meta = []
-        for k, v in POOL_META:
-            meta += ["--meta", "%s=%s" % (k, v)]
+        out["expect"] = {name: expected_pool_targets(kv) if kv else
+                         expected_targets() for name, _, kv in POOL_KINDS}
         time.sleep(2)
         out["idle"].append(prom_idle_cores(pr, P["prom_idle"]))
-        for name, what, more in (
-                ("unified", "unified objects (the prometheus scenario's)", []),
-                ("prefill", "prefill pools with ttftTargetSeconds", meta)):
+        for name, what, kv in POOL_KINDS:
+            more = []
+            for k, v in kv or ():
+                more += ["--meta", "%s=%s" % (k, v)]
             log("prom-pools: %s, %d windows of %d s" % (
                 what, P["pool_windows"], P["prom_window"]))
             out["configs"].append(prom_config(
@@ -1341,25 +1362,34 @@ def report(R, P, meta):
         raw.append("### Prefill pools against a real Prometheus (`prom-pools`)\n")
         raw.append(
             "%d ScaledObjects as in `prometheus` (`arrivalRateQuery: %s`, KEDA's "
-            "cycle in real time, staffer at its defaults), run twice on one "
-            "Prometheus %s: first unified (`serviceTime: 10`), then each the "
-            "prefill pool of a disaggregated fleet (%s), whose "
-            "`peakedness: auto` adds a range query of `inputTokenRateQuery` "
-            "(the last forecastWindowSeconds at the forecast's step). "
+            "cycle in real time, staffer at its defaults), run three times on "
+            "one Prometheus %s, in this order: first unified (`serviceTime: "
+            "10`); then each the prefill pool of a disaggregated fleet (%s), "
+            "whose `peakedness: auto` adds a range query of "
+            "`inputTokenRateQuery` (the last forecastWindowSeconds at the "
+            "forecast's step) for the prompt tokens' z (*z auto*); then the "
+            "same pools with %s (*z fixed*), which asks no range of "
+            "`inputTokenRateQuery` and reads the instant token rate with its "
+            "own query at every refresh instead of from that range's newest "
+            "point (the arrivals' range stays: the forecast's). "
             "Prometheus scrapes %d request counters and %d prompt-token "
             "counters (%d tokens a request) every %d s, with %d s of both "
             "backfilled. Answers checked against `staffer calc` (unified: on "
-            "the true rate, %s; prefill: on the true rates with their steady "
-            "41-point series, %s). Prometheus' CPU when only scraping, before, "
-            "between and after the two: %s cores; 'beyond scraping' takes off "
-            "the mean of the readings either side of a config, and 'per "
+            "the true rate, %s; prefill, z auto: on the true rates with their "
+            "steady 41-point series, %s; z fixed, the same with its "
+            "metadata, %s). Prometheus' CPU when only scraping, before, "
+            "between and after the three: %s cores; 'beyond scraping' takes "
+            "off the mean of the readings either side of a config, and 'per "
             "object per refresh' is that in CPU ms × %d s / %d objects.\n" % (
                 n, PROM_QUERY.replace("{i}", "I"), X.get("prom_version", ""),
                 ", ".join("`%s: %s`" % (k, v.replace("{i}", "I"))
                           for k, v in POOL_META if v),
+                ", ".join('`%s: "%s"`' % kv for kv in POOL_FIXED),
                 n, n, POOL_TOKENS, PROM_SCRAPE_S, PROM_HISTORY_S,
                 ", ".join(str(e) for e in X["expect"]["unified"]),
                 ", ".join(str(e) for e in X["expect"]["prefill"]),
+                ", ".join(str(e) for e in
+                          X["expect"].get("prefill-fixed", [])) or "-",
                 " / ".join(f(x, 3) for x in X["idle"]), POOL_REFRESH_S, n))
         table_head(raw, ["objects", "window", "bursts", "errors", "wrong",
                          "first call p50 / p99 / max ms", "staffer CPU",
@@ -1371,7 +1401,8 @@ def report(R, P, meta):
             for d, per in zip(c["windows"], st[k]["per_window"]):
                 raw.append("| %s | %d | %d | %d | %d | %.3f / %.3f / %.1f | %.2f | "
                            "%.3f | %.3f | %.4f | %.2f |" % (
-                               k, d["window"], d["bursts"], d["errors"],
+                               POOL_LABEL.get(k, k), d["window"], d["bursts"],
+                               d["errors"],
                                d.get("wrong", 0), d["first_p50_ms"],
                                d["first_p99_ms"], d["first_max_ms"],
                                d["server_cpu"], d["backend_cpu"],
@@ -1385,13 +1416,14 @@ def report(R, P, meta):
                          "samples, arrivals / tokens", "points per range "
                          "request", "answers failed / not the model's / all"],
                    left=("objects",))
-        for k in ("unified", "prefill"):
+        for k, _, _ in POOL_KINDS:
             if k not in st:
                 continue
             x = st[k]
             raw.append("| %s | %.0f | %.0f / %.0f | %.0f / %.0f | %.0f | "
                        "%.0f / %.0f | %s | %d / %d / %d |" % (
-                           k, x["req"], x["req_arrival_instant"],
+                           POOL_LABEL.get(k, k), x["req"],
+                           x["req_arrival_instant"],
                            x["req_arrival_range"], x["req_tokens_instant"],
                            x["req_tokens_range"], x["smp"],
                            x["smp_arrival_instant"] + x["smp_arrival_range"],
@@ -1407,27 +1439,60 @@ def report(R, P, meta):
             "rate() read that misses its minute's newest sample (a scrape "
             "more than 1.5 s late) extrapolates half a step and reads about "
             "0.8 of the rate; a unified object's answer only moves with λ, "
-            "which the hold covers, while a pool's follows W. So 'not the "
-            "model's' counts answers that moved so; failed calls are "
-            "errors.\n")
-        u, p_ = st.get("unified"), st.get("prefill")
-        if u and p_:
-            ratio = p_["per"] / u["per"] if u["per"] else float("nan")
-            pairs = [a / b_ for a, b_ in zip(p_["per_window"], u["per_window"])
+            "which the hold covers, while a pool's follows W (with z auto "
+            "or fixed alike). So 'not the model's' counts answers that "
+            "moved so; failed calls are errors.\n")
+        u = st.get("unified")
+
+        def against(x):
+            """A pool config's CPU per object per refresh over the unified
+            objects': the ratio of the medians, and window by window."""
+            ratio = x["per"] / u["per"] if u["per"] else float("nan")
+            pairs = [a / b_ for a, b_ in zip(x["per_window"], u["per_window"])
                      if b_]
+            return ratio, " / ".join(f(r) for r in pairs) or "-"
+
+        for k, what in (
+                ("prefill", "a prefill pool with a TTFT target (z auto: "
+                 "the prompt tokens' z measured on a range of "
+                 "inputTokenRateQuery)"),
+                ("prefill-fixed", "the same prefill pool with %s (z fixed: "
+                 "no range of inputTokenRateQuery)" % ", ".join(
+                     '`%s: "%s"`' % kv for kv in POOL_FIXED))):
+            x = st.get(k)
+            if not (u and x):
+                continue
+            ratio, pairs = against(x)
             rows26.append((
-                "a prefill pool with a TTFT target against a unified object, "
-                "%d of each on the same Prometheus: its CPU per object per "
-                "refresh, beyond scraping" % n,
+                "%s against a unified object, %d of each on the same "
+                "Prometheus: its CPU per object per refresh, beyond "
+                "scraping" % (what, n),
                 "**%sx** (%s against %s ms; window by window %s); %s against "
                 "%s requests and %s against %s samples per object per hour; "
                 "%d calls failed; answers not the model's on the true rates: "
-                "%d of %d unified, %d of %d prefill" % (
-                    f(ratio), f(p_["per"], 4), f(u["per"], 4),
-                    " / ".join(f(x) for x in pairs) or "-",
-                    f(p_["req"], 0), f(u["req"], 0), f(p_["smp"], 0),
-                    f(u["smp"], 0), p_["failed"] + u["failed"], u["off"],
-                    u["answers"], p_["off"], p_["answers"]),
+                "%d of %d unified, %d of %d %s" % (
+                    f(ratio), f(x["per"], 4), f(u["per"], 4), pairs,
+                    f(x["req"], 0), f(u["req"], 0), f(x["smp"], 0),
+                    f(u["smp"], 0), x["failed"] + u["failed"], u["off"],
+                    u["answers"], x["off"], x["answers"], POOL_LABEL[k]),
+                "(no target)", ""))
+        p_, z = st.get("prefill"), st.get("prefill-fixed")
+        if u and p_ and z:
+            rows26.append((
+                "what the prompt tokens' range costs: a prefill pool with z "
+                "auto less the same with z fixed, %d objects each" % n,
+                "**%s ms** of Prometheus' CPU per object per refresh (z "
+                "auto's %s against z fixed's %s ms, %sx; against a unified "
+                "object's: z fixed %sx, z auto %sx); %s requests and %s "
+                "samples per object per hour (%s against %s; %s against "
+                "%s)" % (
+                    f(p_["per"] - z["per"], 4), f(p_["per"], 4),
+                    f(z["per"], 4),
+                    f(p_["per"] / z["per"]) if z["per"] else "n/a",
+                    f(against(z)[0]), f(against(p_)[0]),
+                    f(p_["req"] - z["req"], 0), f(p_["smp"] - z["smp"], 0),
+                    f(p_["req"], 0), f(z["req"], 0), f(p_["smp"], 0),
+                    f(z["smp"], 0)),
                 "(no target)", ""))
 
     # -- decision log

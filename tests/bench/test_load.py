@@ -244,15 +244,24 @@ def t_meta(b):
 def t_prom_pools(R):
     """The prom-pools scenario, small: 40 unified objects, then 40 prefill
     pools with a TTFT target, each with a token query of its own
-    (staffer-load --meta with {i}), on a real Prometheus with token
-    history; every answer as `staffer calc` says, the token range asked
-    for every pool object and never for a unified one."""
+    (staffer-load --meta with {i}), then the same pools with a fixed
+    peakedness, on a real Prometheus with token history; every answer as
+    `staffer calc` says, the token range asked for every pool object with
+    z auto, never with z fixed, and never a token query for a unified
+    one; z fixed costs fewer requests and samples than z auto."""
     P = {"pool_objects": 40, "pool_windows": 1, "prom_idle": 1,
-         "prom_warmup": 5, "prom_window": 10, "prom_count": 15}
+         "prom_warmup": 5, "prom_window": 10, "prom_count": 30}
     X = sv.sc_prom_pools(None, P)
+    check("prom-pools: three configs ran, in order",
+          [c["kind"] for c in X["configs"]] ==
+          ["unified", "prefill", "prefill-fixed"] and len(X["idle"]) == 4,
+          [c.get("kind") for c in X["configs"]])
     check("prom-pools: a prefill pool's answers differ from the unified "
           "ones' (the expectation is the pool's)",
           X["expect"]["prefill"] != X["expect"]["unified"], X["expect"])
+    check("prom-pools: z fixed at 1 answers as z measured on steady series "
+          "(calc says so)",
+          X["expect"]["prefill-fixed"] == X["expect"]["prefill"], X["expect"])
     for c in X["configs"]:
         w = c["windows"][0]
         check("prom-pools: %s: bursts answered, no call failed" % c["kind"],
@@ -260,24 +269,42 @@ def t_prom_pools(R):
                                        c["windows"] + c["count_window"]),
               c["windows"] + c["count_window"])
     st = sv.pool_stats(X)
-    u, p = st["unified"], st["prefill"]
+    u, p, z = st["unified"], st["prefill"], st["prefill-fixed"]
     check("prom-pools: unified answers all the model's", u["off"] == 0, u)
     # a prefill pool's W reads two counters at two instants, unheld: a
     # late scrape moves some answers (the report says so); objects that
     # were not pools would miss every one (9 to 30 against 4 to 8)
-    check("prom-pools: prefill answers the pool model's, but on late scrapes",
-          p["answers"] > 40 and p["off"] < p["answers"], p)
+    for name, x in (("prefill", p), ("prefill-fixed", z)):
+        check("prom-pools: %s answers the pool model's, but on late scrapes"
+              % name, x["answers"] > 40 and x["off"] < x["answers"], x)
     check("prom-pools: unified objects never ask for tokens",
           u["req_tokens_range"] == 0 and u["req_tokens_instant"] == 0, u)
-    # in 15 s, one tail of each object's token range at least (40 an
-    # object an hour... 240 at one a refresh)
-    toks = [x for x in X["configs"][1]["log"]
+    # in 30 s, two tails of each object's token range (240 an object an
+    # hour, one a refresh)
+    by = dict((c["kind"], c) for c in X["configs"])
+    toks = [x for x in by["prefill"]["log"]
             if "bench_prompt_tokens_total" in x[1]]
     objs = set(x[1] for x in toks if x[0].endswith("query_range"))
     check("prom-pools: the token range asked for each pool object",
           len(objs) == 40 and all(x[3] > 0 for x in toks), (len(objs), toks[:3]))
+    # z fixed: no token range, the token rate's instant query for each
+    # object instead (one a refresh, about 210 an hour), the arrivals'
+    # range as with z auto (the forecast's)
+    toks = [x for x in by["prefill-fixed"]["log"]
+            if "bench_prompt_tokens_total" in x[1]]
+    objs = set(x[1] for x in toks)
+    check("prom-pools: z fixed asks no token range, the token rate for "
+          "each pool object",
+          z["req_tokens_range"] == 0 and len(objs) == 40 and
+          all(x[3] > 0 for x in toks) and z["req_tokens_instant"] > 100,
+          (z, toks[:3]))
+    check("prom-pools: z fixed keeps the arrivals' range",
+          z["req_arrival_range"] > 0.8 * p["req_arrival_range"], (z, p))
+    check("prom-pools: z fixed asks fewer requests and samples than z auto",
+          z["req"] < p["req"] and z["smp"] < 0.8 * p["smp"] and
+          z["smp_tokens_range"] == 0, (z["req"], p["req"], z["smp"], p["smp"]))
     check("prom-pools: CPU per object per refresh read",
-          u["per"] >= 0 and p["per"] >= 0 and len(X["idle"]) == 3, st)
+          all(x["per"] >= 0 for x in (u, p, z)), st)
     R["prom-pools"] = X
 
 
@@ -443,8 +470,11 @@ def t_report(R):
           "answers unchanged" in text, text[:2000])
     if "prom-pools" in R:
         check("report: prom-pools' ratio and tables",
-              "a prefill pool with a TTFT target against a unified object" in
-              text and "### Prefill pools against a real Prometheus" in text,
+              "a prefill pool with a TTFT target (z auto" in text and
+              "the same prefill pool with `peakedness: \"1\"` (z fixed" in
+              text and "what the prompt tokens' range costs" in text and
+              "| prefill, z fixed |" in text and
+              "### Prefill pools against a real Prometheus" in text,
               text[-3000:])
 
 
