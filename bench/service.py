@@ -35,8 +35,8 @@ against a baseline of the same run where the target is a ratio):
 
 BENCH_QUICK=1 is --quick: one repetition, short windows, a smaller and
 time-compressed KEDA cycle (a smoke run, not a result).  Progress goes to
-stderr.  About 24 minutes on 2 cores (more when a scenario measured on a
-busy machine runs again; prom-pools alone about 8); --quick about 7.
+stderr.  About 27 minutes on 2 cores (more when a scenario measured on a
+busy machine runs again; prom-pools alone about 11); --quick about 7.
 --prom-objects N scales both Prometheus scenarios (a smoke run of
 prom-pools: --quick --only prom-pools --prom-objects 300, about 3).
 """
