@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "show.h"
+#include "ycheck.h"
 
 #define CRD_PATH_MAX YDOC_PATH_MAX  /* bytes of a field path in a message */
 #define CRD_NAME_DIST 3           /* farthest "did you mean" hint */

@@ -91,6 +91,7 @@
 #include "opt.h"
 #include "promql.h"
 #include "show.h"
+#include "ycheck.h"
 #include "ydoc.h"
 
 #define LINT_LINE_MAX 1024         /* one finding, without FILE:LINE */

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "check.h"
+#include "ycheck.h"
 #include "ydoc.h"
 
 /* The first document of text, which must read. */
