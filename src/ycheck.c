@@ -224,6 +224,20 @@ static void ywalk_bad_merges(struct ywalk *w, const struct ynode *n)
 	}
 }
 
+/* Tell x (fns->refused, set) with the walk's object and path, at line. */
+static void ywalk_tell(struct ywalk *w, unsigned long line,
+		       const struct ydoc_refusal *x)
+{
+	char path[YDOC_PATH_MAX];
+	struct ydoc_at at;
+
+	ywalk_path(w, path);
+	at.obj = w->obj;
+	at.path = path;
+	at.line = line;
+	w->fns->refused(w->fns->arg, &at, x);
+}
+
 /* A node go-yaml's decoder refuses, n, where the walk is (its line:
  * line): counted, and told (fns->refused) with the walk's object and
  * path.  key: n is a key; resolved NULL: a key that is a list or a map,
@@ -232,24 +246,18 @@ static void ywalk_refused(struct ywalk *w, const struct ynode *n, int key,
 			  const char *resolved, unsigned long line)
 {
 	static const char prefix[] = "tag:yaml.org,2002:";
-	char path[YDOC_PATH_MAX];
 	struct ydoc_refusal x;
-	struct ydoc_at at;
 
 	w->refusals++;
 	if (!w->fns->refused)
 		return;
-	ywalk_path(w, path);
-	at.obj = w->obj;
-	at.path = path;
-	at.line = line;
 	x.n = n;
 	x.key = key;
 	x.resolved = resolved;
 	/* ytag_misfit() answers only for the standard tags */
 	x.tag = resolved ? ytag(n) + sizeof(prefix) - 1 : NULL;
 	x.json = NULL;
-	w->fns->refused(w->fns->arg, &at, &x);
+	ywalk_tell(w, line, &x);
 }
 
 /* The tag of scalar n, written where the walk is, as go-yaml's decoder
@@ -477,22 +485,16 @@ static void ywalk_json(struct ywalk *w, const struct ynode *n, int key,
 		       unsigned long line)
 {
 	const char *json = key ? ydoc_json_key(n) : ydoc_json_value(n);
-	char path[YDOC_PATH_MAX];
 	struct ydoc_refusal x;
-	struct ydoc_at at;
 
 	if (!json || w->decoding || !w->fns->refused || !ywalk_kept(w))
 		return;
-	ywalk_path(w, path);
-	at.obj = w->obj;
-	at.path = path;
-	at.line = line;
 	x.n = n;
 	x.key = key;
 	x.tag = NULL;
 	x.resolved = NULL;
 	x.json = json;
-	w->fns->refused(w->fns->arg, &at, &x);
+	ywalk_tell(w, line, &x);
 }
 
 static uint64_t ywalk_kid(struct ywalk *w, const struct ynode *p, size_t i,
