@@ -269,9 +269,14 @@ def t_range_derived(c):
     for x in (r, s, res["aligning"][1]):
         assert x["raced"] <= 0.1 * x["instants"], x
     # the step-dependent backend: found out, nothing derived from it,
-    # no instant taken from its ranges
+    # no instant taken from its ranges.  from_range is fetch.c's own count
+    # of instants taken from a range, the alone query's included;
+    # alone_from_range counts by time (an instant on its range's grid),
+    # which an instant query Prometheus evaluated at a grid instant also
+    # matches (1 of 78 in one run on a loaded machine), so it bounds the
+    # other case from below and is not asserted here
     assert s["off"] >= 1 and s["derived"] == 0, s
-    assert s["from_range"] == 0 and s["alone_from_range"] == 0, s
+    assert s["from_range"] == 0, s
     assert s["rounds"] >= 10, s
     # the aligning one: after the first round's whole fetches, on phase
     # 0, extended, derived and read as before
