@@ -1468,14 +1468,15 @@ static void lint_doc_refused(void *arg, const struct ydoc_at *at,
 	if (!lint_doc_tell(c, &c->refused, "keys and tags", at))
 		return;
 	if (x->json && x->key) {
+		int null = !strcmp(x->json, "nil");
+
 		ydoc_show(val, x->n);
 		snprintf(msg, sizeof(msg), "%s: the key '%s' is %s: kubectl "
 			 "refuses the whole document (\"Unsupported map key "
 			 "of type: %s, ...\"); allowed: a string key%s", path,
-			 val, strcmp(x->json, "nil") ? "an int past int64" :
-			 "null", strcmp(x->json, "nil") ? "uint64" :
-			 "%!s(<nil>)", strcmp(x->json, "nil") ? " (quote it)" :
-			 ", quoted if it reads as null");
+			 val, null ? "null" : "an int past int64",
+			 null ? "%!s(<nil>)" : "uint64",
+			 null ? ", quoted if it reads as null" : " (quote it)");
 	} else if (x->json) {
 		ydoc_show(val, x->n);
 		snprintf(msg, sizeof(msg), "%s: '%s' is a float JSON cannot "

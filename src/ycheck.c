@@ -245,7 +245,6 @@ static void ywalk_tell(struct ywalk *w, unsigned long line,
 static void ywalk_refused(struct ywalk *w, const struct ynode *n, int key,
 			  const char *resolved, unsigned long line)
 {
-	static const char prefix[] = "tag:yaml.org,2002:";
 	struct ydoc_refusal x;
 
 	w->refusals++;
@@ -255,7 +254,7 @@ static void ywalk_refused(struct ywalk *w, const struct ynode *n, int key,
 	x.key = key;
 	x.resolved = resolved;
 	/* ytag_misfit() answers only for the standard tags */
-	x.tag = resolved ? ytag(n) + sizeof(prefix) - 1 : NULL;
+	x.tag = resolved ? ytag_std(ytag(n)) : NULL;
 	x.json = NULL;
 	ywalk_tell(w, line, &x);
 }
@@ -288,15 +287,14 @@ int ydoc_tag_refused(const struct ynode *n)
 static int yjson_is(const struct ynode *n, enum yn_type type,
 		    const char *tag)
 {
-	static const char prefix[] = "tag:yaml.org,2002:";
+	const char *t;
 
 	if (!n || n->kind != YN_SCALAR)
 		return 0;
 	if (n->type == type)
 		return 1;
-	return n->type == YT_TAGGED &&
-	       !strncmp(ytag(n), prefix, sizeof(prefix) - 1) &&
-	       !strcmp(ytag(n) + sizeof(prefix) - 1, tag) &&
+	t = ytag_std(ytag(n));
+	return n->type == YT_TAGGED && t && !strcmp(t, tag) &&
 	       !ytag_misfit(ytag(n), n->text, n->len);
 }
 

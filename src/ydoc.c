@@ -339,9 +339,17 @@ static int ygo_float(const char *s)
 	return !(errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL));
 }
 
-const char *ytag_misfit(const char *tag, const char *text, size_t len)
+const char *ytag_std(const char *tag)
 {
 	static const char prefix[] = "tag:yaml.org,2002:";
+
+	if (!tag || strncmp(tag, prefix, sizeof(prefix) - 1))
+		return NULL;
+	return tag + sizeof(prefix) - 1;
+}
+
+const char *ytag_misfit(const char *tag, const char *text, size_t len)
+{
 	static const char *const checked[] = {
 		"bool", "int", "float", "null", "timestamp", NULL };
 	const char *t, *r = "str";
@@ -349,10 +357,8 @@ const char *ytag_misfit(const char *tag, const char *text, size_t len)
 	size_t i, o;
 	int in;
 
-	if (!tag || strncmp(tag, prefix, sizeof(prefix) - 1))
-		return NULL;
-	t = tag + sizeof(prefix) - 1;
-	if (!ydoc_word_in(t, checked))
+	t = ytag_std(tag);
+	if (!t || !ydoc_word_in(t, checked))
 		return NULL;
 	/* a NUL in the text: no word, number or date; a string */
 	if (strlen(text) != len)
@@ -409,12 +415,11 @@ const char *ytag_misfit(const char *tag, const char *text, size_t len)
  * reads `!foo 5` as "5". */
 static int ytag_read(const char *tag)
 {
-	static const char prefix[] = "tag:yaml.org,2002:";
 	static const char *const read[] = {
 		"bool", "int", "float", "null", "timestamp", "binary", NULL };
+	const char *t = ytag_std(tag);
 
-	return !strncmp(tag, prefix, sizeof(prefix) - 1) &&
-	       ydoc_word_in(tag + sizeof(prefix) - 1, read);
+	return t && ydoc_word_in(t, read);
 }
 
 /* The type of a scalar event's value, tags first.  A `<<` is a merge
@@ -1293,11 +1298,9 @@ size_t ydoc_md_find(const struct ydoc_md *md, const char *key)
  * be shown as !!int); any other tag as it is. */
 static const char *ytag_short(const char *tag)
 {
-	static const char prefix[] = "tag:yaml.org,2002:";
+	const char *t = ytag_std(tag);
 
-	if (!strncmp(tag, prefix, sizeof(prefix) - 1))
-		return tag + sizeof(prefix) - 1;
-	return tag;
+	return t ? t : tag;
 }
 
 /* Who is told about problems in one trigger's metadata. */

@@ -16,6 +16,10 @@
 
 #include "ydoc.h"
 
+/* A standard tag's name after its prefix ("int" for tag:yaml.org,2002:int,
+ * written !!int), or NULL for any other tag and for NULL. */
+const char *ytag_std(const char *tag);
+
 /* go-yaml v2's fixed words that read as a float (resolve.go's table:
  * .nan, .inf and -.inf, and their other cases), NULL-terminated, for
  * ydoc_word_in(). */
