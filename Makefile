@@ -76,7 +76,7 @@ else
 Q = @
 endif
 
-.PHONY: all deps test unit integration demo bench bench-service bench-split clean lint valgrind py FORCE \
+.PHONY: all deps test unit integration demo bench bench-service bench-split clean lint valgrind fuzz py FORCE \
 	image chart-package release
 # Keep the generated protobuf-c sources: they are inputs, not leftovers.
 .SECONDARY:
@@ -320,6 +320,15 @@ release: deps
 
 valgrind: $(B)/staffer
 	@tests/integration/valgrind.sh
+
+# A long run of the fuzz suite on a seed no run has used (tests/README.md):
+# `make test` runs few iterations on the fixed seed; run this nightly.
+# FUZZ_SEED, FUZZ_ITERS and FUZZ_ONLY pass through.
+fuzz: $(B)/tests/test_fuzz
+	@seed=$${FUZZ_SEED:-0x$$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')}; \
+		echo "fuzz: FUZZ_SEED=$$seed FUZZ_ITERS=$${FUZZ_ITERS:-200000}"; \
+		FUZZ_SEED=$$seed FUZZ_ITERS=$${FUZZ_ITERS:-200000} \
+		$(B)/tests/test_fuzz
 
 # The example ScaledObjects, checked the way a user checks theirs.
 lint: $(B)/staffer
