@@ -52,8 +52,8 @@ SVC_SRC  = src/config.c src/prom.c src/secret.c src/fprint.c src/stab.c \
            src/serve.c src/health.c src/declog.c
 # the tools: calc, explain, lint and what they read (YAML, the CRD, history)
 TOOL_SRC = src/opt.c src/report.c src/calc.c src/explain.c src/ydoc.c \
-           src/ycheck.c src/trigsel.c src/lint.c src/lintpool.c src/crd.c \
-           src/tunehist.c src/ask.c
+           src/ycheck.c src/gostd.c src/trigsel.c src/lint.c src/lintpool.c \
+           src/crd.c src/tunehist.c src/ask.c
 # the closed-loop simulator (src/sim/) and the subcommands that drive it
 SIM_SRC  = src/sim/simrng.c src/sim/simheap.c src/sim/simroute.c \
            src/sim/clients.c src/sim/simsort.c \
