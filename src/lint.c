@@ -46,7 +46,8 @@
  *             kind, a ScaledObject without a staffer trigger), a key
  *             that is a list or a map ("invalid map key") and a tag that
  *             does not fit its value ("cannot decode !!str `x` as a
- *             !!int") anywhere, and aliases that expand past go-yaml's
+ *             !!int", "!!binary value contains invalid base64 data")
+ *             anywhere, and aliases that expand past go-yaml's
  *             bound ("document contains excessive aliasing"), as
  *             "FILE:LINE: KIND NS/NAME: PATH: MESSAGE".
  *
@@ -1454,9 +1455,10 @@ static void lint_doc_aliasing(void *arg, const struct ydoc_at *at,
 
 /* ydoc_refused_fn: go-yaml's decoder, so kubectl, refuses the whole
  * document for a key that is a list or a map, or a tag that does not
- * fit its value; told where it is written, in go-yaml's words (the
- * value in them cut as lint shows values; go-yaml writes a key out in
- * Go's syntax, which lint does not, so "{...}"). */
+ * fit its value (a !!binary that is not base64); told where it is
+ * written, in go-yaml's words (the value in them cut as lint shows
+ * values; go-yaml writes a key out in Go's syntax, which lint does not,
+ * so "{...}"). */
 static void lint_doc_refused(void *arg, const struct ydoc_at *at,
 			     const struct ydoc_refusal *x)
 {
@@ -1483,6 +1485,14 @@ static void lint_doc_refused(void *arg, const struct ydoc_at *at,
 			 "hold: kubectl refuses the whole document (\"json: "
 			 "unsupported value: %s\"); allowed: a finite number, "
 			 "or a quoted string", path, val, x->json);
+	} else if (x->base64) {
+		ydoc_show(val, x->n);
+		snprintf(msg, sizeof(msg), "%s: %s'%s' is tagged !!binary but "
+			 "is not base64: kubectl refuses the whole document "
+			 "(\"!!binary value contains invalid base64 data\"); "
+			 "write base64 padded with '=' to a multiple of 4 "
+			 "characters (no spaces), or leave the tag out", path,
+			 x->key ? "the key " : "", val);
 	} else if (!x->resolved) {
 		snprintf(msg, sizeof(msg), "%s: a key that is a %s: kubectl "
 			 "refuses the whole document (\"invalid map key: "

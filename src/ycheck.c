@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ascii.h"
+#include "gostd.h"
 #include "ydoc_int.h"
 
 /* ---- the whole document, as go-yaml decodes it ------------------------- */
@@ -241,9 +242,11 @@ static void ywalk_tell(struct ywalk *w, unsigned long line,
 /* A node go-yaml's decoder refuses, n, where the walk is (its line:
  * line): counted, and told (fns->refused) with the walk's object and
  * path.  key: n is a key; resolved NULL: a key that is a list or a map,
- * else n's tag does not fit its text, which resolves to that. */
+ * or with base64 a !!binary that is not base64, else n's tag does not
+ * fit its text, which resolves to that. */
 static void ywalk_refused(struct ywalk *w, const struct ynode *n, int key,
-			  const char *resolved, unsigned long line)
+			  const char *resolved, int base64,
+			  unsigned long line)
 {
 	struct ydoc_refusal x;
 
@@ -254,32 +257,47 @@ static void ywalk_refused(struct ywalk *w, const struct ynode *n, int key,
 	x.key = key;
 	x.resolved = resolved;
 	/* ytag_misfit() answers only for the standard tags */
-	x.tag = resolved ? ytag_std(ytag(n)) : NULL;
+	x.tag = resolved || base64 ? ytag_std(ytag(n)) : NULL;
 	x.json = NULL;
+	x.base64 = base64;
 	ywalk_tell(w, line, &x);
 }
 
+/* A scalar tagged !!binary whose text is not base64 as Go decodes it
+ * (decode.go: "!!binary value contains invalid base64 data"); ydoc.c
+ * reads a valid one as a string, YT_STR. */
+static int ybinary_bad(const struct ynode *n)
+{
+	const char *t = ytag_std(ytag(n));
+
+	return t && !strcmp(t, "binary") &&
+	       gostd_base64(n->text, n->len, NULL, NULL) != 0;
+}
+
 /* The tag of scalar n, written where the walk is, as go-yaml's decoder
- * checks it (ytag_misfit()): told when it does not fit.  Returns 1 when
- * it does not. */
+ * checks it (ytag_misfit(), ybinary_bad()): told when it does not fit.
+ * Returns 1 when it does not. */
 static int ywalk_scalar(struct ywalk *w, const struct ynode *n, int key)
 {
 	const char *r;
+	int bin;
 
 	if (n->kind != YN_SCALAR || n->type != YT_TAGGED)
 		return 0;
 	r = ytag_misfit(ytag(n), n->text, n->len);
-	if (!r)
+	bin = !r && ybinary_bad(n);
+	if (!r && !bin)
 		return 0;
 	if (!w->decoding)
-		ywalk_refused(w, n, key, r, n->line);
+		ywalk_refused(w, n, key, r, bin, n->line);
 	return 1;
 }
 
 int ydoc_tag_refused(const struct ynode *n)
 {
 	return n && n->kind == YN_SCALAR && n->type == YT_TAGGED &&
-	       ytag_misfit(ytag(n), n->text, n->len) != NULL;
+	       (ytag_misfit(ytag(n), n->text, n->len) != NULL ||
+		ybinary_bad(n));
 }
 
 /* n a scalar go-yaml reads as type (YT_NUMBER: "int" or "float"), untagged
@@ -335,8 +353,8 @@ const char *ydoc_json_key(const struct ynode *n)
 }
 
 /* The type go-yaml gives scalar key n: a fitting !!null, !!bool, !!int
- * or !!float as untagged; YT_TAGGED for another tag (a !!binary or
- * !!timestamp string, not compared). */
+ * or !!float as untagged; YT_TAGGED for another tag (not compared: one
+ * go-yaml refuses, as a valid !!binary or !!timestamp is YT_STR). */
 static int ykey_type(const struct ynode *n)
 {
 	if (n->type != YT_TAGGED)
@@ -492,6 +510,7 @@ static void ywalk_json(struct ywalk *w, const struct ynode *n, int key,
 	x.tag = NULL;
 	x.resolved = NULL;
 	x.json = json;
+	x.base64 = 0;
 	ywalk_tell(w, line, &x);
 }
 
@@ -535,7 +554,7 @@ static uint64_t ywalk_node(struct ywalk *w, const struct ynode *n,
 		if (k->kind != YN_SCALAR) {
 			/* decode.go's mapping(): "invalid map key"; an
 			 * alias has no line: its value's, or its map's */
-			ywalk_refused(w, k, 1, NULL, kin ? k->line :
+			ywalk_refused(w, k, 1, NULL, 0, kin ? k->line :
 				      vin ? v->line : n->line);
 		} else if (k->type != YT_MERGE) {
 			/* a null key, or one past int64, is kept in the

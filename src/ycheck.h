@@ -1,11 +1,12 @@
 /*
  * ycheck.h - what go-yaml v2 and sigs.k8s.io/yaml, so kubectl, refuse in
  * a whole YAML document read by ydoc.h: a `<<` of anything but maps, a
- * key that is a list or a map, a tag that does not fit its text, a null
- * key or one past int64, an .inf or .nan value, and aliases past
- * go-yaml's bound (ydoc_check()); and the predicates the checks of one
- * object share with it, so that a problem is one finding
- * (ydoc_tag_refused(), ydoc_json_key(), ydoc_json_value()).  For
+ * key that is a list or a map, a tag that does not fit its text (a
+ * !!binary that is not base64 too), a null key or one past int64, an
+ * .inf or .nan value, and aliases past go-yaml's bound (ydoc_check());
+ * and the predicates the checks of one object share with it, so that a
+ * problem is one finding (ydoc_tag_refused(), ydoc_json_key(),
+ * ydoc_json_value()).  For
  * `staffer lint` (lint.c, crd.c) and ydoc.c's trigger metadata.
  *
  * No globals; thread-safe for distinct documents (a document is only
@@ -66,11 +67,14 @@ typedef void ydoc_aliasing_fn(void *arg, const struct ydoc_at *at,
  * n a key that is a list or a map (resolved NULL: "invalid map key"),
  * or a scalar, key (key 1) or not, whose tag does not fit its text
  * (resolve.go: "cannot decode !!RESOLVED `TEXT` as a !!TAG"), tag and
- * resolved the standard tags without their prefix ("int", "str"). */
+ * resolved the standard tags without their prefix ("int", "str"), or
+ * (base64 1, tag "binary", resolved NULL) a !!binary whose text is not
+ * base64 (decode.go: "!!binary value contains invalid base64 data"). */
 struct ydoc_refusal {
 	const struct ynode *n;
 	int key;
 	const char *tag, *resolved;
+	int base64;
 	/* or, tag and resolved NULL, what sigs.k8s.io/yaml refuses once
 	 * go-yaml has read the document (YAMLToJSON(), kubectl): a key
 	 * null ("nil") or an int past int64 ("uint64": "Unsupported map
@@ -80,8 +84,8 @@ struct ydoc_refusal {
 };
 
 /* Whether n is a scalar whose tag go-yaml's decoder refuses for its text
- * (ydoc_refusal's resolved): ydoc_check() tells it wherever it is
- * written, so the checks of one object say nothing more of it (one
+ * (ydoc_refusal's resolved, or base64): ydoc_check() tells it wherever
+ * it is written, so the checks of one object say nothing more of it (one
  * finding a problem).  Costs a parse of its text. */
 int ydoc_tag_refused(const struct ynode *n);
 
@@ -113,9 +117,10 @@ struct ydoc_check_fns {
  *   aliases repeat is walked once), in the objects fns->checked does not
  *   claim;
  * - each key that is a list or a map, and each scalar whose tag does not
- *   fit its text (ydoc_refusal), told once, where it is written (a key
- *   that is an alias is written as a key there), in every object (what
- *   lint_object() says of them does not say that kubectl refuses);
+ *   fit its text, a !!binary that is not base64 too (ydoc_refusal), told
+ *   once, where it is written (a key that is an alias is written as a
+ *   key there), in every object (what lint_object() says of them does
+ *   not say that kubectl refuses);
  * - each null key or key past int64, and each .inf, -.inf, .nan value
  *   (ydoc_refusal's json: sigs.k8s.io/yaml refuses them once go-yaml
  *   has read the document), told where written when go-yaml keeps the

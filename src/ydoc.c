@@ -16,6 +16,7 @@
 
 #include "arr.h"
 #include "ascii.h"
+#include "gostd.h"
 #include "show.h"
 #include "slurp.h"
 #include "ycheck.h"
@@ -371,9 +372,11 @@ const char *ytag_misfit(const char *tag, const char *text, size_t len)
 		r = "float";
 	else if (text[0] == '.' || ascii_is_digit((unsigned char)text[0]) ||
 		 text[0] == '+' || text[0] == '-') {
+		/* parseTimestamp(): text that starts YYYY- and that Go's
+		 * time.Parse refuses is no int or float either */
 		if (!strcmp(t, "timestamp") &&
 		    strspn(text, "0123456789") == 4 && text[4] == '-')
-			return NULL;
+			return gostd_timestamp(text, len) ? NULL : "str";
 		/* underscores dropped: all of them for a digit or sign;
 		 * for a '.', ParseFloat's, each between two digits */
 		plain = malloc(len + 1);
@@ -409,7 +412,8 @@ const char *ytag_misfit(const char *tag, const char *text, size_t len)
  * go-yaml's parser give it, %TAG handles applied) as anything but its
  * text: resolve.go's resolvableTag() (!!bool, !!int, !!float, !!null,
  * !!timestamp, and !!str, which ydoc types YT_STR) and the decoder's
- * !!binary (base64, decoded).  Under any other tag, a local one (`!foo
+ * !!binary (base64, decoded; a valid !!timestamp or !!binary is then a
+ * string, ydoc_go_string()).  Under any other tag, a local one (`!foo
  * 5`), `!!set`, `!!merge x` or another prefix's, resolve() hands the
  * text back untouched and the decoder keeps it as a string: kubectl
  * reads `!foo 5` as "5". */
@@ -448,6 +452,64 @@ static enum yn_type ydoc_scalar_type(const yaml_event_t *ev)
 		return YT_STR;
 	return yaml11_type((const char *)ev->data.scalar.value,
 			   ev->data.scalar.length);
+}
+
+/*
+ * A scalar tagged !!timestamp or !!binary (ev, typed YT_TAGGED) that
+ * go-yaml v2 decodes, as the string kubectl sends (gostd.h): a
+ * !!timestamp that parseTimestamp() takes is its text (decode.go keeps
+ * n.value when decoding into interface{}), a !!binary that is base64 its
+ * bytes, as encoding/json writes them (U+FFFD for what is not UTF-8).  n
+ * gets that text and YT_STR: lint checks and shows the value sent, a key
+ * is compared by it (`!!binary aGk=` and `hi` are one key to go-yaml).
+ * One go-yaml refuses stays YT_TAGGED (ycheck.c tells it).  Returns 1
+ * when n is set, 0 when ev is not such a scalar, -1 out of memory.
+ */
+static int ydoc_go_string(struct ydoc *d, struct ynode *n,
+			  const yaml_event_t *ev)
+{
+	const char *t = ytag_std((const char *)ev->data.scalar.tag);
+	const char *s = (const char *)ev->data.scalar.value;
+	size_t len = ev->data.scalar.length, m, k = 0;
+	unsigned char *raw = NULL;
+	char *text = NULL;
+	int r = 0;
+
+	if (t && !strcmp(t, "timestamp")) {
+		if (!gostd_timestamp(s, len))
+			goto out;
+		r = -1;
+		text = ydoc_strdup(d, s, len, NULL);
+		k = len;
+	} else if (t && !strcmp(t, "binary")) {
+		r = -1;
+		/* at most len / 4 * 3 bytes (gostd.h); + 1: never 0 */
+		raw = malloc(len / 4 * 3 + 1);
+		if (!raw)
+			goto out;
+		r = 0;
+		if (gostd_base64(s, len, raw, &m))
+			goto out;
+		r = -1;
+		k = gostd_json_text(raw, m, NULL);
+		text = ydoc_alloc(d, k + 1, 0);
+		if (text) {
+			gostd_json_text(raw, m, text);
+			text[k] = '\0';
+		}
+	} else {
+		goto out;
+	}
+	/* k is at most 9/4 of a scalar of a file of YDOC_FILE_MAX bytes */
+	if (!text || k >= UINT32_MAX)
+		goto out;
+	n->text = text;
+	n->len = (uint32_t)k;
+	n->type = YT_STR;
+	r = 1;
+out:
+	free(raw);
+	return r;
 }
 
 /* Hang node i under the collection being read (none: i is the root). */
@@ -563,6 +625,7 @@ static int ydoc_add(struct ydoc *d, struct yread *r, const yaml_event_t *ev)
 	struct ynode *n;
 	struct yopen *o;
 	size_t i = d->n, line = ev->start_mark.line + 1;
+	int go;
 
 	if (i >= UINT32_MAX)
 		return -1;
@@ -579,9 +642,14 @@ static int ydoc_add(struct ydoc *d, struct yread *r, const yaml_event_t *ev)
 		if (ev->data.scalar.length >= UINT32_MAX)
 			return -1;
 		n->len = (uint32_t)ev->data.scalar.length;
-		n->text = ydoc_strdup(d, ev->data.scalar.value, n->len,
-				      n->type == YT_TAGGED ?
-				      (const char *)ev->data.scalar.tag : NULL);
+		go = n->type == YT_TAGGED ? ydoc_go_string(d, n, ev) : 0;
+		if (go < 0)
+			return -1;
+		if (!go)
+			n->text = ydoc_strdup(d, ev->data.scalar.value, n->len,
+					      n->type == YT_TAGGED ?
+					      (const char *)ev->data.scalar.tag :
+					      NULL);
 		if (!n->text)
 			return -1;
 		anchor = ev->data.scalar.anchor;

@@ -63,9 +63,12 @@ enum yn_type {
 		      * where it is not a key, go-yaml reads the string
 		      * "<<" (its readers say so) */
 	YT_TAGGED,   /* an explicit tag go-yaml reads the text under:
-		      * !!bool, !!int, !!float, !!null, !!timestamp,
-		      * !!binary; under any other (`!foo 5`, `!!set x`)
-		      * the text is a string to it, YT_STR */
+		      * !!bool, !!int, !!float, !!null, and !!timestamp
+		      * or !!binary over a text go-yaml refuses (a valid
+		      * one is the string kubectl sends, YT_STR: the
+		      * timestamp's text, the bytes decoded from
+		      * base64); under any other tag (`!foo 5`, `!!set
+		      * x`) the text is a string to it, YT_STR */
 };
 
 /*
@@ -76,8 +79,9 @@ enum yn_type {
  */
 struct ynode {
 	const char *text;      /* scalars: the value, NUL-terminated (for
-				* YT_TAGGED the tag follows: ytag()); else
-				* NULL */
+				* YT_TAGGED the tag follows: ytag(); for
+				* a valid !!binary, the bytes decoded);
+				* else NULL */
 	const uint32_t *kids;  /* SEQ: items; MAP: key, value, key, ...;
 				* indexes into nodes (NULL when none) */
 	uint32_t len;          /* scalars: text's bytes (a "\0" makes it

@@ -39,12 +39,13 @@ int ygo_int(const char *s, unsigned base);
  * tags, it takes as it is) as an untagged plain scalar would be read,
  * quoted or not, and fails ("cannot decode !!RESOLVED `TEXT` as a
  * !!TAG") when that is another type, but for an int under !!float (one
- * of int64's; a larger one it refuses).  Returns RESOLVED ("str", "int",
- * "float", "bool", "null"), or NULL when the tag fits, or when lint
- * cannot tell: !!timestamp over text that starts as a date (YYYY-), whose
- * Go time.Parse() formats lint does not redo, or no memory.  tag: a
- * scalar's in full, as ytag() gives it (NULL: none, which fits); text:
- * its len bytes.
+ * of int64's; a larger one it refuses).  Under !!timestamp only a
+ * timestamp fits (gostd_timestamp()): text that starts as a date (YYYY-)
+ * and is not one resolves to a string.  Returns RESOLVED ("str", "int",
+ * "float", "bool", "null"), or NULL when the tag fits, or when there is
+ * no memory to tell.  !!binary is not judged here (its text is base64:
+ * ycheck.c's ybinary_bad()).  tag: a scalar's in full, as ytag() gives it
+ * (NULL: none, which fits); text: its len bytes.
  */
 const char *ytag_misfit(const char *tag, const char *text, size_t len);
 

@@ -1144,6 +1144,86 @@ contains "past int64, !!float refuses" out "(\"cannot decode !!int\
  \`18446744073709551615\` as a !!float\")"
 contains "1e999 is no float" out "(\"cannot decode !!str \`1e999\` as a\
  !!float\")"
+# A !!timestamp go-yaml parses and a !!binary that is base64 are strings
+# to kubectl: the timestamp's text (decode.go keeps it, decoding into
+# interface{}), the bytes decoded, U+FFFD for each that is not UTF-8
+# (encoding/json); each checked as that string (YAMLToJSON gives
+# "2001-12-14", "32", "8x", "\ufffd").  The old lint took them for tagged
+# values: "is tagged !!binary, not a string" in metadata, "is a tagged
+# value; the CRD wants a string" in spec.
+grep -v '^#' "$FIX/clean.yaml" | sed \
+	-e 's/slotsPerReplica: "32"/slotsPerReplica: !!binary MzI=/' \
+	-e 's/maxReplicas: "20"/maxReplicas: !!binary |\n          Mj\n          A=/' \
+	-e 's/behavior: currentReplicasIfHigher/behavior: !!binary Y3VycmVudFJlcGxpY2FzSWZIaWdoZXI=/' \
+	-e 's/^    name: chat$/    name: !!timestamp 2001-12-14/' \
+	>"$TMP/go-strings.yaml"
+lint --strict "$TMP/go-strings.yaml"
+status "!!binary and !!timestamp read as strings" 0
+quiet "!!binary and !!timestamp read as strings"
+grep -v '^#' "$FIX/clean.yaml" | sed \
+	-e 's/serviceTime: "8"/serviceTime: !!binary OHg=/' \
+	-e 's/slotsPerReplica: "32"/slotsPerReplica: !!binary \/w==/' \
+	>"$TMP/go-strings-checked.yaml"
+lint "$TMP/go-strings-checked.yaml"
+lacks "a decoded !!binary is no tagged value" out "is tagged !!binary"
+has_line "a decoded !!binary, checked" out "$TMP/go-strings-checked.yaml:28:\
+ ScaledObject llm/chat trigger 0: metadata 'serviceTime': '8x' is not a\
+ number; allowed: a number greater than 0 and at most 86400 seconds\
+ (default: none)"
+# (lint shows bytes past ASCII escaped)
+contains "not UTF-8: U+FFFD" out "metadata 'slotsPerReplica':\
+ '\\xef\\xbf\\xbd' is not a number"
+# What go-yaml refuses under them, in its words: a !!binary that is not
+# base64 (no padding, a space; decode.go), a date Go's time.Parse does
+# not take (resolve.go's parseTimestamp(): February 29 of 2001, no zone
+# after a time, resolve.go's own "-5"), in spec and in metadata.  The
+# old lint said nothing of them outside metadata.
+B64FIX="write base64 padded with '=' to a multiple of 4 characters (no\
+ spaces), or leave the tag out"
+{
+	printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata:\n'
+	printf '  a: !!binary aGk\n  b: !!binary "aG k="\n'
+	printf '  c: !!timestamp 2001-02-29\n  d: !!timestamp 2001-12-14T21:59:43\n'
+	printf '  e: !!timestamp "2001-12-14 21:59:43.10 -5"\n  !!binary aGk: f\n'
+	printf '  g: !!timestamp 2001-12-14 21:59:43.10\n  h: !!binary aGk=\n'
+} >"$TMP/go-refused.yaml"
+G="$TMP/go-refused.yaml"
+lint "$G"
+status "!!binary and !!timestamp go-yaml refuses" 1
+lines "!!binary and !!timestamp go-yaml refuses" 6
+has_line "!!binary without padding" out "$G:5: ConfigMap cm: data.a: 'aGk'\
+ is tagged !!binary but is not base64: $RK (\"!!binary value contains\
+ invalid base64 data\"); $B64FIX"
+has_line "!!binary with a space" out "$G:6: ConfigMap cm: data.b: 'aG k='\
+ is tagged !!binary but is not base64: $RK (\"!!binary value contains\
+ invalid base64 data\"); $B64FIX"
+has_line "!!timestamp: no February 29 in 2001" out "$G:7: ConfigMap cm:\
+ data.c: '2001-02-29' is tagged !!timestamp but is a !!str: $RK\
+ (\"cannot decode !!str \`2001-02-29\` as a !!timestamp\"); $TAGFIX"
+has_line "!!timestamp: a time without a zone" out "$G:8: ConfigMap cm:\
+ data.d: '2001-12-14T21:59:43' is tagged !!timestamp but is a !!str: $RK\
+ (\"cannot decode !!str \`2001-12-14T21:59:43\` as a !!timestamp\");\
+ $TAGFIX"
+contains "!!timestamp: resolve.go's -5" out "$G:9: ConfigMap cm: data.e:\
+ '2001-12-14 21:59:43.10 -5' is tagged !!timestamp but is a !!str"
+has_line "a !!binary key" out "$G:10: ConfigMap cm: data: the key 'aGk' is\
+ tagged !!binary but is not base64: $RK (\"!!binary value contains\
+ invalid base64 data\"); $B64FIX"
+grep -v '^#' "$FIX/clean.yaml" | sed \
+	-e 's/slotsPerReplica: "32"/slotsPerReplica: !!binary MzI/' \
+	-e 's/behavior: currentReplicasIfHigher/behavior: !!timestamp 2001-13-01/' \
+	>"$TMP/go-refused-so.yaml"
+lint "$TMP/go-refused-so.yaml"
+lacks "refused once: not also 'not a string'" out "not a string: $MSG"
+lacks "refused once: not also 'a tagged value'" out "is a tagged value"
+has_line "a !!binary in metadata, refused" out "$TMP/go-refused-so.yaml:29:\
+ ScaledObject llm/chat: spec.triggers[0].metadata.slotsPerReplica: 'MzI'\
+ is tagged !!binary but is not base64: $RK (\"!!binary value contains\
+ invalid base64 data\"); $B64FIX"
+has_line "a !!timestamp in spec, refused" out "$TMP/go-refused-so.yaml:14:\
+ ScaledObject llm/chat: spec.fallback.behavior: '2001-13-01' is tagged\
+ !!timestamp but is a !!str: $RK (\"cannot decode !!str \`2001-13-01\` as\
+ a !!timestamp\"); $TAGFIX"
 # The decoder stops at the tag: the aliases after it are not counted (the
 # old lint said "excessive aliasing", which go-yaml does not reach), also
 # when an alias it meets first, in a `<<` list read last item first,

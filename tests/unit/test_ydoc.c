@@ -130,7 +130,8 @@ static void test_tag_nul(void **state)
  * `!foo ~`, "" for a bare `!foo`), so YT_STR with no tag: local tags,
  * verbatim ones, a %TAG handle's, !!set and !!merge over a text other
  * than `<<`, and a `<<` under a local tag (a key "<<", not a merge).
- * The tags it reads stay YT_TAGGED.
+ * The tags it reads stay YT_TAGGED (but a valid !!timestamp or !!binary:
+ * test_tag_go_string()).
  */
 static void test_tag_unread(void **state)
 {
@@ -138,8 +139,7 @@ static void test_tag_unread(void **state)
 		"%TAG !e! tag:example.com,2000:\n---\n"
 		"a: !foo 5\nb: !mytag x\nc: !foo ~\nd: !foo\ne: !<!bar> 7\n"
 		"f: !e!int 1\ng: !!set 5\nh: !!merge x\n!foo <<: {i: 1}\n"
-		"j: !!timestamp 2001-12-14\nk: !!null ''\nl: !!float 1\n"
-		"m: !!bool yes\n";
+		"k: !!null ''\nl: !!float 1\nm: !!bool yes\n";
 	static const struct {
 		const char *key, *text;
 	} strs[] = {
@@ -162,11 +162,63 @@ static void test_tag_unread(void **state)
 	assert_non_null(v);
 	assert_int_equal(k->type, YT_STR);
 	assert_null(ymap_get_merged(d, root, "i", NULL));
-	for (i = 0; i < 4; i++) {
-		v = ymap_get(d, root, (const char *[]){ "j", "k", "l", "m" }[i],
+	for (i = 0; i < 3; i++) {
+		v = ymap_get(d, root, (const char *[]){ "k", "l", "m" }[i],
 			     NULL);
 		assert_int_equal(v->type, YT_TAGGED);
 	}
+	ydoc_free(d);
+}
+
+/*
+ * A !!timestamp that go-yaml parses is its text, a !!binary that is
+ * base64 its decoded bytes, U+FFFD for each that is not UTF-8 (what
+ * sigs.k8s.io/yaml's YAMLToJSON gives; `hi` and `!!binary aGk=` one
+ * key); one go-yaml refuses stays tagged, and ydoc_tag_refused() says
+ * so.  Also where ydoc.c reads metadata: the string, not a tagged value.
+ */
+static void test_tag_go_string(void **state)
+{
+	static const char y[] =
+		"a: !!timestamp 2001-12-14t21:59:43.10-05:00\n"
+		"b: !!binary aGk=\nc: !!binary |\n  aG\n  k=\n"
+		"d: !!binary 7aCA\ne: !!binary AA==\nf: !!binary \"\"\n"
+		"g: !!binary aGk\nh: !!timestamp 2001-02-29\n"
+		"!!binary aGk=: 1\n";
+	static const struct {
+		const char *key, *text;
+		size_t len;
+	} strs[] = {
+		{ "a", "2001-12-14t21:59:43.10-05:00", 28 },
+		{ "b", "hi", 2 }, { "c", "hi", 2 },
+		{ "d", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 9 },
+		{ "e", "\0", 1 }, { "f", "", 0 },
+	};
+	struct ydoc *d = read_one(y, sizeof(y) - 1);
+	const struct ynode *root = &d->nodes[0], *v;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		v = ymap_get(d, root, strs[i].key, NULL);
+		assert_non_null(v);
+		assert_int_equal(v->type, YT_STR);
+		assert_int_equal(v->len, strs[i].len);
+		assert_memory_equal(v->text, strs[i].text, strs[i].len + 1);
+		assert_null(ytag(v));
+		assert_false(ydoc_tag_refused(v));
+	}
+	for (i = 0; i < 2; i++) {
+		v = ymap_get(d, root, i ? "h" : "g", NULL);
+		assert_int_equal(v->type, YT_TAGGED);
+		assert_true(ydoc_tag_refused(v));
+	}
+	assert_string_equal(ytag(ymap_get(d, root, "g", NULL)),
+			    "tag:yaml.org,2002:binary");
+	/* a !!binary key is its decoded text */
+	v = ymap_get(d, root, "hi", NULL);
+	assert_non_null(v);
+	assert_string_equal(v->text, "1");
 	ydoc_free(d);
 }
 
@@ -422,6 +474,30 @@ static const char *md_value(const struct ydoc_md *md, const char *key)
 
 	assert_true(i < md->n);
 	return md->values[i];
+}
+
+/* Trigger metadata under a tag go-yaml decodes to a string: that string
+ * (`!!binary aGk=` "hi", `!!timestamp 2001-12-14` its text), no report;
+ * a !!binary that is not base64 is refused, told by ydoc_check(), not
+ * here. */
+static void test_md_go_string(void **state)
+{
+	static const char y[] =
+		"t: {metadata: {x: !!binary aGk=, y: !!timestamp 2001-12-14, "
+		"z: !!binary aGk}}\n";
+	struct ydoc *d = read_one(y, sizeof(y) - 1);
+	struct ydoc_md md;
+	struct reports r;
+
+	(void)state;
+	collect(d, "t", &md, &r);
+	assert_int_equal(r.n, 0);
+	assert_string_equal(md_value(&md, "x"), "hi");
+	assert_string_equal(md_value(&md, "y"), "2001-12-14");
+	/* z: refused (md.bad), told by ydoc_check() alone (r.n 0) */
+	assert_int_equal(md.bad, 1);
+	ydoc_md_release(&md);
+	ydoc_free(d);
 }
 
 /* What ymap_each_merged() tells: "key=value" or "key=value~" (not kept),
@@ -1231,7 +1307,8 @@ struct refused_told {
 
 /* ydoc_refused_fn: "LINE:PATH:K:TAG:RESOLVED" for each node told (K "k"
  * for a key, else "v"; TAG and RESOLVED "-" and "list" or "map" for a key
- * that is a collection, "-" and JSON for what YAMLToJSON refuses). */
+ * that is a collection, "-" and JSON for what YAMLToJSON refuses,
+ * "binary" and "base64" for a !!binary that is not base64). */
 static void check_refused(void *arg, const struct ydoc_at *at,
 			  const struct ydoc_refusal *x)
 {
@@ -1240,7 +1317,8 @@ static void check_refused(void *arg, const struct ydoc_at *at,
 	put(c->t.buf, sizeof(c->t.buf), &c->t.len, "%s%lu:%s:%s:%s:%s",
 	    c->t.len ? "," : "", at->line, at->path, x->key ? "k" : "v",
 	    x->tag ? x->tag : "-", x->json ? x->json : x->resolved ?
-	    x->resolved : x->n->kind == YN_SEQ ? "list" : "map");
+	    x->resolved : x->base64 ? "base64" :
+	    x->n->kind == YN_SEQ ? "list" : "map");
 }
 
 /* ydoc_check() of the len bytes of text tells want: its refusals, '|',
@@ -1296,7 +1374,14 @@ static void test_check_refused(void **state)
 		{ "null", "~", NULL }, { "null", "\"\"", NULL },
 		{ "timestamp", "x", "str" }, { "timestamp", "5", "int" },
 		{ "timestamp", "2001-12-14", NULL },
+		{ "timestamp", "2001-02-29", "str" },
+		{ "timestamp", "2001-12-14T21:59:43", "str" },
+		{ "timestamp", "\"2001-12-14 21:59:43.10 -5\"", "str" },
+		{ "timestamp", "2001-12-14t21:59:43.10-05:00", NULL },
+		{ "timestamp", "~", "null" },
 		{ "str", "5", NULL }, { "binary", "aGk=", NULL },
+		{ "binary", "aGk", "base64" }, { "binary", "\"aG k=\"", "base64" },
+		{ "binary", "\"aG\\nk=\"", NULL }, { "binary", "\"\"", NULL },
 		{ "merge", "x", NULL }, { "set", "5", NULL },
 	};
 	char y[128], want[128];
@@ -1404,6 +1489,8 @@ int main(void)
 		cmocka_unit_test(test_alias_cycle),
 		cmocka_unit_test(test_tag_nul),
 		cmocka_unit_test(test_tag_unread),
+		cmocka_unit_test(test_tag_go_string),
+		cmocka_unit_test(test_md_go_string),
 		cmocka_unit_test(test_arena),
 		cmocka_unit_test(test_read_one),
 		cmocka_unit_test(test_too_big),

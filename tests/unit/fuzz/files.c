@@ -265,6 +265,8 @@ static const char *const lint_words[] = {
 	"\\uD800", "---\n", "...\n", "%YAML 1.1\n", "%TAG ! tag:x,2000:\n",
 	"~", "null", "yes", "0x1F", ".inf", "1_000", "serviceTime",
 	"arrivalRateQuery", "backend", "schedule", "timezone", "\xef\xbb\xbf",
+	/* what go-yaml decodes under !!timestamp and !!binary (gostd.h) */
+	"!!timestamp ", "2001-2-29t1:2:3,5+24:00", "MzI=", "/w==\n", "aG\nk=",
 };
 
 /* Run `staffer lint FILE` with stdout and stderr in a file; every line of
