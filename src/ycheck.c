@@ -3,6 +3,7 @@
  */
 #include "ycheck.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -347,48 +348,189 @@ const char *ydoc_json_key(const struct ynode *n)
 		if (n->text[i] != '_')
 			plain[o++] = n->text[i];
 	plain[o] = '\0';
-	r = ygo_int(plain, 0);
+	r = ygo_int(plain, 0, NULL);
 	free(plain);
 	return r == 2 ? "uint64" : NULL;
 }
 
-/* The type go-yaml gives scalar key n: a fitting !!null, !!bool, !!int
- * or !!float as untagged; YT_TAGGED for another tag (not compared: one
- * go-yaml refuses, as a valid !!binary or !!timestamp is YT_STR). */
-static int ykey_type(const struct ynode *n)
+/*
+ * A scalar key as go-yaml v2 decodes it into the interface{} of a
+ * map[interface{}]interface{} (resolve.go's resolve(), decode.go's
+ * scalar()), which Go's == compares: a string (its bytes), nil, a bool,
+ * an int (int64 on 64-bit hosts: int(intv) always fits), a uint64 (an
+ * int past int64), a float64.  Keys of two types are two keys (int 1,
+ * float64 1 and string "1" are three); go-yaml replaces a pair only for
+ * an equal key (int 1 and 0x1, true and yes, two nulls, 1.0 and 1e0;
+ * never a NaN, which equals nothing).
+ */
+enum ygo_type { YGO_UNKNOWN, YGO_STR, YGO_NIL, YGO_BOOL, YGO_INT, YGO_UINT,
+		YGO_FLOAT };
+
+struct ygo_key {
+	enum ygo_type type;
+	const char *text;      /* YGO_STR: len bytes */
+	size_t len;
+	uint64_t u;            /* YGO_BOOL (0, 1), YGO_INT (two's
+				* complement), YGO_UINT */
+	double f;              /* YGO_FLOAT */
+};
+
+/* Texts up to this long are read without a malloc(): numbers written as
+ * keys are short. */
+#define YPLAIN_STACK 64
+
+/* n's text without its underscores (resolve.go's strings.Replace()):
+ * the text itself when it has none, else a copy in buf when it fits, or
+ * in *heap, malloc()ed, which the caller frees (NULL when not used).
+ * NULL out of memory. */
+static const char *yplain(const struct ynode *n, char buf[YPLAIN_STACK],
+			  char **heap)
 {
-	if (n->type != YT_TAGGED)
-		return n->type;
-	if (yjson_is(n, YT_NULL, "null"))
-		return YT_NULL;
-	if (yjson_is(n, YT_BOOL, "bool"))
-		return YT_BOOL;
-	if (yjson_is(n, YT_NUMBER, "int") || yjson_is(n, YT_NUMBER, "float"))
-		return YT_NUMBER;
-	return YT_TAGGED;
+	char *out = buf;
+	size_t i, o;
+
+	*heap = NULL;
+	if (!memchr(n->text, '_', n->len))
+		return n->text;
+	if (n->len >= YPLAIN_STACK) {
+		out = *heap = malloc((size_t)n->len + 1);
+		if (!out)
+			return NULL;
+	}
+	for (i = o = 0; i < n->len; i++)
+		if (n->text[i] != '_')
+			out[o++] = n->text[i];
+	out[o] = '\0';
+	return out;
 }
 
-/* Whether keys a and b may be one key to go-yaml (decode.go's map, Go's
- * == on what it resolved them to): two strings of one text; two scalars
- * of another same type or a tag go-yaml reads (1 and 0x1, yes and true)
- * are taken to be, never a string and another type. */
-static int ykey_maybe_same(const struct ynode *a, const struct ynode *b)
+/* The number scalar n (typed YT_NUMBER, or tagged !!int or !!float and
+ * fitting) is, as resolve() tries them in order: a fixed word (.inf,
+ * .nan), text starting with '.' ParseFloat's, else ParseInt, ParseUint,
+ * a float (the regex ydoc.c's yaml11_float() follows, then ParseFloat:
+ * strtod(), correctly rounded as Go's is), then "0b" and ParseInt of the
+ * rest in base 2.  Under !!float an int is its float64.  0, or -1 when
+ * it cannot tell (out of memory, or text ydoc.c took for a number that
+ * none of these reads). */
+static int ykey_number(const struct ynode *n, int as_float,
+		       struct ygo_key *k)
 {
-	int ta = ykey_type(a), tb = ykey_type(b);
+	char buf[YPLAIN_STACK], *heap, *end;
+	const char *plain;
+	int r, rc = -1;
 
-	if (a->kind != YN_SCALAR || b->kind != YN_SCALAR ||
-	    ta == YT_TAGGED || tb == YT_TAGGED)
-		return 1;
-	if (ta != tb)
+	/* the words start ".", "+." or "-." */
+	if ((n->text[0] == '.' || (n->len > 1 && n->text[1] == '.')) &&
+	    ydoc_word_in(n->text, ygo_floats)) {
+		k->type = YGO_FLOAT;
+		k->f = n->text[1] == 'n' || n->text[1] == 'N' ? NAN :
+		       n->text[0] == '-' ? -INFINITY : INFINITY;
 		return 0;
-	return ta != YT_STR ||
-	       (a->len == b->len && !memcmp(a->text, b->text, a->len));
+	}
+	plain = yplain(n, buf, &heap);
+	if (!plain)
+		return -1;
+	r = n->text[0] == '.' ? 0 : ygo_int(plain, 0, &k->u);
+	if (!r) {
+		k->f = strtod(plain, &end);
+		if (*plain && !*end) {
+			k->type = YGO_FLOAT;
+			rc = 0;
+			goto out;
+		}
+		if (strncmp(plain, "0b", 2) != 0)
+			goto out;
+		r = ygo_int(plain + 2, 2, &k->u);
+		if (!r)
+			goto out;
+	}
+	k->type = r == 1 ? YGO_INT : YGO_UINT;
+	if (as_float && r == 1) {
+		/* resolve.go: an int under !!float is its float64 */
+		k->type = YGO_FLOAT;
+		k->f = (double)(int64_t)k->u;
+	}
+	rc = 0;
+out:
+	free(heap);
+	return rc;
+}
+
+/* Scalar key n as go-yaml decodes it (ygo_key): untagged, or under a
+ * standard tag that fits (a valid !!timestamp or !!binary, and a local
+ * tag, are strings already: ydoc.h's YT_STR).  A key go-yaml refuses
+ * (a list, a map, a tag that does not fit), a `<<`, or out of memory:
+ * YGO_UNKNOWN, which may be any key. */
+static void ykey_go(const struct ynode *n, struct ygo_key *k)
+{
+	k->type = YGO_UNKNOWN;
+	if (n->kind != YN_SCALAR)
+		return;
+	if (n->type == YT_STR) {
+		k->type = YGO_STR;
+		k->text = n->text;
+		k->len = n->len;
+	} else if (yjson_is(n, YT_NULL, "null")) {
+		k->type = YGO_NIL;
+	} else if (yjson_is(n, YT_BOOL, "bool")) {
+		/* resolve.go's words: y, yes, true, on (any of their
+		 * cases) are true; n, no, false, off false */
+		k->type = YGO_BOOL;
+		k->u = n->text[0] == 'y' || n->text[0] == 'Y' ||
+		       n->text[0] == 't' || n->text[0] == 'T' ||
+		       n->text[1] == 'n' || n->text[1] == 'N';
+	} else if (yjson_is(n, YT_NUMBER, "int") ||
+		   yjson_is(n, YT_NUMBER, "float")) {
+		if (ykey_number(n, n->type == YT_TAGGED &&
+				!strcmp(ytag_std(ytag(n)), "float"), k))
+			k->type = YGO_UNKNOWN;
+	}
+}
+
+/* Pairs ywalk_kept() looks at in one document, at most: past them what
+ * it has not judged is taken as dropped (not told), so a map of 100,000
+ * `.inf`s costs a second, not its square.  A key compared by value (a
+ * number's text parsed: ykey_number()) counts YKEPT_PARSE pairs, being
+ * that much slower than comparing strings. */
+#define YKEPT_BUDGET (UINT64_C(1) << 26)
+#define YKEPT_PARSE 8
+
+/* Whether key b may be key a (resolved: ykey_go()) to go-yaml: Go's ==
+ * on what it decodes them to (ygo_key), the same type and value; an
+ * unknown one may be any.  A parse of b takes YKEPT_PARSE - 1 more from
+ * *budget (the caller took one), down to 0. */
+static int ykey_maybe_same(const struct ynode *b, const struct ygo_key *a,
+			   uint64_t *budget)
+{
+	struct ygo_key k;
+
+	if (a->type == YGO_UNKNOWN || b->kind != YN_SCALAR)
+		return 1;
+	/* a string is compared as it is, and an untagged scalar of another
+	 * type is no string: no parse */
+	if (b->type == YT_STR)
+		return a->type == YGO_STR && a->len == b->len &&
+		       !memcmp(a->text, b->text, a->len);
+	if (a->type == YGO_STR && b->type != YT_TAGGED &&
+	    b->type != YT_MERGE)
+		return 0;
+	if (b->type == YT_NUMBER || b->type == YT_TAGGED)
+		*budget -= *budget < YKEPT_PARSE - 1 ? *budget
+						     : YKEPT_PARSE - 1;
+	ykey_go(b, &k);
+	if (k.type == YGO_UNKNOWN)
+		return 1;
+	if (k.type != a->type)
+		return 0;
+	if (k.type == YGO_FLOAT)
+		return k.f == a->f;   /* NaN: never; 0 and -0: one */
+	return k.type == YGO_NIL || k.u == a->u;
 }
 
 /* Whether map m has a pair whose key may be k, or a `<<` (unless
  * within, it answers yes). */
 static int ymap_may_have(const struct ydoc *d, const struct ynode *m,
-			 const struct ynode *k, uint64_t *budget)
+			 const struct ygo_key *k, uint64_t *budget)
 {
 	const struct ynode *kj;
 	size_t j;
@@ -401,7 +543,7 @@ static int ymap_may_have(const struct ydoc *d, const struct ynode *m,
 		--*budget;
 		kj = &d->nodes[m->kids[j]];
 		if ((kj->kind == YN_SCALAR && kj->type == YT_MERGE) ||
-		    ykey_maybe_same(kj, k))
+		    ykey_maybe_same(kj, k, budget))
 			return 1;
 	}
 	return 0;
@@ -412,7 +554,7 @@ static int ymap_may_have(const struct ydoc *d, const struct ynode *m,
  * or a `<<` of a map (of a list of maps) that may have it (decode.go's
  * mapping() sets pairs in order, a merge's too, the last winning). */
 static int ylater_over(const struct ydoc *d, const struct ynode *m,
-		       size_t i, const struct ynode *k, uint64_t *budget)
+		       size_t i, const struct ygo_key *k, uint64_t *budget)
 {
 	const struct ynode *kj, *v;
 	size_t j, u;
@@ -424,7 +566,7 @@ static int ylater_over(const struct ydoc *d, const struct ynode *m,
 		kj = &d->nodes[m->kids[j]];
 		v = &d->nodes[m->kids[j + 1]];
 		if (kj->kind != YN_SCALAR || kj->type != YT_MERGE) {
-			if (ykey_maybe_same(kj, k))
+			if (ykey_maybe_same(kj, k, budget))
 				return 1;
 			continue;
 		}
@@ -440,11 +582,6 @@ static int ylater_over(const struct ydoc *d, const struct ynode *m,
 	return 0;
 }
 
-/* Pairs ywalk_kept() looks at in one document, at most: past them what
- * it has not judged is taken as dropped (not told), so a map of 100,000
- * `.inf`s costs seconds, not its square. */
-#define YKEPT_BUDGET (UINT64_C(1) << 26)
-
 /*
  * Whether go-yaml keeps the node the walk is at, as written there, in
  * what it decodes (what sigs.k8s.io/yaml then converts): a pair's value
@@ -455,13 +592,17 @@ static int ylater_over(const struct ydoc *d, const struct ynode *m,
  * list has a `<<` or may have its key (merge() reads the list last item
  * first).  Items, keys and the root are kept.  When unsure it answers
  * dropped: what it tells kubectl refuses.  A node repeated by an alias
- * is not judged there.
+ * is not judged there.  Keys are one when go-yaml's Go values are
+ * (ykey_maybe_same()); two it keeps apart that sigs.k8s.io/yaml turns
+ * into one string (1 and 1.0: "1") are both kept: YAMLToJSON() keeps
+ * one at random (Go's map order), refusing the document on some runs.
  */
 static int ywalk_kept(struct ywalk *w)
 {
 	const struct ydoc *d = w->d;
 	const struct yframe *f, *g;
-	const struct ynode *p, *k, *m;
+	const struct ynode *p, *m;
+	struct ygo_key key, *k = &key;
 	size_t i, j, u;
 
 	for (i = w->depth; i-- > 0;) {
@@ -469,7 +610,7 @@ static int ywalk_kept(struct ywalk *w)
 		if (f->step != YSTEP_FIELD)
 			continue;
 		p = &d->nodes[f->parent];
-		k = &d->nodes[p->kids[f->slot - 1]];
+		ykey_go(&d->nodes[p->kids[f->slot - 1]], k);
 		if (ylater_over(d, p, f->slot - 1, k, &w->kept_budget))
 			return 0;
 		/* p merged by a `<<` (of a list): up to the map it merges

@@ -277,7 +277,7 @@ static enum yn_type yaml11_type(const char *s, size_t len)
 }
 
 
-int ygo_int(const char *s, unsigned base)
+int ygo_int(const char *s, unsigned base, uint64_t *value)
 {
 	uint64_t v = 0, lim;
 	unsigned d;
@@ -321,9 +321,11 @@ int ygo_int(const char *s, unsigned base)
 		v = v * base + d;
 	}
 	lim = neg ? UINT64_C(1) << 63 : (UINT64_C(1) << 63) - 1;
-	if (v <= lim)
-		return 1;
-	return sign ? 0 : 2;
+	if (v > lim && sign)
+		return 0;
+	if (value)
+		*value = neg ? (uint64_t)0 - v : v;
+	return v <= lim ? 1 : 2;
 }
 
 /* Go's strconv.ParseFloat(s, 64) on text yaml11_float() takes: it fails
@@ -393,12 +395,12 @@ const char *ytag_misfit(const char *tag, const char *text, size_t len)
 		}
 		plain[o] = '\0';
 		if (text[0] != '.')
-			in = ygo_int(plain, 0);
+			in = ygo_int(plain, 0, NULL);
 		/* resolve.go's last try: "0b" then ParseInt(rest, 2),
 		 * which takes a sign ("0b-101") */
 		if (in > 0 || (!in && !ygo_float(plain) &&
 			       !strncmp(plain, "0b", 2) &&
-			       (in = ygo_int(plain + 2, 2)) > 0))
+			       (in = ygo_int(plain + 2, 2, NULL)) > 0))
 			r = "int";
 		else if (!in && ygo_float(plain))
 			r = "float";

@@ -13,6 +13,7 @@
 #define STAFFER_YDOC_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ydoc.h"
 
@@ -29,8 +30,9 @@ extern const char *const ygo_floats[];
  * resolve.go tries them on text without its underscores: a sign (not for
  * ParseUint), then for base 0 0x, 0o, 0b or a leading 0 (octal) or
  * decimal digits; at least one digit.  1: an int64, 2: only a uint64, 0:
- * neither (bad digits, or past 2^64 - 1). */
-int ygo_int(const char *s, unsigned base);
+ * neither (bad digits, or past 2^64 - 1).  value (NULL: not wanted)
+ * gets the number on 1 (the int64 as two's complement) and 2. */
+int ygo_int(const char *s, unsigned base, uint64_t *value);
 
 /*
  * A tagged scalar go-yaml v2's decoder refuses: resolve() (resolve.go,

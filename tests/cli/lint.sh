@@ -1326,6 +1326,30 @@ contains "a null key in metadata" out "json-so.yaml:32: ScaledObject\
 contains "a key past int64 in spec" out "json-so.yaml:8: ScaledObject\
  llm/chat: spec.scaleTargetRef: the key '9223372036854775808' is an int\
  past int64"
+# Keys are one to go-yaml when their Go values are (==): `0x1` and `+1`,
+# `yes` and `ON`, `1.0` and `1e0`, `!!float 8` and `08` (a float: no
+# octal), -0.0 and 0.0 (checked with /tmp/gy3chk: `{"1":"x"}` and so on).
+# Keys of two types or values are two (1 and 2, true and false, 1 and
+# 1.0, 08 and 8; a .nan is no other's), so a later one keeps the .inf,
+# which the old lint took for replaced; when two come out as one JSON
+# string (1 and 1.0: "1") YAMLToJSON keeps one at random, refusing the
+# document on some runs, and lint tells it.
+{
+	printf 'a: {1: .inf, 2: x}\nb: {true: .inf, false: x}\n'
+	printf 'c: {1: .inf, 1.0: x}\nd: {08: .inf, 8: x}\n'
+	printf 'e: {.nan: .inf, .nan: x}\nf: {true: .inf, <<: {off: x}}\n'
+	printf 'g: {0x1: .inf, +1: x}\nh: {yes: .inf, ON: x}\n'
+	printf 'i: {1.0: .inf, 1e0: x}\nj: {!!float 8: .inf, 08: x}\n'
+	printf 'k: {-0.0: .inf, 0.0: x}\n'
+} >"$TMP/json-keys.yaml"
+lint "$TMP/json-keys.yaml"
+status "keys compared as go-yaml's values" 1
+lines "keys compared as go-yaml's values" 6
+for k in 1:a.1 2:b.true 3:c.1 4:d.08 5:e..nan 6:f.true; do
+	has_line "a key of another value: $k" out "$TMP/json-keys.yaml:${k%%:*}:\
+ ${k#*:}: '.inf' is a float JSON cannot hold: $RK (\"json: unsupported\
+ value: +Inf\"); $JF"
+done
 
 # A tag go-yaml does not read the text under (a local `!foo`, a %TAG
 # handle's, `!!set`, `!!merge` over another text) is no tag to it: the
