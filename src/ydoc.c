@@ -173,26 +173,6 @@ int ydoc_word_in(const char *s, const char *const *list)
 	return 0;
 }
 
-/* [+-]? then 0x.., 0o.., 0b.. or digits: Go's ParseInt with base 0. */
-static int yaml11_int(const char *s)
-{
-	const char *digits = "0123456789";
-
-	if (*s == '+' || *s == '-')
-		s++;
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		digits = "0123456789abcdefABCDEF";
-		s += 2;
-	} else if (s[0] == '0' && (s[1] == 'o' || s[1] == 'O')) {
-		digits = "01234567";
-		s += 2;
-	} else if (s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) {
-		digits = "01";
-		s += 2;
-	}
-	return *s && strspn(s, digits) == strlen(s);
-}
-
 /* go-yaml v2's float: ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$ */
 static int yaml11_float(const char *s)
 {
@@ -237,45 +217,6 @@ static const char *const ygo_bools[] = {
 const char *const ygo_floats[] = {
 	".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf",
 	"+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", NULL };
-
-/*
- * The type go-yaml v2 (sigs.k8s.io/yaml, kubectl) gives a plain, untagged
- * scalar: its fixed words, then, for text starting with a digit or sign,
- * an int (underscores dropped) or a float.  Timestamps stay strings there.
- */
-static enum yn_type yaml11_type(const char *s, size_t len)
-{
-	enum yn_type t = YT_STR;
-	char *plain;
-	size_t i, o;
-
-	if (strlen(s) != len)
-		return YT_STR;
-	if (ydoc_word_in(s, ygo_nulls))
-		return YT_NULL;
-	if (ydoc_word_in(s, ygo_bools))
-		return YT_BOOL;
-	if (ydoc_word_in(s, ygo_floats))
-		return YT_NUMBER;
-	if (!strcmp(s, "<<"))
-		return YT_MERGE;
-	if (s[0] == '.')
-		return yaml11_float(s) ? YT_NUMBER : YT_STR;
-	if (!ascii_is_digit((unsigned char)s[0]) && s[0] != '+' && s[0] != '-')
-		return YT_STR;
-	plain = malloc(len + 1);
-	if (!plain)
-		return YT_STR;   /* the message only loses a detail */
-	for (i = o = 0; i < len; i++)
-		if (s[i] != '_')
-			plain[o++] = s[i];
-	plain[o] = '\0';
-	if (yaml11_int(plain) || yaml11_float(plain))
-		t = YT_NUMBER;
-	free(plain);
-	return t;
-}
-
 
 int ygo_int(const char *s, unsigned base, uint64_t *value)
 {
@@ -351,65 +292,116 @@ const char *ytag_std(const char *tag)
 	return tag + sizeof(prefix) - 1;
 }
 
+/*
+ * What resolve.go's resolve() (v2.4.0) reads text as, untagged or under a
+ * tag it checks: "null", "bool", "float" (its fixed words, then for text
+ * starting with '.' ParseFloat of the text, each underscore between two
+ * digits), "int" (for text starting with a digit or a sign, ParseInt,
+ * then ParseUint, of the text without its underscores; then a float,
+ * ParseFloat of it where it is go-yaml's float; then "0b" and ParseInt of
+ * the rest, base 2, which takes a sign: `0b-101` is -5), else "str"
+ * (`1e999`, past a double, and `0x1FFFFFFFFFFFFFFFFF`, past uint64, are
+ * strings).  timestamp: under !!timestamp, where text that starts as a
+ * date (YYYY-) is a timestamp or, failing time.Parse, "str"; untagged a
+ * timestamp is a string.  *in: ygo_int()'s answer for an int (1: an
+ * int64).  NULL out of memory.
+ */
+static const char *yresolve(const char *text, size_t len, int timestamp,
+			    int *in)
+{
+	const char *r = "str";
+	char *plain;
+	size_t i, o;
+
+	*in = 0;
+	/* a NUL in the text: no word, number or date; a string */
+	if (strlen(text) != len)
+		return "str";
+	if (ydoc_word_in(text, ygo_nulls))
+		return "null";
+	if (ydoc_word_in(text, ygo_bools))
+		return "bool";
+	if (ydoc_word_in(text, ygo_floats))
+		return "float";
+	if (text[0] != '.' && !ascii_is_digit((unsigned char)text[0]) &&
+	    text[0] != '+' && text[0] != '-')
+		return "str";
+	/* parseTimestamp(): text that starts YYYY- and that Go's
+	 * time.Parse refuses is no int or float either */
+	if (timestamp && strspn(text, "0123456789") == 4 && text[4] == '-')
+		return gostd_timestamp(text, len) ? "timestamp" : "str";
+	/* underscores dropped: all of them for a digit or sign; for a
+	 * '.', ParseFloat's, each between two digits */
+	plain = malloc(len + 1);
+	if (!plain)
+		return NULL;
+	for (i = o = 0; i < len; i++) {
+		if (text[i] != '_')
+			plain[o++] = text[i];
+		else if (text[0] == '.' &&
+			 (!ascii_is_digit((unsigned char)text[i - 1]) ||
+			  !ascii_is_digit((unsigned char)text[i + 1])))
+			*in = -1;
+	}
+	plain[o] = '\0';
+	if (text[0] != '.')
+		*in = ygo_int(plain, 0, NULL);
+	/* resolve.go's last try: "0b" then ParseInt(rest, 2), which takes
+	 * a sign ("0b-101") */
+	if (*in > 0 || (!*in && !ygo_float(plain) &&
+			!strncmp(plain, "0b", 2) &&
+			(*in = ygo_int(plain + 2, 2, NULL)) > 0))
+		r = "int";
+	else if (!*in && ygo_float(plain))
+		r = "float";
+	free(plain);
+	return r;
+}
+
+/*
+ * The type go-yaml v2 (sigs.k8s.io/yaml, kubectl) gives a plain, untagged
+ * scalar: yresolve()'s, a `<<` a merge key.  Timestamps stay strings
+ * there.
+ */
+static enum yn_type yaml11_type(const char *s, size_t len)
+{
+	const char *r;
+	int in;
+
+	if (len == 2 && !strcmp(s, "<<"))
+		return YT_MERGE;
+	r = yresolve(s, len, 0, &in);
+	if (!r)
+		return YT_STR;   /* out of memory: the message only loses a
+				  * detail */
+	if (!strcmp(r, "null"))
+		return YT_NULL;
+	if (!strcmp(r, "bool"))
+		return YT_BOOL;
+	if (!strcmp(r, "int") || !strcmp(r, "float"))
+		return YT_NUMBER;
+	return YT_STR;
+}
+
 const char *ytag_misfit(const char *tag, const char *text, size_t len)
 {
 	static const char *const checked[] = {
 		"bool", "int", "float", "null", "timestamp", NULL };
-	const char *t, *r = "str";
-	char *plain;
-	size_t i, o;
+	const char *t, *r;
 	int in;
 
 	t = ytag_std(tag);
 	if (!t || !ydoc_word_in(t, checked))
 		return NULL;
-	/* a NUL in the text: no word, number or date; a string */
-	if (strlen(text) != len)
-		return "str";
-	if (ydoc_word_in(text, ygo_nulls))
-		r = "null";
-	else if (ydoc_word_in(text, ygo_bools))
-		r = "bool";
-	else if (ydoc_word_in(text, ygo_floats))
-		r = "float";
-	else if (text[0] == '.' || ascii_is_digit((unsigned char)text[0]) ||
-		 text[0] == '+' || text[0] == '-') {
-		/* parseTimestamp(): text that starts YYYY- and that Go's
-		 * time.Parse refuses is no int or float either */
-		if (!strcmp(t, "timestamp") &&
-		    strspn(text, "0123456789") == 4 && text[4] == '-')
-			return gostd_timestamp(text, len) ? NULL : "str";
-		/* underscores dropped: all of them for a digit or sign;
-		 * for a '.', ParseFloat's, each between two digits */
-		plain = malloc(len + 1);
-		if (!plain)
-			return NULL;
-		in = 0;
-		for (i = o = 0; i < len; i++) {
-			if (text[i] != '_')
-				plain[o++] = text[i];
-			else if (text[0] == '.' &&
-				 (!ascii_is_digit((unsigned char)text[i - 1]) ||
-				  !ascii_is_digit((unsigned char)text[i + 1])))
-				in = -1;
-		}
-		plain[o] = '\0';
-		if (text[0] != '.')
-			in = ygo_int(plain, 0, NULL);
-		/* resolve.go's last try: "0b" then ParseInt(rest, 2),
-		 * which takes a sign ("0b-101") */
-		if (in > 0 || (!in && !ygo_float(plain) &&
-			       !strncmp(plain, "0b", 2) &&
-			       (in = ygo_int(plain + 2, 2, NULL)) > 0))
-			r = "int";
-		else if (!in && ygo_float(plain))
-			r = "float";
-		free(plain);
-		if (in == 1 && !strcmp(t, "float"))
-			return NULL;
-	}
+	r = yresolve(text, len, !strcmp(t, "timestamp"), &in);
+	if (!r)
+		return NULL;
+	/* an int64 fits !!float (resolve.go's deferred check) */
+	if (in == 1 && !strcmp(r, "int") && !strcmp(t, "float"))
+		return NULL;
 	return strcmp(r, t) ? r : NULL;
 }
+
 /* Whether go-yaml v2 reads a scalar under tag (in full, as libyaml and
  * go-yaml's parser give it, %TAG handles applied) as anything but its
  * text: resolve.go's resolvableTag() (!!bool, !!int, !!float, !!null,

@@ -1351,6 +1351,28 @@ for k in 1:a.1 2:b.true 3:c.1 4:d.08 5:e..nan 6:f.true; do
  value: +Inf\"); $JF"
 done
 
+# A plain scalar is what resolve.go reads it as (checked with
+# /tmp/gy3chk): `0b-101` an int (-5), `.1_0` a float (0.1), so not the
+# string metadata wants; `1e999` (past a double) and `0x1FFFFFFFFFFFFFFFFF`
+# (past uint64) strings, which kubectl sends as they are.  The old lint
+# had them the other way round.
+for v in 0b-101 .1_0 1e999 0x1FFFFFFFFFFFFFFFFF; do
+	grep -v '^#' "$FIX/clean.yaml" |
+		sed "s/slotsPerReplica: \"32\"/slotsPerReplica: $v/" \
+		>"$TMP/resolve.yaml"
+	lint "$TMP/resolve.yaml"
+	status "a plain $v" 1
+	case $v in
+	0b-* | .*) want="$v must be a quoted string (\"$v\"): $MSG" ;;
+	1e*) want="'$v' is not a whole number; allowed: a whole number from\
+ 1 to 100000 (default 1)" ;;
+	*) want="'$v' is not a decimal number; allowed: a whole number from\
+ 1 to 100000 (default 1)" ;;
+	esac
+	has_line "a plain $v" out "$TMP/resolve.yaml:29: ScaledObject llm/chat\
+ trigger 0: metadata 'slotsPerReplica': $want"
+done
+
 # A tag go-yaml does not read the text under (a local `!foo`, a %TAG
 # handle's, `!!set`, `!!merge` over another text) is no tag to it: the
 # text is a string (kubectl reads `!foo 32` as "32"), where the old lint

@@ -84,6 +84,46 @@ static void test_tree(void **state)
 	ydoc_free(d);
 }
 
+/*
+ * A plain scalar's type is resolve.go's (v2.4.0; each checked with
+ * sigs.k8s.io/yaml): an int as ParseInt, then ParseUint, read it, a float
+ * as ParseFloat, then "0b" and a signed base-2 int; past uint64 in hex
+ * or past a double it is a string.
+ */
+static void test_plain_types(void **state)
+{
+	static const struct {
+		const char *text;
+		enum yn_type type;
+	} c[] = {
+		{ ".1_0", YT_NUMBER }, { "._5", YT_STR }, { ".5e999", YT_STR },
+		{ "0x1FFFFFFFFFFFFFFFFF", YT_STR }, { "1e999", YT_STR },
+		{ "0b-101", YT_NUMBER }, { "0b+11", YT_NUMBER },
+		{ "-0b1", YT_NUMBER }, { "1_000.5", YT_NUMBER },
+		{ "99999999999999999999", YT_NUMBER }, { "1__0", YT_NUMBER },
+		{ "0b1111111111111111111111111111111111111111111111111111111"
+		  "111111111", YT_NUMBER },
+		{ "0b+111111111111111111111111111111111111111111111111111111"
+		  "1111111111", YT_STR },
+		{ "08", YT_NUMBER }, { "0o17", YT_NUMBER }, { "2001-01-01", YT_STR },
+		{ "yes", YT_BOOL }, { "~", YT_NULL }, { "-.INF", YT_NUMBER },
+		{ "<<", YT_MERGE }, { "1.2.3", YT_STR },
+	};
+	char y[128];
+	struct ydoc *d;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		snprintf(y, sizeof(y), "[%s]\n", c[i].text);
+		d = read_one(y, strlen(y));
+		if (kid(d, &d->nodes[0], 0)->type != c[i].type)
+			fail_msg("%s: type %d, want %d", c[i].text,
+				 kid(d, &d->nodes[0], 0)->type, c[i].type);
+		ydoc_free(d);
+	}
+}
+
 /* An alias is the anchored node itself, not a copy. */
 static void test_alias(void **state)
 {
@@ -1466,6 +1506,7 @@ static void test_check_json_keys(void **state)
 		  "|" },
 		{ "1_0: .inf\n10: a\n", "|" },
 		{ "!!binary MQ==: .inf\n\"1\": a\n", "|" },
+		{ "0b-101: .inf\n-5: a\n", "|" },
 		{ "x: {<<: [{1: .inf}, {0x1: 2}]}\n", "1:x.1:v:-:+Inf|" },
 		{ "x: {<<: [{0x1: 2}, {1: .inf}]}\n", "|" },
 		{ "true: .inf\n<<: {on: 1}\n", "|" },
@@ -1543,6 +1584,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tree),
+		cmocka_unit_test(test_plain_types),
 		cmocka_unit_test(test_alias),
 		cmocka_unit_test(test_alias_cycle),
 		cmocka_unit_test(test_tag_nul),
