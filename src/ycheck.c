@@ -328,53 +328,6 @@ const char *ydoc_json_value(const struct ynode *n)
 	return n->text[0] == '-' ? "-Inf" : "+Inf";
 }
 
-const char *ydoc_json_key(const struct ynode *n)
-{
-	char *plain;
-	size_t i, o;
-	int r;
-
-	if (yjson_is(n, YT_NULL, "null"))
-		return "nil";
-	if (!yjson_is(n, YT_NUMBER, "int") || strlen(n->text) != n->len ||
-	    (n->text[0] != '+' && !ascii_is_digit((unsigned char)n->text[0])))
-		return NULL;
-	/* resolve.go: ParseInt, then ParseUint, of the text without its
-	 * underscores (base 0: 0x, 0o, 0b, a leading 0) */
-	plain = malloc(n->len + 1);
-	if (!plain)
-		return NULL;
-	for (i = o = 0; i < n->len; i++)
-		if (n->text[i] != '_')
-			plain[o++] = n->text[i];
-	plain[o] = '\0';
-	r = ygo_int(plain, 0, NULL);
-	free(plain);
-	return r == 2 ? "uint64" : NULL;
-}
-
-/*
- * A scalar key as go-yaml v2 decodes it into the interface{} of a
- * map[interface{}]interface{} (resolve.go's resolve(), decode.go's
- * scalar()), which Go's == compares: a string (its bytes), nil, a bool,
- * an int (int64 on 64-bit hosts: int(intv) always fits), a uint64 (an
- * int past int64), a float64.  Keys of two types are two keys (int 1,
- * float64 1 and string "1" are three); go-yaml replaces a pair only for
- * an equal key (int 1 and 0x1, true and yes, two nulls, 1.0 and 1e0;
- * never a NaN, which equals nothing).
- */
-enum ygo_type { YGO_UNKNOWN, YGO_STR, YGO_NIL, YGO_BOOL, YGO_INT, YGO_UINT,
-		YGO_FLOAT };
-
-struct ygo_key {
-	enum ygo_type type;
-	const char *text;      /* YGO_STR: len bytes */
-	size_t len;
-	uint64_t u;            /* YGO_BOOL (0, 1), YGO_INT (two's
-				* complement), YGO_UINT */
-	double f;              /* YGO_FLOAT */
-};
-
 /* Texts up to this long are read without a malloc(): numbers written as
  * keys are short. */
 #define YPLAIN_STACK 64
@@ -403,6 +356,49 @@ static const char *yplain(const struct ynode *n, char buf[YPLAIN_STACK],
 	out[o] = '\0';
 	return out;
 }
+
+const char *ydoc_json_key(const struct ynode *n)
+{
+	char buf[YPLAIN_STACK], *heap;
+	const char *plain;
+	int r;
+
+	if (yjson_is(n, YT_NULL, "null"))
+		return "nil";
+	if (!yjson_is(n, YT_NUMBER, "int") || strlen(n->text) != n->len ||
+	    (n->text[0] != '+' && !ascii_is_digit((unsigned char)n->text[0])))
+		return NULL;
+	/* resolve.go: ParseInt, then ParseUint, of the text without its
+	 * underscores (base 0: 0x, 0o, 0b, a leading 0) */
+	plain = yplain(n, buf, &heap);
+	if (!plain)
+		return NULL;
+	r = ygo_int(plain, 0, NULL);
+	free(heap);
+	return r == 2 ? "uint64" : NULL;
+}
+
+/*
+ * A scalar key as go-yaml v2 decodes it into the interface{} of a
+ * map[interface{}]interface{} (resolve.go's resolve(), decode.go's
+ * scalar()), which Go's == compares: a string (its bytes), nil, a bool,
+ * an int (int64 on 64-bit hosts: int(intv) always fits), a uint64 (an
+ * int past int64), a float64.  Keys of two types are two keys (int 1,
+ * float64 1 and string "1" are three); go-yaml replaces a pair only for
+ * an equal key (int 1 and 0x1, true and yes, two nulls, 1.0 and 1e0;
+ * never a NaN, which equals nothing).
+ */
+enum ygo_type { YGO_UNKNOWN, YGO_STR, YGO_NIL, YGO_BOOL, YGO_INT, YGO_UINT,
+		YGO_FLOAT };
+
+struct ygo_key {
+	enum ygo_type type;
+	const char *text;      /* YGO_STR: len bytes */
+	size_t len;
+	uint64_t u;            /* YGO_BOOL (0, 1), YGO_INT (two's
+				* complement), YGO_UINT */
+	double f;              /* YGO_FLOAT */
+};
 
 /* The number scalar n (typed YT_NUMBER, or tagged !!int or !!float and
  * fitting) is, as resolve() tries them in order: a fixed word (.inf,

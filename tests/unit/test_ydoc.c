@@ -1478,6 +1478,39 @@ static void test_check_json(void **state)
 			  "14:m.n:v:-:+Inf|");
 }
 
+/* A key past int64 written with underscores, read without them: shorter
+ * than ydoc_json_key()'s buffer, and longer (77 and 73 bytes: a copy
+ * malloc()ed); a key so long compared by value.  Checked with
+ * sigs.k8s.io/yaml. */
+static void test_check_json_long_keys(void **state)
+{
+	char y[512];
+	size_t len = 0;
+	const char *k[] = { "18446744073709551615", "9223372036854775807",
+			    "18446744073709551615", "9223372036854775808" };
+	const char *sep[] = { "_", "___", "___", "___" };
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		for (j = 0; k[i][j]; j++)
+			put(y, sizeof(y), &len, "%s%c", j ? sep[i] : "",
+			    k[i][j]);
+		put(y, sizeof(y), &len, ": %zu\n", i);
+	}
+	check_refused_doc(y, len, "1::k:-:uint64,3::k:-:uint64,"
+			  "4::k:-:uint64|");
+	/* a key compared by value: 1 and 1 with 70 underscores are one */
+	for (i = 0; i < 2; i++) {
+		len = 0;
+		put(y, sizeof(y), &len, "%d: .inf\n1", (int)i + 1);
+		for (j = 0; j < 70; j++)
+			put(y, sizeof(y), &len, "_");
+		put(y, sizeof(y), &len, ": a\n");
+		check_refused_doc(y, len, i ? "1:2:v:-:+Inf|" : "|");
+	}
+}
+
 /*
  * Keys compared as go-yaml's Go values (==, in its map[interface{}]
  * interface{}): one type and value is one key, which a later pair
@@ -1608,6 +1641,7 @@ int main(void)
 		cmocka_unit_test(test_check_refused),
 		cmocka_unit_test(test_check_json),
 		cmocka_unit_test(test_check_json_keys),
+		cmocka_unit_test(test_check_json_long_keys),
 		cmocka_unit_test(test_check_refused_stops),
 	};
 
