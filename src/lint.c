@@ -1035,7 +1035,9 @@ static void lint_up_policies(struct lint *l, const struct lint_obj *o,
 	unsigned long at = line;
 	long value, period;
 	size_t i, slow = 0, n = 0;
-	const struct ynode *first = NULL;
+	/* the first slow policy, and its type's node (the loop's p is any
+	 * policy) */
+	const struct ynode *first = NULL, *first_type;
 	double rate, fast;
 
 	pol = lint_behavior(d, obj, "scaleUp", "policies", &at);
@@ -1065,14 +1067,15 @@ static void lint_up_policies(struct lint *l, const struct lint_obj *o,
 	/* the policy's own words, shown: type may be any text */
 	vt = ydoc_show(vs, ymap_get_merged(d, first, "value", &k));
 	pt = ydoc_show(ps, ymap_get_merged(d, first, "periodSeconds", NULL));
-	p = ymap_get_merged(d, first, "type", NULL);
-	type = ydoc_show(ts, p);
+	first_type = ymap_get_merged(d, first, "type", NULL);
+	type = ydoc_show(ts, first_type);
 	lint_report(l, k ? k->line : at, 1, o, -1, "scaleUp policy {type: %s, "
 		    "value: %s, periodSeconds: %s} lets the HPA add at most "
 		    "%s%s per %s s%s: staffer's jumps (a burst, a shedding "
 		    "boost) land that slowly; allow at least %d%% or %d pods "
 		    "per %d s, the HPA's default", type, vt, pt, vt,
-		    !strcmp(ytext(p), "Pods") ? " pod(s)" : "%", pt,
+		    !strcmp(ytext(first_type), "Pods") ? " pod(s)" : "%",
+		    pt,
 		    select_min ? " (selectPolicy Min: the slowest policy wins)" :
 		    "", HPA_UP_PERCENT, HPA_UP_PODS, HPA_UP_PERIOD_S);
 }
