@@ -119,7 +119,8 @@ struct lint {
 	const struct config *cfg;   /* NULL: no backend checks */
 	const char *address;        /* NULL: every external trigger */
 	int strict;
-	/* the file being read and the findings of its current document */
+	/* the file being read (its name as shown: lint_file(); NULL
+	 * between files) and the findings of its current document */
 	const char *file;
 	struct finding *found;
 	size_t n_found, cap_found;
@@ -1538,9 +1539,15 @@ static int lint_doc(void *arg, const struct ydoc *d)
  * when it could not be: unreadable, invalid YAML, no memory. */
 static int lint_file(struct lint *l, const char *path)
 {
-	l->file = strcmp(path, "-") ? path : "<stdin>";
-	return ydoc_read_file(path, "staffer lint", stdout, lint_doc, l) ?
-	       2 : 0;
+	char name[YDOC_NAME_BUF];
+	int rc;
+
+	/* shown escaped, as ydoc_read_file() names it: findings stay one
+	 * line each, with no terminal escape (lintpool.c keeps a copy) */
+	l->file = ydoc_file_name(name, path);
+	rc = ydoc_read_file(path, "staffer lint", stdout, lint_doc, l) ? 2 : 0;
+	l->file = NULL;
+	return rc;
 }
 
 /* A finding about a pair of pools (lintpool_report_fn), printed as the

@@ -1619,10 +1619,10 @@ int ydoc_each_scaledobject(const struct ydoc *d, ydoc_object_fn *fn,
 /* ---- files -------------------------------------------------------------- */
 
 /* Read path ("-": stdin) whole into *buf (NUL-terminated).  0, or -1 with
- * a message on stderr.  A FIFO is fine here (`lint <(kubectl ...)`): the
+ * a message on stderr, naming it name (ydoc_file_name()'s).  A FIFO is fine here (`lint <(kubectl ...)`): the
  * user asked for this file and waits for it. */
-static int read_all(const char *path, const char *prog, char **buf,
-		    size_t *len)
+static int read_all(const char *path, const char *name, const char *prog,
+		    char **buf, size_t *len)
 {
 	enum slurp_err se;
 	int fd = STDIN_FILENO;
@@ -1632,20 +1632,20 @@ static int read_all(const char *path, const char *prog, char **buf,
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
 			fprintf(stderr, "%s: %s: cannot open: %s\n", prog,
-				path, strerror(errno));
+				name, strerror(errno));
 			return -1;
 		}
 	}
 	b = slurp_fd(fd, YDOC_FILE_MAX, len, &se);
 	if (!b) {
 		if (se == SLURP_ENOMEM)
-			fprintf(stderr, "%s: %s: out of memory\n", prog, path);
+			fprintf(stderr, "%s: %s: out of memory\n", prog, name);
 		else if (se == SLURP_EBIG)
 			fprintf(stderr, "%s: %s: larger than %u bytes\n",
-				prog, path, YDOC_FILE_MAX);
+				prog, name, YDOC_FILE_MAX);
 		else
 			fprintf(stderr, "%s: %s: cannot read: %s\n", prog,
-				path, strerror(errno));
+				name, strerror(errno));
 	}
 	if (fd != STDIN_FILENO)
 		close(fd);
@@ -1790,15 +1790,25 @@ void ydoc_free(struct ydoc *d)
 	free(d);
 }
 
+const char *ydoc_file_name(char buf[YDOC_NAME_BUF], const char *path)
+{
+	if (!strcmp(path, "-"))
+		snprintf(buf, YDOC_NAME_BUF, "%s", "<stdin>");
+	else
+		show_escaped(buf, YDOC_NAME_MAX, path, strlen(path));
+	return buf;
+}
+
 enum ydoc_err ydoc_read_file(const char *path, const char *prog,
 			     FILE *yaml_fp, ydoc_doc_fn *fn, void *arg)
 {
-	const char *name = strcmp(path, "-") ? path : "<stdin>";
+	char name[YDOC_NAME_BUF];
 	enum ydoc_err rc;
 	char *buf = NULL;
 	size_t len;
 
-	if (read_all(path, prog, &buf, &len))
+	ydoc_file_name(name, path);
+	if (read_all(path, name, prog, &buf, &len))
 		return YDOC_EREAD;
 	rc = ydoc_read_buffer(buf, len, name, prog, yaml_fp, fn, arg);
 	free(buf);

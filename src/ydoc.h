@@ -48,6 +48,8 @@
 #define YDOC_WHO_MAX 160           /* "NS/NAME", shown */
 #define YDOC_MSG_MAX 512           /* one message about metadata */
 #define YDOC_PATH_MAX 256          /* a path in a message (crd.c's) */
+#define YDOC_NAME_MAX 4096         /* characters of a file's name shown */
+#define YDOC_NAME_BUF (YDOC_NAME_MAX + 4)  /* show.h: max + 4 */
 
 /* ---- a YAML document as a tree ------------------------------------------ */
 
@@ -225,11 +227,18 @@ enum ydoc_err {
  * call only.  Return 0 to go on, -1 for out of memory (reading stops). */
 typedef int ydoc_doc_fn(void *arg, const struct ydoc *d);
 
+/* How path ("-": standard input) is named in messages, in buf:
+ * "<stdin>", or path escaped as a value is (show.h's show_escaped(): a
+ * newline or an ESC in a file's name is "\n", "\x1b", not a line or a
+ * terminal escape in the output; a name of more than YDOC_NAME_MAX
+ * characters so shown is cut, "...").  Returns buf. */
+const char *ydoc_file_name(char buf[YDOC_NAME_BUF], const char *path);
+
 /*
  * Read every YAML document of path ("-": standard input) and call fn for
  * each.  A YAML error is printed on yaml_fp as "NAME:LINE: invalid YAML:
- * WHY" (NAME is path, or <stdin>); read and memory errors on stderr as
- * "PROG: PATH: WHY".  Returns what went wrong, or YDOC_OK.
+ * WHY" (NAME is ydoc_file_name()'s); read and memory errors on stderr as
+ * "PROG: NAME: WHY".  Returns what went wrong, or YDOC_OK.
  */
 enum ydoc_err ydoc_read_file(const char *path, const char *prog,
 			     FILE *yaml_fp, ydoc_doc_fn *fn, void *arg);

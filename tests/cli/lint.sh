@@ -1488,6 +1488,40 @@ printable "a pool pair's target past ASCII"
 contains "a pool pair's target shown" out "pool decode scales\
  Deployment/llama-pr\\xc3\\xa9fill, the target"
 
+# ---- a file's name with control bytes ---------------------------------------
+
+# Shown escaped as values are (show.h's show_escaped()): a newline in it
+# made a finding two lines, and an ESC went raw to the terminal.  In a
+# finding, a pool's finding (a copy of the name), invalid YAML, and an
+# unreadable file's message on stderr.
+BADNAME=$(printf 'a\nb\033[31m')
+SHOWN="$TMP/a"'\nb\x1b'"[31m"
+cp "$FIX/pools-prefill.yaml" "$TMP/$BADNAME.yaml"
+grep -v '^#' "$FIX/clean.yaml" |
+	sed 's/slotsPerReplica: "32"/slotsPerReplica: 32/' \
+	>"$TMP/$BADNAME-2.yaml"
+lint "$TMP/$BADNAME.yaml" "$TMP/$BADNAME-2.yaml"
+status "a file's name with a newline and an ESC" 1
+lines "a file's name with a newline and an ESC" 2
+has_line "a pool's finding, its file's name escaped" out "$SHOWN.yaml:26:\
+ warning: ScaledObject llm/llama-prefill trigger 0: pool prefill without\
+ the model's decode pool in the files linted (no trigger with pool decode,\
+ the same namespace and arrivalRateQuery): a split fleet scales both, each\
+ on its own trigger"
+has_line "a finding, its file's name escaped" out "$SHOWN-2.yaml:29:\
+ ScaledObject llm/chat trigger 0: metadata 'slotsPerReplica': 32 must be a\
+ quoted string (\"32\"): $MSG"
+printf 'a: [\n' >"$TMP/$BADNAME-3.yaml"
+lint "$TMP/$BADNAME-3.yaml"
+status "invalid YAML, its file's name escaped" 2
+has_line "invalid YAML, its file's name escaped" out "$SHOWN-3.yaml:2:\
+ invalid YAML: did not find expected node content (while parsing a flow\
+ node from line 2)"
+lint "$TMP/$BADNAME-4.yaml"
+status "an unreadable file, its name escaped" 2
+has_line "an unreadable file, its name escaped" err "staffer lint:\
+ $SHOWN-4.yaml: cannot open: No such file or directory"
+
 # ---- usage ----------------------------------------------------------------
 
 lint
