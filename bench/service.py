@@ -22,13 +22,14 @@ against a baseline of the same run where the target is a ratio):
              processed per object, the first call's p99, every answer
              checked; staffer as it was before issue 26 beside it; and
              Prometheus' CPU and bytes per query with and without gzip
-  prom-pools the same objects unified, then as prefill pools with a TTFT
+  prom-pools the same objects unified, as prefill pools with a TTFT
              target (a prompt-token counter each, a range query of it
-             more), then as the same pools with a fixed peakedness (no
-             range of the tokens), on one Prometheus: its CPU per object
-             per refresh beyond scraping, the pools' over the unified
-             objects', what the tokens' range costs, and requests and
-             samples per object by query
+             more), and as the same pools with a fixed peakedness (no
+             range of the tokens), on one Prometheus, in two passes of
+             opposite order so that a drift weighs on each alike: its
+             CPU per object per refresh beyond scraping, the pools' over
+             the unified objects', what the tokens' range costs, and
+             requests and samples per object by query
 
     /usr/bin/python3 bench/service.py [--quick] [--only NAME[,NAME]]
         [--compress C] [--prom-objects N] [--prom-windows N] [--out FILE]
@@ -131,8 +132,9 @@ POOL_META = [("pool", "prefill"),
 # measures on these steady series, so the answers are the same
 POOL_FIXED = [("peakedness", "1")]
 POOL_REFRESH_S = 15      # a refresh: the forecast range's step, one tail
-# prom-pools' configs, in the order they run: (kind, what, metadata
-# beyond staffer-load's own); the pools' expectations from calc with it
+# prom-pools' configs, in the order of its first pass (pool_runs()):
+# (kind, what, metadata beyond staffer-load's own); the pools'
+# expectations from calc with it
 POOL_KINDS = [
     ("unified", "unified objects (the prometheus scenario's)", None),
     ("prefill", "prefill pools with ttftTargetSeconds", POOL_META),
@@ -141,6 +143,23 @@ POOL_KINDS = [
 # how the report names them
 POOL_LABEL = {"unified": "unified", "prefill": "prefill, z auto",
               "prefill-fixed": "prefill, z fixed"}
+
+
+def pool_runs(kinds):
+    """prom-pools' runs in the order they run: [(kind, pass, count)].
+    Two passes over the kinds, the second in the opposite order (unified,
+    z auto, z fixed, z fixed, z auto, unified), so that Prometheus' CPU
+    drifting steadily over the run weighs on every kind alike: a kind's
+    two runs start, on average, at the same time as any other kind's.
+    Not interleaved window by window: a run is a staffer of its own whose
+    first minute is its cache's warm-up, and a staffer left idle while
+    another runs lets its answers go cold (src/fetch.c), so its next
+    window would measure the refetch.  The query log is counted (count)
+    in every other run, the 1st, 3rd and 5th: each kind once, and the
+    runs a counting window lengthens (about 35 s) are placed so that the
+    average start stays the same for every kind."""
+    seq = list(kinds) + list(reversed(kinds))
+    return [(k, 1 + (j >= len(kinds)), j % 2 == 0) for j, k in enumerate(seq)]
 
 _procs = []
 _proms = []     # Prometheus dirs to stop (scripts/prometheus.sh)
@@ -664,22 +683,25 @@ def prom_per_query(pr, P):
     return rows
 
 
-def prom_config(pr, P, name, what, extra, ttl, wins, args):
+def prom_config(pr, P, name, what, extra, ttl, wins, args, count=True):
     """One config of a scenario against a real Prometheus: a staffer with
     the backend settings extra and cacheTTLSeconds ttl (None: its
     default), KEDA's cycle over the objects staffer-load's args make (the
     --objects, --query, --meta, --expect), wins CPU windows of
     P["prom_window"] s with the query log off after P["prom_warmup"] s,
-    then one window with it on that counts requests and samples over
-    P["prom_count"] s (default PROM_COUNT_S)."""
+    then (count) one window with it on that counts requests and samples
+    over P["prom_count"] s (default PROM_COUNT_S)."""
     s = Server("prom-" + name, pr, ttl=ttl, extra=extra)
-    cfg = {"name": name, "what": what, "settings": extra}
+    cfg = {"name": name, "what": what, "settings": extra,
+           "count_window": [], "log": [], "log_s": 0}
     try:
         args = list(args) + ["--timeout", 30]
         res = run_load("keda", s, pr.target, args + [
             "--window", P["prom_window"], "--warmup", P["prom_warmup"],
             "--windows", wins, "--backend-pid", pr.pid])
         cfg["windows"] = [d for k, d in res if k == "keda"]
+        if not count:
+            return cfg
         # the query log over PROM_COUNT_S (whole refresh periods
         # of 15 s), from 2 s into a window 4 s longer
         pr.query_log(True)
@@ -752,17 +774,19 @@ def sc_prom_pools(b, P):
     """KEDA's cycle against a real Prometheus whose history and scrapes
     have a prompt-token counter per object beside its request counter:
     P["pool_objects"] unified objects (the prometheus scenario's `now`),
-    then as many prefill pools with a TTFT target (POOL_META), then the
-    same pools with a fixed peakedness (POOL_FIXED: no range of the token
-    query), each kind (POOL_KINDS) in a staffer of its own at the
-    defaults on the same Prometheus, with P["pool_windows"] CPU windows
-    and one query-log window each (as prom_config()).  Prometheus' CPU
-    when only scraping is measured before, between and after, for the
-    CPU beyond it."""
+    as many prefill pools with a TTFT target (POOL_META), and the same
+    pools with a fixed peakedness (POOL_FIXED: no range of the token
+    query), each kind (POOL_KINDS) run twice, in two passes of opposite
+    order (pool_runs(): unified, z auto, z fixed, z fixed, z auto,
+    unified), each run a staffer of its own at the defaults on the same
+    Prometheus with P["pool_windows"] CPU windows (as prom_config()),
+    and one query-log window for each kind.  Prometheus' CPU when only
+    scraping is measured before, between and after the runs, for the CPU
+    beyond it."""
     n = P["pool_objects"]
-    log("prom-pools: %d objects, unified then prefill pools with the "
-        "tokens' z measured and fixed, %d s of request and token history "
-        "backfilled" % (n, PROM_HISTORY_S))
+    log("prom-pools: %d objects, unified and prefill pools with the "
+        "tokens' z measured and fixed, in two passes of opposite order, "
+        "%d s of request and token history backfilled" % (n, PROM_HISTORY_S))
     t = time.monotonic()
     # off the grid: a prefill pool's W is its instant token rate over λ
     # (the forecast range's newest point, or λ's own instant read), and a
@@ -781,17 +805,22 @@ def sc_prom_pools(b, P):
                          expected_targets() for name, _, kv in POOL_KINDS}
         time.sleep(2)
         out["idle"].append(prom_idle_cores(pr, P["prom_idle"]))
-        for name, what, kv in POOL_KINDS:
+        kinds = dict((name, (what, kv)) for name, what, kv in POOL_KINDS)
+        for name, pas, count in pool_runs(kinds):
+            what, kv = kinds[name]
             more = []
             for k, v in kv or ():
                 more += ["--meta", "%s=%s" % (k, v)]
-            log("prom-pools: %s, %d windows of %d s" % (
-                what, P["pool_windows"], P["prom_window"]))
+            log("prom-pools: pass %d: %s, %d windows of %d s%s" % (
+                pas, what, P["pool_windows"], P["prom_window"],
+                ", then the query log's" if count else ""))
             out["configs"].append(prom_config(
-                pr, P, "pools-" + name, what, {}, None, P["pool_windows"],
+                pr, P, "pools-%s-%d" % (name, pas), what, {}, None,
+                P["pool_windows"],
                 ["--objects", n, "--query", PROM_QUERY, "--expect",
-                 ",".join(str(x) for x in out["expect"][name])] + more))
-            out["configs"][-1]["kind"] = name
+                 ",".join(str(x) for x in out["expect"][name])] + more,
+                count=count))
+            out["configs"][-1].update({"kind": name, "pass": pas})
             out["idle"].append(prom_idle_cores(pr, P["prom_idle"]))
     finally:
         pr.stop()
@@ -799,43 +828,53 @@ def sc_prom_pools(b, P):
 
 
 def pool_stats(X):
-    """Per config of prom-pools: Prometheus' CPU (median of the windows,
-    cores), the part beyond scraping (less the mean of the idle readings
-    either side of it), that as CPU ms per object per refresh
-    (POOL_REFRESH_S), and from the query log per object per hour:
-    requests and samples by query (the requests' or the tokens') and
-    kind (instant or range)."""
+    """Per kind of prom-pools: Prometheus' CPU beyond scraping (a
+    window's less the mean of the idle readings either side of its run)
+    as CPU ms per object per refresh (POOL_REFRESH_S), by window and by
+    run (the median of its windows); over the kind's runs, one a pass,
+    the mean of their medians ("per"), in which a steady drift of
+    Prometheus' CPU cancels (pool_runs()); and from the query log (the
+    run that counted) per object per hour: requests and samples by query
+    (the requests' or the tokens') and kind (instant or range)."""
     n = X["objects"]
     out = {}
-    for k, c in enumerate(X["configs"]):
-        idle = (X["idle"][k] + X["idle"][k + 1]) / 2.0 \
-            if len(X["idle"]) > k + 1 else X["idle"][0]
+    for j, c in enumerate(X["configs"]):
+        idle = (X["idle"][j] + X["idle"][j + 1]) / 2.0 \
+            if len(X["idle"]) > j + 1 else X["idle"][0]
         per = [1e3 * max(d["backend_cpu"] - idle, 0.0) * POOL_REFRESH_S / n
                for d in c["windows"]]
-        secs = max(c["log_s"], 1e-9)
-        st = {"idle": idle, "per_window": per, "per": med(per),
-              "cores": med(d["backend_cpu"] for d in c["windows"]),
-              "p99": med(d["first_p99_ms"] for d in c["windows"]),
-              "failed": sum(d["errors"]
-                            for d in c["windows"] + c["count_window"]),
-              "off": sum(d.get("wrong", 0)
-                         for d in c["windows"] + c["count_window"]),
-              "answers": sum(d["bursts"]
-                             for d in c["windows"] + c["count_window"]),
-              "pts": med(x[2] for x in c["log"]
-                         if x[0].endswith("query_range"))}
-        st["net"] = max(st["cores"] - idle, 0.0)
+        st = out.setdefault(c.get("kind", c["name"]), {"runs": [], "c": []})
+        st["runs"].append({"pass": c.get("pass", 1), "idle": idle,
+                           "per_window": per, "per": med(per),
+                           "cores": med(d["backend_cpu"]
+                                        for d in c["windows"])})
+        st["c"].append(c)
+    for st in out.values():
+        cs = st.pop("c")
+        wins = [d for c in cs for d in c["windows"]]
+        every = wins + [d for c in cs for d in c["count_window"]]
+        log = [x for c in cs for x in c["log"]]
+        secs = max(sum(c["log_s"] for c in cs), 1e-9)
+        st.update({
+            "per": statistics.mean(r["per"] for r in st["runs"]),
+            "cores": statistics.mean(r["cores"] for r in st["runs"]),
+            "idle": statistics.mean(r["idle"] for r in st["runs"]),
+            "p99": med(d["first_p99_ms"] for d in wins),
+            "failed": sum(d["errors"] for d in every),
+            "off": sum(d.get("wrong", 0) for d in every),
+            "answers": sum(d["bursts"] for d in every),
+            "pts": med(x[2] for x in log if x[0].endswith("query_range"))})
+        st["net"] = max(st["cores"] - st["idle"], 0.0)
         for fam, word in (("arrival", "bench_requests_total"),
                           ("tokens", "bench_prompt_tokens_total")):
             for kind, rng in (("instant", False), ("range", True)):
-                L = [x for x in c["log"] if word in x[1] and
+                L = [x for x in log if word in x[1] and
                      x[0].endswith("query_range") == rng]
                 st["req_%s_%s" % (fam, kind)] = len(L) / secs * 3600 / n
                 st["smp_%s_%s" % (fam, kind)] = \
                     sum(x[3] for x in L) / secs * 3600 / n
-        st["req"] = len(c["log"]) / secs * 3600 / n
-        st["smp"] = sum(x[3] for x in c["log"]) / secs * 3600 / n
-        out[c.get("kind", c["name"])] = st
+        st["req"] = len(log) / secs * 3600 / n
+        st["smp"] = sum(x[3] for x in log) / secs * 3600 / n
     return out
 
 
@@ -1377,12 +1416,12 @@ def report(R, P, meta):
         raw.append("### Prefill pools against a real Prometheus (`prom-pools`)\n")
         raw.append(
             "%d ScaledObjects as in `prometheus` (`arrivalRateQuery: %s`, KEDA's "
-            "cycle in real time, staffer at its defaults), run three times on "
-            "one Prometheus %s, in this order: first unified (`serviceTime: "
-            "10`); then each the prefill pool of a disaggregated fleet (%s), "
+            "cycle in real time, staffer at its defaults) on one Prometheus "
+            "%s, as three kinds: unified (`serviceTime: 10`); each the "
+            "prefill pool of a disaggregated fleet (%s), "
             "whose `peakedness: auto` adds a range query of "
             "`inputTokenRateQuery` (the last forecastWindowSeconds at the "
-            "forecast's step) for the prompt tokens' z (*z auto*); then the "
+            "forecast's step) for the prompt tokens' z (*z auto*); and the "
             "same pools with %s (*z fixed*), which asks no range of "
             "`inputTokenRateQuery` and reads the instant token rate with its "
             "own query at every refresh instead of from that range's newest "
@@ -1392,10 +1431,17 @@ def report(R, P, meta):
             "backfilled. Answers checked against `staffer calc` (unified: on "
             "the true rate, %s; prefill, z auto: on the true rates with their "
             "steady 41-point series, %s; z fixed, the same with its "
-            "metadata, %s). Prometheus' CPU when only scraping, before, "
-            "between and after the three: %s cores; 'beyond scraping' takes "
-            "off the mean of the readings either side of a config, and 'per "
-            "object per refresh' is that in CPU ms × %d s / %d objects.\n" % (
+            "metadata, %s). Each kind runs twice, in two passes of opposite "
+            "order (unified, z auto, z fixed, then z fixed, z auto, "
+            "unified), each run a fresh staffer with its own warm-up, so "
+            "that Prometheus' CPU drifting over the run weighs on every kind "
+            "alike; the query log is on in one counting window of each "
+            "kind, after the 1st, 3rd and 5th runs' CPU windows. Prometheus' "
+            "CPU when only scraping, before, between and after the runs: %s "
+            "cores; 'beyond scraping' takes off the mean of the readings "
+            "either side of a run, and 'per object per refresh' is that in "
+            "CPU ms × %d s / %d objects; a kind's figure is the mean of its "
+            "two runs' medians.\n" % (
                 n, PROM_QUERY.replace("{i}", "I"), X.get("prom_version", ""),
                 ", ".join("`%s: %s`" % (k, v.replace("{i}", "I"))
                           for k, v in POOL_META if v),
@@ -1406,26 +1452,29 @@ def report(R, P, meta):
                 ", ".join(str(e) for e in
                           X["expect"].get("prefill-fixed", [])) or "-",
                 " / ".join(f(x, 3) for x in X["idle"]), POOL_REFRESH_S, n))
-        table_head(raw, ["objects", "window", "bursts", "errors", "wrong",
-                         "first call p50 / p99 / max ms", "staffer CPU",
-                         "Prometheus CPU", "beyond scraping",
+        table_head(raw, ["objects", "pass", "window", "bursts", "errors",
+                         "wrong", "first call p50 / p99 / max ms",
+                         "staffer CPU", "Prometheus CPU", "beyond scraping",
                          "ms per object per refresh", "others' CPU"],
                    left=("objects",))
-        for c in X["configs"]:
+        seen = {}
+        for c in X["configs"]:     # in the order they ran
             k = c.get("kind", c["name"])
-            for d, per in zip(c["windows"], st[k]["per_window"]):
-                raw.append("| %s | %d | %d | %d | %d | %.3f / %.3f / %.1f | %.2f | "
-                           "%.3f | %.3f | %.4f | %.2f |" % (
-                               POOL_LABEL.get(k, k), d["window"], d["bursts"],
-                               d["errors"],
+            run = st[k]["runs"][seen.get(k, 0)]
+            seen[k] = seen.get(k, 0) + 1
+            for d, per in zip(c["windows"], run["per_window"]):
+                raw.append("| %s | %d | %d | %d | %d | %d | %.3f / %.3f / %.1f "
+                           "| %.2f | %.3f | %.3f | %.4f | %.2f |" % (
+                               POOL_LABEL.get(k, k), run["pass"], d["window"],
+                               d["bursts"], d["errors"],
                                d.get("wrong", 0), d["first_p50_ms"],
                                d["first_p99_ms"], d["first_max_ms"],
                                d["server_cpu"], d["backend_cpu"],
-                               max(d["backend_cpu"] - st[k]["idle"], 0.0), per,
+                               max(d["backend_cpu"] - run["idle"], 0.0), per,
                                others(d)))
         raw.append("")
-        raw.append("Per object per hour, from Prometheus' query log (its last "
-                   "window of each):\n")
+        raw.append("Per object per hour, from Prometheus' query log (one "
+                   "counting window of each kind):\n")
         table_head(raw, ["objects", "requests", "arrivals: instant / range",
                          "tokens: instant / range", "samples",
                          "samples, arrivals / tokens", "points per range "
@@ -1460,12 +1509,16 @@ def report(R, P, meta):
         u = st.get("unified")
 
         def against(x):
-            """A pool config's CPU per object per refresh over the unified
-            objects': the ratio of the medians, and window by window."""
+            """A pool kind's CPU per object per refresh over the unified
+            objects': the ratio of the two passes' means, and pass by
+            pass the ratio of the medians (window by window within it)."""
             ratio = x["per"] / u["per"] if u["per"] else float("nan")
-            pairs = [a / b_ for a, b_ in zip(x["per_window"], u["per_window"])
-                     if b_]
-            return ratio, " / ".join(f(r) for r in pairs) or "-"
+            passes = ", ".join("pass %d %s (windows %s)" % (
+                a["pass"], f(a["per"] / b_["per"]) if b_["per"] else "n/a",
+                " / ".join(f(p / q) for p, q in
+                           zip(a["per_window"], b_["per_window"]) if q) or "-")
+                for a, b_ in zip(x["runs"], u["runs"]))
+            return ratio, passes
 
         for k, what in (
                 ("prefill", "a prefill pool with a TTFT target (z auto: "
@@ -1477,16 +1530,17 @@ def report(R, P, meta):
             x = st.get(k)
             if not (u and x):
                 continue
-            ratio, pairs = against(x)
+            ratio, passes = against(x)
             rows26.append((
                 "%s against a unified object, %d of each on the same "
                 "Prometheus: its CPU per object per refresh, beyond "
                 "scraping" % (what, n),
-                "**%sx** (%s against %s ms; window by window %s); %s against "
+                "**%sx** (%s against %s ms, the means of two passes in "
+                "opposite order; %s); %s against "
                 "%s requests and %s against %s samples per object per hour; "
                 "%d calls failed; answers not the model's on the true rates: "
                 "%d of %d unified, %d of %d %s" % (
-                    f(ratio), f(x["per"], 4), f(u["per"], 4), pairs,
+                    f(ratio), f(x["per"], 4), f(u["per"], 4), passes,
                     f(x["req"], 0), f(u["req"], 0), f(x["smp"], 0),
                     f(u["smp"], 0), x["failed"] + u["failed"], u["off"],
                     u["answers"], x["off"], x["answers"], POOL_LABEL[k]),
@@ -1496,13 +1550,15 @@ def report(R, P, meta):
             rows26.append((
                 "what the prompt tokens' range costs: a prefill pool with z "
                 "auto less the same with z fixed, %d objects each" % n,
-                "**%s ms** of Prometheus' CPU per object per refresh (z "
+                "**%s ms** of Prometheus' CPU per object per refresh (%s; z "
                 "auto's %s against z fixed's %s ms, %sx; against a unified "
                 "object's: z fixed %sx, z auto %sx); %s requests and %s "
                 "samples per object per hour (%s against %s; %s against "
                 "%s)" % (
-                    f(p_["per"] - z["per"], 4), f(p_["per"], 4),
-                    f(z["per"], 4),
+                    f(p_["per"] - z["per"], 4), ", ".join(
+                        "pass %d %s" % (a["pass"], f(a["per"] - b_["per"], 4))
+                        for a, b_ in zip(p_["runs"], z["runs"])),
+                    f(p_["per"], 4), f(z["per"], 4),
                     f(p_["per"] / z["per"]) if z["per"] else "n/a",
                     f(against(z)[0]), f(against(p_)[0]),
                     f(p_["req"] - z["req"], 0), f(p_["smp"] - z["smp"], 0),
@@ -1678,8 +1734,8 @@ def main():
                     help="ScaledObjects of the prometheus and prom-pools "
                          "scenarios (default 10000; --quick 2000)")
     ap.add_argument("--prom-windows", type=int, default=None,
-                    help="CPU windows of prom-pools' each kind (default 3; "
-                         "--quick 1)")
+                    help="CPU windows of each of prom-pools' runs (each "
+                         "kind runs twice; default 3; --quick 1)")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results",
                                                    "service.md"))
     a = ap.parse_args()
@@ -1716,7 +1772,8 @@ def main():
              "prom_windows": {"before": 2, "gzip-by-size": 1, "now": 3,
                               "refresh-15s": 2, "ttl30": 2},
              "prom_q_n": 1000, "prom_q_reps": 3,
-             # prom-pools: as the prometheus scenario's `now`, for each kind
+             # prom-pools: as the prometheus scenario's `now`, for each
+             # kind in each of its two passes
              "pool_objects": 10000, "pool_windows": 3}
     if a.compress:
         P["compress"] = a.compress
