@@ -36,10 +36,11 @@ against a baseline of the same run where the target is a ratio):
 
 BENCH_QUICK=1 is --quick: one repetition, short windows, a smaller and
 time-compressed KEDA cycle (a smoke run, not a result).  Progress goes to
-stderr.  About 27 minutes on 2 cores (more when a scenario measured on a
-busy machine runs again; prom-pools alone about 11); --quick about 7.
---prom-objects N scales both Prometheus scenarios (a smoke run of
-prom-pools: --quick --only prom-pools --prom-objects 300, about 3).
+stderr.  About 34 minutes on 2 cores (more when a scenario measured on a
+busy machine runs again; prom-pools alone about 18, its two passes);
+--quick about 11.  --prom-objects N scales both Prometheus scenarios (a
+smoke run of prom-pools: --quick --only prom-pools --prom-objects 300,
+about 7).
 """
 
 import argparse
@@ -853,7 +854,7 @@ def pool_stats(X):
         cs = st.pop("c")
         wins = [d for c in cs for d in c["windows"]]
         every = wins + [d for c in cs for d in c["count_window"]]
-        log = [x for c in cs for x in c["log"]]
+        qlog = [x for c in cs for x in c["log"]]
         secs = max(sum(c["log_s"] for c in cs), 1e-9)
         st.update({
             "per": statistics.mean(r["per"] for r in st["runs"]),
@@ -863,18 +864,18 @@ def pool_stats(X):
             "failed": sum(d["errors"] for d in every),
             "off": sum(d.get("wrong", 0) for d in every),
             "answers": sum(d["bursts"] for d in every),
-            "pts": med(x[2] for x in log if x[0].endswith("query_range"))})
+            "pts": med(x[2] for x in qlog if x[0].endswith("query_range"))})
         st["net"] = max(st["cores"] - st["idle"], 0.0)
         for fam, word in (("arrival", "bench_requests_total"),
                           ("tokens", "bench_prompt_tokens_total")):
             for kind, rng in (("instant", False), ("range", True)):
-                L = [x for x in log if word in x[1] and
+                L = [x for x in qlog if word in x[1] and
                      x[0].endswith("query_range") == rng]
                 st["req_%s_%s" % (fam, kind)] = len(L) / secs * 3600 / n
                 st["smp_%s_%s" % (fam, kind)] = \
                     sum(x[3] for x in L) / secs * 3600 / n
-        st["req"] = len(log) / secs * 3600 / n
-        st["smp"] = sum(x[3] for x in log) / secs * 3600 / n
+        st["req"] = len(qlog) / secs * 3600 / n
+        st["smp"] = sum(x[3] for x in qlog) / secs * 3600 / n
     return out
 
 
