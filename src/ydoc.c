@@ -1619,8 +1619,9 @@ int ydoc_each_scaledobject(const struct ydoc *d, ydoc_object_fn *fn,
 /* ---- files -------------------------------------------------------------- */
 
 /* Read path ("-": stdin) whole into *buf (NUL-terminated).  0, or -1 with
- * a message on stderr, naming it name (ydoc_file_name()'s).  A FIFO is fine here (`lint <(kubectl ...)`): the
- * user asked for this file and waits for it. */
+ * a message on stderr, naming it name (ydoc_file_name()'s).  A FIFO is
+ * fine here (`lint <(kubectl ...)`): the user asked for this file and
+ * waits for it. */
 static int read_all(const char *path, const char *name, const char *prog,
 		    char **buf, size_t *len)
 {
