@@ -30,17 +30,26 @@ against a baseline of the same run where the target is a ratio):
              CPU per object per refresh beyond scraping, the pools' over
              the unified objects', what the tokens' range costs, and
              requests and samples per object by query
+  scrape     issue 23: cached GetMetrics' p99 with 4 scrapers of a large
+             /metrics page (10,000 ScaledObjects, 253-byte names) over
+             without, windows alternating, scrapers at nice 0 and 19
+  bigreq     issue 23: 512 GetMetrics of ~1 MiB at once over 32
+             connections, staffer in a 256 MiB memory cgroup (else
+             --memory-limit 256Mi): its peak RSS, every call answered,
+             another caller's (127.0.0.2) calls meanwhile
 
     /usr/bin/python3 bench/service.py [--quick] [--only NAME[,NAME]]
         [--compress C] [--prom-objects N] [--prom-windows N] [--out FILE]
 
 BENCH_QUICK=1 is --quick: one repetition, short windows, a smaller and
 time-compressed KEDA cycle (a smoke run, not a result).  Progress goes to
-stderr.  About 34 minutes on 2 cores (more when a scenario measured on a
+stderr.  About 37 minutes on 2 cores (more when a scenario measured on a
 busy machine runs again; prom-pools alone about 18, its two passes);
---quick about 11.  --prom-objects N scales both Prometheus scenarios (a
+--quick about 12.  --prom-objects N scales both Prometheus scenarios (a
 smoke run of prom-pools: --quick --only prom-pools --prom-objects 300,
-about 7).
+about 7).  scrape and bigreq (issue 23's attacks) take about 3 minutes
+together (--quick under 1); their results go to a file of their own:
+--only scrape,bigreq --out bench/results/service-attack.md.
 """
 
 import argparse
@@ -57,6 +66,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 
@@ -78,6 +88,10 @@ T_ISO_P99_MS = 100.0     # issue 11's: quiet namespace p99, no UNAVAILABLE
 T_PROM_P99_MS = 2.0      # KEDA's cycle against Prometheus: first call p99
 T_PROM_CORES = 0.25      # Prometheus CPU at 10k objects, cores
 T_ANON_MIB = 24.0        # anonymous RSS, 10k objects + 1k streams (median)
+# issue 23's (hardening round 3; docs/security.md)
+T_SCRAPE_RATIO = 1.5     # GetMetrics p99 with 4 scrapers / without
+BIG_LIMIT = 256 << 20    # the bigreq scenario's memory limit, bytes
+T_VICTIM_OK = 0.9        # another caller's calls answered OK meanwhile
 
 # The real Prometheus run (docs/service-bench.md, "Against a real
 # Prometheus"): every object's arrivalRateQuery is this, over a counter of
@@ -164,6 +178,7 @@ def pool_runs(kinds):
 
 _procs = []
 _proms = []     # Prometheus dirs to stop (scripts/prometheus.sh)
+_cgroups = []   # memory cgroups made for bigreq, removed at the end
 _tmp = None
 
 
@@ -184,6 +199,11 @@ def _cleanup():
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait(5)
+    for d in _cgroups:
+        try:
+            os.rmdir(d)
+        except OSError:
+            pass
     if _tmp and not os.environ.get("BENCH_KEEP"):
         shutil.rmtree(_tmp, ignore_errors=True)
 
@@ -231,9 +251,12 @@ class Backend:
 
 class Server:
     """One `staffer serve` on the fake backend (or a real Prometheus:
-    anything with .url); extra: more of the backend's settings."""
+    anything with .url); extra: more of the backend's settings; args:
+    more of `staffer serve`'s options; wrapper: a command that execs the
+    rest (the pid stays staffer's)."""
 
-    def __init__(self, name, backend, ttl, timeout=3, level="warn", extra=None):
+    def __init__(self, name, backend, ttl, timeout=3, level="warn", extra=None,
+                 args=(), wrapper=()):
         self.port = free_port()
         self.addr = "127.0.0.1:%d" % self.port
         self.cfg = os.path.join(_tmp, "%s.json" % name)
@@ -248,6 +271,7 @@ class Server:
         cmd = [STAFFER, "serve", "--listen", self.addr, "--config", self.cfg]
         if level:
             cmd += ["--log-level", level]
+        cmd = list(wrapper) + cmd + [str(a) for a in args]
         self.logf = open(self.log_path, "wb")
         self.proc = subprocess.Popen(cmd, stdout=self.logf, stderr=self.logf,
                                      stdin=subprocess.DEVNULL)
@@ -267,6 +291,9 @@ class Server:
 
     def log_tail(self, n=15):
         return "\n".join(self.log_lines()[-n:])
+
+    def alive(self):
+        return self.proc.poll() is None
 
     def stop(self):
         self.proc.terminate()
@@ -314,9 +341,10 @@ def parse_result(line):
     return parts[1], d
 
 
-def run_load(scenario, server, backend, args, on_line=None):
-    """Run staffer-load; returns [(kind, dict)] of its result lines."""
-    cmd = [LOAD, scenario, "--addr", server.addr, "--pid", str(server.pid),
+def run_load(scenario, server, backend, args, on_line=None, addr=None):
+    """Run staffer-load; returns [(kind, dict)] of its result lines.  addr:
+    where to call (a relay), if not the server's own address."""
+    cmd = [LOAD, scenario, "--addr", addr or server.addr, "--pid", str(server.pid),
            "--backend", backend.url, "--backend-pid", str(backend.pid)]
     cmd += [str(a) for a in args]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=sys.stderr,
@@ -893,6 +921,283 @@ def sc_isolation(b, P):
 
 
 # ---------------------------------------------------------------------------
+# issue 23's attacks (docs/security.md; tests/integration/test_attack.py
+# checks the same behaviour, this measures it)
+
+
+def sc_scrape(b, P):
+    """`staffer-load scrape`: P["scrape_objects"] ScaledObjects with
+    Kubernetes' longest names asked once (cacheTTLSeconds 300, so every
+    later GetMetrics is a cache hit and each object is on /metrics), then
+    P["scrape_reps"] repetitions of two windows of P["scrape_seconds"]
+    at 8 in flight, one without scrapers and one with 4 fetching
+    /metrics in a loop, the order alternating (staffer-load does it).
+    Once per nice of P["scrape_nices"] (the scrapers' threads; 19
+    measures staffer's own cost, 0 theirs too on this shared machine), a
+    fresh server each."""
+    out = {"objects": P["scrape_objects"], "seconds": P["scrape_seconds"],
+           "reps": P["scrape_reps"], "scrapers": 4, "inflight": 8,
+           "passes": []}
+    for nice in P["scrape_nices"]:
+        log("scrape: %d objects with 253-byte names, %d x 2 windows of %g s, "
+            "4 scrapers at nice %d" % (P["scrape_objects"], P["scrape_reps"],
+                                       P["scrape_seconds"], nice))
+        mport = free_port()
+        s = Server("scrape-%d" % nice, b, ttl=300, args=[
+            "--metrics-listen", "127.0.0.1:%d" % mport])
+        try:
+            res = run_load("scrape", s, b, [
+                "--metrics-url", "http://127.0.0.1:%d/metrics" % mport,
+                "--objects", P["scrape_objects"], "--inflight", 8,
+                "--seconds", P["scrape_seconds"], "--reps", P["scrape_reps"],
+                "--scrapers", 4, "--scraper-nice", nice, "--timeout", 30])
+            alive = s.alive()
+        finally:
+            s.stop()
+        out["passes"].append({
+            "nice": nice, "alive": alive,
+            "warm": ([d for k, d in res if k == "warm"] or [{}])[0],
+            "windows": [d for k, d in res if k == "scrape"],
+            "ratio": ([d for k, d in res if k == "scrape_ratio"] or [{}])[0]})
+    return out
+
+
+def scrape_stats(p):
+    """One scrape pass: the windows' p99 by mode, the ratio of their
+    medians (staffer-load's, the headline) and the ratio within each
+    repetition."""
+    off = [d for d in p["windows"] if d["mode"] == "off"]
+    on = [d for d in p["windows"] if d["mode"] == "on"]
+    by = dict(((int(d["rep"]), d["mode"]), d) for d in p["windows"])
+    per = [by[(r, "on")]["p99_ms"] / by[(r, "off")]["p99_ms"]
+           for r in sorted({r for r, _ in by})
+           if (r, "on") in by and (r, "off") in by and by[(r, "off")]["p99_ms"]]
+    p99_off, p99_on = med(d["p99_ms"] for d in off), med(d["p99_ms"] for d in on)
+    return {"off": off, "on": on, "p99_off": p99_off, "p99_on": p99_on,
+            "ratio": p99_on / p99_off if p99_off else float("nan"),
+            "per_rep": per, "errors": sum(d["errors"] for d in p["windows"])}
+
+
+def own_memory_cgroup(tag, limit_bytes):
+    """A memory cgroup under this process's own, limited to limit_bytes,
+    where one can be made (root, cgroup v1 or v2 with the memory
+    controller; tests/integration/test_attack.py does the same):
+    (dir, version), else None.  Removed at the end (_cgroups)."""
+    try:
+        lines = open("/proc/self/cgroup").read().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, ctl, path = line.split(":", 2)
+        if "memory" in ctl.split(","):
+            base, ver, limit = "/sys/fs/cgroup/memory" + path, 1, \
+                "memory.limit_in_bytes"
+            break
+    else:
+        v2 = [l for l in lines if l.startswith("0::")]
+        base, ver, limit = ("/sys/fs/cgroup" + v2[0][3:] if v2 else None), 2, \
+            "memory.max"
+    if not base or not os.path.isdir(base):
+        return None
+    d = os.path.join(base, "staffer-bench-%d-%s" % (os.getpid(), tag))
+    try:
+        os.mkdir(d)
+    except OSError:
+        return None
+    try:
+        with open(os.path.join(d, limit), "w") as fp:
+            fp.write(str(limit_bytes))
+    except OSError:
+        try:
+            os.rmdir(d)
+        except OSError:
+            pass
+        return None
+    _cgroups.append(d)
+    return d, ver
+
+
+def cgroup_stats(cg):
+    """What the memory cgroup (dir, version) saw: its peak usage (bytes),
+    how often it hit the limit, and OOM kills in it (None: not told)."""
+    d, ver = cg
+
+    def read(name):
+        try:
+            with open(os.path.join(d, name)) as fp:
+                return fp.read()
+        except OSError:
+            return None
+
+    def field(text, key):
+        for line in (text or "").splitlines():
+            k, _, v = line.partition(" ")
+            if k == key:
+                return int(v)
+        return None
+    if ver == 1:
+        peak, fail = read("memory.max_usage_in_bytes"), read("memory.failcnt")
+        return {"peak": int(peak) if peak else None,
+                "failcnt": int(fail) if fail else None,
+                "oom_kill": field(read("memory.oom_control"), "oom_kill")}
+    peak, ev = read("memory.peak"), read("memory.events")
+    return {"peak": int(peak) if peak else None, "failcnt": field(ev, "max"),
+            "oom_kill": field(ev, "oom_kill")}
+
+
+class Relay:
+    """A TCP relay on loopback whose connections to port leave from src
+    (127.0.0.2): staffer knows callers without mTLS by address, so a
+    client through it is another caller."""
+
+    def __init__(self, port, src="127.0.0.2"):
+        self.target, self.src, self.socks = port, src, []
+        self.ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.ls.bind(("127.0.0.1", 0))
+        self.ls.listen(16)
+        self.addr = "127.0.0.1:%d" % self.ls.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                c, _ = self.ls.accept()
+            except OSError:
+                return
+            try:
+                u = socket.create_connection(("127.0.0.1", self.target), timeout=5,
+                                             source_address=(self.src, 0))
+                u.settimeout(None)
+            except OSError:
+                c.close()
+                continue
+            self.socks += [c, u]
+            for a, z in ((c, u), (u, c)):
+                threading.Thread(target=self._pump, args=(a, z), daemon=True).start()
+
+    @staticmethod
+    def _pump(a, z):
+        try:
+            while True:
+                data = a.recv(65536)
+                if not data:
+                    break
+                z.sendall(data)
+        except OSError:
+            pass
+        try:
+            z.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    def close(self):
+        """Shut down first: that wakes the threads blocked in accept() and
+        recv(), which close() alone does not."""
+        for x in [self.ls] + self.socks:
+            try:
+                x.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            x.close()
+
+
+def sc_bigreq(b, P):
+    """`staffer-load bigreq`, P["big_reps"] times, a fresh staffer each
+    (its VmHWM is its own peak): 512 GetMetrics of about 1 MiB kept in
+    flight over 32 connections (P["big_inflight"], P["big_channels"]: a
+    smoke test's fewer) for P["big_seconds"], staffer in a memory
+    cgroup of 256 MiB of its own (else `--memory-limit 256Mi`, the peak
+    RSS judged against it), so that its request budget is a quarter of
+    that.  Meanwhile another caller (staffer-load isolation with no noisy
+    calls, through a relay from 127.0.0.2) sends GetMetrics at 10/s, a
+    cache miss each, over as long as the attack lasts."""
+    out = {"runs": [], "inflight": P.get("big_inflight", 512),
+           "channels": P.get("big_channels", 32),
+           "seconds": P["big_seconds"], "limit": BIG_LIMIT, "rate": 10}
+    for r in range(P["big_reps"]):
+        cg = own_memory_cgroup("big%d" % r, BIG_LIMIT)
+        log("bigreq: rep %d of %d: %d GetMetrics of ~1 MiB over %d "
+            "connections for %g s, %s" % (
+                r + 1, P["big_reps"], out["inflight"], out["channels"],
+                P["big_seconds"],
+                "staffer in memory cgroup %s (256 MiB)" % cg[0] if cg else
+                "no memory cgroup can be made here: --memory-limit 256Mi"))
+        wrapper = ("sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', cg[0]) \
+            if cg else ()
+        s = Server("bigreq-%d" % r, b, ttl=300, level="info", wrapper=wrapper,
+                   args=[] if cg else ["--memory-limit", "256Mi"])
+        relay = Relay(s.port)
+        run = {"cgroup": bool(cg), "budget": None}
+        for line in s.log_lines():
+            if "request budget " in line:
+                w = line.split("request budget ", 1)[1].split()
+                run["budget"] = int(w[0]) if w and w[0].isdigit() else None
+                break
+        victim = {}
+
+        def call_victim():
+            try:
+                victim["res"] = run_load("isolation", s, b, [
+                    "--noisy", 0, "--rate", out["rate"], "--reps", 1,
+                    "--seconds", P["big_seconds"] / 2.0 + 1, "--timeout", 3],
+                    addr=relay.addr)
+            except Exception as e:  # reported with the run
+                victim["error"] = str(e)
+        th = threading.Thread(target=call_victim, daemon=True)
+        try:
+            th.start()
+            res = run_load("bigreq", s, b, [
+                "--inflight", out["inflight"], "--channels", out["channels"],
+                "--seconds", P["big_seconds"], "--timeout", 30])
+            th.join(60)
+            run["alive"] = s.alive()
+            run["big"] = ([d for k, d in res if k == "bigreq"] or [{}])[0]
+            # VmHWM read once more here, after the victim's calls too
+            try:
+                with open("/proc/%d/status" % s.pid) as fp:
+                    for line in fp:
+                        if line.startswith("VmHWM:"):
+                            run["hwm_end"] = int(line.split()[1]) * 1024
+            except OSError:
+                run["hwm_end"] = None
+        finally:
+            relay.close()
+            s.stop()
+        if cg:
+            run["cg"] = cgroup_stats(cg)
+            try:
+                os.rmdir(cg[0])
+                _cgroups.remove(cg[0])
+            except (OSError, ValueError):
+                pass
+        vw = [d for k, d in victim.get("res", []) if k == "isolation"]
+        run["victim_calls"] = sum(d["quiet_calls"] for d in vw)
+        run["victim_errors"] = sum(d["quiet_errors"] for d in vw)
+        run["victim_p99"] = mx(d["p99_ms"] for d in vw)
+        run["victim_error"] = victim.get("error")
+        run["exit"] = s.proc.returncode
+        out["runs"].append(run)
+    return out
+
+
+BIG_EXPECTED = ("ok", "invalid_argument", "resource_exhausted", "unavailable")
+
+
+def bigreq_stats(run):
+    """One bigreq run: calls answered with an expected status, the peak
+    RSS (VmHWM, bytes; None when staffer died before it was read)."""
+    d = run.get("big", {})
+    answered = sum(int(d.get(k, 0)) for k in BIG_EXPECTED)
+    peak = d.get("server_peak_rss")
+    peak = peak if isinstance(peak, float) and peak > 0 else None
+    if run.get("hwm_end") and (peak is None or run["hwm_end"] > peak):
+        peak = float(run["hwm_end"])
+    return {"started": int(d.get("started", 0)), "answered": answered,
+            "peak": peak, "ok_share": 1 - run["victim_errors"] /
+            run["victim_calls"] if run.get("victim_calls") else 0.0}
+
+
+# ---------------------------------------------------------------------------
 # the report
 
 
@@ -936,6 +1241,8 @@ def window_noise(name, res):
         ds = [d for k, d in res if k == "keda"]
     elif name in ("prometheus", "prom-pools"):
         ds = [d for c in res["configs"] for d in c["windows"]]
+    elif name == "scrape":
+        ds = [d for p in res["passes"] for d in p["windows"]]
     else:
         return None
     return [others(d) for d in ds if "machine_cpu" in d] or None
@@ -958,7 +1265,7 @@ def table_head(out, cols, left=()):
 
 
 def report(R, P, meta):
-    rows, notes, raw, rows26 = [], [], [], []
+    rows, notes, raw, rows26, rows23 = [], [], [], [], []
     noise = meta.get("noise", {})
 
     def busy_in(scn):
@@ -1627,6 +1934,176 @@ def report(R, P, meta):
             "p99 < %g ms, none UNAVAILABLE (issue 11's target)" % T_ISO_P99_MS,
             verdict(p99n < T_ISO_P99_MS and errs == 0)))
 
+    # -- issue 23: a large page scraped beside GetMetrics
+    if "scrape" in R:
+        X = R["scrape"]
+        raw.append("### GetMetrics beside scrapers of a large page (`scrape`)\n")
+        raw.append(
+            "A fresh server per pass (cacheTTLSeconds 300, `--metrics-listen`, "
+            "`--log-level warn`); `staffer-load scrape` asks %d ScaledObjects "
+            "with Kubernetes' longest names (a 63-byte namespace, 253-byte "
+            "names) once, so that each is on /metrics (a page staffer cuts "
+            "at 32 MiB), then %d repetitions of two windows of %g s of "
+            "cached GetMetrics at %d in flight over them: one without "
+            "scrapers, one with %d threads of the client fetching /metrics "
+            "in a loop (libcurl, the body counted and dropped), the order "
+            "alternating. The ratio is the median of the windows' p99 with "
+            "scrapers over the median without (staffer-load's); per "
+            "repetition, the ratio within it. The scrapers' CPU is the "
+            "client's.\n" % (X["objects"], X["reps"], X["seconds"],
+                             X["inflight"], X["scrapers"]))
+        table_head(raw, ["scrapers' nice", "rep", "scrapers", "RPC/s", "p50 ms",
+                         "p99 ms", "max ms", "errors", "client CPU",
+                         "server CPU", "others' CPU"])
+        for p in X["passes"]:
+            for d in p["windows"]:
+                raw.append("| %d | %d | %d | %.0f | %.3f | %.3f | %.3f | %d | %.2f "
+                           "| %.2f | %.2f |" % (
+                               p["nice"], d["rep"], d["scrapers"], d["rps"],
+                               d["p50_ms"], d["p99_ms"], d["max_ms"], d["errors"],
+                               d["client_cpu"], d["server_cpu"], others(d)))
+        raw.append("")
+        table_head(raw, ["scrapers' nice", "objects asked (errors)",
+                         "p99 without / with, ms (min)", "ratio of medians",
+                         "ratio per repetition: min / median / max",
+                         "pages 200 / 429 / failed", "MB sent",
+                         "staffer up after"])
+        for p in X["passes"]:
+            st, q, w = scrape_stats(p), p["ratio"], p["warm"]
+            raw.append("| %d | %s (%s) | %s / %s (%s / %s) | %s | %s / %s / %s | "
+                       "%s / %s / %s | %s | %s |" % (
+                           p["nice"], f(w.get("ok"), 0), f(w.get("errors"), 0),
+                           f(st["p99_off"], 3), f(st["p99_on"], 3),
+                           f(mn(d["p99_ms"] for d in st["off"]), 3),
+                           f(mn(d["p99_ms"] for d in st["on"]), 3),
+                           f(st["ratio"]), f(mn(st["per_rep"])),
+                           f(med(st["per_rep"])), f(mx(st["per_rep"])),
+                           f(q.get("pages"), 0), f(q.get("limited"), 0),
+                           f(q.get("failed"), 0),
+                           f(q.get("bytes", float("nan")) / 1e6, 0),
+                           "yes" if p["alive"] else "**no**"))
+        raw.append("")
+        for p in X["passes"]:
+            st = scrape_stats(p)
+            w = p["warm"]
+            bad = st["errors"] + w.get("errors", 0) + \
+                (0 if p["alive"] else 1)
+            first = p["nice"] == X["passes"][0]["nice"]
+            rows23.append((
+                "GetMetrics p99 from the cache with %d scrapers of a %d-object "
+                "page (253-byte names) over without, scrapers at nice %d" % (
+                    X["scrapers"], X["objects"], p["nice"]),
+                "**%sx** (p99 %s ms with, %s without: medians of %d windows "
+                "each; per repetition min %s, median %s); %s calls failed; "
+                "pages %s at 200, %s told to wait (429)" % (
+                    f(st["ratio"]), f(st["p99_on"], 3), f(st["p99_off"], 3),
+                    len(st["on"]), f(mn(st["per_rep"])), f(med(st["per_rep"])),
+                    f(bad, 0), f(p["ratio"].get("pages"), 0),
+                    f(p["ratio"].get("limited"), 0)),
+                "< %gx" % T_SCRAPE_RATIO if first else
+                "(< %gx: staffer's own cost)" % T_SCRAPE_RATIO,
+                verdict_in("scrape", st["ratio"] < T_SCRAPE_RATIO and not bad)
+                if first else ("%s %s" % (
+                    "met" if st["ratio"] < T_SCRAPE_RATIO and not bad
+                    else "missed", busy_in("scrape"))).rstrip()))
+        cc = mx(d["client_cpu"] for p in X["passes"] for d in p["windows"])
+        notes.append("scrape: the client, its 4 scrapers included, used at "
+                     "most %s of a core in a window, the server at most %s; "
+                     "at nice 0 the scrapers compete with staffer for the 2 "
+                     "cores (as Prometheus would not in a cluster), at nice "
+                     "19 the ratio is staffer's own cost." % (
+                         f(cc), f(mx(d["server_cpu"] for p in X["passes"]
+                                     for d in p["windows"]))))
+
+    # -- issue 23: requests near the size cap, many at once
+    if "bigreq" in R:
+        X = R["bigreq"]
+        runs = X["runs"]
+        cg = all(r["cgroup"] for r in runs)
+        raw.append("### Requests of ~1 MiB at once (`bigreq`)\n")
+        raw.append(
+            "A fresh server per repetition (cacheTTLSeconds 300, `--log-level "
+            "info`), %s; `staffer-load bigreq` keeps %d GetMetrics of about "
+            "1 MiB each (a metadata map of 32 values of 32 KiB, keys staffer "
+            "does not know) in flight over %d connections for %g s. Every "
+            "call must be answered with INVALID_ARGUMENT (no such keys), "
+            "RESOURCE_EXHAUSTED (beyond the request budget, a quarter of the "
+            "limit) or UNAVAILABLE (gRPC refusing streams under its buffer "
+            "limit); OK would do too. Peak RSS: staffer's VmHWM "
+            "(/proc/PID/status) after the attack and the other caller's "
+            "calls. Meanwhile another caller, through a relay whose "
+            "connections leave from 127.0.0.2 (staffer knows callers "
+            "without mTLS by address), sends GetMetrics at %d/s with a 3 s "
+            "deadline, each for a ScaledObject of its own (a cache miss), "
+            "for as long as the attack lasts.\n" % (
+                "each in a memory cgroup of its own limited to 256 MiB" if cg
+                else "`--memory-limit 256Mi` (no memory cgroup could be made "
+                "here, so the limit is staffer's budget's, not the kernel's)"
+                if not any(r["cgroup"] for r in runs) else
+                "in a 256 MiB memory cgroup where one could be made, else "
+                "`--memory-limit 256Mi`", X["inflight"], X["channels"],
+                X["seconds"], X["rate"]))
+        table_head(raw, ["rep", "request budget", "calls", "answered", "OK",
+                         "INVALID_ARGUMENT", "RESOURCE_EXHAUSTED", "UNAVAILABLE",
+                         "other", "peak RSS MB", "cgroup peak MB / limit hits / "
+                         "OOM kills", "staffer up after",
+                         "other caller: OK / calls, p99 ms"])
+        peaks = []
+        for i, r in enumerate(runs):
+            st, d = bigreq_stats(r), r.get("big", {})
+            peaks.append(st["peak"])
+            c = r.get("cg") or {}
+            raw.append("| %d | %s | %d | %d | %d | %d | %d | %d | %d | %s | %s | "
+                       "%s | %d / %d, %s |" % (
+                           i + 1, f(r["budget"] / 1048576.0, 0) + " MiB"
+                           if r["budget"] else "?", st["started"],
+                           st["answered"], d.get("ok", 0),
+                           d.get("invalid_argument", 0),
+                           d.get("resource_exhausted", 0),
+                           d.get("unavailable", 0),
+                           st["started"] - st["answered"],
+                           f(st["peak"] / 1e6 if st["peak"] else None, 1),
+                           "%s / %s / %s" % (
+                               f(c["peak"] / 1e6, 1) if c.get("peak") else "?",
+                               c.get("failcnt", "?"), c.get("oom_kill", "?"))
+                           if r["cgroup"] else "-",
+                           "yes" if r["alive"] else "**no** (exit %s)" % r["exit"],
+                           r["victim_calls"] - r["victim_errors"],
+                           r["victim_calls"], f(r["victim_p99"], 1)))
+            if r.get("victim_error"):
+                notes.append("bigreq rep %d: the other caller's client "
+                             "failed: %s" % (i + 1, r["victim_error"]))
+        raw.append("")
+        sts = [bigreq_stats(r) for r in runs]
+        ok = [p for p in peaks if p]
+        every = all(s_["started"] == s_["answered"] and s_["started"] > 0
+                    for s_ in sts)
+        up = sum(1 for r in runs if r["alive"])
+        vshare = [s_["ok_share"] for s_ in sts]
+        vcalls = sum(r["victim_calls"] for r in runs)
+        vok = sum(r["victim_calls"] - r["victim_errors"] for r in runs)
+        within = len(ok) == len(runs) and mx(ok) < X["limit"]
+        rows23.append((
+            "%d GetMetrics of ~1 MiB at once over %d connections, staffer %s"
+            % (X["inflight"], X["channels"], "in a 256 MiB memory cgroup" if cg
+               else "with `--memory-limit 256Mi`"),
+            "peak RSS **%s MB** median, **%s MB** max of %d fresh servers (%s; "
+            "the limit: 256 MiB, %s MB); %d of %d calls answered INVALID_ARGUMENT, "
+            "RESOURCE_EXHAUSTED or UNAVAILABLE; staffer up after %d of %d; "
+            "another caller's GetMetrics %d of %d OK (%s %%, worst "
+            "repetition %s %%)" % (
+                f(med(ok) / 1e6 if ok else None, 0),
+                f(mx(ok) / 1e6 if ok else None, 0), len(runs),
+                " / ".join(f(p / 1e6, 0) if p else "n/a" for p in peaks),
+                f(X["limit"] / 1e6, 0), sum(s_["answered"] for s_ in sts),
+                sum(s_["started"] for s_ in sts), up, len(runs), vok, vcalls,
+                f(100.0 * vok / vcalls if vcalls else None, 1),
+                f(100 * mn(vshare) if vshare else None, 1)),
+            "peak RSS < 256 MiB, every call answered, staffer up, another "
+            "caller ≥ %d %% OK" % (100 * T_VICTIM_OK),
+            verdict(within and every and up == len(runs) and vshare and
+                    mn(vshare) >= T_VICTIM_OK)))
+
     # -- noise
     all_others = []
     for key in ("latency",):
@@ -1667,7 +2144,8 @@ def report(R, P, meta):
                                  for k, v in meta["noise"].items()), NOISY))
     out.append("")
     for title, rs in (("Targets (issue 12)", rows),
-                      ("Targets (issue 26: light on the backend)", rows26)):
+                      ("Targets (issue 26: light on the backend)", rows26),
+                      ("Targets (issue 23: hardening)", rows23)):
         if not rs:
             continue
         out.append("## " + title)
@@ -1755,7 +2233,9 @@ def main():
              "prom_window": 30, "prom_configs": ("before", "now"),
              "prom_windows": {"before": 1, "gzip-by-size": 1, "now": 1},
              "prom_q_n": 100, "prom_q_reps": 1,
-             "pool_objects": 2000, "pool_windows": 1}
+             "pool_objects": 2000, "pool_windows": 1,
+             "scrape_objects": 2000, "scrape_reps": 2, "scrape_seconds": 1,
+             "scrape_nices": (0, 19), "big_reps": 1, "big_seconds": 3}
     else:
         # streams: 5 repetitions, each a ratio of one server with itself
         P = {"reps": 3, "stream_reps": 5, "seconds": 3, "idle": 5,
@@ -1775,7 +2255,12 @@ def main():
              "prom_q_n": 1000, "prom_q_reps": 3,
              # prom-pools: as the prometheus scenario's `now`, for each
              # kind in each of its two passes
-             "pool_objects": 10000, "pool_windows": 3}
+             "pool_objects": 10000, "pool_windows": 3,
+             # issue 23's: as docs/security.md's hand-made figures were
+             # measured (7 repetitions of windows of 3 s; the attack of
+             # tests/integration/test_attack.py's memory (1), 3 times)
+             "scrape_objects": 10000, "scrape_reps": 7, "scrape_seconds": 3,
+             "scrape_nices": (0, 19), "big_reps": 3, "big_seconds": 6}
     if a.compress:
         P["compress"] = a.compress
     if a.prom_objects:
@@ -1796,7 +2281,7 @@ def main():
                             "Not a result; `make bench-service` is.")
     only = set(x for x in a.only.split(",") if x)
     names = ["latency", "log", "streams", "memory", "keda", "isolation",
-             "prometheus", "prom-pools"]
+             "prometheus", "prom-pools", "scrape", "bigreq"]
     for n in only - set(names):
         log("unknown scenario %r (have: %s)" % (n, ", ".join(names)))
         return 2
@@ -1832,7 +2317,8 @@ def main():
     try:
         fns = {"latency": sc_latency, "log": sc_log, "streams": sc_streams,
                "memory": sc_memory, "keda": sc_keda, "isolation": sc_isolation,
-               "prometheus": sc_prometheus, "prom-pools": sc_prom_pools}
+               "prometheus": sc_prometheus, "prom-pools": sc_prom_pools,
+               "scrape": sc_scrape, "bigreq": sc_bigreq}
         for n in names:
             if only and n not in only:
                 continue

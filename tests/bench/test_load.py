@@ -11,7 +11,8 @@ a soak of the sanitizer build of staffer (build/staffer-asan): unary
 calls, stream churn and SIGHUP reloads at once for SOAK_S seconds.  Last,
 bench/service.py's report is made from the results, so the arithmetic
 and the table code run too.  The prometheus scenario runs small against a
-real Prometheus (about 40 s of it).  About two minutes.
+real Prometheus (about 40 s of it); scrape and bigreq (issue 23's
+attacks) run small too.  About two minutes.
 
     /usr/bin/python3 tests/bench/test_load.py
 Prints one line per check and `N passed, N failed`; exits 1 on failure.
@@ -371,6 +372,57 @@ def t_isolation(R):
     R["isolation"] = of(res, "isolation")
 
 
+def t_scrape(b, R):
+    """The scrape scenario, small: 100 long-named objects, one
+    repetition of a window without scrapers and one with 4."""
+    X = sv.sc_scrape(b, {"scrape_objects": 100, "scrape_reps": 1,
+                         "scrape_seconds": 0.3, "scrape_nices": (0,)})
+    p = X["passes"][0]
+    check("scrape: the 100 long-named objects answered once",
+          p["warm"].get("ok") == 100 and p["warm"].get("errors") == 0, p["warm"])
+    check("scrape: a window without scrapers, then one with 4",
+          [(d["mode"], d["scrapers"]) for d in p["windows"]] ==
+          [("off", 0), ("on", 4)], p["windows"])
+    check("scrape: GetMetrics in both windows, none failed",
+          all(d["rpcs"] > 10 and d["errors"] == 0 and "machine_cpu" in d
+              for d in p["windows"]), p["windows"])
+    check("scrape: pages fetched, none failed, staffer up",
+          p["ratio"].get("pages", 0) > 0 and p["ratio"].get("failed") == 0 and
+          p["alive"], p["ratio"])
+    st = sv.scrape_stats(p)
+    check("scrape: the ratio of the p99s read",
+          st["ratio"] > 0 and len(st["per_rep"]) == 1 and
+          abs(st["ratio"] - st["per_rep"][0]) < 1e-9, st)
+    check("scrape: its windows in the busy check",
+          len(sv.window_noise("scrape", X)) == 2, sv.window_noise("scrape", X))
+    R["scrape"] = X
+
+
+def t_bigreq(b, R):
+    """The bigreq scenario, small: 32 requests of ~1 MiB over 4
+    connections for 0.5 s, staffer in a 256 MiB memory cgroup where one
+    can be made, another caller through the relay from 127.0.0.2."""
+    X = sv.sc_bigreq(b, {"big_reps": 1, "big_seconds": 0.5,
+                         "big_inflight": 32, "big_channels": 4})
+    r = X["runs"][0]
+    st = sv.bigreq_stats(r)
+    check("bigreq: the request budget a quarter of 256 MiB (%s)" % (
+        "cgroup" if r["cgroup"] else "--memory-limit"),
+        r["budget"] == 64 << 20, r)
+    check("bigreq: every call answered with an expected status, staffer up",
+          st["started"] > 0 and st["started"] == st["answered"] and r["alive"],
+          (st, r.get("big")))
+    check("bigreq: peak RSS read, under the limit",
+          st["peak"] and 0 < st["peak"] < sv.BIG_LIMIT, st)
+    check("bigreq: the other caller answered meanwhile",
+          r["victim_calls"] >= 15 and st["ok_share"] >= 0.9 and
+          not r["victim_error"], r)
+    if r["cgroup"]:
+        check("bigreq: the cgroup's peak read, and the cgroup removed",
+              (r["cg"]["peak"] or 0) > 0 and not sv._cgroups, (r["cg"], sv._cgroups))
+    R["bigreq"] = X
+
+
 SOAK_S = 20   # seconds of mixed load on the sanitizer build
 
 
@@ -487,6 +539,14 @@ def t_report(R):
               "| prefill, z fixed |" in text and
               "### Prefill pools against a real Prometheus" in text,
               text[-3000:])
+    if "scrape" in R and "bigreq" in R:
+        check("report: issue 23's targets and tables",
+              "## Targets (issue 23: hardening)" in text and
+              "GetMetrics p99 from the cache with 4 scrapers of a 100-object "
+              "page" in text and "32 GetMetrics of ~1 MiB at once over 4 "
+              "connections" in text and
+              "### GetMetrics beside scrapers of a large page" in text and
+              "### Requests of ~1 MiB at once" in text, text[:3000])
 
 
 def asan_env():
@@ -518,6 +578,7 @@ def main():
                   lambda: t_streams(b, R), lambda: t_memory(b, R),
                   lambda: t_keda(b, R), lambda: t_meta(b),
                   lambda: t_isolation(R),
+                  lambda: t_scrape(b, R), lambda: t_bigreq(b, R),
                   lambda: t_prometheus(R), lambda: t_prom_pools(R),
                   lambda: t_soak(b),
                   lambda: t_report(R)):
