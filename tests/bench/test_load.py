@@ -12,7 +12,8 @@ calls, stream churn and SIGHUP reloads at once for SOAK_S seconds.  Last,
 bench/service.py's report is made from the results, so the arithmetic
 and the table code run too.  The prometheus scenario runs small against a
 real Prometheus (about 40 s of it); scrape and bigreq (issue 23's
-attacks) run small too.  About two minutes.
+attacks) run small too.  About five and a half minutes on two cores, most of it the Prometheus
+scenarios.
 
     /usr/bin/python3 tests/bench/test_load.py
 Prints one line per check and `N passed, N failed`; exits 1 on failure.
