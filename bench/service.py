@@ -73,6 +73,7 @@ import urllib.parse
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from freeport import free_port  # noqa: E402  (a port outside the ephemeral range)
+import memcg  # noqa: E402  (a memory cgroup for bigreq)
 STAFFER = os.path.join(ROOT, "build", "staffer")
 LOAD = os.path.join(ROOT, "build", "staffer-load")
 
@@ -979,70 +980,12 @@ def scrape_stats(p):
 
 
 def own_memory_cgroup(tag, limit_bytes):
-    """A memory cgroup under this process's own, limited to limit_bytes,
-    where one can be made (root, cgroup v1 or v2 with the memory
-    controller; tests/integration/test_attack.py does the same):
-    (dir, version), else None.  Removed at the end (_cgroups)."""
-    try:
-        lines = open("/proc/self/cgroup").read().splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        _, ctl, path = line.split(":", 2)
-        if "memory" in ctl.split(","):
-            base, ver, limit = "/sys/fs/cgroup/memory" + path, 1, \
-                "memory.limit_in_bytes"
-            break
-    else:
-        v2 = [l for l in lines if l.startswith("0::")]
-        base, ver, limit = ("/sys/fs/cgroup" + v2[0][3:] if v2 else None), 2, \
-            "memory.max"
-    if not base or not os.path.isdir(base):
-        return None
-    d = os.path.join(base, "staffer-bench-%d-%s" % (os.getpid(), tag))
-    try:
-        os.mkdir(d)
-    except OSError:
-        return None
-    try:
-        with open(os.path.join(d, limit), "w") as fp:
-            fp.write(str(limit_bytes))
-    except OSError:
-        try:
-            os.rmdir(d)
-        except OSError:
-            pass
-        return None
-    _cgroups.append(d)
-    return d, ver
-
-
-def cgroup_stats(cg):
-    """What the memory cgroup (dir, version) saw: its peak usage (bytes),
-    how often it hit the limit, and OOM kills in it (None: not told)."""
-    d, ver = cg
-
-    def read(name):
-        try:
-            with open(os.path.join(d, name)) as fp:
-                return fp.read()
-        except OSError:
-            return None
-
-    def field(text, key):
-        for line in (text or "").splitlines():
-            k, _, v = line.partition(" ")
-            if k == key:
-                return int(v)
-        return None
-    if ver == 1:
-        peak, fail = read("memory.max_usage_in_bytes"), read("memory.failcnt")
-        return {"peak": int(peak) if peak else None,
-                "failcnt": int(fail) if fail else None,
-                "oom_kill": field(read("memory.oom_control"), "oom_kill")}
-    peak, ev = read("memory.peak"), read("memory.events")
-    return {"peak": int(peak) if peak else None, "failcnt": field(ev, "max"),
-            "oom_kill": field(ev, "oom_kill")}
+    """memcg.make() for bigreq, the cgroup removed at the end (_cgroups):
+    (dir, version), else None."""
+    cg = memcg.make("bench-%s" % tag, limit_bytes)
+    if cg:
+        _cgroups.append(cg[0])
+    return cg
 
 
 class Relay:
@@ -1164,7 +1107,7 @@ def sc_bigreq(b, P):
             relay.close()
             s.stop()
         if cg:
-            run["cg"] = cgroup_stats(cg)
+            run["cg"] = memcg.stats(cg)
             try:
                 os.rmdir(cg[0])
                 _cgroups.remove(cg[0])

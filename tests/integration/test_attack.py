@@ -34,6 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness as h  # noqa: E402
 from harness import grpc, note, expect_code, pb  # noqa: E402
+import memcg  # noqa: E402  (scripts/, on the path harness sets)
 
 OK = grpc.StatusCode.OK
 INVALID = grpc.StatusCode.INVALID_ARGUMENT
@@ -145,39 +146,6 @@ class Relay:
 # 1. memory bounded server-wide
 
 
-def own_memory_cgroup():
-    """A memory cgroup directory under this process's own, where one can be
-    made (root, cgroup v1 or v2 with the memory controller), else None."""
-    try:
-        lines = open("/proc/self/cgroup").read().splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        hid, ctl, path = line.split(":", 2)
-        if "memory" in ctl.split(","):
-            base = "/sys/fs/cgroup/memory" + path
-            limit = "memory.limit_in_bytes"
-            break
-    else:
-        base = "/sys/fs/cgroup" + [l for l in lines if l.startswith("0::")][0][3:] \
-            if any(l.startswith("0::") for l in lines) else None
-        limit = "memory.max"
-    if not base or not os.path.isdir(base):
-        return None
-    d = os.path.join(base, "staffer-attack-%d" % os.getpid())
-    try:
-        os.mkdir(d)
-        with open(os.path.join(d, limit), "w") as f:
-            f.write(str(256 << 20))
-    except OSError:
-        try:
-            os.rmdir(d)
-        except OSError:
-            pass
-        return None
-    return d, limit
-
-
 def victim_loop(addr, stop, out):
     """A caller of its own: GetMetricSpec every 0.1 s until stop; codes."""
     with h.Client(addr) as cl:
@@ -195,7 +163,7 @@ def victim_loop(addr, stop, out):
 def t_memory(c):
     if not os.access(LOAD, os.X_OK):
         raise AssertionError("%s not built (make build/staffer-load)" % LOAD)
-    cg = own_memory_cgroup()
+    cg = memcg.make("attack", 256 << 20)
     args = ["--log-level", "info"]
     wrapper = ()
     if cg:
@@ -226,11 +194,7 @@ def t_memory(c):
         assert s.alive(), "staffer died:\n" + s.log_tail()
         assert peak < 256 << 20, "peak RSS %.0f MB" % (peak / 1e6)
         if cg:
-            fail = open(os.path.join(cg[0], "memory.failcnt")).read().strip() \
-                if os.path.exists(os.path.join(cg[0], "memory.failcnt")) else "?"
-            note("cgroup: failcnt %s, max usage %s" % (fail, open(os.path.join(
-                cg[0], "memory.max_usage_in_bytes")).read().strip()
-                if os.path.exists(os.path.join(cg[0], "memory.max_usage_in_bytes")) else "?"))
+            note("cgroup: %s" % memcg.stats(cg))
         # the attack's calls are all answered (none lost with a dead server)
         assert int(res["started"]) == sum(int(res.get(k, 0)) for k in (
             "invalid_argument", "resource_exhausted", "unavailable", "ok")), res
@@ -240,10 +204,7 @@ def t_memory(c):
         stop.set()
         s.stop(10)
         if cg:
-            try:
-                os.rmdir(cg[0])
-            except OSError:
-                pass
+            memcg.remove(cg)
 
 
 # ----------------------------------------------------------------------------
